@@ -1,0 +1,22 @@
+//! `mcpcheck`: the command-line front end. Every kind of I/O lives here; every
+//! verdict is decided by `mcpcheck-core`.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Deterministic tests for MCP servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcpcheck", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {}
+}

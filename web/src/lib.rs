@@ -1,0 +1,1 @@
+//! mcpcheck-web: wasm-bindgen exports of the mcpcheck core.
