@@ -5,6 +5,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod check_cmd;
+mod files;
+mod output;
+mod validate;
+
 /// Deterministic tests for MCP servers.
 #[derive(Debug, Parser)]
 #[command(name = "mcpcheck", version, about, long_about = None)]
@@ -14,9 +19,15 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    Check(check_cmd::CheckArgs),
+    Validate(validate::ValidateArgs),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Check(args) => check_cmd::main(args),
+        Command::Validate(args) => validate::main(args),
+    }
 }

@@ -3,3 +3,22 @@
 //! Text and values in, values out. This crate performs no I/O: no files, no
 //! processes, no environment, no clock, no threads, no printing. It compiles for
 //! `wasm32-unknown-unknown`, and every verdict of every front end is decided here.
+
+pub mod check;
+pub mod diag;
+pub mod expect;
+pub mod observation;
+pub mod path;
+pub mod read;
+pub mod report;
+pub mod results;
+pub mod score;
+pub mod value;
+pub mod yaml;
+
+/// The version of mcpcheck (all crates and the npm package move together).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub mod suite;
+pub mod template;
+pub mod trajectory;
+pub mod api;

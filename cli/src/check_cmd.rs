@@ -1,0 +1,131 @@
+//! `mcpcheck check`: verdicts for one saved response (or one trace) without a
+//! server. Reads the files, asks core, prints.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use mcpcheck_core::api;
+use mcpcheck_core::check::Facts;
+use mcpcheck_core::diag;
+use mcpcheck_core::report::text::{TextOptions, test_block};
+use mcpcheck_core::results::{TestResult, TestStatus};
+
+use crate::files::{display, read_text};
+use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
+
+/// Check a saved response against expectations, or a trace against
+/// trajectory assertions.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("mode").required(true).args(["expect", "trace"])))]
+pub struct CheckArgs {
+    /// An expectation document: `expect:` (map or list form), optionally
+    /// `threshold`, `derivedMetrics` and `method` (default tools/call).
+    #[arg(long, value_name = "FILE", requires = "response")]
+    expect: Option<PathBuf>,
+
+    /// The response: a raw MCP result (`{"content": […]}`), a JSON-RPC
+    /// response envelope, or an Observation.
+    #[arg(long, value_name = "FILE")]
+    response: Option<PathBuf>,
+
+    /// A trace: a YAML/JSON list of `{tool, args}` calls, or a JSONL audit log.
+    #[arg(long, value_name = "FILE", requires = "trajectory")]
+    trace: Option<PathBuf>,
+
+    /// Trajectory assertions (`order`, `presence`, `absence`, `args_contain`).
+    #[arg(long, value_name = "FILE")]
+    trajectory: Option<PathBuf>,
+
+    /// Print the test outcome as JSON (one element of the results document).
+    #[arg(long)]
+    json: bool,
+
+    /// Today's date for `dates_within_days` (default: today, UTC).
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    today: Option<chrono::NaiveDate>,
+}
+
+fn fail_input(diags: &[diag::Diagnostic], sources: &[(String, String)]) -> ExitCode {
+    let lookup = |f: &str| sources.iter().find(|(n, _)| n == f).map(|(_, t)| t.as_str());
+    err(&diag::render(diags, &lookup, paint_for_stderr()));
+    ExitCode::from(2)
+}
+
+pub fn main(args: CheckArgs) -> ExitCode {
+    let result = if let (Some(expect), Some(response)) = (&args.expect, &args.response) {
+        match check_response(expect, response, args.today) {
+            Ok(r) => r,
+            Err(code) => return code,
+        }
+    } else if let (Some(trace), Some(traj)) = (&args.trace, &args.trajectory) {
+        match check_trace(trace, traj) {
+            Ok(r) => r,
+            Err(code) => return code,
+        }
+    } else {
+        err("mcpcheck check: give --expect FILE --response FILE, or --trace FILE --trajectory FILE\n");
+        return ExitCode::from(2);
+    };
+    if args.json {
+        out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&result).unwrap_or_default()
+        ));
+    } else {
+        let opts = TextOptions {
+            paint: paint_for_stdout(),
+            all_checks: true,
+        };
+        out(&test_block(&result, opts));
+    }
+    match result.status {
+        TestStatus::Pass | TestStatus::Skip => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    }
+}
+
+fn read(path: &PathBuf) -> Result<String, ExitCode> {
+    read_text(path).map_err(|e| {
+        err(&format!("mcpcheck check: {e}\n"));
+        ExitCode::from(2)
+    })
+}
+
+fn check_response(
+    expect: &PathBuf,
+    response: &PathBuf,
+    today: Option<chrono::NaiveDate>,
+) -> Result<TestResult, ExitCode> {
+    let (ename, rname) = (display(expect), display(response));
+    let etext = read(expect)?;
+    let rtext = read(response)?;
+    let doc = api::load_expect(&ename, &etext)
+        .map_err(|d| fail_input(&d, &[(ename.clone(), etext.clone())]))?;
+    let value: serde_json::Value = serde_json::from_str(&rtext).map_err(|e| {
+        let d = diag::Diagnostic::error(
+            &rname,
+            diag::Span::new(e.line() as u32, e.column() as u32, e.line() as u32, e.column() as u32 + 1),
+            format!("the response is not valid JSON: {e}"),
+        )
+        .with_hint("give a raw MCP result, a JSON-RPC response envelope, or an Observation");
+        fail_input(&[d], &[(rname.clone(), rtext.clone())])
+    })?;
+    let facts = Facts {
+        today: Some(today.unwrap_or_else(|| chrono::Utc::now().date_naive())),
+        ..Facts::default()
+    };
+    Ok(api::check_response(&doc, &value, &facts))
+}
+
+fn check_trace(trace: &PathBuf, traj: &PathBuf) -> Result<TestResult, ExitCode> {
+    let (tname, aname) = (display(trace), display(traj));
+    let ttext = read(trace)?;
+    let atext = read(traj)?;
+    let entries = api::load_trace(&tname, &ttext)
+        .map_err(|d| fail_input(&d, &[(tname.clone(), ttext.clone())]))?;
+    let doc = api::load_trajectory(&aname, &atext)
+        .map_err(|d| fail_input(&d, &[(aname.clone(), atext.clone())]))?;
+    Ok(api::check_trajectory(&doc, &entries))
+}
+

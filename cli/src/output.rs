@@ -1,0 +1,39 @@
+//! Terminal output: colour decisions and writing that survives a closed pipe.
+
+use std::io::{IsTerminal, Write};
+
+use mcpcheck_core::diag::Paint;
+
+/// ANSI colour on a terminal, plain text otherwise; `NO_COLOR` (any value)
+/// and `TERM=dumb` turn colour off.
+pub fn paint_for_stdout() -> Paint {
+    paint_for(std::io::stdout().is_terminal())
+}
+
+pub fn paint_for_stderr() -> Paint {
+    paint_for(std::io::stderr().is_terminal())
+}
+
+fn paint_for(tty: bool) -> Paint {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+    if tty && !no_color && !dumb {
+        Paint::Ansi
+    } else {
+        Paint::Plain
+    }
+}
+
+/// Write to stdout; a closed pipe (`mcpcheck … | head`) is not an error.
+pub fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// Write to stderr.
+pub fn err(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(text.as_bytes());
+    let _ = stderr.flush();
+}

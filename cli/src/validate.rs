@@ -1,0 +1,69 @@
+//! `mcpcheck validate`: load suites and print every diagnostic.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use mcpcheck_core::diag;
+use mcpcheck_core::suite;
+
+use crate::files::{display, read_text, suite_files};
+use crate::output::{err, out, paint_for_stderr};
+
+/// Load suites and report every problem (file, line, column, hint).
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Suite files or directories (a directory's .yaml/.yml files and those of
+    /// its subdirectories).
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+}
+
+pub fn main(args: ValidateArgs) -> ExitCode {
+    let files = match suite_files(&args.paths) {
+        Ok(f) => f,
+        Err(e) => {
+            err(&format!("mcpcheck validate: {e}\n"));
+            return ExitCode::from(2);
+        }
+    };
+    let paint = paint_for_stderr();
+    let (mut errors, mut warnings, mut tests) = (0usize, 0usize, 0usize);
+    for f in &files {
+        let name = display(f);
+        let text = match read_text(f) {
+            Ok(t) => t,
+            Err(e) => {
+                err(&format!("error: {e}\n"));
+                errors += 1;
+                continue;
+            }
+        };
+        let loaded = suite::load(&name, &text);
+        tests += loaded.suite.tests.len();
+        for d in &loaded.diagnostics {
+            if d.is_error() {
+                errors += 1;
+            } else {
+                warnings += 1;
+            }
+        }
+        if !loaded.diagnostics.is_empty() {
+            let lookup = |n: &str| (n == name).then_some(text.as_str());
+            err(&diag::render(&loaded.diagnostics, &lookup, paint));
+        }
+    }
+    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
+    out(&format!(
+        "{}, {}: {}, {}\n",
+        plural(files.len(), "file"),
+        plural(tests, "test"),
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    ));
+    if errors > 0 {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

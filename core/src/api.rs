@@ -1,0 +1,166 @@
+//! The small surface every front end calls: check one response against an
+//! expectation document, check a trace against trajectory assertions,
+//! validate a suite file. The CLI's `check`/`validate`, the npm package and
+//! the playground all go through these functions, so their verdicts and
+//! messages are the same.
+
+use serde_json::Value;
+
+use crate::check::Facts;
+use crate::diag::Diagnostic;
+use crate::expect::{self, Block, Expectations};
+use crate::observation::{self, Method};
+use crate::read::Cx;
+use crate::results::TestResult;
+use crate::score;
+use crate::trajectory::{self, TraceEntry};
+use crate::yaml::{self, Node};
+
+/// An expectation document: `expect` (either form) with optional
+/// `threshold`, `derivedMetrics`, and `method` (which MCP method produced the
+/// response; it picks the text view, default `tools/call`). A document
+/// without an `expect` key is read as the `expect` itself.
+#[derive(Clone, Debug)]
+pub struct ExpectDoc {
+    pub name: String,
+    pub expect: Expectations,
+    pub method: Method,
+}
+
+/// Parse an expectation document from YAML or JSON text.
+pub fn load_expect(file: &str, text: &str) -> Result<ExpectDoc, Vec<Diagnostic>> {
+    let root = yaml::parse(file, text)?;
+    load_expect_node(file, &root)
+}
+
+/// Parse an expectation document from a node (e.g. built from a JS object).
+pub fn load_expect_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Diagnostic>> {
+    let mut cx = Cx::new(file);
+    let wrapped = root
+        .as_map()
+        .is_some_and(|m| m.iter().any(|(k, _)| k.key_str() == Some("expect")));
+    let mut doc = ExpectDoc {
+        name: crate::suite::file_stem(file),
+        expect: Expectations::default(),
+        method: Method::ToolsCall,
+    };
+    let block_of = |m: &Method| match m.name() {
+        "tools/call" => Block::Tool,
+        _ => Block::Other,
+    };
+    if wrapped {
+        let entries = cx.entries(root, "expectation document", &["name", "method", "expect", "threshold", "derivedMetrics"]);
+        for (k, _, v) in &entries {
+            match *k {
+                "name" => {
+                    if let Some(n) = cx.name(v, "name") {
+                        doc.name = n;
+                    }
+                }
+                "method" => {
+                    if let Some(m) = cx.name(v, "method") {
+                        doc.method = Method::from_name(&m);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let block = block_of(&doc.method);
+        for (k, _, v) in &entries {
+            match *k {
+                "expect" => doc.expect.items = expect::compile(&mut cx, v, block, true),
+                "threshold" => doc.expect.threshold = cx.fraction(v, "threshold"),
+                _ => {}
+            }
+        }
+        if let Some((_, _, d)) = entries.iter().find(|(k, _, _)| *k == "derivedMetrics") {
+            doc.expect.derived = expect::compile_derived(&mut cx, d, &doc.expect.items);
+        }
+    } else if root.is_null() {
+        cx.error_hint(root.span, "the expectation document is empty", "write `expect:` followed by checks, e.g. `contains: [\"hello\"]`");
+    } else {
+        doc.expect.items = expect::compile(&mut cx, root, Block::Tool, true);
+    }
+    if cx.has_errors() {
+        Err(cx.diags)
+    } else {
+        Ok(doc)
+    }
+}
+
+/// Check one response (a raw MCP result, a JSON-RPC envelope or an
+/// Observation) against an expectation document.
+pub fn check_response(doc: &ExpectDoc, response: &Value, facts: &Facts) -> TestResult {
+    let (obs, _) = observation::from_response(&doc.method, response);
+    let duration = obs.get("duration_ms").and_then(Value::as_u64).unwrap_or(0);
+    let scored = score::score(&doc.expect, &obs, facts);
+    TestResult::scored(&doc.name, "", None, &scored, duration)
+}
+
+/// Read a trace: a YAML/JSON list of `{tool, args}` entries, an object with a
+/// `trace` list, or a JSONL audit log.
+pub fn load_trace(file: &str, text: &str) -> Result<Vec<TraceEntry>, Vec<Diagnostic>> {
+    // A JSONL log's first non-empty line is a complete JSON object; a YAML or
+    // JSON document is read whole.
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let jsonl = first.starts_with('{')
+        && serde_json::from_str::<Value>(first).is_ok()
+        && text.lines().filter(|l| !l.trim().is_empty()).count() > 1;
+    if jsonl {
+        return trajectory::parse_audit_log(file, text).map_err(|d| vec![d]);
+    }
+    let root = yaml::parse(file, text)?;
+    let mut cx = Cx::new(file);
+    let list = match root.get("trace") {
+        Some(t) => t.clone(),
+        None => root,
+    };
+    let entries = trajectory::read_trace(&mut cx, &list);
+    if cx.has_errors() {
+        Err(cx.diags)
+    } else {
+        Ok(entries)
+    }
+}
+
+/// Read trajectory assertions: a list, or an object with a `trajectory` list
+/// (optionally with `name` and `threshold`).
+pub fn load_trajectory(file: &str, text: &str) -> Result<ExpectDoc, Vec<Diagnostic>> {
+    let root = yaml::parse(file, text)?;
+    let mut cx = Cx::new(file);
+    let mut doc = ExpectDoc {
+        name: crate::suite::file_stem(file),
+        expect: Expectations::default(),
+        method: Method::Other("trajectory".into()),
+    };
+    if root.as_map().is_some() {
+        for (k, _, v) in cx.entries(&root, "trajectory document", &["name", "trajectory", "threshold"]) {
+            match k {
+                "name" => {
+                    if let Some(n) = cx.name(v, "name") {
+                        doc.name = n;
+                    }
+                }
+                "threshold" => doc.expect.threshold = cx.fraction(v, "threshold"),
+                _ => doc.expect.items = trajectory::compile(&mut cx, v),
+            }
+        }
+        if root.get("trajectory").is_none() {
+            cx.error_hint(root.span, "no `trajectory` list in this document", "write `trajectory:` followed by `- type: order` items");
+        }
+    } else {
+        doc.expect.items = trajectory::compile(&mut cx, &root);
+    }
+    if cx.has_errors() {
+        Err(cx.diags)
+    } else {
+        Ok(doc)
+    }
+}
+
+/// Check a trace against trajectory assertions.
+pub fn check_trajectory(doc: &ExpectDoc, trace: &[TraceEntry]) -> TestResult {
+    let obs = trajectory::observation(trace);
+    let scored = score::score(&doc.expect, &obs, &Facts::default());
+    TestResult::scored(&doc.name, "", None, &scored, 0)
+}

@@ -1,0 +1,309 @@
+//! The Observation: the one JSON document every check looks at.
+//!
+//! ```json
+//! { "result": <raw MCP result or null>,
+//!   "error":  <JSON-RPC error object or null>,
+//!   "text":   <the text view of the result>,
+//!   "json":   <structuredContent if present, else text parsed as JSON, else null>,
+//!   "notifications": [ ... ], "duration_ms": n }
+//! ```
+//!
+//! The text view follows what mcp-assert 0.12.3 looks at, so its suites keep
+//! their verdicts:
+//!
+//! * `tools/call`: the `text` of every `type: text` content block, joined with
+//!   `"\n"`; image, audio, resource and resource_link blocks are not part of it.
+//! * `prompts/get`: the result's `description` (if non-empty), then each
+//!   message's text, joined with `"\n"`; non-text message content is
+//!   JSON-encoded.
+//! * `resources/read`: each content's `text`, joined with `"\n"`; a blob
+//!   becomes `<blob mimeType="..." len=N>` (N: the length of its base64 text).
+//! * every other method (`tools/list`, `prompts/list`, `resources/list`,
+//!   `resources/templates/list`, `completion/complete`, …): the compact JSON
+//!   encoding of the result object.
+//!
+//! The JSON view parses the text whole, or else its first line that is valid
+//! JSON (mcp-assert's rule for `json_path`).
+
+use serde_json::{Map, Value, json};
+
+/// Which MCP method produced a result; it decides the text view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Method {
+    ToolsCall,
+    PromptsGet,
+    ResourcesRead,
+    /// Any other method: the text view is the result's JSON.
+    Other(String),
+}
+
+impl Method {
+    pub fn from_name(name: &str) -> Method {
+        match name {
+            "tools/call" => Method::ToolsCall,
+            "prompts/get" => Method::PromptsGet,
+            "resources/read" => Method::ResourcesRead,
+            other => Method::Other(other.to_string()),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Method::ToolsCall => "tools/call",
+            Method::PromptsGet => "prompts/get",
+            Method::ResourcesRead => "resources/read",
+            Method::Other(s) => s,
+        }
+    }
+}
+
+/// The text view of a result for `method` (see the module docs).
+pub fn text_view(method: &Method, result: &Value) -> String {
+    match method {
+        Method::ToolsCall => content_text(result.get("content")),
+        Method::PromptsGet => {
+            let mut parts: Vec<String> = Vec::new();
+            if let Some(d) = result.get("description").and_then(Value::as_str) {
+                if !d.is_empty() {
+                    parts.push(d.to_string());
+                }
+            }
+            if let Some(msgs) = result.get("messages").and_then(Value::as_array) {
+                for m in msgs {
+                    match m.get("content") {
+                        Some(c) if c.get("type").and_then(Value::as_str) == Some("text") => {
+                            parts.push(
+                                c.get("text")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or_default()
+                                    .to_string(),
+                            );
+                        }
+                        Some(Value::Array(blocks)) => {
+                            parts.push(content_text(Some(&Value::Array(blocks.clone()))))
+                        }
+                        Some(other) => parts.push(other.to_string()),
+                        None => {}
+                    }
+                }
+            }
+            parts.join("\n")
+        }
+        Method::ResourcesRead => {
+            let mut parts = Vec::new();
+            if let Some(contents) = result.get("contents").and_then(Value::as_array) {
+                for c in contents {
+                    if let Some(t) = c.get("text").and_then(Value::as_str) {
+                        parts.push(t.to_string());
+                    } else if let Some(b) = c.get("blob").and_then(Value::as_str) {
+                        let mime = c.get("mimeType").and_then(Value::as_str).unwrap_or("");
+                        parts.push(format!("<blob mimeType=\"{mime}\" len={}>", b.len()));
+                    }
+                }
+            }
+            parts.join("\n")
+        }
+        Method::Other(_) => {
+            if result.is_null() {
+                String::new()
+            } else {
+                result.to_string()
+            }
+        }
+    }
+}
+
+fn content_text(content: Option<&Value>) -> String {
+    let Some(Value::Array(blocks)) = content else {
+        return String::new();
+    };
+    blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Parse text as JSON: whole, or else its first line that is valid JSON.
+pub fn parse_text_json(text: &str) -> Option<Value> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+        return Some(v);
+    }
+    text.lines().find_map(|line| {
+        let l = line.trim();
+        if l.starts_with(['{', '[', '"'])
+            || l.parse::<f64>().is_ok()
+            || matches!(l, "true" | "false" | "null")
+        {
+            serde_json::from_str::<Value>(l).ok()
+        } else {
+            None
+        }
+    })
+}
+
+/// Build the Observation document for one exchange.
+pub fn observe(
+    method: &Method,
+    result: Option<Value>,
+    error: Option<Value>,
+    notifications: Vec<Value>,
+    duration_ms: Option<u64>,
+) -> Value {
+    let result = result.unwrap_or(Value::Null);
+    let text = text_view(method, &result);
+    let json_view = match result.get("structuredContent") {
+        Some(sc) if *method == Method::ToolsCall && !sc.is_null() => sc.clone(),
+        _ => parse_text_json(&text).unwrap_or(Value::Null),
+    };
+    let mut doc = Map::new();
+    doc.insert("result".into(), result);
+    doc.insert("error".into(), error.unwrap_or(Value::Null));
+    doc.insert("text".into(), Value::String(text));
+    doc.insert("json".into(), json_view);
+    doc.insert("notifications".into(), Value::Array(notifications));
+    doc.insert(
+        "duration_ms".into(),
+        duration_ms.map(Value::from).unwrap_or(Value::Null),
+    );
+    Value::Object(doc)
+}
+
+/// How a response document given to `check` was recognised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseShape {
+    /// A JSON-RPC response envelope (`{"jsonrpc": "2.0", "id": …, "result": …}`).
+    Envelope,
+    /// An Observation document (has `text`, `json` or `notifications` next to
+    /// `result`/`error`).
+    Observation,
+    /// A bare MCP result (`{"content": [...], "isError": false}`).
+    RawResult,
+}
+
+/// Turn any accepted response document into an Observation: a raw MCP
+/// result, a JSON-RPC envelope, or an Observation (missing views are filled
+/// in from its `result`). `method` picks the text view.
+pub fn from_response(method: &Method, doc: &Value) -> (Value, ResponseShape) {
+    let obj = doc.as_object();
+    let has = |k: &str| obj.is_some_and(|o| o.contains_key(k));
+    if has("jsonrpc") || (has("id") && (has("result") || has("error"))) {
+        let obs = observe(
+            method,
+            doc.get("result").cloned(),
+            doc.get("error").cloned().filter(|e| !e.is_null()),
+            Vec::new(),
+            None,
+        );
+        return (obs, ResponseShape::Envelope);
+    }
+    let obs_keys = ["text", "json", "notifications", "duration_ms"];
+    if (has("result") || has("error")) && obs_keys.iter().any(|k| has(k)) {
+        let mut obs = observe(
+            method,
+            doc.get("result").cloned().filter(|r| !r.is_null()),
+            doc.get("error").cloned().filter(|e| !e.is_null()),
+            doc.get("notifications")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+            doc.get("duration_ms").and_then(Value::as_u64),
+        );
+        if let (Some(o), Some(given)) = (obs.as_object_mut(), obj) {
+            for k in ["text", "json"] {
+                if let Some(v) = given.get(k) {
+                    o.insert(k.to_string(), v.clone());
+                }
+            }
+            for (k, v) in given {
+                if !o.contains_key(k) {
+                    o.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        return (obs, ResponseShape::Observation);
+    }
+    (
+        observe(method, Some(doc.clone()), None, Vec::new(), None),
+        ResponseShape::RawResult,
+    )
+}
+
+/// An empty Observation (no exchange happened), e.g. for trajectory tests.
+pub fn empty() -> Value {
+    json!({"result": null, "error": null, "text": "", "json": null, "notifications": [], "duration_ms": null})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_text_joins_text_blocks_only() {
+        let r = json!({"content": [
+            {"type": "text", "text": "a"},
+            {"type": "image", "data": "xx", "mimeType": "image/png"},
+            {"type": "text", "text": "{\"n\": 1}"}
+        ]});
+        let obs = observe(&Method::ToolsCall, Some(r), None, vec![], Some(3));
+        assert_eq!(obs["text"], json!("a\n{\"n\": 1}"));
+        assert_eq!(obs["json"], json!({"n": 1}), "first JSON line");
+        assert_eq!(obs["duration_ms"], json!(3));
+    }
+
+    #[test]
+    fn structured_content_wins_for_json_view() {
+        let r = json!({"content": [{"type": "text", "text": "{\"t\": 1}"}], "structuredContent": {"t": 2}});
+        let obs = observe(&Method::ToolsCall, Some(r), None, vec![], None);
+        assert_eq!(obs["json"], json!({"t": 2}));
+    }
+
+    #[test]
+    fn prompt_and_resource_views() {
+        let p = json!({"description": "D", "messages": [
+            {"role": "user", "content": {"type": "text", "text": "hello"}},
+            {"role": "user", "content": {"type": "image", "data": "x", "mimeType": "image/png"}}
+        ]});
+        assert_eq!(
+            text_view(&Method::PromptsGet, &p),
+            "D\nhello\n{\"type\":\"image\",\"data\":\"x\",\"mimeType\":\"image/png\"}"
+        );
+        let r = json!({"contents": [{"uri": "a", "text": "T"}, {"uri": "b", "blob": "AAAA", "mimeType": "application/octet-stream"}]});
+        assert_eq!(
+            text_view(&Method::ResourcesRead, &r),
+            "T\n<blob mimeType=\"application/octet-stream\" len=4>"
+        );
+        let l = json!({"prompts": [{"name": "p"}]});
+        assert_eq!(
+            text_view(&Method::Other("prompts/list".into()), &l),
+            "{\"prompts\":[{\"name\":\"p\"}]}"
+        );
+    }
+
+    #[test]
+    fn recognises_response_shapes() {
+        let m = Method::ToolsCall;
+        let (o, s) = from_response(
+            &m,
+            &json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}}),
+        );
+        assert_eq!(s, ResponseShape::Envelope);
+        assert_eq!(o["error"]["code"], json!(-32601));
+        assert_eq!(o["result"], Value::Null);
+        let (o, s) = from_response(&m, &json!({"content": [{"type": "text", "text": "x"}]}));
+        assert_eq!(s, ResponseShape::RawResult);
+        assert_eq!(o["text"], json!("x"));
+        let (o, s) = from_response(
+            &m,
+            &json!({"result": {"content": []}, "text": "given", "notifications": [{"method": "m"}]}),
+        );
+        assert_eq!(s, ResponseShape::Observation);
+        assert_eq!(o["text"], json!("given"));
+        assert_eq!(o["notifications"][0]["method"], json!("m"));
+    }
+}

@@ -1,0 +1,1671 @@
+//! Suites: loading test files of either form into one model.
+//!
+//! **Per-file form** (mcp-assert): one test per file — `name`, `server`,
+//! `setup`, exactly one block (`assert`, `assert_prompts`, `assert_resources`,
+//! `assert_completion`, `assert_sampling`, `assert_logging`,
+//! `assert_notifications`, or `trace`/`audit_log` + `trajectory`), `timeout`,
+//! `skip`, `skip_unless_env`. A directory of such files is a suite (the CLI
+//! finds the files; this module reads text only).
+//!
+//! **Composed form**: a file with `tests:` (or mcptest's `tools:`) holds many
+//! tests sharing `servers`, `server`, `env`, `defaultTest` and `hooks`. A test
+//! may use any block, or the short form `tool` + `args` + `expect`.
+//!
+//! Either form may use `threshold`, list-form `expect` items, `assert-set` and
+//! `derivedMetrics`. `defaultTest` is merged into each test: the test's own
+//! expectations and metrics first, then the default's; its options
+//! (`threshold`, `timeout`, `server`, `settle`, `skip_unless_env`) apply where
+//! the test sets none.
+//!
+//! Loading never panics and never stops at the first problem: it returns what
+//! it could build plus every diagnostic. Unknown keys are errors.
+
+use serde_json::{Map, Value};
+
+use crate::diag::{Diagnostic, Span};
+use crate::expect::{self, Block, DerivedMetric, Expectations};
+use crate::observation::Method;
+use crate::path::Path;
+use crate::read::Cx;
+use crate::template::{vars_in, vars_in_value};
+use crate::trajectory::{self, TraceEntry};
+use crate::yaml::{self, Node};
+
+/// How the client talks to a server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    /// Legacy HTTP+SSE (`GET` an event stream, `POST` to its endpoint).
+    Sse,
+    /// Streamable HTTP.
+    Http,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Sse => "sse",
+            Transport::Http => "http",
+        }
+    }
+}
+
+/// A mock answer to `sampling/createMessage`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SamplingMock {
+    pub text: String,
+    /// Default "mock".
+    pub model: String,
+    /// Default "end_turn".
+    pub stop_reason: String,
+}
+
+/// A mock answer to `elicitation/create`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElicitationMock {
+    /// `accept` (default), `decline` or `cancel`.
+    pub action: String,
+    /// The form values (for `accept`).
+    pub content: Value,
+}
+
+/// What the client answers when the server asks it something.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClientCaps {
+    /// Paths returned by `roots/list` (as `file://` URIs; templates allowed).
+    pub roots: Option<Vec<String>>,
+    pub sampling: Option<SamplingMock>,
+    pub elicitation: Option<ElicitationMock>,
+}
+
+impl ClientCaps {
+    pub fn is_empty(&self) -> bool {
+        self.roots.is_none() && self.sampling.is_none() && self.elicitation.is_none()
+    }
+}
+
+/// How to reach the server under test.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Server {
+    /// The name under `servers:` it came from, if any.
+    pub label: Option<String>,
+    pub transport: Transport,
+    /// None when the suite relies on `--server`.
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub url: Option<String>,
+    pub headers: Vec<(String, String)>,
+    pub docker: Option<String>,
+    pub client: ClientCaps,
+    pub span: Span,
+}
+
+/// A setup tool call, run before the action on the same session.
+#[derive(Clone, Debug)]
+pub struct SetupCall {
+    pub tool: String,
+    pub args: Value,
+    /// Variables to capture from the result: (name, path into the result's
+    /// text parsed as JSON).
+    pub capture: Vec<(String, Path)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum PromptOp {
+    List {
+        cursor: Option<String>,
+    },
+    Get {
+        name: String,
+        arguments: Vec<(String, String)>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ResourceOp {
+    List {
+        cursor: Option<String>,
+    },
+    Read {
+        uri: String,
+    },
+    Templates {
+        cursor: Option<String>,
+    },
+    /// Only subscribe (and wait for the expected notification).
+    SubscribeOnly,
+}
+
+/// Where a trajectory's trace comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceSource {
+    Inline(Vec<TraceEntry>),
+    /// A JSONL audit log path, as written (templates unexpanded).
+    AuditLog(String),
+}
+
+/// What a test does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    Tool {
+        tool: String,
+        args: Value,
+    },
+    Prompts(PromptOp),
+    Resources {
+        op: ResourceOp,
+        subscribe: Option<String>,
+        unsubscribe: Option<String>,
+        expect_notification: Option<bool>,
+    },
+    Completion {
+        ref_type: String,
+        ref_name: String,
+        argument: (String, String),
+        context: Option<Value>,
+    },
+    Sampling {
+        tool: String,
+        args: Value,
+        mock: SamplingMock,
+    },
+    Logging {
+        set_level: String,
+        tool: Option<String>,
+        args: Value,
+    },
+    Notifications {
+        tool: String,
+        args: Value,
+    },
+    Trajectory(TraceSource),
+}
+
+impl Action {
+    /// The MCP method whose result the checks look at (None: no server).
+    pub fn method(&self) -> Option<Method> {
+        Some(match self {
+            Action::Tool { .. }
+            | Action::Sampling { .. }
+            | Action::Notifications { .. }
+            | Action::Logging { .. } => Method::ToolsCall,
+            Action::Prompts(PromptOp::List { .. }) => Method::Other("prompts/list".into()),
+            Action::Prompts(PromptOp::Get { .. }) => Method::PromptsGet,
+            Action::Resources { op, .. } => match op {
+                ResourceOp::List { .. } => Method::Other("resources/list".into()),
+                ResourceOp::Read { .. } => Method::ResourcesRead,
+                ResourceOp::Templates { .. } => Method::Other("resources/templates/list".into()),
+                ResourceOp::SubscribeOnly => Method::Other("resources/subscribe".into()),
+            },
+            Action::Completion { .. } => Method::Other("completion/complete".into()),
+            Action::Trajectory(_) => return None,
+        })
+    }
+
+    /// The block name, for messages.
+    pub fn block_name(&self) -> &'static str {
+        match self {
+            Action::Tool { .. } => "assert",
+            Action::Prompts(_) => "assert_prompts",
+            Action::Resources { .. } => "assert_resources",
+            Action::Completion { .. } => "assert_completion",
+            Action::Sampling { .. } => "assert_sampling",
+            Action::Logging { .. } => "assert_logging",
+            Action::Notifications { .. } => "assert_notifications",
+            Action::Trajectory(_) => "trajectory",
+        }
+    }
+}
+
+/// One test.
+#[derive(Clone, Debug)]
+pub struct Test {
+    pub name: String,
+    pub file: String,
+    /// The line the test starts on.
+    pub line: u32,
+    pub description: Option<String>,
+    /// None for trajectory tests (no server).
+    pub server: Option<Server>,
+    pub setup: Vec<SetupCall>,
+    pub action: Action,
+    pub expect: Expectations,
+    pub timeout_ms: Option<u64>,
+    /// How long to keep collecting notifications after the response.
+    pub settle_ms: Option<u64>,
+    /// Skip unconditionally, with this reason.
+    pub skip: Option<String>,
+    /// Skip unless every one of these environment variables is set.
+    pub skip_unless_env: Vec<String>,
+}
+
+/// A hook step: a program and its arguments (split with POSIX shell rules,
+/// run without a shell).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HookStep {
+    pub command: String,
+    pub argv: Vec<String>,
+    /// `mode: context`: JSON context on stdin, a JSON patch on stdout.
+    pub context: bool,
+    pub timeout_ms: Option<u64>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Hooks {
+    pub before_all: Vec<HookStep>,
+    pub before_each: Vec<HookStep>,
+    pub after_each: Vec<HookStep>,
+    pub after_all: Vec<HookStep>,
+}
+
+impl Hooks {
+    /// Per-test hooks force serial execution.
+    pub fn has_per_test(&self) -> bool {
+        !self.before_each.is_empty() || !self.after_each.is_empty()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.before_all.is_empty() && !self.has_per_test() && self.after_all.is_empty()
+    }
+
+    pub fn any_context(&self) -> bool {
+        [
+            &self.before_all,
+            &self.before_each,
+            &self.after_each,
+            &self.after_all,
+        ]
+        .iter()
+        .any(|p| p.iter().any(|s| s.context))
+    }
+}
+
+/// One loaded file.
+#[derive(Clone, Debug)]
+pub struct SuiteFile {
+    pub file: String,
+    /// The suite's name (composed form).
+    pub name: Option<String>,
+    /// Whether the file used the composed (`tests:`) form.
+    pub composed: bool,
+    /// Suite-level environment for servers and hooks.
+    pub env: Vec<(String, String)>,
+    pub hooks: Hooks,
+    /// Whether tests with the same server may share one server session.
+    pub share_server: bool,
+    pub tests: Vec<Test>,
+}
+
+/// A loaded file plus every diagnostic found in it.
+#[derive(Debug)]
+pub struct Loaded {
+    pub suite: SuiteFile,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Loaded {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+const BLOCKS: &[&str] = &[
+    "assert",
+    "assert_prompts",
+    "assert_resources",
+    "assert_completion",
+    "assert_sampling",
+    "assert_logging",
+    "assert_notifications",
+    "trajectory",
+];
+
+const TEST_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "server",
+    "setup",
+    "assert",
+    "assert_prompts",
+    "assert_resources",
+    "assert_completion",
+    "assert_sampling",
+    "assert_logging",
+    "assert_notifications",
+    "trace",
+    "audit_log",
+    "trajectory",
+    "timeout",
+    "settle",
+    "skip",
+    "skip_unless_env",
+    "threshold",
+    "derivedMetrics",
+];
+
+const COMPOSED_TEST_EXTRA: &[&str] = &["tool", "args", "expect"];
+
+const SUITE_KEYS: &[&str] = &[
+    "name",
+    "description",
+    "server",
+    "servers",
+    "env",
+    "defaultTest",
+    "hooks",
+    "tests",
+    "tools",
+    "share_server",
+];
+
+const DEFAULT_TEST_KEYS: &[&str] = &[
+    "expect",
+    "threshold",
+    "derivedMetrics",
+    "timeout",
+    "settle",
+    "server",
+    "skip_unless_env",
+];
+
+const SERVER_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "transport",
+    "url",
+    "headers",
+    "docker",
+    "client_capabilities",
+];
+
+/// Load one file's text. `file` names it in diagnostics and results.
+pub fn load(file: &str, text: &str) -> Loaded {
+    let mut cx = Cx::new(file);
+    let mut suite = SuiteFile {
+        file: file.to_string(),
+        name: None,
+        composed: false,
+        env: Vec::new(),
+        hooks: Hooks::default(),
+        share_server: false,
+        tests: Vec::new(),
+    };
+    let root = match yaml::parse(file, text) {
+        Ok(n) => n,
+        Err(diags) => {
+            return Loaded {
+                suite,
+                diagnostics: diags,
+            };
+        }
+    };
+    if root.is_null() {
+        cx.error_hint(
+            root.span,
+            "this file is empty",
+            "a test file needs at least `name`, `server` and a block such as `assert:`",
+        );
+    } else if root.as_map().is_none() {
+        cx.error(
+            root.span,
+            format!(
+                "a test file must be a mapping of keys, not {}",
+                root.type_name()
+            ),
+        );
+    } else if root.get("tests").is_some() || root.get("tools").is_some_and(|t| t.as_seq().is_some())
+    {
+        suite.composed = true;
+        load_composed(&mut cx, &root, &mut suite);
+    } else {
+        let default_name = file_stem(file);
+        if let Some(t) = load_test(&mut cx, &root, &default_name, None, &[], false) {
+            suite.tests.push(t);
+        }
+    }
+    Loaded {
+        suite,
+        diagnostics: cx.diags,
+    }
+}
+
+/// The file name without directories and extension (mcp-assert's default
+/// test name).
+pub fn file_stem(file: &str) -> String {
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    match base.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem.to_string(),
+        _ => base.to_string(),
+    }
+}
+
+struct Defaults<'n> {
+    node: Option<&'n Node>,
+    server: Option<Server>,
+    servers: Vec<(String, Server)>,
+}
+
+fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
+    let entries = cx.entries(root, "suite", SUITE_KEYS);
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, v)| *v)
+    };
+    if get("tests").is_some() && get("tools").is_some() {
+        if let Some(t) = entries.iter().find(|(k, _, _)| *k == "tools") {
+            cx.error_hint(
+                t.1.span,
+                "a suite lists its tests under `tests:` or `tools:`, not both",
+                "merge them into `tests:`",
+            );
+        }
+    }
+    suite.name = get("name").and_then(|n| cx.string(n, "name"));
+    if let Some(e) = get("env") {
+        suite.env = cx.string_map(e, "env").unwrap_or_default();
+    }
+    if let Some(s) = get("share_server") {
+        suite.share_server = cx.bool(s, "share_server").unwrap_or(false);
+    }
+    if let Some(h) = get("hooks") {
+        suite.hooks = load_hooks(cx, h);
+    }
+    let mut servers = Vec::new();
+    if let Some(sv) = get("servers") {
+        if let Some(m) = cx.map(sv, "servers") {
+            for (k, v) in m {
+                let Some(label) = k.key_str() else { continue };
+                if let Some(mut s) = load_server(cx, v) {
+                    s.label = Some(label.to_string());
+                    servers.push((label.to_string(), s));
+                }
+            }
+        }
+    }
+    let default_server = get("server").and_then(|s| resolve_server(cx, s, &servers));
+    let mut defaults = Defaults {
+        node: None,
+        server: default_server,
+        servers,
+    };
+    if let Some(d) = get("defaultTest") {
+        // Validate its keys once here; values are read per test.
+        let _ = cx.entries(d, "defaultTest", DEFAULT_TEST_KEYS);
+        if let Some(s) = d.get("server") {
+            if let Some(server) = resolve_server(cx, s, &defaults.servers) {
+                defaults.server = Some(server);
+            }
+        }
+        defaults.node = Some(d);
+    }
+    let Some(list_node) = get("tests").or_else(|| get("tools")) else {
+        return;
+    };
+    let Some(list) = cx.seq(list_node, "tests") else {
+        return;
+    };
+    if list.is_empty() {
+        cx.warning(list_node.span, "this suite has no tests", None);
+    }
+    let context_hooks = suite.hooks.any_context();
+    for (i, t) in list.iter().enumerate() {
+        let default_name = format!("{} #{}", file_stem(&cx.file.clone()), i + 1);
+        if let Some(test) = load_test(
+            cx,
+            t,
+            &default_name,
+            Some(&defaults),
+            &suite.env,
+            context_hooks,
+        ) {
+            suite.tests.push(test);
+        }
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    let mut dupes = Vec::new();
+    for t in &suite.tests {
+        if seen.contains(&t.name.as_str()) {
+            dupes.push((t.name.clone(), t.line));
+        }
+        seen.push(&t.name);
+    }
+    for (name, line) in dupes {
+        cx.error_hint(
+            Span::new(line, 1, line, 2),
+            format!("two tests in this file are named `{name}`"),
+            "test names identify tests in reports and baselines; make them unique",
+        );
+    }
+}
+
+fn resolve_server(cx: &mut Cx, node: &Node, servers: &[(String, Server)]) -> Option<Server> {
+    if let Some(name) = node.as_str() {
+        match servers.iter().find(|(n, _)| n == name) {
+            Some((_, s)) => Some(s.clone()),
+            None => {
+                let hint = crate::diag::did_you_mean(name, servers.iter().map(|(n, _)| n.as_str()))
+                    .unwrap_or_else(|| "define it under `servers:` at the top of the file".into());
+                cx.error_hint(node.span, format!("no server named `{name}`"), hint);
+                None
+            }
+        }
+    } else {
+        load_server(cx, node)
+    }
+}
+
+fn load_server(cx: &mut Cx, node: &Node) -> Option<Server> {
+    let entries = cx.entries(node, "server", SERVER_KEYS);
+    if node.as_map().is_none() {
+        return None;
+    }
+    let mut s = Server {
+        label: None,
+        transport: Transport::Stdio,
+        command: None,
+        args: Vec::new(),
+        env: Vec::new(),
+        url: None,
+        headers: Vec::new(),
+        docker: None,
+        client: ClientCaps::default(),
+        span: node.span,
+    };
+    for (k, _, v) in &entries {
+        match *k {
+            "command" => s.command = cx.name(v, "command"),
+            "args" => {
+                s.args = if v.is_null() {
+                    Vec::new()
+                } else {
+                    cx.strings(v, "args")
+                        .map(|a| a.into_iter().map(|(x, _)| x).collect())
+                        .unwrap_or_default()
+                }
+            }
+            "env" => s.env = cx.string_map(v, "env").unwrap_or_default(),
+            "transport" => {
+                if let Some(t) = cx.string(v, "transport") {
+                    match t.as_str() {
+                        "stdio" | "" => s.transport = Transport::Stdio,
+                        "sse" => s.transport = Transport::Sse,
+                        "http" | "streamable-http" | "streamable_http" | "streamableHttp" => {
+                            s.transport = Transport::Http
+                        }
+                        other => cx.error_hint(
+                            v.span,
+                            format!("unknown transport `{other}`"),
+                            "use `stdio` (default), `sse` (legacy HTTP+SSE) or `http` (Streamable HTTP)",
+                        ),
+                    }
+                }
+            }
+            "url" => s.url = cx.name(v, "url"),
+            "headers" => s.headers = cx.string_map(v, "headers").unwrap_or_default(),
+            "docker" => s.docker = cx.name(v, "docker"),
+            "client_capabilities" => s.client = load_client_caps(cx, v),
+            _ => {}
+        }
+    }
+    match s.transport {
+        Transport::Sse | Transport::Http if s.url.is_none() => {
+            cx.error_hint(
+                node.span,
+                format!("a `{}` server needs a `url`", s.transport.as_str()),
+                "e.g. `url: http://127.0.0.1:8080/mcp`",
+            );
+        }
+        Transport::Stdio if s.url.is_some() => {
+            cx.warning(
+                node.span,
+                "`url` is set but the transport is stdio, so it is not used",
+                Some("set `transport: http` (Streamable HTTP) or `transport: sse`".into()),
+            );
+        }
+        _ => {}
+    }
+    if s.docker.is_some() && s.transport != Transport::Stdio {
+        cx.error(node.span, "`docker` works with the stdio transport only");
+    }
+    Some(s)
+}
+
+fn load_client_caps(cx: &mut Cx, node: &Node) -> ClientCaps {
+    let mut caps = ClientCaps::default();
+    for (k, _, v) in cx.entries(
+        node,
+        "client_capabilities",
+        &["roots", "sampling", "elicitation"],
+    ) {
+        match k {
+            "roots" => {
+                caps.roots = cx
+                    .strings(v, "roots")
+                    .map(|r| r.into_iter().map(|(s, _)| s).collect())
+            }
+            "sampling" => {
+                let mut m = SamplingMock {
+                    text: String::new(),
+                    model: "mock".into(),
+                    stop_reason: "end_turn".into(),
+                };
+                for (sk, _, sv) in cx.entries(v, "sampling", &["text", "model", "stop_reason"]) {
+                    let Some(s) = cx.string(sv, sk) else { continue };
+                    match sk {
+                        "text" => m.text = s,
+                        "model" => m.model = s,
+                        _ => m.stop_reason = s,
+                    }
+                }
+                caps.sampling = Some(m);
+            }
+            "elicitation" => {
+                if cx.map(v, "elicitation").is_none() {
+                    continue;
+                }
+                let json = v.to_json();
+                let action = match json.get("action") {
+                    None => "accept".to_string(),
+                    Some(Value::String(a))
+                        if ["accept", "decline", "cancel"].contains(&a.as_str()) =>
+                    {
+                        a.clone()
+                    }
+                    Some(other) => {
+                        cx.error_hint(
+                            v.get("action").map_or(v.span, |n| n.span),
+                            format!("unknown elicitation action {other}"),
+                            "use `accept`, `decline` or `cancel`",
+                        );
+                        "accept".into()
+                    }
+                };
+                // mcp-assert's rule: `content` when given, else the whole map.
+                let content = match json.get("content") {
+                    Some(c) => c.clone(),
+                    None => {
+                        let mut m = json.as_object().cloned().unwrap_or_default();
+                        m.remove("action");
+                        Value::Object(m)
+                    }
+                };
+                caps.elicitation = Some(ElicitationMock { action, content });
+            }
+            _ => {}
+        }
+    }
+    caps
+}
+
+fn load_hooks(cx: &mut Cx, node: &Node) -> Hooks {
+    let mut hooks = Hooks::default();
+    for (k, _, v) in cx.entries(
+        node,
+        "hooks",
+        &["beforeAll", "beforeEach", "afterEach", "afterAll"],
+    ) {
+        let steps = load_hook_steps(cx, v, k);
+        match k {
+            "beforeAll" => hooks.before_all = steps,
+            "beforeEach" => hooks.before_each = steps,
+            "afterEach" => hooks.after_each = steps,
+            _ => hooks.after_all = steps,
+        }
+    }
+    hooks
+}
+
+fn load_hook_steps(cx: &mut Cx, node: &Node, phase: &str) -> Vec<HookStep> {
+    let items: Vec<&Node> = match node.as_seq() {
+        Some(s) => s.iter().collect(),
+        None => vec![node],
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let (command, context, timeout_ms, span) = if item.as_map().is_some() {
+            let entries = cx.entries(item, phase, &["command", "mode", "timeout"]);
+            let get = |k: &str| {
+                entries
+                    .iter()
+                    .find(|(key, _, _)| *key == k)
+                    .map(|(_, _, v)| *v)
+            };
+            let command = get("command").and_then(|c| cx.name(c, "command"));
+            let mode = get("mode").and_then(|m| cx.string(m, "mode"));
+            let timeout = get("timeout").and_then(|t| cx.duration(t, "timeout"));
+            match mode.as_deref() {
+                Some("context") => {}
+                Some(other) => {
+                    cx.error_hint(
+                        item.span,
+                        format!("unknown hook mode `{other}`"),
+                        "the only mode is `context`; a plain command is a string",
+                    );
+                    continue;
+                }
+                None => {
+                    cx.error_hint(
+                        item.span,
+                        "a hook written as a mapping needs `mode: context`",
+                        "write a plain command as a string, or add `mode: context` for the JSON stdin/stdout contract",
+                    );
+                    continue;
+                }
+            }
+            let Some(command) = command else {
+                cx.error(item.span, "a context hook needs `command`");
+                continue;
+            };
+            (command, true, timeout, item.span)
+        } else {
+            let Some(c) = cx.name(item, phase) else {
+                continue;
+            };
+            (c, false, None, item.span)
+        };
+        match shlex::split(&command) {
+            Some(argv) if !argv.is_empty() => out.push(HookStep {
+                command,
+                argv,
+                context,
+                timeout_ms,
+                span,
+            }),
+            Some(_) => cx.error(span, "the hook command is empty"),
+            None => cx.error_hint(
+                span,
+                format!("cannot split hook command {command:?}: unbalanced quotes"),
+                "hooks are split like a POSIX shell would (no pipes or `&&`); close every quote",
+            ),
+        }
+    }
+    out
+}
+
+fn test_keys(composed: bool) -> Vec<&'static str> {
+    let mut k = TEST_KEYS.to_vec();
+    if composed {
+        k.extend_from_slice(COMPOSED_TEST_EXTRA);
+    }
+    k
+}
+
+fn args_value(cx: &mut Cx, v: Option<&Node>) -> Value {
+    match v {
+        None => Value::Object(Map::new()),
+        Some(n) if n.is_null() => Value::Object(Map::new()),
+        Some(n) => {
+            if n.as_map().is_none() {
+                cx.error(
+                    n.span,
+                    format!(
+                        "`args` must be a mapping of argument names to values, not {}",
+                        n.type_name()
+                    ),
+                );
+                return Value::Object(Map::new());
+            }
+            n.to_json()
+        }
+    }
+}
+
+struct BlockOut {
+    action: Action,
+    expect_node: Option<Node>,
+    block: Block,
+    span: Span,
+}
+
+#[allow(clippy::too_many_lines)]
+fn load_test(
+    cx: &mut Cx,
+    node: &Node,
+    default_name: &str,
+    defaults: Option<&Defaults<'_>>,
+    suite_env: &[(String, String)],
+    context_hooks: bool,
+) -> Option<Test> {
+    let composed = defaults.is_some();
+    let keys = test_keys(composed);
+    let entries = cx.entries(node, if composed { "test" } else { "test file" }, &keys);
+    if node.as_map().is_none() {
+        return None;
+    }
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, v)| *v)
+    };
+    let key_span = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, kn, _)| kn.span)
+    };
+    let name = get("name")
+        .and_then(|n| cx.name(n, "name"))
+        .unwrap_or_else(|| default_name.to_string());
+    let description = get("description").and_then(|d| cx.string(d, "description"));
+
+    // Exactly one block.
+    let mut present: Vec<&str> = BLOCKS
+        .iter()
+        .copied()
+        .filter(|b| get(b).is_some())
+        .collect();
+    if composed && get("tool").is_some() {
+        present.push("tool");
+    }
+    if present.len() > 1 {
+        let second = present[1];
+        let span = key_span(second).unwrap_or(node.span);
+        cx.error_hint(
+            span,
+            format!("this test has two blocks, `{}` and `{second}`", present[0]),
+            "a test does one thing: keep one block and move the other to its own test",
+        );
+    }
+    let default_node = defaults.and_then(|d| d.node);
+    let test_expect = if composed { get("expect") } else { None };
+
+    let block = match present.first().copied() {
+        None => {
+            let hint = if composed {
+                "add `tool:` (with `args:` and `expect:`), or a block such as `assert:`, `assert_prompts:` or `trajectory:`"
+            } else {
+                "add a block such as `assert:` (call a tool), `assert_prompts:`, `assert_resources:` or `trajectory:`"
+            };
+            cx.error_hint(
+                node.span,
+                format!("test `{name}` has no block: nothing to run"),
+                hint,
+            );
+            None
+        }
+        Some("tool") => {
+            let tool = get("tool").and_then(|t| cx.name(t, "tool"));
+            let args = args_value(cx, get("args"));
+            tool.map(|tool| BlockOut {
+                action: Action::Tool { tool, args },
+                expect_node: None,
+                block: Block::Tool,
+                span: key_span("tool").unwrap_or(node.span),
+            })
+        }
+        Some("trajectory") => load_trajectory_block(
+            cx,
+            get("trace"),
+            get("audit_log"),
+            key_span("audit_log"),
+            key_span("trajectory").unwrap_or(node.span),
+        ),
+        Some(b) => get(b).and_then(|v| load_block(cx, b, v)),
+    };
+    if let (true, Some(span), None) = (composed, key_span("args"), get("tool")) {
+        cx.error_hint(
+            span,
+            "`args` goes with `tool:`",
+            "put `args` inside the block, next to its `tool`",
+        );
+    }
+    if present.first() != Some(&"trajectory") {
+        for k in ["trace", "audit_log"] {
+            if let Some(span) = key_span(k) {
+                cx.error_hint(
+                    span,
+                    format!("`{k}` goes with `trajectory:`"),
+                    "add `trajectory:` assertions, or remove it",
+                );
+            }
+        }
+    }
+
+    // Expectations: the block's, or the test-level `expect` (composed).
+    let mut expect = Expectations::default();
+    if let Some(b) = &block {
+        let own = match (&b.expect_node, test_expect) {
+            (Some(_), Some(te)) => {
+                cx.error_hint(
+                    te.span,
+                    "`expect` is given twice: in the block and on the test",
+                    "keep one of them",
+                );
+                b.expect_node.clone()
+            }
+            (Some(n), None) => Some(n.clone()),
+            (None, Some(te)) => Some(te.clone()),
+            (None, None) => None,
+        };
+        if let Action::Trajectory(_) = b.action {
+            // Trajectory checks were compiled with the block.
+        } else if let Some(n) = own {
+            expect.items = expect::compile(cx, &n, b.block, true);
+        }
+    } else if let Some(te) = test_expect {
+        let _ = expect::compile(cx, te, Block::Tool, false);
+    }
+    if let Some(BlockOut {
+        action: Action::Trajectory(_),
+        ..
+    }) = &block
+    {
+        if let Some(t) = get("trajectory") {
+            expect.items = trajectory::compile(cx, t);
+        }
+    }
+    let block_kind = block.as_ref().map_or(Block::Tool, |b| b.block);
+
+    // Threshold, derived metrics and the defaultTest merge.
+    let own_threshold = get("threshold").and_then(|t| cx.fraction(t, "threshold"));
+    let mut derived_nodes: Vec<&Node> = Vec::new();
+    if let Some(d) = get("derivedMetrics") {
+        derived_nodes.push(d);
+    }
+    let mut default_threshold = None;
+    let mut timeout_ms = get("timeout").and_then(|t| cx.duration(t, "timeout"));
+    let mut settle_ms = get("settle").and_then(|t| cx.duration(t, "settle"));
+    let mut skip_unless_env: Vec<String> = get("skip_unless_env")
+        .and_then(|s| cx.strings(s, "skip_unless_env"))
+        .map(|v| v.into_iter().map(|(s, _)| s).collect())
+        .unwrap_or_default();
+    if let Some(d) = default_node {
+        if let Some(e) = d.get("expect") {
+            let is_trajectory = matches!(
+                block.as_ref().map(|b| &b.action),
+                Some(Action::Trajectory(_))
+            );
+            if !is_trajectory {
+                // The default's implicit rule is already in the test's own
+                // map-form expect when it has one.
+                let implicit = !matches!(&block.as_ref().and_then(|b| b.expect_node.clone()).or_else(|| test_expect.cloned()), Some(n) if n.as_map().is_some());
+                let items = expect::compile(cx, e, block_kind, implicit);
+                expect.items.extend(items);
+            }
+        }
+        if let Some(t) = d.get("threshold") {
+            default_threshold = cx.fraction(t, "threshold");
+        }
+        if let Some(dm) = d.get("derivedMetrics") {
+            derived_nodes.push(dm);
+        }
+        if timeout_ms.is_none() {
+            timeout_ms = d.get("timeout").and_then(|t| cx.duration(t, "timeout"));
+        }
+        if settle_ms.is_none() {
+            settle_ms = d.get("settle").and_then(|t| cx.duration(t, "settle"));
+        }
+        if skip_unless_env.is_empty() {
+            if let Some(s) = d
+                .get("skip_unless_env")
+                .and_then(|s| cx.strings(s, "skip_unless_env"))
+            {
+                skip_unless_env = s.into_iter().map(|(s, _)| s).collect();
+            }
+        }
+    }
+    expect.threshold = own_threshold.or(default_threshold);
+    let mut derived: Vec<DerivedMetric> = Vec::new();
+    for dn in derived_nodes {
+        let mut more = expect::compile_derived(cx, dn, &expect.items);
+        // A default metric with the same name as the test's own is overridden.
+        more.retain(|m| !derived.iter().any(|d| d.name == m.name));
+        derived.extend(more);
+    }
+    expect.derived = derived;
+
+    // The server.
+    let is_trajectory = matches!(
+        block.as_ref().map(|b| &b.action),
+        Some(Action::Trajectory(_))
+    );
+    let server = match get("server") {
+        Some(s) => match defaults {
+            Some(d) => resolve_server(cx, s, &d.servers),
+            None => load_server(cx, s),
+        },
+        None => defaults.and_then(|d| d.server.clone()),
+    };
+    let mut server = server;
+    if let Some(s) = server.as_mut() {
+        for (k, v) in suite_env {
+            if !s.env.iter().any(|(sk, _)| sk == k) {
+                s.env.push((k.clone(), v.clone()));
+            }
+        }
+    }
+    if server.is_none() && !is_trajectory && block.is_some() {
+        cx.error_hint(
+            node.span,
+            format!("test `{name}` has no `server`"),
+            "add `server: {command: …, args: […]}` (or `transport: http` with `url:`)",
+        );
+    }
+    if is_trajectory {
+        server = None;
+    }
+
+    // skip / skip_unless_env.
+    let skip = match get("skip") {
+        None => None,
+        Some(s) => match s.as_str() {
+            Some(reason) if !reason.is_empty() => Some(reason.to_string()),
+            _ => match cx.bool(s, "skip") {
+                Some(true) => Some("skip: true".to_string()),
+                _ => None,
+            },
+        },
+    };
+
+    // Setup calls and template variables.
+    let setup = get("setup").map(|s| load_setup(cx, s)).unwrap_or_default();
+    if let Some(b) = block.as_ref() {
+        check_vars(
+            cx,
+            &setup,
+            &b.action,
+            server.as_ref(),
+            &expect,
+            context_hooks,
+            b.span,
+        );
+    }
+
+    let block = block?;
+    Some(Test {
+        name,
+        file: cx.file.clone(),
+        line: node.span.line.max(1),
+        description,
+        server,
+        setup,
+        action: block.action,
+        expect,
+        timeout_ms,
+        settle_ms,
+        skip,
+        skip_unless_env,
+    })
+}
+
+fn load_trajectory_block(
+    cx: &mut Cx,
+    trace: Option<&Node>,
+    audit_log: Option<&Node>,
+    audit_span: Option<Span>,
+    block_span: Span,
+) -> Option<BlockOut> {
+    let source = match (trace, audit_log) {
+        (Some(_), Some(_)) => {
+            cx.error_hint(
+                audit_span.unwrap_or(block_span),
+                "a trajectory reads `trace` or `audit_log`, not both",
+                "keep one of them",
+            );
+            None
+        }
+        (Some(t), None) => Some(TraceSource::Inline(trajectory::read_trace(cx, t))),
+        (None, Some(a)) => cx.name(a, "audit_log").map(TraceSource::AuditLog),
+        (None, None) => {
+            cx.error_hint(
+                block_span,
+                "a trajectory needs a `trace` (inline list of calls) or an `audit_log` (JSONL file)",
+                "add `trace: [{tool: a}, {tool: b}]` or `audit_log: path/to/log.jsonl`",
+            );
+            None
+        }
+    };
+    source.map(|s| BlockOut {
+        action: Action::Trajectory(s),
+        expect_node: None,
+        block: Block::Other,
+        span: block_span,
+    })
+}
+
+fn opt_cursor(cx: &mut Cx, v: &Node, what: &str) -> Option<String> {
+    if v.is_null() {
+        return None;
+    }
+    let entries = cx.entries(v, what, &["cursor"]);
+    entries.first().and_then(|(_, _, c)| cx.string(c, "cursor"))
+}
+
+#[allow(clippy::too_many_lines)]
+fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    match name {
+        "assert" => {
+            let entries = cx.entries(v, "assert", &["tool", "args", "expect", "capture_progress"]);
+            let get = |k: &str| {
+                entries
+                    .iter()
+                    .find(|(key, _, _)| *key == k)
+                    .map(|(_, _, n)| *n)
+            };
+            let tool = match get("tool") {
+                Some(t) => cx.name(t, "tool"),
+                None => {
+                    if v.as_map().is_some() {
+                        cx.error_hint(
+                            span,
+                            "`assert` needs `tool`",
+                            "name the tool to call: `tool: read_file`",
+                        );
+                    }
+                    None
+                }
+            };
+            // `capture_progress` is accepted for mcp-assert suites; progress is
+            // captured whenever `min_progress` is checked.
+            if let Some(cp) = get("capture_progress") {
+                let _ = cx.bool(cp, "capture_progress");
+            }
+            let args = args_value(cx, get("args"));
+            Some(BlockOut {
+                action: Action::Tool { tool: tool?, args },
+                expect_node: get("expect").cloned(),
+                block: Block::Tool,
+                span,
+            })
+        }
+        "assert_prompts" => {
+            let entries = cx.entries(v, "assert_prompts", &["list", "get", "expect"]);
+            let get = |k: &str| {
+                entries
+                    .iter()
+                    .find(|(key, _, _)| *key == k)
+                    .map(|(_, _, n)| *n)
+            };
+            let op = match (get("list"), get("get")) {
+                (Some(_), Some(_)) => {
+                    cx.error_hint(
+                        span,
+                        "`assert_prompts` takes `list` or `get`, not both",
+                        "split it into two tests",
+                    );
+                    None
+                }
+                (Some(l), None) => Some(PromptOp::List {
+                    cursor: opt_cursor(cx, l, "list"),
+                }),
+                (None, Some(g)) => {
+                    let ge = cx.entries(g, "get", &["name", "arguments"]);
+                    let gget =
+                        |k: &str| ge.iter().find(|(key, _, _)| *key == k).map(|(_, _, n)| *n);
+                    let pname = gget("name").and_then(|n| cx.name(n, "name"));
+                    if gget("name").is_none() && g.as_map().is_some() {
+                        cx.error(g.span, "`get` needs the prompt's `name`");
+                    }
+                    let arguments = gget("arguments")
+                        .and_then(|a| cx.string_map(a, "arguments"))
+                        .unwrap_or_default();
+                    pname.map(|name| PromptOp::Get { name, arguments })
+                }
+                (None, None) => {
+                    if v.as_map().is_some() {
+                        cx.error_hint(
+                            span,
+                            "`assert_prompts` needs `list` or `get`",
+                            "`list: {}` lists prompts; `get: {name: …}` gets one",
+                        );
+                    }
+                    None
+                }
+            };
+            Some(BlockOut {
+                action: Action::Prompts(op?),
+                expect_node: get("expect").cloned(),
+                block: Block::Other,
+                span,
+            })
+        }
+        "assert_resources" => {
+            let entries = cx.entries(
+                v,
+                "assert_resources",
+                &[
+                    "list",
+                    "read",
+                    "templates",
+                    "subscribe",
+                    "unsubscribe",
+                    "expect_notification",
+                    "expect",
+                ],
+            );
+            let get = |k: &str| {
+                entries
+                    .iter()
+                    .find(|(key, _, _)| *key == k)
+                    .map(|(_, _, n)| *n)
+            };
+            let ops: Vec<&str> = ["list", "read", "templates"]
+                .into_iter()
+                .filter(|k| get(k).is_some())
+                .collect();
+            let subscribe = get("subscribe").and_then(|s| cx.name(s, "subscribe"));
+            let unsubscribe = get("unsubscribe").and_then(|s| cx.name(s, "unsubscribe"));
+            let expect_notification =
+                get("expect_notification").and_then(|e| cx.bool(e, "expect_notification"));
+            let op = match ops.as_slice() {
+                [] if subscribe.is_some() => Some(ResourceOp::SubscribeOnly),
+                [] => {
+                    if v.as_map().is_some() {
+                        cx.error_hint(
+                            span,
+                            "`assert_resources` needs `list`, `read`, `templates` or `subscribe`",
+                            "e.g. `read: test://static/resource/1`",
+                        );
+                    }
+                    None
+                }
+                [one] => match *one {
+                    "list" => get("list").map(|l| ResourceOp::List {
+                        cursor: opt_cursor(cx, l, "list"),
+                    }),
+                    "templates" => get("templates").map(|l| ResourceOp::Templates {
+                        cursor: opt_cursor(cx, l, "templates"),
+                    }),
+                    _ => get("read")
+                        .and_then(|r| cx.name(r, "read"))
+                        .map(|uri| ResourceOp::Read { uri }),
+                },
+                many => {
+                    cx.error_hint(span, format!("`assert_resources` takes one of `list`, `read`, `templates`; this one has {}", many.join(" and ")), "split it into separate tests");
+                    None
+                }
+            };
+            if expect_notification.is_some() && subscribe.is_none() {
+                cx.error_hint(
+                    span,
+                    "`expect_notification` needs `subscribe`",
+                    "subscribe to the resource whose update you expect",
+                );
+            }
+            Some(BlockOut {
+                action: Action::Resources {
+                    op: op?,
+                    subscribe,
+                    unsubscribe,
+                    expect_notification,
+                },
+                expect_node: get("expect").cloned(),
+                block: Block::Other,
+                span,
+            })
+        }
+        "assert_completion" => {
+            let entries = cx.entries(
+                v,
+                "assert_completion",
+                &["ref", "argument", "context", "expect"],
+            );
+            let get = |k: &str| {
+                entries
+                    .iter()
+                    .find(|(key, _, _)| *key == k)
+                    .map(|(_, _, n)| *n)
+            };
+            let mut ref_type = None;
+            let mut ref_name = None;
+            match get("ref") {
+                Some(r) => {
+                    for (k, _, x) in cx.entries(r, "ref", &["type", "name", "uri"]) {
+                        match k {
+                            "type" => {
+                                ref_type = cx.string(x, "type");
+                                if let Some(t) = &ref_type {
+                                    if t != "ref/prompt" && t != "ref/resource" {
+                                        cx.error_hint(
+                                            x.span,
+                                            format!("unknown completion ref type `{t}`"),
+                                            "use `ref/prompt` or `ref/resource`",
+                                        );
+                                    }
+                                }
+                            }
+                            _ => ref_name = cx.string(x, k),
+                        }
+                    }
+                }
+                None => {
+                    if v.as_map().is_some() {
+                        cx.error_hint(
+                            span,
+                            "`assert_completion` needs `ref`",
+                            "e.g. `ref: {type: ref/prompt, name: my_prompt}`",
+                        );
+                    }
+                }
+            }
+            let mut arg = (None, String::new());
+            match get("argument") {
+                Some(a) => {
+                    for (k, _, x) in cx.entries(a, "argument", &["name", "value"]) {
+                        if k == "name" {
+                            arg.0 = cx.name(x, "name");
+                        } else {
+                            arg.1 = x.scalar_text().unwrap_or_default().to_string();
+                        }
+                    }
+                }
+                None => {
+                    if v.as_map().is_some() {
+                        cx.error_hint(
+                            span,
+                            "`assert_completion` needs `argument`",
+                            "e.g. `argument: {name: style, value: \"\"}`",
+                        );
+                    }
+                }
+            }
+            let context = get("context").map(Node::to_json);
+            match (ref_type, ref_name, arg.0) {
+                (Some(ref_type), Some(ref_name), Some(an)) => Some(BlockOut {
+                    action: Action::Completion {
+                        ref_type,
+                        ref_name,
+                        argument: (an, arg.1),
+                        context,
+                    },
+                    expect_node: get("expect").cloned(),
+                    block: Block::Other,
+                    span,
+                }),
+                _ => None,
+            }
+        }
+        "assert_sampling" => {
+            let entries = cx.entries(
+                v,
+                "assert_sampling",
+                &[
+                    "tool",
+                    "args",
+                    "mock_text",
+                    "mock_model",
+                    "mock_stop_reason",
+                    "expect",
+                ],
+            );
+            let get = |k: &str| {
+                entries
+                    .iter()
+                    .find(|(key, _, _)| *key == k)
+                    .map(|(_, _, n)| *n)
+            };
+            let tool = get("tool").and_then(|t| cx.name(t, "tool"));
+            if get("tool").is_none() && v.as_map().is_some() {
+                cx.error(span, "`assert_sampling` needs `tool`");
+            }
+            let args = args_value(cx, get("args"));
+            let mock = SamplingMock {
+                text: get("mock_text")
+                    .and_then(|t| cx.string(t, "mock_text"))
+                    .unwrap_or_default(),
+                model: get("mock_model")
+                    .and_then(|t| cx.string(t, "mock_model"))
+                    .unwrap_or_else(|| "mock".into()),
+                stop_reason: get("mock_stop_reason")
+                    .and_then(|t| cx.string(t, "mock_stop_reason"))
+                    .unwrap_or_else(|| "end_turn".into()),
+            };
+            Some(BlockOut {
+                action: Action::Sampling {
+                    tool: tool?,
+                    args,
+                    mock,
+                },
+                expect_node: get("expect").cloned(),
+                block: Block::Tool,
+                span,
+            })
+        }
+        "assert_logging" => {
+            let entries = cx.entries(
+                v,
+                "assert_logging",
+                &["set_level", "tool", "args", "expect"],
+            );
+            let get = |k: &str| {
+                entries
+                    .iter()
+                    .find(|(key, _, _)| *key == k)
+                    .map(|(_, _, n)| *n)
+            };
+            const LEVELS: [&str; 8] = [
+                "debug",
+                "info",
+                "notice",
+                "warning",
+                "error",
+                "critical",
+                "alert",
+                "emergency",
+            ];
+            let level = match get("set_level") {
+                Some(l) => cx.string(l, "set_level").filter(|s| {
+                    let ok = LEVELS.contains(&s.as_str());
+                    if !ok {
+                        let hint = crate::diag::did_you_mean(s, LEVELS)
+                            .unwrap_or_else(|| format!("one of: {}", LEVELS.join(", ")));
+                        cx.error_hint(l.span, format!("unknown log level `{s}`"), hint);
+                    }
+                    ok
+                }),
+                None => {
+                    if v.as_map().is_some() {
+                        cx.error_hint(
+                            span,
+                            "`assert_logging` needs `set_level`",
+                            "e.g. `set_level: debug`",
+                        );
+                    }
+                    None
+                }
+            };
+            let tool = get("tool").and_then(|t| cx.name(t, "tool"));
+            let args = args_value(cx, get("args"));
+            Some(BlockOut {
+                action: Action::Logging {
+                    set_level: level?,
+                    tool,
+                    args,
+                },
+                expect_node: get("expect").cloned(),
+                block: Block::Logging,
+                span,
+            })
+        }
+        "assert_notifications" => {
+            let entries = cx.entries(v, "assert_notifications", &["tool", "args", "expect"]);
+            let get = |k: &str| {
+                entries
+                    .iter()
+                    .find(|(key, _, _)| *key == k)
+                    .map(|(_, _, n)| *n)
+            };
+            let tool = get("tool").and_then(|t| cx.name(t, "tool"));
+            if get("tool").is_none() && v.as_map().is_some() {
+                cx.error(span, "`assert_notifications` needs `tool`");
+            }
+            let args = args_value(cx, get("args"));
+            Some(BlockOut {
+                action: Action::Notifications { tool: tool?, args },
+                expect_node: get("expect").cloned(),
+                block: Block::Notifications,
+                span,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn load_setup(cx: &mut Cx, node: &Node) -> Vec<SetupCall> {
+    let Some(items) = cx.seq(node, "setup") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let entries = cx.entries(item, "setup step", &["tool", "args", "capture"]);
+        let get = |k: &str| {
+            entries
+                .iter()
+                .find(|(key, _, _)| *key == k)
+                .map(|(_, _, n)| *n)
+        };
+        let tool = get("tool").and_then(|t| cx.name(t, "tool"));
+        if get("tool").is_none() && item.as_map().is_some() {
+            cx.error_hint(
+                item.span,
+                "a setup step needs `tool`",
+                "setup steps are tool calls: `- tool: create_file`",
+            );
+        }
+        let args = args_value(cx, get("args"));
+        let mut capture = Vec::new();
+        if let Some(c) = get("capture") {
+            for (var, expr) in cx.string_map(c, "capture").unwrap_or_default() {
+                match Path::parse(&expr) {
+                    Ok(p) => capture.push((var, p)),
+                    Err(e) => cx.error_hint(
+                        c.get(&var).map_or(c.span, |n| n.span),
+                        format!("`capture.{var}`: invalid path {expr:?}: {e}"),
+                        "captures are JSONPath into the setup result's text, e.g. `$.id`",
+                    ),
+                }
+            }
+        }
+        if let Some(tool) = tool {
+            out.push(SetupCall {
+                tool,
+                args,
+                capture,
+                span: item.span,
+            });
+        }
+    }
+    out
+}
+
+/// Report `{{var}}` references that nothing defines: `fixture` is always
+/// defined; setup captures define names for later steps and the action. With
+/// context hooks (which may inject vars), unknown names are warnings.
+fn check_vars(
+    cx: &mut Cx,
+    setup: &[SetupCall],
+    action: &Action,
+    server: Option<&Server>,
+    expect: &Expectations,
+    context_hooks: bool,
+    action_span: Span,
+) {
+    let mut known: Vec<String> = vec!["fixture".into()];
+    let report = |cx: &mut Cx, names: Vec<String>, known: &[String], span: Span| {
+        for n in names {
+            if known.contains(&n) {
+                continue;
+            }
+            let hint = crate::diag::did_you_mean(&n, known.iter().map(String::as_str)).unwrap_or_else(|| {
+                format!(
+                    "defined here: {}; capture it in an earlier setup step with `capture: {{{n}: $.path}}`",
+                    known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                )
+            });
+            let msg = format!("`{{{{{n}}}}}` is not defined at this point");
+            if context_hooks {
+                cx.warning(
+                    span,
+                    format!("{msg} (a context hook may inject it)"),
+                    Some(hint),
+                );
+            } else {
+                cx.error_hint(span, msg, hint);
+            }
+        }
+    };
+    if let Some(s) = server {
+        let mut names = Vec::new();
+        for a in &s.args {
+            names.extend(vars_in(a));
+        }
+        for (_, v) in s.env.iter().chain(s.headers.iter()) {
+            names.extend(vars_in(v));
+        }
+        if let Some(u) = &s.url {
+            names.extend(vars_in(u));
+        }
+        if let Some(r) = &s.client.roots {
+            for x in r {
+                names.extend(vars_in(x));
+            }
+        }
+        // Setup captures do not exist yet when the server starts.
+        report(cx, names, &["fixture".to_string()], s.span);
+    }
+    for step in setup {
+        let mut names = Vec::new();
+        vars_in_value(&step.args, &mut names);
+        report(cx, names, &known, step.span);
+        for (var, _) in &step.capture {
+            if !known.contains(var) {
+                known.push(var.clone());
+            }
+        }
+    }
+    let mut names = Vec::new();
+    match action {
+        Action::Tool { args, .. }
+        | Action::Sampling { args, .. }
+        | Action::Notifications { args, .. }
+        | Action::Logging { args, .. } => vars_in_value(args, &mut names),
+        Action::Prompts(PromptOp::Get { name, arguments }) => {
+            names.extend(vars_in(name));
+            for (_, v) in arguments {
+                names.extend(vars_in(v));
+            }
+        }
+        Action::Resources {
+            op,
+            subscribe,
+            unsubscribe,
+            ..
+        } => {
+            if let ResourceOp::Read { uri } = op {
+                names.extend(vars_in(uri));
+            }
+            for s in [subscribe, unsubscribe].into_iter().flatten() {
+                names.extend(vars_in(s));
+            }
+        }
+        Action::Completion {
+            ref_name,
+            argument,
+            context,
+            ..
+        } => {
+            names.extend(vars_in(ref_name));
+            names.extend(vars_in(&argument.1));
+            if let Some(c) = context {
+                vars_in_value(c, &mut names);
+            }
+        }
+        Action::Trajectory(TraceSource::AuditLog(p)) => names.extend(vars_in(p)),
+        _ => {}
+    }
+    for c in expect.checks() {
+        if let crate::check::Target::File(p) = &c.target {
+            names.extend(vars_in(p));
+        }
+    }
+    report(cx, names, &known, action_span);
+}

@@ -1,0 +1,390 @@
+//! Trajectory checks: properties of a sequence of tool calls.
+//!
+//! A trace comes inline (`trace:` in the suite) or from a JSONL audit log
+//! given as text (one object per line with a `"tool"` string and optional
+//! `"args"` object; lines without `"tool"` are other events and are skipped,
+//! as mcp-assert does). Assertions (`trajectory:`) compile into ordinary
+//! checks whose target is the `trace` of the observation
+//! `{"trace": [{"tool": …, "args": {…}}, …]}`, so they are scored and reported
+//! like any other check:
+//!
+//! * `order`: the listed tools appear in this order, not necessarily adjacent;
+//! * `presence`: every listed tool appears at least once;
+//! * `absence`: none of the listed tools appears;
+//! * `args_contain`: the first call of `tool` has every listed argument, values
+//!   compared by plain string form (mcp-assert's rule: later calls of the same
+//!   tool are not consulted).
+
+use serde_json::{Value, json};
+
+use crate::check::{Check, Matcher, Outcome, Target, quote};
+use crate::diag::{Diagnostic, Span};
+use crate::expect::Item;
+use crate::path::Path;
+use crate::read::Cx;
+use crate::value::{plain, plain_eq};
+use crate::yaml::Node;
+
+/// One tool call of a trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceEntry {
+    pub tool: String,
+    pub args: Value,
+}
+
+/// The observation a trajectory's checks look at.
+pub fn observation(trace: &[TraceEntry]) -> Value {
+    json!({
+        "trace": trace
+            .iter()
+            .map(|e| json!({"tool": e.tool, "args": e.args}))
+            .collect::<Vec<_>>()
+    })
+}
+
+/// Read an inline `trace:` list.
+pub fn read_trace(cx: &mut Cx, node: &Node) -> Vec<TraceEntry> {
+    let Some(items) = cx.seq(node, "trace") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let entries = cx.entries(item, "trace entry", &["tool", "args"]);
+        let mut tool = None;
+        let mut args = Value::Object(Default::default());
+        for (k, _, v) in entries {
+            match k {
+                "tool" => tool = cx.name(v, "tool"),
+                _ => {
+                    if v.as_map().is_some() || v.is_null() {
+                        if !v.is_null() {
+                            args = v.to_json();
+                        }
+                    } else {
+                        cx.error(
+                            v.span,
+                            format!("`args` must be a mapping, not {}", v.type_name()),
+                        );
+                    }
+                }
+            }
+        }
+        match tool {
+            Some(tool) => out.push(TraceEntry { tool, args }),
+            None => {
+                if item.as_map().is_some() {
+                    cx.error(item.span, "a trace entry needs `tool`");
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Parse a JSONL audit log. `file` names it in diagnostics.
+pub fn parse_audit_log(file: &str, text: &str) -> Result<Vec<TraceEntry>, Diagnostic> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let n = (i + 1) as u32;
+        let v: Value = serde_json::from_str(line).map_err(|e| {
+            Diagnostic::error(file, Span::new(n, 1, n, 2), format!("audit log line {n} is not valid JSON: {e}"))
+                .with_hint("an audit log has one JSON object per line, e.g. {\"tool\": \"read_file\", \"args\": {…}}")
+        })?;
+        let Some(tool) = v
+            .get("tool")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        else {
+            continue;
+        };
+        let args = match v.get("args") {
+            Some(a @ Value::Object(_)) => a.clone(),
+            _ => Value::Object(Default::default()),
+        };
+        out.push(TraceEntry {
+            tool: tool.to_string(),
+            args,
+        });
+    }
+    Ok(out)
+}
+
+/// Compile a `trajectory:` list into checks.
+pub fn compile(cx: &mut Cx, node: &Node) -> Vec<Item> {
+    let Some(items) = cx.seq(node, "trajectory") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let entries = cx.entries(
+            item,
+            "trajectory assertion",
+            &["type", "tools", "tool", "args", "name", "weight"],
+        );
+        let get = |k: &str| {
+            entries
+                .iter()
+                .find(|(key, _, _)| *key == k)
+                .map(|(_, _, v)| *v)
+        };
+        let Some(kind_node) = get("type") else {
+            if item.as_map().is_some() {
+                cx.error_hint(
+                    item.span,
+                    "a trajectory assertion needs `type`",
+                    "one of: order, presence, absence, args_contain",
+                );
+            }
+            continue;
+        };
+        let Some(kind) = cx.string(kind_node, "type") else {
+            continue;
+        };
+        let tools = |cx: &mut Cx| -> Option<Vec<String>> {
+            match get("tools") {
+                Some(t) => cx
+                    .strings(t, "tools")
+                    .map(|v| v.into_iter().map(|(s, _)| s).collect()),
+                None => {
+                    cx.error_hint(
+                        item.span,
+                        format!("`{kind}` needs `tools`"),
+                        "list the tool names: `tools: [a, b]`",
+                    );
+                    None
+                }
+            }
+        };
+        let matcher = match kind.as_str() {
+            "order" => tools(cx).map(Matcher::TraceOrder),
+            "presence" => tools(cx).map(Matcher::TracePresence),
+            "absence" => tools(cx).map(Matcher::TraceAbsence),
+            "args_contain" => {
+                let tool = get("tool").and_then(|t| cx.name(t, "tool"));
+                let args = match get("args") {
+                    Some(a) => cx.map(a, "args").map(|m| {
+                        m.iter()
+                            .filter_map(|(k, v)| k.key_str().map(|k| (k.to_string(), v.to_json())))
+                            .collect::<Vec<_>>()
+                    }),
+                    None => {
+                        cx.error(item.span, "`args_contain` needs `args`");
+                        None
+                    }
+                };
+                if get("tool").is_none() {
+                    cx.error(item.span, "`args_contain` needs `tool`");
+                }
+                match (tool, args) {
+                    (Some(tool), Some(args)) => Some(Matcher::TraceArgs { tool, args }),
+                    _ => None,
+                }
+            }
+            other => {
+                let hint = crate::diag::did_you_mean(
+                    other,
+                    ["order", "presence", "absence", "args_contain"],
+                )
+                .unwrap_or_else(|| "one of: order, presence, absence, args_contain".into());
+                cx.error_hint(
+                    kind_node.span,
+                    format!("unknown trajectory assertion type `{other}`"),
+                    hint,
+                );
+                None
+            }
+        };
+        let Some(matcher) = matcher else { continue };
+        let name = get("name").and_then(|n| cx.name(n, "name"));
+        let weight = get("weight")
+            .and_then(|w| cx.number(w, "weight"))
+            .unwrap_or(1.0);
+        out.push(Item::Check(Check {
+            named: name.is_some(),
+            name: name.unwrap_or_else(|| kind.clone()),
+            key: kind.clone(),
+            target: Target::Doc(Path::fixed("trace")),
+            matcher,
+            weight,
+            span: item.span,
+        }));
+    }
+    out
+}
+
+fn names(trace: &[&Value]) -> String {
+    let list: Vec<String> = trace
+        .iter()
+        .map(|e| e.get("tool").map(plain).unwrap_or_default())
+        .collect();
+    format!("[{}]", list.join(", "))
+}
+
+/// Evaluate a trajectory matcher over the trace entries.
+pub(crate) fn evaluate(m: &Matcher, trace: &[&Value], expected: String) -> Outcome {
+    let tool_of = |e: &Value| {
+        e.get("tool")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    let actual = names(trace);
+    match m {
+        Matcher::TraceOrder(tools) => {
+            if tools.is_empty() {
+                return Outcome::pass(expected, actual);
+            }
+            let mut pos = 0;
+            for e in trace {
+                if tool_of(e) == tools[pos] {
+                    pos += 1;
+                    if pos == tools.len() {
+                        return Outcome::pass(expected, actual);
+                    }
+                }
+            }
+            let reason = if pos == 0 {
+                format!("order: {} not found in trace", quote(&tools[0]))
+            } else {
+                format!(
+                    "order: found {} but {} did not follow (got: {actual})",
+                    quote(&tools[pos - 1]),
+                    quote(&tools[pos])
+                )
+            };
+            Outcome::fail(expected, actual, reason)
+        }
+        Matcher::TracePresence(tools) => {
+            for t in tools {
+                if !trace.iter().any(|e| tool_of(e) == *t) {
+                    let reason =
+                        format!("presence: {} not found in trace (got: {actual})", quote(t));
+                    return Outcome::fail(expected, actual, reason);
+                }
+            }
+            Outcome::pass(expected, actual)
+        }
+        Matcher::TraceAbsence(tools) => {
+            for e in trace {
+                let t = tool_of(e);
+                if tools.contains(&t) {
+                    let reason = format!(
+                        "absence: {} appeared in trace but should not have",
+                        quote(&t)
+                    );
+                    return Outcome::fail(expected, actual, reason);
+                }
+            }
+            Outcome::pass(expected, actual)
+        }
+        Matcher::TraceArgs { tool, args } => {
+            let Some(call) = trace.iter().find(|e| tool_of(e) == *tool) else {
+                let reason = format!(
+                    "args_contain: {} not found in trace (got: {actual})",
+                    quote(tool)
+                );
+                return Outcome::fail(expected, actual, reason);
+            };
+            let call_args = call.get("args").cloned().unwrap_or(Value::Null);
+            let shown = crate::value::show_json(&call_args, crate::check::SHOW);
+            for (k, want) in args {
+                match call_args.get(k) {
+                    None => {
+                        let reason = format!(
+                            "args_contain: {} called without arg {}",
+                            quote(tool),
+                            quote(k)
+                        );
+                        return Outcome::fail(expected, shown, reason);
+                    }
+                    Some(got) if !plain_eq(want, got) => {
+                        let reason = format!(
+                            "args_contain: {} arg {}: want {}, got {}",
+                            quote(tool),
+                            quote(k),
+                            plain(want),
+                            plain(got)
+                        );
+                        return Outcome::fail(expected, shown, reason);
+                    }
+                    Some(_) => {}
+                }
+            }
+            Outcome::pass(expected, shown)
+        }
+        other => Outcome::error(
+            expected,
+            format!("{} is not a trajectory assertion", other.kind()),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Facts;
+    use crate::expect::Expectations;
+    use crate::score::{Verdict, score};
+    use crate::yaml::parse;
+
+    fn run(trace_yaml: &str, assertions_yaml: &str) -> crate::score::Scored {
+        let mut cx = Cx::new("t");
+        let trace = read_trace(
+            &mut cx,
+            &parse("t", trace_yaml).unwrap_or_else(|d| panic!("{d:?}")),
+        );
+        let items = compile(
+            &mut cx,
+            &parse("t", assertions_yaml).unwrap_or_else(|d| panic!("{d:?}")),
+        );
+        assert!(cx.diags.is_empty(), "{:?}", cx.diags);
+        let exp = Expectations {
+            items,
+            ..Expectations::default()
+        };
+        score(&exp, &observation(&trace), &Facts::default())
+    }
+
+    const TRACE: &str = "- tool: prepare_rename\n  args: {file_path: main.go, line: 6}\n- tool: rename_symbol\n  args: {new_name: Entity}\n";
+
+    #[test]
+    fn passing_trajectory() {
+        let s = run(
+            TRACE,
+            "- type: order\n  tools: [prepare_rename, rename_symbol]\n- type: absence\n  tools: [apply_edit]\n- type: presence\n  tools: [rename_symbol]\n- type: args_contain\n  tool: prepare_rename\n  args: {line: '6'}\n",
+        );
+        assert_eq!(s.verdict, Verdict::Pass, "{:?}", s.checks);
+    }
+
+    #[test]
+    fn failing_trajectory_reports_every_failure() {
+        let s = run(
+            TRACE,
+            "- type: order\n  tools: [rename_symbol, prepare_rename]\n- type: absence\n  tools: [rename_symbol]\n- type: args_contain\n  tool: prepare_rename\n  args: {line: 7}\n",
+        );
+        assert_eq!(s.verdict, Verdict::Fail);
+        let reasons: Vec<&str> = s.checks.iter().map(|c| c.outcome.reason.as_str()).collect();
+        assert_eq!(
+            reasons,
+            [
+                "order: found 'rename_symbol' but 'prepare_rename' did not follow (got: [prepare_rename, rename_symbol])",
+                "absence: 'rename_symbol' appeared in trace but should not have",
+                "args_contain: 'prepare_rename' arg 'line': want 7, got 6",
+            ]
+        );
+    }
+
+    #[test]
+    fn audit_log_lines() {
+        let log = "{\"tool\":\"a\",\"args\":{\"x\":1}}\n\n{\"action\":\"session_start\"}\n{\"tool\":\"b\"}\n";
+        let t = parse_audit_log("log.jsonl", log).unwrap_or_default();
+        assert_eq!(t.len(), 2);
+        assert_eq!(t[1].tool, "b");
+        let err = parse_audit_log("log.jsonl", "{\"tool\":\"a\"}\nnot json\n").err();
+        assert_eq!(err.map(|e| e.span.line), Some(2));
+    }
+}

@@ -1,0 +1,552 @@
+//! A YAML document as a tree of nodes that remember where they were written.
+//!
+//! Suite loading needs the line and column of every key and value, and it must
+//! report every problem at once rather than stop at the first. Deserializing
+//! with serde gives neither, so the loader walks this tree instead: the parser
+//! (`saphyr-parser`, a YAML 1.2 parser) produces events with spans, and this
+//! module folds them into [`Node`]s, resolving plain scalars with the YAML 1.2
+//! core schema (`true`, `42`, `1.5`, `null`, `~`) and keeping the scalar's
+//! source text, so a string field given `3.10` reads "3.10" (as Go's yaml.v3
+//! does for mcp-assert) rather than a reformatted float.
+//!
+//! Anchors, aliases and `<<` merge keys are supported.
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
+use serde_json::{Map, Number, Value};
+
+use crate::diag::{Diagnostic, Span};
+
+/// A resolved YAML scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Scalar {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeKind {
+    /// `text` is the scalar as written (after YAML unescaping); `quoted` tells
+    /// whether it was a quoted or block scalar, which is always a string.
+    Scalar {
+        value: Scalar,
+        text: String,
+        quoted: bool,
+    },
+    Seq(Vec<Node>),
+    Map(Vec<(Node, Node)>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub span: Span,
+}
+
+impl Node {
+    pub fn scalar(value: Scalar, text: String, span: Span) -> Self {
+        Node {
+            kind: NodeKind::Scalar {
+                value,
+                text,
+                quoted: false,
+            },
+            span,
+        }
+    }
+
+    /// A short name of the node's type for messages: "a string", "a list", …
+    pub fn type_name(&self) -> &'static str {
+        match &self.kind {
+            NodeKind::Scalar { value, .. } => match value {
+                Scalar::Null => "null",
+                Scalar::Bool(_) => "a boolean",
+                Scalar::Int(_) => "an integer",
+                Scalar::Float(_) => "a number",
+                Scalar::Str(_) => "a string",
+            },
+            NodeKind::Seq(_) => "a list",
+            NodeKind::Map(_) => "a mapping",
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(
+            self.kind,
+            NodeKind::Scalar {
+                value: Scalar::Null,
+                ..
+            }
+        )
+    }
+
+    /// The entries of a mapping node.
+    pub fn as_map(&self) -> Option<&[(Node, Node)]> {
+        match &self.kind {
+            NodeKind::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.kind {
+            NodeKind::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The text of a scalar that is a string, or any non-null scalar's source
+    /// text when `lenient` (how Go's yaml.v3 fills a string field).
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Scalar {
+                value: Scalar::Str(s),
+                ..
+            } => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Any non-null scalar as its source text (`42` → "42", `true` → "true").
+    pub fn scalar_text(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Scalar {
+                value: Scalar::Null,
+                ..
+            } => None,
+            NodeKind::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Look a key up in a mapping node.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map()?
+            .iter()
+            .find(|(k, _)| k.key_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+
+    /// A mapping key's text (keys are compared by their source text).
+    pub fn key_str(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// Convert to JSON. Mapping keys become their text; floats that are not
+    /// finite become strings (JSON has no NaN or infinity).
+    pub fn to_json(&self) -> Value {
+        match &self.kind {
+            NodeKind::Scalar { value, .. } => match value {
+                Scalar::Null => Value::Null,
+                Scalar::Bool(b) => Value::Bool(*b),
+                Scalar::Int(i) => Value::Number((*i).into()),
+                Scalar::Float(f) => Number::from_f64(*f)
+                    .map(Value::Number)
+                    .unwrap_or_else(|| Value::String(f.to_string())),
+                Scalar::Str(s) => Value::String(s.clone()),
+            },
+            NodeKind::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
+            NodeKind::Map(entries) => {
+                let mut m = Map::new();
+                for (k, v) in entries {
+                    let key = k
+                        .key_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| k.to_json().to_string());
+                    m.insert(key, v.to_json());
+                }
+                Value::Object(m)
+            }
+        }
+    }
+
+    /// Build a node from JSON (for inputs that arrive as JSON objects, e.g.
+    /// from JavaScript). Spans are empty.
+    pub fn from_json(v: &Value) -> Node {
+        let span = Span::none();
+        let kind = match v {
+            Value::Null => NodeKind::Scalar {
+                value: Scalar::Null,
+                text: "null".into(),
+                quoted: false,
+            },
+            Value::Bool(b) => NodeKind::Scalar {
+                value: Scalar::Bool(*b),
+                text: b.to_string(),
+                quoted: false,
+            },
+            Value::Number(n) => {
+                let value = match n.as_i64() {
+                    Some(i) => Scalar::Int(i),
+                    None => Scalar::Float(n.as_f64().unwrap_or(f64::NAN)),
+                };
+                NodeKind::Scalar {
+                    value,
+                    text: n.to_string(),
+                    quoted: false,
+                }
+            }
+            Value::String(s) => NodeKind::Scalar {
+                value: Scalar::Str(s.clone()),
+                text: s.clone(),
+                quoted: true,
+            },
+            Value::Array(a) => NodeKind::Seq(a.iter().map(Node::from_json).collect()),
+            Value::Object(o) => NodeKind::Map(
+                o.iter()
+                    .map(|(k, v)| {
+                        (
+                            Node {
+                                kind: NodeKind::Scalar {
+                                    value: Scalar::Str(k.clone()),
+                                    text: k.clone(),
+                                    quoted: true,
+                                },
+                                span,
+                            },
+                            Node::from_json(v),
+                        )
+                    })
+                    .collect(),
+            ),
+        };
+        Node { kind, span }
+    }
+}
+
+/// Resolve a plain scalar with the YAML 1.2 core schema.
+pub fn resolve_plain(text: &str) -> Scalar {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Scalar::Null,
+        "true" | "True" | "TRUE" => return Scalar::Bool(true),
+        "false" | "False" | "FALSE" => return Scalar::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Scalar::Float(f64::INFINITY);
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Scalar::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Scalar::Float(f64::NAN),
+        _ => {}
+    }
+    if let Some(hex) = text.strip_prefix("0x") {
+        if let Ok(i) = i64::from_str_radix(hex, 16) {
+            return Scalar::Int(i);
+        }
+    }
+    if let Some(oct) = text.strip_prefix("0o") {
+        if let Ok(i) = i64::from_str_radix(oct, 8) {
+            return Scalar::Int(i);
+        }
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(i) = text.parse::<i64>() {
+            return Scalar::Int(i);
+        }
+        if let Ok(f) = text.parse::<f64>() {
+            return Scalar::Float(f);
+        }
+    }
+    if is_float_syntax(digits) {
+        if let Ok(f) = text.parse::<f64>() {
+            return Scalar::Float(f);
+        }
+    }
+    Scalar::Str(text.to_string())
+}
+
+/// `(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?` without the sign.
+fn is_float_syntax(s: &str) -> bool {
+    let (mantissa, exp) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((a, b)) => {
+            (!a.is_empty() || !b.is_empty())
+                && a.bytes().all(|c| c.is_ascii_digit())
+                && b.bytes().all(|c| c.is_ascii_digit())
+                && !(a.is_empty() && b.is_empty())
+        }
+        None => !mantissa.is_empty() && mantissa.bytes().all(|c| c.is_ascii_digit()),
+    };
+    let exp_ok = match exp {
+        None => true,
+        Some(e) => {
+            let e = e.strip_prefix(['-', '+']).unwrap_or(e);
+            !e.is_empty() && e.bytes().all(|c| c.is_ascii_digit())
+        }
+    };
+    mantissa_ok && exp_ok && (mantissa.contains('.') || exp.is_some())
+}
+
+fn span_of(s: &saphyr_parser::Span) -> Span {
+    Span::new(
+        s.start.line() as u32,
+        s.start.col() as u32 + 1,
+        s.end.line() as u32,
+        s.end.col() as u32 + 1,
+    )
+}
+
+fn scan_error(file: &str, e: &ScanError) -> Diagnostic {
+    let m = e.marker();
+    let line = m.line() as u32;
+    let col = m.col() as u32 + 1;
+    Diagnostic::error(
+        file,
+        Span::new(line, col, line, col + 1),
+        format!("this is not valid YAML: {}", e.info()),
+    )
+    .with_hint("check the indentation and quoting on this line and the one before it")
+}
+
+enum Frame {
+    Seq(Vec<Node>, Span, usize),
+    Map(Vec<(Node, Node)>, Option<Node>, Span, usize),
+}
+
+/// Parse one YAML document. An empty text is a null node. A text holding more
+/// than one document is an error (one test file is one document).
+pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
+    let mut parser = Parser::new_from_str(text);
+    let mut anchors: HashMap<usize, Node> = HashMap::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut root: Option<Node> = None;
+    let mut docs = 0usize;
+    let mut diags = Vec::new();
+
+    loop {
+        let (event, raw_span) = match parser.next_event() {
+            None => break,
+            Some(Ok(ev)) => ev,
+            Some(Err(e)) => {
+                diags.push(scan_error(file, &e));
+                return Err(diags);
+            }
+        };
+        let span = span_of(&raw_span);
+        let finished: Option<Node> = match event {
+            Event::StreamStart | Event::StreamEnd | Event::Nothing | Event::DocumentEnd => None,
+            Event::DocumentStart(_) => {
+                docs += 1;
+                if docs > 1 {
+                    diags.push(
+                        Diagnostic::error(
+                            file,
+                            span,
+                            "this file holds more than one YAML document",
+                        )
+                        .with_hint(
+                            "put one test per file, or list several under `tests:` in one document",
+                        ),
+                    );
+                    return Err(diags);
+                }
+                None
+            }
+            Event::Alias(id) => match anchors.get(&id) {
+                Some(n) => Some(Node {
+                    kind: n.kind.clone(),
+                    span,
+                }),
+                None => {
+                    diags.push(Diagnostic::error(file, span, "alias to an unknown anchor"));
+                    return Err(diags);
+                }
+            },
+            Event::Scalar(value, style, anchor, tag) => {
+                let quoted = style != ScalarStyle::Plain;
+                let text = value.into_owned();
+                let resolved = match tag.as_deref() {
+                    Some(t) if t.handle == "tag:yaml.org,2002:" || t.handle == "!!" => {
+                        match t.suffix.as_str() {
+                            "str" => Scalar::Str(text.clone()),
+                            "null" => Scalar::Null,
+                            "bool" | "int" | "float" => resolve_plain(&text),
+                            _ => Scalar::Str(text.clone()),
+                        }
+                    }
+                    _ if quoted => Scalar::Str(text.clone()),
+                    _ => resolve_plain(&text),
+                };
+                let node = Node {
+                    kind: NodeKind::Scalar {
+                        value: resolved,
+                        text,
+                        quoted,
+                    },
+                    span,
+                };
+                if anchor > 0 {
+                    anchors.insert(anchor, node.clone());
+                }
+                Some(node)
+            }
+            Event::SequenceStart(anchor, _) => {
+                stack.push(Frame::Seq(Vec::new(), span, anchor));
+                None
+            }
+            Event::MappingStart(anchor, _) => {
+                stack.push(Frame::Map(Vec::new(), None, span, anchor));
+                None
+            }
+            Event::SequenceEnd => match stack.pop() {
+                Some(Frame::Seq(items, start, anchor)) => {
+                    let node = Node {
+                        kind: NodeKind::Seq(items),
+                        span: Span::new(start.line, start.col, span.end_line, span.end_col),
+                    };
+                    if anchor > 0 {
+                        anchors.insert(anchor, node.clone());
+                    }
+                    Some(node)
+                }
+                _ => None,
+            },
+            Event::MappingEnd => match stack.pop() {
+                Some(Frame::Map(entries, _, start, anchor)) => {
+                    let node = Node {
+                        kind: NodeKind::Map(apply_merge_keys(entries)),
+                        span: Span::new(start.line, start.col, span.end_line, span.end_col),
+                    };
+                    if anchor > 0 {
+                        anchors.insert(anchor, node.clone());
+                    }
+                    Some(node)
+                }
+                _ => None,
+            },
+        };
+        if let Some(node) = finished {
+            match stack.last_mut() {
+                None => root = Some(node),
+                Some(Frame::Seq(items, ..)) => items.push(node),
+                Some(Frame::Map(entries, pending, ..)) => match pending.take() {
+                    None => *pending = Some(node),
+                    Some(key) => entries.push((key, node)),
+                },
+            }
+        }
+    }
+    Ok(root.unwrap_or(Node {
+        kind: NodeKind::Scalar {
+            value: Scalar::Null,
+            text: String::new(),
+            quoted: false,
+        },
+        span: Span::new(1, 1, 1, 1),
+    }))
+}
+
+/// Apply YAML merge keys (`<<: *base` or `<<: [*a, *b]`): merged entries come
+/// after the mapping's own and never override them.
+fn apply_merge_keys(entries: Vec<(Node, Node)>) -> Vec<(Node, Node)> {
+    if !entries.iter().any(|(k, _)| is_merge_key(k)) {
+        return entries;
+    }
+    let mut own = Vec::new();
+    let mut merged = Vec::new();
+    for (k, v) in entries {
+        if is_merge_key(&k) {
+            match v.kind {
+                NodeKind::Map(m) => merged.extend(m),
+                NodeKind::Seq(items) => {
+                    for item in items {
+                        if let NodeKind::Map(m) = item.kind {
+                            merged.extend(m);
+                        }
+                    }
+                }
+                _ => own.push((k, v)),
+            }
+        } else {
+            own.push((k, v));
+        }
+    }
+    for (k, v) in merged {
+        let present = own.iter().any(|(ok, _)| ok.key_str() == k.key_str());
+        if !present {
+            own.push((k, v));
+        }
+    }
+    own
+}
+
+fn is_merge_key(k: &Node) -> bool {
+    matches!(&k.kind, NodeKind::Scalar { text, quoted: false, .. } if text == "<<")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn resolves_core_schema_and_keeps_text() {
+        let n = parse(
+            "t",
+            "a: 3.10\nb: '42'\nc: 42\nd: ~\ne: true\nf: 0x1f\ng: 1e3\nh: -7\n",
+        )
+        .unwrap_or_else(|d| panic!("{d:?}"));
+        assert_eq!(
+            n.to_json(),
+            json!({"a": 3.1, "b": "42", "c": 42, "d": null, "e": true, "f": 31, "g": 1000.0, "h": -7})
+        );
+        assert_eq!(n.get("a").and_then(Node::scalar_text), Some("3.10"));
+        assert_eq!(n.get("b").and_then(Node::as_str), Some("42"));
+    }
+
+    #[test]
+    fn spans_are_one_based() {
+        let n = parse("t", "name: x\nassert:\n  tool: echo\n").unwrap_or_else(|d| panic!("{d:?}"));
+        let tool = n.get("assert").and_then(|a| a.get("tool")).map(|t| t.span);
+        assert_eq!(tool, Some(Span::new(3, 9, 3, 13)));
+    }
+
+    #[test]
+    fn anchors_aliases_and_merge_keys() {
+        let n = parse(
+            "t",
+            "base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\nlist: [*b]\n",
+        )
+        .unwrap_or_else(|d| panic!("{d:?}"));
+        assert_eq!(
+            n.get("use").map(Node::to_json),
+            Some(json!({"y": 3, "x": 1}))
+        );
+        assert_eq!(
+            n.get("list").map(Node::to_json),
+            Some(json!([{"x": 1, "y": 2}]))
+        );
+    }
+
+    #[test]
+    fn syntax_error_is_a_diagnostic_with_position() {
+        let err = parse("bad.yaml", "a: [1, 2\nb: c\n")
+            .err()
+            .unwrap_or_default();
+        assert_eq!(err.len(), 1);
+        assert_eq!(err[0].file, "bad.yaml");
+        assert!(err[0].span.line >= 1);
+        assert!(err[0].message.starts_with("this is not valid YAML"));
+    }
+
+    #[test]
+    fn two_documents_are_an_error() {
+        let err = parse("t", "a: 1\n---\nb: 2\n").err().unwrap_or_default();
+        assert_eq!(err.len(), 1);
+        assert_eq!(err[0].span.line, 2);
+    }
+
+    #[test]
+    fn empty_is_null() {
+        assert!(parse("t", "").map(|n| n.is_null()).unwrap_or(false));
+    }
+}
