@@ -164,3 +164,53 @@ pub fn check_trajectory(doc: &ExpectDoc, trace: &[TraceEntry]) -> TestResult {
     let scored = score::score(&doc.expect, &obs, &Facts::default());
     TestResult::scored(&doc.name, "", None, &scored, 0)
 }
+
+/// Read check inputs given as JSON (`{"today": "2026-01-31", "files":
+/// {path: text|null}, "files_before": {…}, "progress_token": …}`), as the npm
+/// package and the shared test vectors pass them. Every key is optional.
+pub fn facts_from_json(v: &Value) -> Result<Facts, String> {
+    let mut facts = Facts::default();
+    let Some(o) = v.as_object() else {
+        if v.is_null() {
+            return Ok(facts);
+        }
+        return Err("options must be an object".into());
+    };
+    for (k, val) in o {
+        match k.as_str() {
+            "today" => {
+                let s = val.as_str().ok_or("`today` must be a date string like 2026-01-31")?;
+                let d = crate::check::parse_date(s).ok_or_else(|| format!("`today` is not a date: {s:?}"))?;
+                facts.today = Some(d.date());
+            }
+            "files" | "files_before" => {
+                let m = val.as_object().ok_or_else(|| format!("`{k}` must map paths to contents (or null)"))?;
+                let mut out = std::collections::BTreeMap::new();
+                for (p, c) in m {
+                    let content = match c {
+                        Value::Null => None,
+                        Value::String(s) => Some(s.clone()),
+                        _ => return Err(format!("`{k}.{p}` must be a string or null")),
+                    };
+                    out.insert(p.clone(), content);
+                }
+                if k == "files" {
+                    facts.files = out;
+                } else {
+                    facts.files_before = out;
+                }
+            }
+            "progress_token" => facts.progress_token = Some(val.clone()),
+            other => return Err(format!("unknown option `{other}` (expected today, files, files_before, progress_token)")),
+        }
+    }
+    Ok(facts)
+}
+
+/// An expectation document given as YAML/JSON text or as a JSON value.
+pub fn load_expect_value(file: &str, v: &Value) -> Result<ExpectDoc, Vec<Diagnostic>> {
+    match v {
+        Value::String(text) => load_expect(file, text),
+        other => load_expect_node(file, &Node::from_json(other)),
+    }
+}
