@@ -38,7 +38,7 @@ use serde_json::Value;
 use crate::check::{Check, Condition, Matcher, TagRule, Target};
 use crate::diag::Span;
 use crate::path::Path;
-use crate::read::Cx;
+use crate::read::{Cx, Entries};
 use crate::yaml::{Node, NodeKind, Scalar};
 
 /// One scored item of a test: a check, or an assert-set scored as a unit.
@@ -349,7 +349,7 @@ fn path_arg<'n>(
     v: &'n Node,
     key: &str,
     others: &[&str],
-) -> Option<(Path, Vec<(&'n str, &'n Node, &'n Node)>)> {
+) -> Option<(Path, Entries<'n>)> {
     let mut allowed = vec!["path"];
     allowed.extend_from_slice(others);
     let entries = cx.entries(v, key, &allowed);
@@ -415,15 +415,14 @@ pub fn compile_map(cx: &mut Cx, node: &Node, block: Block) -> Vec<Check> {
         }
     }
     let has_field_value = field(&entries, "value");
-    if has_field_value.is_some() && field(&entries, "has_field").is_none() {
-        if let Some((_, k, _)) = entries.iter().find(|(k, _, _)| *k == "value") {
+    if has_field_value.is_some() && field(&entries, "has_field").is_none()
+        && let Some((_, k, _)) = entries.iter().find(|(k, _, _)| *k == "value") {
             cx.error_hint(
                 k.span,
                 "`value` goes with `has_field`",
                 "write `has_field: path` next to it",
             );
         }
-    }
     for key in map_keys() {
         let Some((_, knode, v)) = entries.iter().find(|(k, _, _)| *k == key) else {
             continue;
@@ -445,8 +444,8 @@ fn compile_key(
 ) {
     let span = key_span;
     match key {
-        "not_error" | "is_error" => {
-            if cx.bool(v, key) == Some(true) {
+        "not_error" | "is_error"
+            if cx.bool(v, key) == Some(true) => {
                 let matcher = if key == "not_error" {
                     Matcher::NotTrue
                 } else {
@@ -460,12 +459,10 @@ fn compile_key(
                     span,
                 ));
             }
-        }
-        "not_empty" => {
-            if cx.bool(v, key) == Some(true) {
+        "not_empty"
+            if cx.bool(v, key) == Some(true) => {
                 out.push(mk(key.into(), key, text_target(), Matcher::NotEmpty, span));
             }
-        }
         "equals" => {
             if v.is_null() {
                 return;
@@ -499,8 +496,8 @@ fn compile_key(
             }
         }
         "contains_any" => {
-            if let Some(items) = cx.strings(v, key) {
-                if !items.is_empty() {
+            if let Some(items) = cx.strings(v, key)
+                && !items.is_empty() {
                     let list = items.into_iter().map(|(s, _)| s).collect();
                     out.push(mk(
                         key.into(),
@@ -510,7 +507,6 @@ fn compile_key(
                         span,
                     ));
                 }
-            }
         }
         "matches_regex" => {
             if let Some(items) = cx.strings(v, key) {
@@ -625,8 +621,8 @@ fn compile_key(
             }
         }
         "in_order" => {
-            if let Some(items) = cx.strings(v, key) {
-                if !items.is_empty() {
+            if let Some(items) = cx.strings(v, key)
+                && !items.is_empty() {
                     let list = items.into_iter().map(|(s, _)| s).collect();
                     out.push(mk(
                         key.into(),
@@ -636,7 +632,6 @@ fn compile_key(
                         span,
                     ));
                 }
-            }
         }
         "min_progress" => {
             if let Some(n) = cx.uint(v, key) {
@@ -1060,11 +1055,10 @@ fn compile_list_item(cx: &mut Cx, item: &Node, block: Block, out: &mut Vec<Item>
     let has = |k: &str| m.iter().any(|(key, _)| key.key_str() == Some(k));
     if has("assert-set") {
         let entries = cx.entries(item, "expect item", &["assert-set"]);
-        if let Some((_, _, set)) = entries.first() {
-            if let Some(s) = compile_set(cx, set, block) {
+        if let Some((_, _, set)) = entries.first()
+            && let Some(s) = compile_set(cx, set, block) {
                 out.push(Item::Set(s));
             }
-        }
     } else if has("target") || has("matcher") {
         if let Some(c) = compile_list_check(cx, item) {
             out.push(Item::Check(c));

@@ -3,6 +3,10 @@
 //! Text and values in, values out. This crate performs no I/O: no files, no
 //! processes, no environment, no clock, no threads, no printing. It compiles for
 //! `wasm32-unknown-unknown`, and every verdict of every front end is decided here.
+//! The bans are enforced by `clippy.toml` (disallowed methods) and the lints below.
+
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
+#![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod check;
 pub mod diag;

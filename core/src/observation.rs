@@ -63,11 +63,10 @@ pub fn text_view(method: &Method, result: &Value) -> String {
         Method::ToolsCall => content_text(result.get("content")),
         Method::PromptsGet => {
             let mut parts: Vec<String> = Vec::new();
-            if let Some(d) = result.get("description").and_then(Value::as_str) {
-                if !d.is_empty() {
+            if let Some(d) = result.get("description").and_then(Value::as_str)
+                && !d.is_empty() {
                     parts.push(d.to_string());
                 }
-            }
             if let Some(msgs) = result.get("messages").and_then(Value::as_array) {
                 for m in msgs {
                     match m.get("content") {

@@ -61,11 +61,10 @@ impl Path {
         }
         let candidates: Vec<String> = if let Some(rest) = trimmed.strip_prefix('$') {
             let mut c = vec![format!("{prefix}{rest}")];
-            if let Some(dotted) = rest.strip_prefix('.') {
-                if let Some(s) = sugar(dotted) {
+            if let Some(dotted) = rest.strip_prefix('.')
+                && let Some(s) = sugar(dotted) {
                     c.push(format!("{prefix}{s}"));
                 }
-            }
             c
         } else {
             match sugar(trimmed) {

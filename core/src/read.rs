@@ -8,6 +8,9 @@
 use crate::diag::{Diagnostic, Span, did_you_mean};
 use crate::yaml::{Node, NodeKind, Scalar};
 
+/// A mapping's entries: (key text, key node, value node).
+pub type Entries<'n> = Vec<(&'n str, &'n Node, &'n Node)>;
+
 /// The reading context of one file.
 #[derive(Debug)]
 pub struct Cx {
@@ -67,7 +70,7 @@ impl Cx {
         n: &'n Node,
         what: &str,
         allowed: &[&str],
-    ) -> Vec<(&'n str, &'n Node, &'n Node)> {
+    ) -> Entries<'n> {
         let Some(m) = self.map(n, what) else {
             return Vec::new();
         };
@@ -298,7 +301,7 @@ pub fn parse_duration_ms(text: &str) -> Option<u64> {
         return None;
     }
     if let Ok(secs) = t.parse::<f64>() {
-        return (secs >= 0.0 && secs.is_finite()).then(|| (secs * 1000.0) as u64);
+        return (secs >= 0.0 && secs.is_finite()).then_some((secs * 1000.0) as u64);
     }
     let mut total_ms = 0f64;
     let mut rest = t;

@@ -458,15 +458,14 @@ fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
             .find(|(key, _, _)| *key == k)
             .map(|(_, _, v)| *v)
     };
-    if get("tests").is_some() && get("tools").is_some() {
-        if let Some(t) = entries.iter().find(|(k, _, _)| *k == "tools") {
+    if get("tests").is_some() && get("tools").is_some()
+        && let Some(t) = entries.iter().find(|(k, _, _)| *k == "tools") {
             cx.error_hint(
                 t.1.span,
                 "a suite lists its tests under `tests:` or `tools:`, not both",
                 "merge them into `tests:`",
             );
         }
-    }
     suite.name = get("name").and_then(|n| cx.string(n, "name"));
     if let Some(e) = get("env") {
         suite.env = cx.string_map(e, "env").unwrap_or_default();
@@ -478,8 +477,8 @@ fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
         suite.hooks = load_hooks(cx, h);
     }
     let mut servers = Vec::new();
-    if let Some(sv) = get("servers") {
-        if let Some(m) = cx.map(sv, "servers") {
+    if let Some(sv) = get("servers")
+        && let Some(m) = cx.map(sv, "servers") {
             for (k, v) in m {
                 let Some(label) = k.key_str() else { continue };
                 if let Some(mut s) = load_server(cx, v) {
@@ -488,7 +487,6 @@ fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
                 }
             }
         }
-    }
     let default_server = get("server").and_then(|s| resolve_server(cx, s, &servers));
     let mut defaults = Defaults {
         node: None,
@@ -498,11 +496,10 @@ fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
     if let Some(d) = get("defaultTest") {
         // Validate its keys once here; values are read per test.
         let _ = cx.entries(d, "defaultTest", DEFAULT_TEST_KEYS);
-        if let Some(s) = d.get("server") {
-            if let Some(server) = resolve_server(cx, s, &defaults.servers) {
+        if let Some(s) = d.get("server")
+            && let Some(server) = resolve_server(cx, s, &defaults.servers) {
                 defaults.server = Some(server);
             }
-        }
         defaults.node = Some(d);
     }
     let Some(list_node) = get("tests").or_else(|| get("tools")) else {
@@ -563,9 +560,7 @@ fn resolve_server(cx: &mut Cx, node: &Node, servers: &[(String, Server)]) -> Opt
 
 fn load_server(cx: &mut Cx, node: &Node) -> Option<Server> {
     let entries = cx.entries(node, "server", SERVER_KEYS);
-    if node.as_map().is_none() {
-        return None;
-    }
+    node.as_map()?;
     let mut s = Server {
         label: None,
         transport: Transport::Stdio,
@@ -836,9 +831,7 @@ fn load_test(
     let composed = defaults.is_some();
     let keys = test_keys(composed);
     let entries = cx.entries(node, if composed { "test" } else { "test file" }, &keys);
-    if node.as_map().is_none() {
-        return None;
-    }
+    node.as_map()?;
     let get = |k: &str| {
         entries
             .iter()
@@ -957,11 +950,9 @@ fn load_test(
         action: Action::Trajectory(_),
         ..
     }) = &block
-    {
-        if let Some(t) = get("trajectory") {
+        && let Some(t) = get("trajectory") {
             expect.items = trajectory::compile(cx, t);
         }
-    }
     let block_kind = block.as_ref().map_or(Block::Tool, |b| b.block);
 
     // Threshold, derived metrics and the defaultTest merge.
@@ -1003,14 +994,13 @@ fn load_test(
         if settle_ms.is_none() {
             settle_ms = d.get("settle").and_then(|t| cx.duration(t, "settle"));
         }
-        if skip_unless_env.is_empty() {
-            if let Some(s) = d
+        if skip_unless_env.is_empty()
+            && let Some(s) = d
                 .get("skip_unless_env")
                 .and_then(|s| cx.strings(s, "skip_unless_env"))
             {
                 skip_unless_env = s.into_iter().map(|(s, _)| s).collect();
             }
-        }
     }
     expect.threshold = own_threshold.or(default_threshold);
     let mut derived: Vec<DerivedMetric> = Vec::new();
@@ -1323,15 +1313,14 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                         match k {
                             "type" => {
                                 ref_type = cx.string(x, "type");
-                                if let Some(t) = &ref_type {
-                                    if t != "ref/prompt" && t != "ref/resource" {
+                                if let Some(t) = &ref_type
+                                    && t != "ref/prompt" && t != "ref/resource" {
                                         cx.error_hint(
                                             x.span,
                                             format!("unknown completion ref type `{t}`"),
                                             "use `ref/prompt` or `ref/resource`",
                                         );
                                     }
-                                }
                             }
                             _ => ref_name = cx.string(x, k),
                         }

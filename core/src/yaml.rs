@@ -234,16 +234,14 @@ pub fn resolve_plain(text: &str) -> Scalar {
         ".nan" | ".NaN" | ".NAN" => return Scalar::Float(f64::NAN),
         _ => {}
     }
-    if let Some(hex) = text.strip_prefix("0x") {
-        if let Ok(i) = i64::from_str_radix(hex, 16) {
+    if let Some(hex) = text.strip_prefix("0x")
+        && let Ok(i) = i64::from_str_radix(hex, 16) {
             return Scalar::Int(i);
         }
-    }
-    if let Some(oct) = text.strip_prefix("0o") {
-        if let Ok(i) = i64::from_str_radix(oct, 8) {
+    if let Some(oct) = text.strip_prefix("0o")
+        && let Ok(i) = i64::from_str_radix(oct, 8) {
             return Scalar::Int(i);
         }
-    }
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
     if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
         if let Ok(i) = text.parse::<i64>() {
@@ -253,11 +251,10 @@ pub fn resolve_plain(text: &str) -> Scalar {
             return Scalar::Float(f);
         }
     }
-    if is_float_syntax(digits) {
-        if let Ok(f) = text.parse::<f64>() {
+    if is_float_syntax(digits)
+        && let Ok(f) = text.parse::<f64>() {
             return Scalar::Float(f);
         }
-    }
     Scalar::Str(text.to_string())
 }
 
