@@ -1431,7 +1431,7 @@ pub fn compile_derived(cx: &mut Cx, node: &Node, items: &[Item]) -> Vec<DerivedM
                     format!(
                         "derived metric `{name}` refers to `{rname}`, which is declared after it"
                     ),
-                    "derived metrics evaluate in declaration order: move `{rname}` above it",
+                    format!("derived metrics evaluate in declaration order: move `{rname}` above it"),
                 );
                 continue;
             }

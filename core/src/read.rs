@@ -103,12 +103,24 @@ impl Cx {
         out
     }
 
+    /// A boolean. Unquoted YAML 1.1 spellings (`yes`, `no`, `on`, `off`) are
+    /// accepted too, as Go's yaml.v3 does for a boolean field.
     pub fn bool(&mut self, n: &Node, key: &str) -> Option<bool> {
         match &n.kind {
             NodeKind::Scalar {
                 value: Scalar::Bool(b),
                 ..
             } => Some(*b),
+            NodeKind::Scalar {
+                text,
+                quoted: false,
+                ..
+            } if matches!(text.to_ascii_lowercase().as_str(), "yes" | "on" | "y") => Some(true),
+            NodeKind::Scalar {
+                text,
+                quoted: false,
+                ..
+            } if matches!(text.to_ascii_lowercase().as_str(), "no" | "off" | "n") => Some(false),
             _ => {
                 self.error_hint(
                     n.span,

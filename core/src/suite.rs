@@ -227,6 +227,8 @@ pub struct Test {
     pub file: String,
     /// The line the test starts on.
     pub line: u32,
+    /// Where the test is written.
+    pub span: Span,
     pub description: Option<String>,
     /// None for trajectory tests (no server).
     pub server: Option<Server>,
@@ -428,10 +430,9 @@ pub fn load(file: &str, text: &str) -> Loaded {
             suite.tests.push(t);
         }
     }
-    Loaded {
-        suite,
-        diagnostics: cx.diags,
-    }
+    let mut diagnostics = cx.diags;
+    diagnostics.sort_by_key(|d| (d.span.line, d.span.col));
+    Loaded { suite, diagnostics }
 }
 
 /// The file name without directories and extension (mcp-assert's default
@@ -529,13 +530,13 @@ fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
     let mut dupes = Vec::new();
     for t in &suite.tests {
         if seen.contains(&t.name.as_str()) {
-            dupes.push((t.name.clone(), t.line));
+            dupes.push((t.name.clone(), t.span));
         }
         seen.push(&t.name);
     }
-    for (name, line) in dupes {
+    for (name, span) in dupes {
         cx.error_hint(
-            Span::new(line, 1, line, 2),
+            span,
             format!("two tests in this file are named `{name}`"),
             "test names identify tests in reports and baselines; make them unique",
         );
@@ -816,7 +817,6 @@ struct BlockOut {
     action: Action,
     expect_node: Option<Node>,
     block: Block,
-    span: Span,
 }
 
 #[allow(clippy::too_many_lines)]
@@ -891,7 +891,6 @@ fn load_test(
                 action: Action::Tool { tool, args },
                 expect_node: None,
                 block: Block::Tool,
-                span: key_span("tool").unwrap_or(node.span),
             })
         }
         Some("trajectory") => load_trajectory_block(
@@ -1032,7 +1031,7 @@ fn load_test(
             }
         }
     }
-    if server.is_none() && !is_trajectory && block.is_some() {
+    if server.is_none() && !is_trajectory && block.is_some() && get("server").is_none() {
         cx.error_hint(
             node.span,
             format!("test `{name}` has no `server`"),
@@ -1047,7 +1046,15 @@ fn load_test(
     let skip = match get("skip") {
         None => None,
         Some(s) => match s.as_str() {
-            Some(reason) if !reason.is_empty() => Some(reason.to_string()),
+            Some(reason)
+                if !reason.is_empty()
+                    && !matches!(
+                        reason.to_ascii_lowercase().as_str(),
+                        "yes" | "no" | "on" | "off" | "y" | "n"
+                    ) =>
+            {
+                Some(reason.to_string())
+            }
             _ => match cx.bool(s, "skip") {
                 Some(true) => Some("skip: true".to_string()),
                 _ => None,
@@ -1060,12 +1067,12 @@ fn load_test(
     if let Some(b) = block.as_ref() {
         check_vars(
             cx,
+            node,
             &setup,
             &b.action,
             server.as_ref(),
             &expect,
             context_hooks,
-            b.span,
         );
     }
 
@@ -1074,6 +1081,7 @@ fn load_test(
         name,
         file: cx.file.clone(),
         line: node.span.line.max(1),
+        span: node.span,
         description,
         server,
         setup,
@@ -1117,7 +1125,6 @@ fn load_trajectory_block(
         action: Action::Trajectory(s),
         expect_node: None,
         block: Block::Other,
-        span: block_span,
     })
 }
 
@@ -1164,7 +1171,6 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 action: Action::Tool { tool: tool?, args },
                 expect_node: get("expect").cloned(),
                 block: Block::Tool,
-                span,
             })
         }
         "assert_prompts" => {
@@ -1215,7 +1221,6 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 action: Action::Prompts(op?),
                 expect_node: get("expect").cloned(),
                 block: Block::Other,
-                span,
             })
         }
         "assert_resources" => {
@@ -1290,7 +1295,6 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 },
                 expect_node: get("expect").cloned(),
                 block: Block::Other,
-                span,
             })
         }
         "assert_completion" => {
@@ -1368,7 +1372,6 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                     },
                     expect_node: get("expect").cloned(),
                     block: Block::Other,
-                    span,
                 }),
                 _ => None,
             }
@@ -1416,7 +1419,6 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 },
                 expect_node: get("expect").cloned(),
                 block: Block::Tool,
-                span,
             })
         }
         "assert_logging" => {
@@ -1472,7 +1474,6 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 },
                 expect_node: get("expect").cloned(),
                 block: Block::Logging,
-                span,
             })
         }
         "assert_notifications" => {
@@ -1492,7 +1493,6 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 action: Action::Notifications { tool: tool?, args },
                 expect_node: get("expect").cloned(),
                 block: Block::Notifications,
-                span,
             })
         }
         _ => None,
@@ -1551,19 +1551,20 @@ fn load_setup(cx: &mut Cx, node: &Node) -> Vec<SetupCall> {
 /// context hooks (which may inject vars), unknown names are warnings.
 fn check_vars(
     cx: &mut Cx,
+    test: &Node,
     setup: &[SetupCall],
     action: &Action,
     server: Option<&Server>,
     expect: &Expectations,
     context_hooks: bool,
-    action_span: Span,
 ) {
     let mut known: Vec<String> = vec!["fixture".into()];
-    let report = |cx: &mut Cx, names: Vec<String>, known: &[String], span: Span| {
+    let report = |cx: &mut Cx, names: Vec<String>, known: &[String], fallback: Span| {
         for n in names {
             if known.contains(&n) {
                 continue;
             }
+            let span = find_var(test, &n).unwrap_or(fallback);
             let hint = crate::diag::did_you_mean(&n, known.iter().map(String::as_str)).unwrap_or_else(|| {
                 format!(
                     "defined here: {}; capture it in an earlier setup step with `capture: {{{n}: $.path}}`",
@@ -1656,5 +1657,16 @@ fn check_vars(
             names.extend(vars_in(p));
         }
     }
-    report(cx, names, &known, action_span);
+    report(cx, names, &known, test.span);
+}
+
+/// The span of the first scalar (or key) under `node` that mentions `{{name}}`.
+fn find_var(node: &Node, name: &str) -> Option<Span> {
+    match &node.kind {
+        yaml::NodeKind::Scalar { text, .. } => vars_in(text).iter().any(|v| v == name).then_some(node.span),
+        yaml::NodeKind::Seq(items) => items.iter().find_map(|i| find_var(i, name)),
+        yaml::NodeKind::Map(entries) => entries
+            .iter()
+            .find_map(|(k, v)| find_var(k, name).or_else(|| find_var(v, name))),
+    }
 }

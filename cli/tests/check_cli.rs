@@ -1,0 +1,155 @@
+//! End-to-end tests of `mcpcheck check` and `mcpcheck validate`: the real
+//! binary, real files, exit codes, stdout and stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcpcheck-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+const RESPONSE: &str = r#"{"content":[{"type":"text","text":"{\"status\":\"success\",\"results\":[{\"file\":\"journal/a.md\"},{\"file\":\"work/b.md\"}]}"}],"isError":false}"#;
+
+#[test]
+fn check_passes_with_exit_0_and_lists_every_check() {
+    let d = tmp("pass");
+    let e = write(&d, "e.yaml", "expect:\n  not_error: true\n  status: success\n  results_min: 2\n");
+    let r = write(&d, "r.json", RESPONSE);
+    let o = bin().args(["check", "--expect"]).arg(&e).arg("--response").arg(&r).output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.starts_with("PASS  e ("), "{out}");
+    assert!(out.contains("✓ status"), "{out}");
+    assert!(out.contains("✓ results_min"), "{out}");
+}
+
+#[test]
+fn check_fails_with_exit_1_and_reports_every_failure() {
+    let d = tmp("fail");
+    let e = write(
+        &d,
+        "e.yaml",
+        "expect:\n  status: error\n  all_match_pattern: {path: \"results[*].file\", regex: \"^journal/\"}\n  contains: [nowhere]\n",
+    );
+    let r = write(&d, "r.json", RESPONSE);
+    let o = bin().args(["check", "--expect"]).arg(&e).arg("--response").arg(&r).output().unwrap();
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("reason:   Expected status 'error', got 'success'"), "{out}");
+    assert!(out.contains("reason:   'work/b.md' at results[1].file doesn't match pattern '^journal/'"), "{out}");
+    assert!(out.contains("reason:   expected text to contain 'nowhere'"), "{out}");
+}
+
+#[test]
+fn check_json_is_the_test_outcome_shape() {
+    let d = tmp("json");
+    let e = write(&d, "e.yaml", "name: weighted\nthreshold: 0.7\nexpect:\n  - target: result.isError\n    matcher: {exact: false}\n    weight: 3\n  - target: text\n    matcher: {contains: rust}\n");
+    let r = write(&d, "r.json", RESPONSE);
+    let o = bin().args(["check", "--json", "--expect"]).arg(&e).arg("--response").arg(&r).output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["name"], "weighted");
+    assert_eq!(v["status"], "pass");
+    assert_eq!(v["score"], 0.75);
+    assert_eq!(v["threshold"], 0.7);
+    assert_eq!(v["checks"].as_array().map(Vec::len), Some(2));
+    assert_eq!(v["checks"][1]["status"], "fail");
+}
+
+#[test]
+fn check_bad_input_exits_2_with_file_line_and_hint() {
+    let d = tmp("bad");
+    let e = write(&d, "e.yaml", "expect:\n  not_eror: true\n");
+    let r = write(&d, "r.json", RESPONSE);
+    let o = bin().args(["check", "--expect"]).arg(&e).arg("--response").arg(&r).output().unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("e.yaml:2:3"), "{err}");
+    assert!(err.contains("did you mean `not_error`?"), "{err}");
+
+    let bad_json = write(&d, "bad.json", "{\"content\": [}");
+    let e2 = write(&d, "e2.yaml", "expect: {not_error: true}\n");
+    let o = bin().args(["check", "--expect"]).arg(&e2).arg("--response").arg(&bad_json).output().unwrap();
+    let (_, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(err.contains("bad.json:1:"), "{err}");
+    assert!(err.contains("not valid JSON"), "{err}");
+
+    let o = bin().args(["check", "--expect"]).arg(d.join("missing.yaml")).arg("--response").arg(&r).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("missing.yaml"));
+}
+
+#[test]
+fn check_trajectory_against_a_jsonl_audit_log() {
+    let d = tmp("traj");
+    let log = write(&d, "audit.jsonl", "{\"tool\":\"prepare\",\"args\":{\"line\":6}}\n{\"action\":\"noise\"}\n{\"tool\":\"rename\",\"args\":{}}\n");
+    let ok = write(&d, "ok.yaml", "trajectory:\n  - type: order\n    tools: [prepare, rename]\n  - type: args_contain\n    tool: prepare\n    args: {line: 6}\n");
+    let o = bin().args(["check", "--trace"]).arg(&log).arg("--trajectory").arg(&ok).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let bad = write(&d, "bad.yaml", "- type: absence\n  tools: [rename]\n");
+    let o = bin().args(["check", "--trace"]).arg(&log).arg("--trajectory").arg(&bad).output().unwrap();
+    let (out, _) = text(&o);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(out.contains("absence: 'rename' appeared in trace but should not have"), "{out}");
+}
+
+#[test]
+fn check_requires_a_mode() {
+    let o = bin().arg("check").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn validate_reports_all_problems_and_exits_2() {
+    let d = tmp("validate");
+    write(&d, "good.yaml", "name: ok\nserver: {command: node}\nassert:\n  tool: echo\n  expect: {contains: [x]}\n");
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    write(&d, "sub/bad.yml", "name: bad\nserver: {command: node}\nassert:\n  tool: echo\n  expect:\n    not_eror: true\n    matches_regex: ['(']\n");
+    write(&d, "notes.txt", "not yaml");
+    let o = bin().arg("validate").arg(&d).output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{out}{err}");
+    assert!(out.contains("2 files, 2 tests: 2 errors, 0 warnings"), "{out}");
+    assert!(err.contains("bad.yml:6:5"), "{err}");
+    assert!(err.contains("bad.yml:7:21"), "{err}");
+
+    std::fs::remove_file(d.join("sub/bad.yml")).unwrap();
+    let o = bin().arg("validate").arg(&d).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+
+    let empty = tmp("validate-empty");
+    let o = bin().arg("validate").arg(&empty).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).1.contains("no .yaml or .yml test files"));
+}
+
+#[test]
+fn validate_loads_the_mcp_assert_fixture_suites() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/suites/mcp-assert");
+    let o = bin().arg("validate").arg(&dir).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+}

@@ -1,0 +1,129 @@
+//! Suite loading, end to end from text: every fixture under `suites/bad/` has
+//! a snapshot of its rendered diagnostics (what `mcpcheck validate` prints),
+//! and every suite under `suites/mcp-assert/` and `suites/composed/` loads
+//! without a problem, into the model summarised by its snapshot.
+
+// Tests read their fixture files; the no-I/O rule is for the library itself.
+#![allow(clippy::disallowed_methods)]
+
+use std::fmt::Write as _;
+
+use mcpcheck_core::diag::{Paint, render};
+use mcpcheck_core::expect::Item;
+use mcpcheck_core::suite::{self, Action};
+
+fn name_of(path: &std::path::Path) -> String {
+    let rel = path
+        .strip_prefix(env!("CARGO_MANIFEST_DIR"))
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/");
+    rel.trim_start_matches('/').to_string()
+}
+
+#[test]
+fn bad_suites_render_their_diagnostics() {
+    insta::glob!("suites/bad/*.yaml", |path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let name = name_of(path);
+        let loaded = suite::load(&name, &text);
+        assert!(loaded.has_errors(), "{name} should not load cleanly");
+        let out = render(&loaded.diagnostics, &|_| Some(text.as_str()), Paint::Plain);
+        insta::assert_snapshot!(out);
+    });
+}
+
+fn summary(loaded: &suite::Loaded) -> String {
+    let mut s = String::new();
+    let f = &loaded.suite;
+    let _ = writeln!(
+        s,
+        "composed={} name={:?} env={:?} share_server={} hooks(before_all={}, before_each={}, after_each={}, after_all={})",
+        f.composed,
+        f.name,
+        f.env,
+        f.share_server,
+        f.hooks.before_all.len(),
+        f.hooks.before_each.len(),
+        f.hooks.after_each.len(),
+        f.hooks.after_all.len()
+    );
+    for t in &f.tests {
+        let server = t.server.as_ref().map(|s| {
+            format!(
+                "{} {:?} {:?} url={:?} caps(roots={}, sampling={}, elicitation={})",
+                s.transport.as_str(),
+                s.command,
+                s.args,
+                s.url,
+                s.client.roots.is_some(),
+                s.client.sampling.is_some(),
+                s.client.elicitation.is_some()
+            )
+        });
+        let action = match &t.action {
+            Action::Tool { tool, args } => format!("tool {tool} {args}"),
+            other => format!("{} {:?}", other.block_name(), other.method().map(|m| m.name().to_string())),
+        };
+        let _ = writeln!(s, "- {:?} (line {})", t.name, t.line);
+        let _ = writeln!(s, "  server: {server:?}");
+        let _ = writeln!(s, "  action: {action}");
+        let _ = writeln!(
+            s,
+            "  setup: {:?}",
+            t.setup.iter().map(|c| (c.tool.as_str(), c.capture.iter().map(|(v, p)| format!("{v}={}", p.as_str())).collect::<Vec<_>>())).collect::<Vec<_>>()
+        );
+        let _ = writeln!(
+            s,
+            "  timeout_ms={:?} skip={:?} skip_unless_env={:?} threshold={:?}",
+            t.timeout_ms, t.skip, t.skip_unless_env, t.expect.threshold
+        );
+        for item in &t.expect.items {
+            match item {
+                Item::Check(c) => {
+                    let _ = writeln!(s, "  check {} [{} on {}] w={}", c.name, c.matcher.kind(), c.target.describe(), c.weight);
+                }
+                Item::Set(set) => {
+                    let _ = writeln!(s, "  set {} threshold={} w={} ({} checks)", set.name, set.threshold, set.weight, set.checks.len());
+                }
+            }
+        }
+        for d in &t.expect.derived {
+            let _ = writeln!(
+                s,
+                "  metric {} {} {:?} threshold={:?}",
+                d.name,
+                if d.average { "weighted_average" } else { "weighted_sum" },
+                d.refs.iter().map(|r| (r.name.as_str(), r.weight)).collect::<Vec<_>>(),
+                d.threshold
+            );
+        }
+    }
+    s
+}
+
+#[test]
+fn good_suites_load_cleanly() {
+    insta::glob!("suites/{mcp-assert,composed}/*.yaml", |path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let name = name_of(path);
+        let loaded = suite::load(&name, &text);
+        let rendered = render(&loaded.diagnostics, &|_| Some(text.as_str()), Paint::Plain);
+        assert!(loaded.diagnostics.is_empty(), "{name}:\n{rendered}");
+        insta::assert_snapshot!(summary(&loaded));
+    });
+}
+
+#[test]
+fn loading_never_panics_on_truncated_input() {
+    // Every prefix of every fixture must load (with or without diagnostics).
+    for dir in ["suites/bad", "suites/mcp-assert", "suites/composed"] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(dir);
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for (i, _) in text.char_indices() {
+                let _ = suite::load("t.yaml", &text[..i]);
+            }
+        }
+    }
+}
