@@ -1,0 +1,384 @@
+//! The HTTP transports: Streamable HTTP, and the legacy HTTP+SSE transport.
+//!
+//! **Streamable HTTP** (MCP 2025-03-26 and later): every message is a POST to
+//! one endpoint, accepting JSON or an SSE stream in return; the server names
+//! the session in `Mcp-Session-Id`, which every later request repeats, with
+//! `MCP-Protocol-Version` once negotiated. After `initialize`, a GET opens
+//! the stream for server-initiated messages (a 405 means the server has
+//! none). Closing sends DELETE.
+//!
+//! **Legacy SSE** (2024-11-05): GET an event stream, whose first `endpoint`
+//! event names the URL to POST messages to; answers arrive on the stream.
+//!
+//! Both read bodies as raw text and hand each message to [`Inbound`], so the
+//! tap records exactly what the server sent. An HTTP error answering a
+//! request becomes a JSON-RPC error for that request, with the status and
+//! body in its message.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::StreamExt;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use sse_stream::SseStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::wire::Inbound;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, String> {
+    let mut map = HeaderMap::new();
+    for (k, v) in headers {
+        let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| format!("`{k}` is not a valid HTTP header name"))?;
+        let value = HeaderValue::from_str(v).map_err(|_| format!("the value of header `{k}` is not valid in HTTP"))?;
+        map.insert(name, value);
+    }
+    Ok(map)
+}
+
+fn client() -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| format!("cannot create an HTTP client: {e}"))
+}
+
+/// The request id of an outgoing message, if it is a request.
+fn request_id(text: &str) -> Option<Value> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    v.get("method")?;
+    v.get("id").filter(|i| !i.is_null()).cloned()
+}
+
+fn describe_http_error(status: reqwest::StatusCode, headers: &HeaderMap, body: &str) -> String {
+    let mut msg = format!("HTTP {status}");
+    if let Some(auth) = headers.get("www-authenticate").and_then(|h| h.to_str().ok()) {
+        msg.push_str(&format!(" (WWW-Authenticate: {auth})"));
+    }
+    let body = body.trim();
+    if !body.is_empty() {
+        msg.push_str(": ");
+        msg.push_str(&mcpcheck_core::value::truncate(body, 300));
+    }
+    msg
+}
+
+/// Read a response body as JSON or as an SSE stream, delivering every
+/// message; stops early when `stop` is cancelled.
+async fn read_body(resp: reqwest::Response, inbound: &Inbound, stop: &CancellationToken) {
+    let is_sse = resp
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|ct| ct.starts_with("text/event-stream"));
+    if is_sse {
+        let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => break,
+                next = events.next() => match next {
+                    Some(Ok(ev)) => {
+                        if let Some(data) = ev.data {
+                            inbound.deliver(&data);
+                        }
+                    }
+                    _ => break,
+                },
+            }
+        }
+    } else {
+        tokio::select! {
+            _ = stop.cancelled() => {}
+            body = resp.text() => {
+                if let Ok(text) = body {
+                    inbound.deliver(&text);
+                }
+            }
+        }
+    }
+}
+
+/// A connected Streamable HTTP session's state, kept to end it.
+pub struct HttpSession {
+    client: reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    session: Arc<Mutex<Option<String>>>,
+    stop: CancellationToken,
+}
+
+impl HttpSession {
+    /// End the session: stop reading, and DELETE it on the server.
+    pub async fn close(self) {
+        self.stop.cancel();
+        let session = self.session.lock().ok().and_then(|s| s.clone());
+        if let Some(id) = session {
+            let req = self
+                .client
+                .delete(&self.url)
+                .headers(self.headers.clone())
+                .header(SESSION_HEADER, id)
+                .timeout(Duration::from_secs(2));
+            let _ = req.send().await;
+        }
+    }
+}
+
+/// Start the Streamable HTTP writer: each outgoing message is one POST.
+pub fn streamable(
+    url: &str,
+    headers: &[(String, String)],
+    inbound: Inbound,
+    mut out: mpsc::UnboundedReceiver<String>,
+) -> Result<HttpSession, String> {
+    let client = client()?;
+    let headers = header_map(headers)?;
+    let session: Arc<Mutex<Option<String>>> = Arc::default();
+    let version: Arc<Mutex<Option<String>>> = Arc::default();
+    let stop = CancellationToken::new();
+    let state = HttpSession {
+        client: client.clone(),
+        url: url.to_string(),
+        headers: headers.clone(),
+        session: session.clone(),
+        stop: stop.clone(),
+    };
+    let url = url.to_string();
+    tokio::spawn(async move {
+        let mut get_stream_opened = false;
+        while let Some(text) = out.recv().await {
+            let id = request_id(&text);
+            let is_initialized = text.contains("\"notifications/initialized\"");
+            let mut req = client
+                .post(&url)
+                .headers(headers.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "application/json, text/event-stream")
+                .body(text);
+            if let Some(s) = session.lock().ok().and_then(|s| s.clone()) {
+                req = req.header(SESSION_HEADER, s);
+            }
+            if let Some(v) = version.lock().ok().and_then(|v| v.clone()) {
+                req = req.header(VERSION_HEADER, v);
+            }
+            let p_inbound = inbound.clone();
+            let p_session = session.clone();
+            let p_version = version.clone();
+            let p_stop = stop.clone();
+            // Each POST runs on its own: a long request must not block the
+            // answer to a server request made while it is open.
+            let (sent_tx, sent_rx) = oneshot::channel::<()>();
+            tokio::spawn(async move {
+                let resp = tokio::select! {
+                    _ = p_stop.cancelled() => return,
+                    r = req.send() => r,
+                };
+                match resp {
+                    Err(e) => {
+                        let _ = sent_tx.send(());
+                        if let Some(id) = id {
+                            p_inbound.fail_request(&id, format!("HTTP request failed: {e}"));
+                        }
+                    }
+                    Ok(resp) => {
+                        if let Some(s) = resp.headers().get(SESSION_HEADER).and_then(|h| h.to_str().ok()) {
+                            if let Ok(mut cur) = p_session.lock() {
+                                *cur = Some(s.to_string());
+                            }
+                        }
+                        let _ = sent_tx.send(());
+                        let status = resp.status();
+                        if status.is_success() {
+                            read_body(resp, &p_inbound, &p_stop).await;
+                            if let Ok(mut v) = p_version.lock() {
+                                if v.is_none() {
+                                    *v = negotiated_version(&p_inbound);
+                                }
+                            }
+                        } else {
+                            let headers = resp.headers().clone();
+                            let body = resp.text().await.unwrap_or_default();
+                            let msg = describe_http_error(status, &headers, &body);
+                            match id {
+                                Some(id) => p_inbound.fail_request(&id, msg),
+                                None => {
+                                    let idx = p_inbound.tap().mark();
+                                    p_inbound.tap().problem(idx, format!("the server refused a notification: {msg}"));
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+            // Keep POSTs in order of sending: wait until this one is on the
+            // wire (its headers answered) before starting the next.
+            let _ = tokio::time::timeout(Duration::from_secs(30), sent_rx).await;
+            if is_initialized && !get_stream_opened {
+                get_stream_opened = true;
+                open_get_stream(&client, &url, &headers, &session, &version, &inbound, &stop);
+            }
+        }
+    });
+    Ok(state)
+}
+
+fn negotiated_version(inbound: &Inbound) -> Option<String> {
+    inbound
+        .tap()
+        .all()
+        .iter()
+        .find_map(|e| e.json.as_ref()?.pointer("/result/protocolVersion")?.as_str().map(str::to_string))
+}
+
+/// Open the GET stream for server-initiated messages.
+fn open_get_stream(
+    client: &reqwest::Client,
+    url: &str,
+    headers: &HeaderMap,
+    session: &Arc<Mutex<Option<String>>>,
+    version: &Arc<Mutex<Option<String>>>,
+    inbound: &Inbound,
+    stop: &CancellationToken,
+) {
+    let mut req = client
+        .get(url)
+        .headers(headers.clone())
+        .header(ACCEPT, "text/event-stream");
+    if let Some(s) = session.lock().ok().and_then(|s| s.clone()) {
+        req = req.header(SESSION_HEADER, s);
+    }
+    if let Some(v) = version.lock().ok().and_then(|v| v.clone()) {
+        req = req.header(VERSION_HEADER, v);
+    }
+    let inbound = inbound.clone();
+    let stop = stop.clone();
+    tokio::spawn(async move {
+        let resp = tokio::select! {
+            _ = stop.cancelled() => return,
+            r = req.send() => r,
+        };
+        // 405: the server offers no stream; any other failure is not fatal
+        // for requests, which carry their own answers.
+        if let Ok(resp) = resp {
+            if resp.status().is_success() {
+                read_body(resp, &inbound, &stop).await;
+            }
+        }
+    });
+}
+
+/// A legacy SSE session: the stream reader and the POST endpoint.
+pub struct SseSession {
+    stop: CancellationToken,
+}
+
+impl SseSession {
+    pub fn close(self) {
+        self.stop.cancel();
+    }
+}
+
+/// Connect to a legacy SSE server: GET the stream, wait for its `endpoint`
+/// event (up to `wait`), then POST every outgoing message there.
+pub async fn legacy_sse(
+    url: &str,
+    headers: &[(String, String)],
+    inbound: Inbound,
+    mut out: mpsc::UnboundedReceiver<String>,
+    wait: Duration,
+) -> Result<SseSession, String> {
+    let client = client()?;
+    let headers = header_map(headers)?;
+    let base = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+    let resp = tokio::time::timeout(
+        wait,
+        client
+            .get(base.clone())
+            .headers(headers.clone())
+            .header(ACCEPT, "text/event-stream")
+            .send(),
+    )
+    .await
+    .map_err(|_| format!("no answer from {url} within {} s", wait.as_secs()))?
+    .map_err(|e| format!("cannot connect to {url}: {e}"))?;
+    if !resp.status().is_success() {
+        let status = resp.status();
+        let h = resp.headers().clone();
+        let body = resp.text().await.unwrap_or_default();
+        return Err(format!("GET {url}: {}", describe_http_error(status, &h, &body)));
+    }
+    let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
+    let endpoint = tokio::time::timeout(wait, async {
+        while let Some(ev) = events.next().await {
+            match ev {
+                Ok(ev) if ev.event.as_deref() == Some("endpoint") => return ev.data,
+                Ok(_) => continue,
+                Err(_) => return None,
+            }
+        }
+        None
+    })
+    .await
+    .map_err(|_| format!("{url} sent no `endpoint` event within {} s (is it a legacy SSE server?)", wait.as_secs()))?
+    .ok_or_else(|| format!("{url} closed its event stream before sending an `endpoint` event"))?;
+    let post_url = base
+        .join(endpoint.trim())
+        .map_err(|e| format!("the server's endpoint {endpoint:?} is not a valid URL: {e}"))?;
+
+    let stop = CancellationToken::new();
+    let reader_inbound = inbound.clone();
+    let reader_stop = stop.clone();
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                _ = reader_stop.cancelled() => break,
+                next = events.next() => match next {
+                    Some(Ok(ev)) => {
+                        let is_message = ev.event.as_deref().is_none_or(|e| e == "message");
+                        if let (true, Some(data)) = (is_message, ev.data) {
+                            reader_inbound.deliver(&data);
+                        }
+                    }
+                    _ => break,
+                },
+            }
+        }
+    });
+    let writer_stop = stop.clone();
+    tokio::spawn(async move {
+        while let Some(text) = out.recv().await {
+            if writer_stop.is_cancelled() {
+                break;
+            }
+            let id = request_id(&text);
+            let resp = client
+                .post(post_url.clone())
+                .headers(headers.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .body(text)
+                .send()
+                .await;
+            match resp {
+                Ok(r) if r.status().is_success() => {}
+                Ok(r) => {
+                    let status = r.status();
+                    let h = r.headers().clone();
+                    let body = r.text().await.unwrap_or_default();
+                    if let Some(id) = id {
+                        inbound.fail_request(&id, describe_http_error(status, &h, &body));
+                    }
+                }
+                Err(e) => {
+                    if let Some(id) = id {
+                        inbound.fail_request(&id, format!("HTTP request failed: {e}"));
+                    }
+                }
+            }
+        }
+    });
+    Ok(SseSession { stop })
+}

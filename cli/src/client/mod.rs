@@ -1,0 +1,348 @@
+//! A client session with one MCP server, over any transport, through rmcp,
+//! with every message recorded by the tap.
+//!
+//! rmcp runs the protocol (the `initialize` handshake, request ids, answering
+//! the server's requests with the suite's mocks); the session sends each test
+//! request as a raw method + params and reads the raw answer back from the
+//! tap, so what a check sees is exactly what the server sent.
+
+pub mod handler;
+pub mod http;
+pub mod stdio;
+pub mod tap;
+pub mod wire;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::{ClientRequest, CustomRequest};
+use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use serde_json::Value;
+use tokio::time::Instant as Deadline;
+
+use handler::{MockClient, Mocks};
+use tap::{Dir, Tap};
+
+/// How to reach the server, with every template already expanded.
+#[derive(Clone, Debug)]
+pub enum Endpoint {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+    },
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+    Sse {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+impl Endpoint {
+    /// A label for captures and messages.
+    pub fn label(&self) -> String {
+        match self {
+            Endpoint::Stdio { command, args, .. } => {
+                let mut parts = vec![command.clone()];
+                parts.extend(args.iter().cloned());
+                format!("stdio://{}", shlex::try_join(parts.iter().map(String::as_str)).unwrap_or_else(|_| parts.join(" ")))
+            }
+            Endpoint::Http { url, .. } | Endpoint::Sse { url, .. } => url.clone(),
+        }
+    }
+
+    pub fn transport(&self) -> &'static str {
+        match self {
+            Endpoint::Stdio { .. } => "stdio",
+            Endpoint::Http { .. } => "http",
+            Endpoint::Sse { .. } => "sse",
+        }
+    }
+}
+
+enum Conn {
+    Stdio(stdio::ChildProc),
+    Http(http::HttpSession),
+    Sse(http::SseSession),
+}
+
+/// A connected, initialized session.
+pub struct Session {
+    service: Option<RunningService<RoleClient, MockClient>>,
+    pub tap: Arc<Tap>,
+    conn: Option<Conn>,
+    pub endpoint: Endpoint,
+}
+
+/// The raw answer to one request.
+#[derive(Clone, Debug, Default)]
+pub struct Reply {
+    pub result: Option<Value>,
+    pub error: Option<Value>,
+    /// Tap index before the request was sent.
+    pub start: usize,
+    /// Tap index just after the answer (or the current end on failure).
+    pub end: usize,
+    pub duration_ms: u64,
+    /// The request's progress token, as sent.
+    pub progress_token: Option<Value>,
+    /// Why no usable answer came: timeout, closed connection, malformed message.
+    pub failure: Option<String>,
+}
+
+/// Why a session could not be used.
+#[derive(Debug)]
+pub struct SessionError {
+    pub message: String,
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Session {
+    /// Connect and run the `initialize` handshake, all before `deadline`.
+    pub async fn connect(
+        endpoint: &Endpoint,
+        protocol_version: &str,
+        mocks: &Mocks,
+        deadline: Deadline,
+    ) -> Result<Session, SessionError> {
+        let tap = Arc::new(Tap::default());
+        let (transport, out, inbound) = wire::pair(tap.clone());
+        let handler = MockClient::new(protocol_version, mocks).map_err(|message| SessionError { message })?;
+        let conn = match endpoint {
+            Endpoint::Stdio { command, args, env } => {
+                let spec = stdio::StdioSpec {
+                    command: command.clone(),
+                    args: args.clone(),
+                    env: env.clone(),
+                };
+                Conn::Stdio(stdio::spawn(&spec, inbound, out).map_err(|message| SessionError { message })?)
+            }
+            Endpoint::Http { url, headers } => {
+                Conn::Http(http::streamable(url, headers, inbound, out).map_err(|message| SessionError { message })?)
+            }
+            Endpoint::Sse { url, headers } => {
+                let wait = deadline.saturating_duration_since(Deadline::now());
+                Conn::Sse(
+                    http::legacy_sse(url, headers, inbound, out, wait)
+                        .await
+                        .map_err(|message| SessionError { message })?,
+                )
+            }
+        };
+        let mut session = Session {
+            service: None,
+            tap: tap.clone(),
+            conn: Some(conn),
+            endpoint: endpoint.clone(),
+        };
+        let started = tokio::time::timeout_at(deadline, handler.serve(transport)).await;
+        match started {
+            Ok(Ok(service)) => {
+                session.service = Some(service);
+                Ok(session)
+            }
+            Ok(Err(e)) => {
+                let detail = session.failure_detail(0).await;
+                let message = format!("initialize failed: {e}{detail}");
+                session.close().await;
+                Err(SessionError { message })
+            }
+            Err(_) => {
+                let detail = session.failure_detail(0).await;
+                let message = format!("the server did not answer initialize in time{detail}");
+                session.close().await;
+                Err(SessionError { message })
+            }
+        }
+    }
+
+    /// The server's `initialize` result, from the tap.
+    pub fn initialize_result(&self) -> Option<Value> {
+        self.tap.all().iter().find_map(|e| {
+            let j = e.json.as_ref()?;
+            (e.dir == Dir::In && j.pointer("/result/protocolVersion").is_some()).then(|| j["result"].clone())
+        })
+    }
+
+    /// Wire problems, exit status and stderr, as text to append to a failure.
+    pub async fn failure_detail(&mut self, since: usize) -> String {
+        let mut parts = Vec::new();
+        for p in self.tap.problems_since(since) {
+            parts.push(p.message);
+        }
+        if let Some(Conn::Stdio(child)) = self.conn.as_mut() {
+            // Give a crashing process a moment to be reaped, so its exit
+            // status can be reported.
+            for _ in 0..20 {
+                if child.exit_status().is_some() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            if let Some(status) = child.exit_status() {
+                parts.push(format!("the server {status}"));
+            }
+            let tail = child.stderr.text();
+            if !tail.is_empty() {
+                parts.push(format!("server stderr:\n{}", indent(&tail)));
+            }
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!("\n{}", parts.join("\n"))
+        }
+    }
+
+    /// Send one request and wait for its raw answer until `deadline`.
+    pub async fn request(&mut self, method: &str, params: Option<Value>, deadline: Deadline) -> Reply {
+        let start = self.tap.mark();
+        let began = Instant::now();
+        let mut reply = Reply {
+            start,
+            ..Reply::default()
+        };
+        let Some(service) = self.service.as_ref() else {
+            reply.failure = Some("the session is closed".into());
+            return reply;
+        };
+        let request = ClientRequest::CustomRequest(CustomRequest::new(method, params));
+        let handle = match service
+            .peer()
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(h) => h,
+            Err(e) => {
+                let detail = self.failure_detail(start).await;
+                reply.failure = Some(format!("cannot send {method}: {e}{detail}"));
+                reply.end = self.tap.mark();
+                return reply;
+            }
+        };
+        let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
+        let outcome = tokio::time::timeout_at(deadline, handle.await_response()).await;
+        reply.duration_ms = began.elapsed().as_millis() as u64;
+        // The token as it went out on the wire.
+        reply.progress_token = self.tap.since(start).iter().find_map(|e| {
+            (e.dir == Dir::Out && e.id() == Some(&id))
+                .then(|| e.json.as_ref()?.pointer("/params/_meta/progressToken").cloned())
+                .flatten()
+        });
+        let raw = self.tap.response_to(start, &id);
+        if let Some((idx, json)) = &raw {
+            reply.end = idx + 1;
+            reply.result = json.get("result").cloned();
+            reply.error = json.get("error").cloned();
+        } else {
+            reply.end = self.tap.mark();
+        }
+        let problems = self.tap.problems_since(start);
+        match outcome {
+            Err(_) => {
+                let detail = self.failure_detail(start).await;
+                reply.failure = Some(format!("no answer to {method} in time{detail}"));
+            }
+            Ok(Err(ServiceError::McpError(_))) | Ok(Ok(_)) if raw.is_some() => {
+                if let Some(bad) = envelope_problem(raw.as_ref().map(|(_, j)| j)) {
+                    reply.failure = Some(format!("the server's answer to {method} is malformed: {bad}"));
+                }
+            }
+            Ok(Err(ServiceError::McpError(e))) => {
+                // No raw answer: the error was made below rmcp (an HTTP
+                // failure, or a message rmcp could not read).
+                let mut msg = format!("{method} failed: {}", e.message);
+                if !problems.is_empty() {
+                    msg.push_str(&self.failure_detail(start).await);
+                }
+                reply.failure = Some(msg);
+            }
+            Ok(Err(e)) => {
+                let detail = self.failure_detail(start).await;
+                let what = match e {
+                    ServiceError::TransportClosed => "the connection closed before the server answered".to_string(),
+                    other => other.to_string(),
+                };
+                reply.failure = Some(format!("{method}: {what}{detail}"));
+            }
+            Ok(Ok(_)) => {
+                let detail = self.failure_detail(start).await;
+                reply.failure = Some(format!("{method}: no answer was recorded{detail}"));
+            }
+        }
+        reply
+    }
+
+    /// Wait until a notification matching `pred` arrives after `from`, or
+    /// the deadline passes.
+    pub async fn wait_notification(
+        &self,
+        from: usize,
+        deadline: Deadline,
+        pred: impl Fn(&Value) -> bool,
+    ) -> bool {
+        self.tap
+            .wait_for(from, deadline, |events| {
+                events
+                    .iter()
+                    .any(|e| e.dir == Dir::In && e.is_notification() && e.json.as_ref().is_some_and(&pred))
+            })
+            .await
+    }
+
+    /// Notifications in `[from, to)`.
+    pub fn notifications(&self, from: usize, to: usize) -> Vec<Value> {
+        self.tap.notifications(from, to)
+    }
+
+    /// End the session: stop rmcp, end the HTTP session or kill the process
+    /// group. Never waits more than a few seconds.
+    pub async fn close(&mut self) {
+        if let Some(service) = self.service.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
+        }
+        match self.conn.take() {
+            Some(Conn::Stdio(child)) => child.shutdown(Duration::from_millis(100)).await,
+            Some(Conn::Http(h)) => h.close().await,
+            Some(Conn::Sse(s)) => s.close(),
+            None => {}
+        }
+    }
+}
+
+/// What is wrong with a raw JSON-RPC answer, if anything: not version 2.0,
+/// both or neither of `result` and `error`, an error code that is not an
+/// integer or a message that is not a string.
+pub fn envelope_problem(raw: Option<&Value>) -> Option<String> {
+    let v = raw?;
+    if v.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Some("`jsonrpc` is not \"2.0\"".into());
+    }
+    match (v.get("result"), v.get("error")) {
+        (Some(_), Some(_)) => return Some("it has both `result` and `error`".into()),
+        (None, None) => return Some("it has neither `result` nor `error`".into()),
+        _ => {}
+    }
+    if let Some(err) = v.get("error") {
+        if !err.get("code").is_some_and(|c| c.is_i64() || c.is_u64()) {
+            return Some(format!("the error code is not an integer: {}", err.get("code").unwrap_or(&Value::Null)));
+        }
+        if !err.get("message").is_some_and(Value::is_string) {
+            return Some("the error has no string `message`".into());
+        }
+    }
+    None
+}
+
+fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+}

@@ -1,0 +1,199 @@
+//! The stdio transport: a child process in its own process group, one
+//! JSON-RPC message per line on stdin/stdout, stderr kept for error reports.
+//!
+//! Every child is started with `process_group(0)` and killed with its whole
+//! group (`killpg`), so servers launched through `npx`, `uv` or a shell
+//! script leave no grandchildren behind. The groups alive are registered so
+//! an interrupted run can kill them all.
+
+use std::collections::{HashSet, VecDeque};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+
+use super::wire::Inbound;
+
+/// The largest line read from a server (a single JSON-RPC message).
+const MAX_LINE: usize = 256 * 1024 * 1024;
+/// How much of a server's stderr is kept for error messages.
+const STDERR_TAIL: usize = 8 * 1024;
+
+fn live_groups() -> &'static Mutex<HashSet<i32>> {
+    static GROUPS: OnceLock<Mutex<HashSet<i32>>> = OnceLock::new();
+    GROUPS.get_or_init(Mutex::default)
+}
+
+/// Kill every process group this run started (on Ctrl-C).
+pub fn kill_all_groups() {
+    let groups: Vec<i32> = live_groups()
+        .lock()
+        .map(|g| g.iter().copied().collect())
+        .unwrap_or_default();
+    for g in groups {
+        let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
+    }
+}
+
+/// The last bytes a process wrote to stderr.
+#[derive(Clone, Default)]
+pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>);
+
+impl StderrTail {
+    fn push(&self, bytes: &[u8]) {
+        if let Ok(mut buf) = self.0.lock() {
+            buf.extend(bytes);
+            while buf.len() > STDERR_TAIL {
+                buf.pop_front();
+            }
+        }
+    }
+
+    /// The tail as text, trimmed; empty when the process wrote nothing.
+    pub fn text(&self) -> String {
+        let bytes: Vec<u8> = self.0.lock().map(|b| b.iter().copied().collect()).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).trim().to_string()
+    }
+}
+
+/// What to start.
+pub struct StdioSpec {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+/// A running server process.
+pub struct ChildProc {
+    child: Child,
+    pgid: Option<i32>,
+    pub stderr: StderrTail,
+}
+
+impl ChildProc {
+    /// Whether the process has exited, and how.
+    pub fn exit_status(&mut self) -> Option<String> {
+        match self.child.try_wait() {
+            Ok(Some(status)) => Some(describe_status(status)),
+            _ => None,
+        }
+    }
+
+    /// Close stdin, give the server a moment to exit on its own, then kill
+    /// its whole process group.
+    pub async fn shutdown(mut self, grace: Duration) {
+        let _ = tokio::time::timeout(grace, self.child.wait()).await;
+        self.kill_group().await;
+    }
+
+    async fn kill_group(&mut self) {
+        if let Some(g) = self.pgid.take() {
+            let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
+            if let Ok(mut groups) = live_groups().lock() {
+                groups.remove(&g);
+            }
+        }
+        let _ = self.child.start_kill();
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+    }
+}
+
+impl Drop for ChildProc {
+    fn drop(&mut self) {
+        if let Some(g) = self.pgid.take() {
+            let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
+            if let Ok(mut groups) = live_groups().lock() {
+                groups.remove(&g);
+            }
+        }
+    }
+}
+
+fn describe_status(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(s)) => format!("was killed by signal {s}"),
+        _ => "exited".to_string(),
+    }
+}
+
+/// Start the server and wire its stdout to `inbound` and `out` to its stdin.
+pub fn spawn(
+    spec: &StdioSpec,
+    inbound: Inbound,
+    mut out: mpsc::UnboundedReceiver<String>,
+) -> Result<ChildProc, String> {
+    let mut cmd = Command::new(&spec.command);
+    cmd.args(&spec.args)
+        .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!("cannot start the server: `{}` was not found (is it installed and on PATH?)", spec.command)
+        } else {
+            format!("cannot start the server `{}`: {e}", spec.command)
+        }
+    })?;
+    let pgid = child.id().map(|p| p as i32);
+    if let (Some(g), Ok(mut groups)) = (pgid, live_groups().lock()) {
+        groups.insert(g);
+    }
+    let stderr_tail = StderrTail::default();
+
+    if let Some(mut stdin) = child.stdin.take() {
+        tokio::spawn(async move {
+            while let Some(text) = out.recv().await {
+                let mut line = text.into_bytes();
+                line.push(b'\n');
+                if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
+                    break;
+                }
+            }
+            // Dropping stdin closes it: the server sees end of input.
+        });
+    }
+    if let Some(stdout) = child.stdout.take() {
+        tokio::spawn(async move {
+            let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let text = String::from_utf8_lossy(&buf);
+                        inbound.deliver(&text);
+                    }
+                }
+            }
+            // End of output: dropping `inbound` closes rmcp's side.
+        });
+    }
+    if let Some(mut stderr) = child.stderr.take() {
+        let tail = stderr_tail.clone();
+        tokio::spawn(async move {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut chunk).await {
+                if n == 0 {
+                    break;
+                }
+                tail.push(&chunk[..n]);
+            }
+        });
+    }
+    Ok(ChildProc {
+        child,
+        pgid,
+        stderr: stderr_tail,
+    })
+}

@@ -1,0 +1,199 @@
+//! The transport handed to rmcp: raw text in and out, recorded by the tap.
+//!
+//! Every transport (stdio, Streamable HTTP, legacy SSE) moves text; this type
+//! turns rmcp's messages into text for the transport's writer, and the
+//! transport's incoming text into rmcp's messages through [`Inbound`]. A
+//! message rmcp could not read (a string error code, a missing `jsonrpc`) is
+//! recorded as a wire problem; if it answers a pending request, rmcp gets a
+//! JSON-RPC error in its place so the request fails fast instead of hanging.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{ClientJsonRpcMessage, ErrorCode, ErrorData, JsonRpcError, JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage};
+use rmcp::service::RoleClient;
+use rmcp::transport::Transport;
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::tap::{Dir, Tap};
+
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("the connection to the server is closed")]
+    Closed,
+    #[error("cannot encode a message: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
+/// Ids of requests sent and not yet answered, as their JSON text.
+pub type Pending = Arc<Mutex<HashSet<String>>>;
+
+/// The rmcp side of a transport.
+pub struct WireTransport {
+    out: mpsc::UnboundedSender<String>,
+    inbox: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    tap: Arc<Tap>,
+    pending: Pending,
+}
+
+/// The transport side: where incoming text is delivered.
+#[derive(Clone)]
+pub struct Inbound {
+    tx: mpsc::UnboundedSender<ServerJsonRpcMessage>,
+    tap: Arc<Tap>,
+    pending: Pending,
+}
+
+/// A new pair: the rmcp transport, the receiver of outgoing text (for the
+/// transport's writer) and the [`Inbound`] for its reader.
+pub fn pair(tap: Arc<Tap>) -> (WireTransport, mpsc::UnboundedReceiver<String>, Inbound) {
+    let (out_tx, out_rx) = mpsc::unbounded_channel();
+    let (in_tx, in_rx) = mpsc::unbounded_channel();
+    let pending: Pending = Arc::default();
+    (
+        WireTransport {
+            out: out_tx,
+            inbox: in_rx,
+            tap: tap.clone(),
+            pending: pending.clone(),
+        },
+        out_rx,
+        Inbound {
+            tx: in_tx,
+            tap,
+            pending,
+        },
+    )
+}
+
+fn id_key(v: &Value) -> String {
+    v.to_string()
+}
+
+impl Transport<RoleClient> for WireTransport {
+    type Error = WireError;
+
+    fn name() -> Cow<'static, str> {
+        "mcpcheck-wire".into()
+    }
+
+    fn send(
+        &mut self,
+        item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let encoded = serde_json::to_string(&item);
+        let tap = self.tap.clone();
+        let out = self.out.clone();
+        let pending = self.pending.clone();
+        async move {
+            let text = encoded?;
+            if let ClientJsonRpcMessage::Request(r) = &item {
+                if let Ok(id) = serde_json::to_value(&r.id) {
+                    if let Ok(mut p) = pending.lock() {
+                        p.insert(id_key(&id));
+                    }
+                }
+            }
+            tap.record(Dir::Out, &text);
+            out.send(text).map_err(|_| WireError::Closed)
+        }
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<ServerJsonRpcMessage>> + Send {
+        self.inbox.recv()
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.inbox.close();
+        Ok(())
+    }
+}
+
+impl Inbound {
+    pub fn tap(&self) -> &Arc<Tap> {
+        &self.tap
+    }
+
+    /// Deliver one piece of incoming text (a stdio line, an SSE event's
+    /// data, an HTTP JSON body).
+    pub fn deliver(&self, raw: &str) {
+        let text = raw.trim();
+        if text.is_empty() {
+            return;
+        }
+        let idx = self.tap.record(Dir::In, text);
+        match serde_json::from_str::<Value>(text) {
+            Err(_) => self.tap.problem(
+                idx,
+                format!(
+                    "the server sent text that is not JSON-RPC: {}",
+                    mcpcheck_core::value::truncate(text, 200)
+                ),
+            ),
+            Ok(Value::Array(items)) => {
+                for item in items {
+                    self.decode(idx, item);
+                }
+            }
+            Ok(v) => self.decode(idx, v),
+        }
+    }
+
+    /// Answer a pending request with an error made here (the transport could
+    /// not get the server's answer, e.g. an HTTP 401).
+    pub fn fail_request(&self, id: &Value, message: String) {
+        self.answer_with_error(id, message);
+    }
+
+    fn answer_with_error(&self, id: &Value, message: String) {
+        let was_pending = self
+            .pending
+            .lock()
+            .map(|mut p| p.remove(&id_key(id)))
+            .unwrap_or(false);
+        if !was_pending {
+            return;
+        }
+        let Ok(request_id) = serde_json::from_value::<RequestId>(id.clone()) else {
+            return;
+        };
+        let err = ServerJsonRpcMessage::Error(JsonRpcError {
+            jsonrpc: JsonRpcVersion2_0,
+            id: Some(request_id),
+            error: ErrorData::new(ErrorCode::INTERNAL_ERROR, message, None),
+        });
+        let _ = self.tx.send(err);
+    }
+
+    fn decode(&self, idx: usize, v: Value) {
+        let id = v.get("id").filter(|i| !i.is_null()).cloned();
+        let is_answer = v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
+        match serde_json::from_value::<ServerJsonRpcMessage>(v) {
+            Ok(msg) => {
+                if let (true, Some(id)) = (is_answer, id.as_ref()) {
+                    let known = self
+                        .pending
+                        .lock()
+                        .map(|mut p| p.remove(&id_key(id)))
+                        .unwrap_or(false);
+                    if !known {
+                        self.tap.problem(
+                            idx,
+                            format!("the server sent a response with id {id}, which matches no open request"),
+                        );
+                    }
+                }
+                let _ = self.tx.send(msg);
+            }
+            Err(e) => {
+                let message = format!("the server sent a message that is not valid JSON-RPC ({e})");
+                self.tap.problem(idx, message.clone());
+                if let (true, Some(id)) = (is_answer, id) {
+                    self.answer_with_error(&id, message);
+                }
+            }
+        }
+    }
+}
