@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod serve;
+
 /// Deterministic tests for MCP servers.
 #[derive(Debug, Parser)]
 #[command(name = "mcpcheck", version, about, long_about = None)]
@@ -14,9 +16,14 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
+    Serve(serve::ServeArgs),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Serve(args) => serve::main(args),
+    }
 }
