@@ -44,13 +44,13 @@ pub async fn serve(shared: Arc<Shared>) -> ExitCode {
     let outcome = if tap.active() {
         let (server_out, pump_out) = tokio::io::duplex(PIPE_CAPACITY);
         let output = tokio::spawn(pump_stdout(pump_out, stdout, tap));
-        let outcome = run(session, server_in, server_out).await;
+        let outcome = run(session, server_in, server_out, &closed).await;
         // rmcp's half of the pipe is gone now, so the pump ends after it has
         // written what is left.
         let _ = tokio::time::timeout(DRAIN_TIMEOUT, output).await;
         outcome
     } else {
-        run(session, server_in, stdout).await
+        run(session, server_in, stdout, &closed).await
     };
     closed.cancel();
     outcome
@@ -60,6 +60,7 @@ async fn run(
     session: Session,
     input: impl AsyncRead + Send + Unpin + 'static,
     output: impl AsyncWrite + Send + Unpin + 'static,
+    closed: &CancellationToken,
 ) -> ExitCode {
     match session.serve((input, output)).await {
         Ok(running) => {
@@ -68,6 +69,9 @@ async fn run(
             let _ = running.waiting().await;
             ExitCode::SUCCESS
         }
+        // A client that leaves before the handshake ends (even one a hung
+        // `initialize` kept waiting) is a normal end.
+        Err(_) if closed.is_cancelled() => ExitCode::SUCCESS,
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("mcpcheck serve: the session did not start: {error}");
