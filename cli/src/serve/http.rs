@@ -23,7 +23,7 @@ use futures::{StreamExt as _, stream};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::{BodyExt as _, Full, Limited, combinators::BoxBody};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use sse_stream::{Sse, SseBody, SseStream};
@@ -114,7 +114,10 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> ExitCode {
                         async move { Ok::<_, Infallible>(app.route(request).await) }
                     });
                     // A connection that fails mid-way concerns only its client.
+                    // The timer arms hyper's 30 s limit on reading request
+                    // headers, so a stalled client cannot hold a task forever.
                     let _ = hyper::server::conn::http1::Builder::new()
+                        .timer(TokioTimer::new())
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
                 });
@@ -203,9 +206,18 @@ impl App {
     }
 
     async fn streamable(&self, request: Request<Incoming>) -> Response<Body> {
+        if request.method() == Method::DELETE {
+            // rmcp closes the session before it answers, yet says 202
+            // Accepted; clients (the Python SDK among them) expect the 200
+            // or 204 of a completed DELETE and warn otherwise.
+            let mut response = self.mcp.handle(request).await;
+            if response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::OK;
+            }
+            return response;
+        }
         if request.method() != Method::POST {
-            // GET (the server's stream) and DELETE (end of session) are
-            // rmcp's to answer as they are.
+            // GET opens the session's stream: rmcp's to answer as it is.
             return self.mcp.handle(request).await;
         }
         let prefer_json = prefers_json(request.headers());
