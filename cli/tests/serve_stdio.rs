@@ -246,24 +246,28 @@ fn transport_options_are_checked_before_serving() {
 }
 
 #[test]
-fn help_documents_every_fault() {
+fn help_describes_every_fault() {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
         .args(["serve", "--help"])
         .output()
         .expect("run mcpcheck");
     let help = String::from_utf8_lossy(&output.stdout);
-    for fault in [
-        "crash-on-call",
-        "hang-on-initialize",
-        "hang-on-call",
-        "garbage-stdout",
-        "wrong-id",
-        "string-error-code",
-        "result-and-error",
-        "tools-without-capability",
-        "huge-response",
-        "slow-start",
+    for (fault, trigger) in [
+        ("crash-on-call", "Any tools/call"),
+        ("hang-on-initialize", "initialize"),
+        ("hang-on-call", "Every tools/call"),
+        ("garbage-stdout", "Every tools/call"),
+        ("wrong-id", "Every tools/call"),
+        ("string-error-code", "Every JSON-RPC error response"),
+        ("result-and-error", "Every tools/call"),
+        ("tools-without-capability", "initialize"),
+        ("huge-response", "Every tools/call"),
+        ("slow-start", "Start"),
     ] {
-        assert!(help.contains(fault), "--help lacks {fault}");
+        let line = help
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("- {fault}:")))
+            .unwrap_or_else(|| panic!("--help does not list {fault}"));
+        assert!(line.contains(trigger), "{fault}: {line}");
     }
 }

@@ -38,28 +38,35 @@ pub const GARBAGE_LINE: &str = "mcpcheck serve: garbage-stdout fault: this line 
 /// The error member `result-and-error` adds next to a `result`.
 const RESULT_AND_ERROR_CODE: i64 = -32603;
 
-/// A fault the server can be told to commit.
+/// A fault the server can be told to commit. The doc comment of each
+/// variant is its `--help` text: the trigger, then the effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
 pub enum Fault {
-    /// Any `tools/call`: the process exits at once with status 70, without answering.
+    /// Any tools/call: the process exits with status 70 without answering
+    /// (on HTTP every connection drops).
     CrashOnCall,
-    /// `initialize`: never answered (until the client goes away, or 300 s pass).
+    /// initialize: never answered, until the client goes away or 300 s pass
+    /// (then a -32603 error).
     HangOnInitialize,
-    /// Any `tools/call`: never answered (until cancelled, the client goes away, or 300 s pass).
+    /// Every tools/call: never answered, until cancelled, the client goes
+    /// away, or 300 s pass (then a -32603 error); other requests are served.
     HangOnCall,
-    /// Before each `tools/call` response, a line that is not JSON is written.
+    /// Every tools/call: a line that is not JSON precedes the response (on
+    /// Streamable HTTP an extra SSE event, and the answer is always SSE).
     GarbageStdout,
-    /// Each `tools/call` response carries an id the client never sent.
+    /// Every tools/call: the response carries an id the client never sent
+    /// (a number + 1000000, a string + "-wrong").
     WrongId,
-    /// Every JSON-RPC error response carries its `code` as a string ("-32601").
+    /// Every JSON-RPC error response: its code is a string ("-32601").
     StringErrorCode,
-    /// Each `tools/call` response carries both `result` and `error`.
+    /// Every tools/call: the response carries both result and error.
     ResultAndError,
-    /// `initialize` omits the `tools` capability; tools/list and tools/call still answer.
+    /// initialize: the capabilities omit tools; tools/list and tools/call
+    /// still answer.
     ToolsWithoutCapability,
-    /// Each `tools/call` result gains a 20 MiB text block.
+    /// Every tools/call: the result gains a 20 MiB text block.
     HugeResponse,
-    /// The server waits 2 s before it reads stdin or binds its HTTP address.
+    /// Start: 2 s pass before stdin is read or the HTTP address is bound.
     SlowStart,
 }
 
