@@ -2,7 +2,7 @@
 //! `StreamableHttpService`, with sessions, the GET stream and DELETE), and
 //! the legacy HTTP+SSE transport at `/sse` + `/message` (see `legacy.rs`).
 //!
-//! Around rmcp this module adds three things:
+//! Around rmcp this module adds:
 //! - authentication (`--api-key`, `--bearer`): 401 with `WWW-Authenticate`
 //!   before rmcp sees the request, and the caller's [`Identity`] attached to
 //!   the request for `whoami` and the audit log;
@@ -11,7 +11,8 @@
 //!   is a single message, it is sent as a plain `application/json` body
 //!   instead. Answers with notifications or server requests before the
 //!   response (progress, sampling, ...) stay SSE;
-//! - wire faults, applied to the messages of POST responses.
+//! - wire faults, applied to the messages of POST responses;
+//! - `200` for a completed DELETE, where rmcp says `202`.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
