@@ -9,6 +9,7 @@ mod check_cmd;
 mod client;
 mod files;
 mod output;
+mod serve;
 mod validate;
 
 /// Deterministic tests for MCP servers.
@@ -21,6 +22,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
+    Serve(serve::ServeArgs),
     Check(check_cmd::CheckArgs),
     Validate(validate::ValidateArgs),
 }
@@ -28,6 +31,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
+        Command::Serve(args) => serve::main(args),
         Command::Check(args) => check_cmd::main(args),
         Command::Validate(args) => validate::main(args),
     }

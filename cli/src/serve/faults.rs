@@ -1,0 +1,343 @@
+//! Deliberate misbehaviour, switched on with `--fault NAME`, for testing how
+//! clients (and mcpcheck's own invariants) cope with a broken server.
+//!
+//! Faults come in two kinds. *Behavioural* faults (crash, hang, slow start,
+//! huge response, a missing capability) are produced by the server itself,
+//! through rmcp. *Wire* faults (a garbage line, a wrong id, a string error
+//! code, a response that is both `result` and `error`) describe messages that
+//! rmcp's typed layer cannot express, so they are made by [`WireTap`], which
+//! rewrites the serialized bytes underneath rmcp: rmcp stays the server, only
+//! the bytes it wrote are altered on their way out.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use clap::ValueEnum;
+use serde_json::{Map, Value};
+
+/// How long a hang fault holds a request before giving up on it. A hang must
+/// outlast any sensible client timeout, but nothing in this program waits
+/// forever: after this the request is answered with an error.
+pub const HANG_LIMIT: Duration = Duration::from_secs(300);
+
+/// How long `slow-start` waits before the server starts serving.
+pub const SLOW_START: Duration = Duration::from_secs(2);
+
+/// Size of the text block `huge-response` appends to a `tools/call` result:
+/// 20 MiB, larger than the 16 MiB line limit of common SDK clients.
+pub const HUGE_RESPONSE_BYTES: usize = 20 * 1024 * 1024;
+
+/// Exit status of the process when `crash-on-call` fires (sysexits'
+/// `EX_SOFTWARE`), distinct from a clean exit and from usage errors.
+pub const CRASH_EXIT_CODE: i32 = 70;
+
+/// The line `garbage-stdout` writes before a `tools/call` response.
+pub const GARBAGE_LINE: &str = "mcpcheck serve: garbage-stdout fault: this line is not JSON-RPC";
+
+/// The error member `result-and-error` adds next to a `result`.
+const RESULT_AND_ERROR_CODE: i64 = -32603;
+
+/// A fault the server can be told to commit. The doc comment of each
+/// variant is its `--help` text: the trigger, then the effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum)]
+pub enum Fault {
+    /// Any tools/call: the process exits with status 70 without answering
+    /// (on HTTP every connection drops).
+    CrashOnCall,
+    /// initialize: never answered, until the client goes away or 300 s pass
+    /// (then a -32603 error).
+    HangOnInitialize,
+    /// Every tools/call: never answered, until cancelled, the client goes
+    /// away, or 300 s pass (then a -32603 error); other requests are served.
+    HangOnCall,
+    /// Every tools/call: a line that is not JSON precedes the response (on
+    /// Streamable HTTP an extra SSE event, and the answer is always SSE).
+    GarbageStdout,
+    /// Every tools/call: the response carries an id the client never sent
+    /// (a number + 1000000, a string + "-wrong").
+    WrongId,
+    /// Every JSON-RPC error response: its code is a string ("-32601").
+    StringErrorCode,
+    /// Every tools/call: the response carries both result and error.
+    ResultAndError,
+    /// initialize: the capabilities omit tools; tools/list and tools/call
+    /// still answer.
+    ToolsWithoutCapability,
+    /// Every tools/call: the result gains a 20 MiB text block.
+    HugeResponse,
+    /// Start: 2 s pass before stdin is read or the HTTP address is bound.
+    SlowStart,
+}
+
+/// The set of faults in force, as given on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct FaultSet(HashSet<Fault>);
+
+impl FaultSet {
+    pub fn new(faults: impl IntoIterator<Item = Fault>) -> Self {
+        Self(faults.into_iter().collect())
+    }
+
+    pub fn has(&self, fault: Fault) -> bool {
+        self.0.contains(&fault)
+    }
+
+    /// The subset that [`WireTap`] has to produce.
+    pub fn wire(&self) -> WireFaults {
+        WireFaults {
+            garbage: self.has(Fault::GarbageStdout),
+            wrong_id: self.has(Fault::WrongId),
+            string_error_code: self.has(Fault::StringErrorCode),
+            result_and_error: self.has(Fault::ResultAndError),
+        }
+    }
+}
+
+/// The faults that alter serialized messages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WireFaults {
+    garbage: bool,
+    wrong_id: bool,
+    string_error_code: bool,
+    result_and_error: bool,
+}
+
+impl WireFaults {
+    pub fn any(self) -> bool {
+        self.garbage || self.wrong_id || self.string_error_code || self.result_and_error
+    }
+}
+
+/// Rewrites one connection's outgoing messages according to the wire faults.
+///
+/// Most wire faults target "the response to a `tools/call`". Outgoing bytes
+/// do not say which request they answer, so the tap also sees the incoming
+/// messages ([`WireTap::note_incoming`]) and remembers the ids of `tools/call`
+/// requests; the response carrying such an id is the one to corrupt. One tap
+/// serves one id space: a stdio connection, a legacy SSE session, or a single
+/// Streamable HTTP POST.
+#[derive(Debug)]
+pub struct WireTap {
+    faults: WireFaults,
+    /// Ids (in their JSON text form) of `tools/call` requests not yet answered.
+    calls: Mutex<HashSet<String>>,
+}
+
+impl WireTap {
+    pub fn new(faults: WireFaults) -> Self {
+        Self {
+            faults,
+            calls: Mutex::new(HashSet::new()),
+        }
+    }
+
+    pub fn active(&self) -> bool {
+        self.faults.any()
+    }
+
+    /// Records the id of an incoming `tools/call` request. Anything that is
+    /// not a single JSON-RPC request object is ignored: rmcp answers it, or
+    /// not, without a fault applying.
+    pub fn note_incoming(&self, message: &[u8]) {
+        if !self.active() {
+            return;
+        }
+        let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(message) else {
+            return;
+        };
+        if object.get("method").and_then(Value::as_str) == Some("tools/call")
+            && let Some(id) = object.get("id")
+        {
+            self.lock_calls().insert(id.to_string());
+        }
+    }
+
+    /// The messages to send in place of `message`, in order: usually just
+    /// `message` itself, changed or not; with `garbage-stdout`, a garbage line
+    /// first. The bytes of a message no fault touches are passed through as
+    /// they are.
+    pub fn rewrite(&self, message: &str) -> Vec<String> {
+        if !self.active() {
+            return vec![message.to_owned()];
+        }
+        let Ok(Value::Object(mut object)) = serde_json::from_str::<Value>(message) else {
+            return vec![message.to_owned()];
+        };
+        let is_response = !object.contains_key("method")
+            && (object.contains_key("result") || object.contains_key("error"));
+        if !is_response {
+            return vec![message.to_owned()];
+        }
+        let answers_call = object
+            .get("id")
+            .is_some_and(|id| self.lock_calls().remove(&id.to_string()));
+        let mut changed = false;
+        if answers_call && self.faults.result_and_error {
+            changed |= add_missing_half(&mut object);
+        }
+        if self.faults.string_error_code {
+            changed |= stringify_error_code(&mut object);
+        }
+        if answers_call && self.faults.wrong_id {
+            changed |= replace_id(&mut object);
+        }
+        let text = if changed {
+            Value::Object(object).to_string()
+        } else {
+            message.to_owned()
+        };
+        if answers_call && self.faults.garbage {
+            vec![GARBAGE_LINE.to_owned(), text]
+        } else {
+            vec![text]
+        }
+    }
+
+    fn lock_calls(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        // The set holds plain strings; a panic elsewhere cannot leave it
+        // half-updated, so a poisoned lock is still good to use.
+        self.calls
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// Gives a response both members: an `error` next to a `result`, or an empty
+/// error `result` next to an `error`.
+fn add_missing_half(object: &mut Map<String, Value>) -> bool {
+    if !object.contains_key("error") {
+        object.insert(
+            "error".to_owned(),
+            serde_json::json!({
+                "code": RESULT_AND_ERROR_CODE,
+                "message": "result-and-error fault: this response carries both result and error",
+            }),
+        );
+        true
+    } else if !object.contains_key("result") {
+        object.insert(
+            "result".to_owned(),
+            serde_json::json!({ "content": [], "isError": true }),
+        );
+        true
+    } else {
+        false
+    }
+}
+
+/// Turns `error.code` into its decimal string form.
+fn stringify_error_code(object: &mut Map<String, Value>) -> bool {
+    let Some(Value::Object(error)) = object.get_mut("error") else {
+        return false;
+    };
+    match error.get("code") {
+        Some(Value::Number(code)) => {
+            let text = code.to_string();
+            error.insert("code".to_owned(), Value::String(text));
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Replaces the response id with one the client cannot have sent: a numeric
+/// id gains 1,000,000; a string id gains the suffix `-wrong`.
+fn replace_id(object: &mut Map<String, Value>) -> bool {
+    let wrong = match object.get("id") {
+        Some(Value::Number(n)) => match n.as_i64() {
+            Some(n) => Value::from(n.wrapping_add(1_000_000)),
+            None => Value::String(format!("{n}-wrong")),
+        },
+        Some(Value::String(s)) => Value::String(format!("{s}-wrong")),
+        _ => return false,
+    };
+    object.insert("id".to_owned(), wrong);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tap(faults: &[Fault]) -> WireTap {
+        WireTap::new(FaultSet::new(faults.iter().copied()).wire())
+    }
+
+    const CALL: &[u8] =
+        br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}"#;
+    const CALL_RESPONSE: &str = r#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#;
+
+    #[test]
+    fn without_wire_faults_messages_pass_unchanged() {
+        let tap = tap(&[Fault::HangOnCall]);
+        tap.note_incoming(CALL);
+        assert_eq!(tap.rewrite(CALL_RESPONSE), vec![CALL_RESPONSE.to_owned()]);
+    }
+
+    #[test]
+    fn wrong_id_only_touches_the_tools_call_response() {
+        let tap = tap(&[Fault::WrongId]);
+        let other = r#"{"jsonrpc":"2.0","id":3,"result":{}}"#;
+        assert_eq!(tap.rewrite(other), vec![other.to_owned()]);
+        tap.note_incoming(CALL);
+        let out = tap.rewrite(CALL_RESPONSE);
+        let value: Value = serde_json::from_str(&out[0]).expect("json");
+        assert_eq!(value["id"], 1_000_007);
+        // Answered once: a second response with the same id is left alone.
+        assert_eq!(tap.rewrite(CALL_RESPONSE), vec![CALL_RESPONSE.to_owned()]);
+    }
+
+    #[test]
+    fn wrong_id_suffixes_string_ids() {
+        let tap = tap(&[Fault::WrongId]);
+        tap.note_incoming(br#"{"jsonrpc":"2.0","id":"a","method":"tools/call"}"#);
+        let out = tap.rewrite(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#);
+        let value: Value = serde_json::from_str(&out[0]).expect("json");
+        assert_eq!(value["id"], "a-wrong");
+    }
+
+    #[test]
+    fn string_error_code_applies_to_every_error() {
+        let tap = tap(&[Fault::StringErrorCode]);
+        let out = tap.rewrite(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#);
+        let value: Value = serde_json::from_str(&out[0]).expect("json");
+        assert_eq!(value["error"]["code"], "-32601");
+    }
+
+    #[test]
+    fn result_and_error_adds_the_missing_member() {
+        let tap = tap(&[Fault::ResultAndError]);
+        tap.note_incoming(CALL);
+        let out = tap.rewrite(CALL_RESPONSE);
+        let value: Value = serde_json::from_str(&out[0]).expect("json");
+        assert!(value.get("result").is_some());
+        assert_eq!(value["error"]["code"], RESULT_AND_ERROR_CODE);
+    }
+
+    #[test]
+    fn garbage_precedes_the_call_response_and_faults_combine() {
+        let tap = tap(&[
+            Fault::GarbageStdout,
+            Fault::ResultAndError,
+            Fault::StringErrorCode,
+        ]);
+        tap.note_incoming(CALL);
+        let out = tap.rewrite(CALL_RESPONSE);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[0], GARBAGE_LINE);
+        assert!(serde_json::from_str::<Value>(&out[0]).is_err());
+        let value: Value = serde_json::from_str(&out[1]).expect("json");
+        assert_eq!(value["error"]["code"], RESULT_AND_ERROR_CODE.to_string());
+    }
+
+    #[test]
+    fn notifications_and_requests_are_never_rewritten() {
+        let tap = tap(&[Fault::WrongId, Fault::GarbageStdout]);
+        tap.note_incoming(CALL);
+        let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#;
+        assert_eq!(tap.rewrite(progress), vec![progress.to_owned()]);
+        let request = r#"{"jsonrpc":"2.0","id":7,"method":"roots/list"}"#;
+        assert_eq!(tap.rewrite(request), vec![request.to_owned()]);
+    }
+}

@@ -1,0 +1,444 @@
+//! Serving over HTTP: Streamable HTTP at `--path` (rmcp's
+//! `StreamableHttpService`, with sessions, the GET stream and DELETE), and
+//! the legacy HTTP+SSE transport at `/sse` + `/message` (see `legacy.rs`).
+//!
+//! Around rmcp this module adds:
+//! - authentication (`--api-key`, `--bearer`): 401 with `WWW-Authenticate`
+//!   before rmcp sees the request, and the caller's [`Identity`] attached to
+//!   the request for `whoami` and the audit log;
+//! - the response format: rmcp answers every POST with an SSE stream; when
+//!   the client's `Accept` weighs JSON at least as high as SSE and the answer
+//!   is a single message, it is sent as a plain `application/json` body
+//!   instead. Answers with notifications or server requests before the
+//!   response (progress, sampling, ...) stay SSE;
+//! - wire faults, applied to the messages of POST responses;
+//! - `200` for a completed DELETE, where rmcp says `202`.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::{StreamExt as _, stream};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::{BodyExt as _, Full, Limited, combinators::BoxBody};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use sse_stream::{Sse, SseBody, SseStream};
+use tokio_util::sync::CancellationToken;
+
+use super::auth::{Credentials, Refusal};
+use super::faults::{WireFaults, WireTap};
+use super::handler::{Session, Shared};
+use super::legacy::Legacy;
+
+pub type Body = BoxBody<Bytes, Infallible>;
+
+/// Largest request body accepted, as rmcp's own limit.
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+pub const LEGACY_SSE_PATH: &str = "/sse";
+pub const LEGACY_MESSAGE_PATH: &str = "/message";
+
+#[derive(Debug)]
+pub struct Options {
+    pub addr: String,
+    pub path: String,
+    pub credentials: Credentials,
+}
+
+struct App {
+    mcp: StreamableHttpService<Session, LocalSessionManager>,
+    legacy: Arc<Legacy>,
+    path: String,
+    credentials: Credentials,
+    wire: WireFaults,
+}
+
+/// Serves until SIGINT or SIGTERM.
+pub async fn serve(shared: Arc<Shared>, options: Options) -> ExitCode {
+    let listener = match tokio::net::TcpListener::bind(&options.addr).await {
+        Ok(listener) => listener,
+        Err(error) => {
+            eprintln!("mcpcheck serve: cannot listen on {}: {error}", options.addr);
+            return ExitCode::FAILURE;
+        }
+    };
+    let local = match listener.local_addr() {
+        Ok(local) => local,
+        Err(error) => {
+            eprintln!("mcpcheck serve: cannot read the bound address: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let shutdown = CancellationToken::new();
+    let factory_shared = shared.clone();
+    let mcp = StreamableHttpService::new(
+        move || {
+            Ok(Session::new(
+                factory_shared.clone(),
+                None,
+                CancellationToken::new(),
+            ))
+        },
+        Arc::new(LocalSessionManager::default()),
+        allowed_hosts(
+            StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token()),
+            local,
+        ),
+    );
+    let app = Arc::new(App {
+        mcp,
+        legacy: Arc::new(Legacy::new(shared.clone(), shutdown.child_token())),
+        path: options.path,
+        credentials: options.credentials,
+        wire: shared.faults.wire(),
+    });
+    eprintln!(
+        "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH})",
+        app.path
+    );
+
+    let stop = stop_signal();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else { continue };
+                let app = app.clone();
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |request| {
+                        let app = app.clone();
+                        async move { Ok::<_, Infallible>(app.route(request).await) }
+                    });
+                    // A connection that fails mid-way concerns only its client.
+                    // The timer arms hyper's 30 s limit on reading request
+                    // headers, so a stalled client cannot hold a task forever.
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .timer(TokioTimer::new())
+                        .serve_connection(TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+            () = &mut stop => break,
+        }
+    }
+    shutdown.cancel();
+    ExitCode::SUCCESS
+}
+
+/// rmcp only accepts loopback `Host` headers by default, against DNS
+/// rebinding. A server bound to a specific address also accepts that
+/// address; one bound to all interfaces was exposed on purpose and accepts
+/// any host.
+fn allowed_hosts(
+    config: StreamableHttpServerConfig,
+    local: SocketAddr,
+) -> StreamableHttpServerConfig {
+    let ip = local.ip();
+    if ip.is_unspecified() {
+        config.disable_allowed_hosts()
+    } else if ip.is_loopback() {
+        config
+    } else {
+        let mut hosts = config.allowed_hosts.clone();
+        hosts.push(ip.to_string());
+        config.with_allowed_hosts(hosts)
+    }
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn stop_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            // Without a SIGTERM handler the default action still ends us.
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+}
+
+impl App {
+    async fn route(&self, mut request: Request<Incoming>) -> Response<Body> {
+        let identity = match self.credentials.authenticate(request.headers()) {
+            Ok(identity) => identity,
+            Err(refusal) => return self.unauthorized(refusal),
+        };
+        request.extensions_mut().insert(identity.clone());
+        let path = request.uri().path();
+        if path == self.path {
+            return self.streamable(request).await;
+        }
+        match (request.method(), path) {
+            (&Method::GET, LEGACY_SSE_PATH) => self.legacy.open(identity),
+            (&Method::POST, LEGACY_MESSAGE_PATH) => self.legacy.post(request).await,
+            (_, LEGACY_SSE_PATH) => method_not_allowed("GET"),
+            (_, LEGACY_MESSAGE_PATH) => method_not_allowed("POST"),
+            _ => plain(StatusCode::NOT_FOUND, "Not Found"),
+        }
+    }
+
+    fn unauthorized(&self, refusal: Refusal) -> Response<Body> {
+        let message = match refusal {
+            Refusal::Missing => "authentication required: send X-API-Key or Authorization: Bearer",
+            Refusal::Invalid => "the credential presented is not accepted",
+        };
+        let mut response = json_response(
+            StatusCode::UNAUTHORIZED,
+            serde_json::json!({ "error": "unauthorized", "message": message }).to_string(),
+        );
+        for challenge in self.credentials.challenges(refusal) {
+            if let Ok(value) = HeaderValue::from_str(&challenge) {
+                response
+                    .headers_mut()
+                    .append(header::WWW_AUTHENTICATE, value);
+            }
+        }
+        response
+    }
+
+    async fn streamable(&self, request: Request<Incoming>) -> Response<Body> {
+        if request.method() == Method::DELETE {
+            // rmcp closes the session before it answers, yet says 202
+            // Accepted; clients (the Python SDK among them) expect the 200
+            // or 204 of a completed DELETE and warn otherwise.
+            let mut response = self.mcp.handle(request).await;
+            if response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::OK;
+            }
+            return response;
+        }
+        if request.method() != Method::POST {
+            // GET opens the session's stream: rmcp's to answer as it is.
+            return self.mcp.handle(request).await;
+        }
+        let prefer_json = prefers_json(request.headers());
+        let (parts, body) = request.into_parts();
+        let bytes = match read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(response) => return response,
+        };
+        let tap = WireTap::new(self.wire);
+        tap.note_incoming(&bytes);
+        let response = self
+            .mcp
+            .handle(Request::from_parts(parts, Full::new(bytes)))
+            .await;
+        shape_response(response, tap, prefer_json).await
+    }
+}
+
+/// Reads a whole request body of at most [`MAX_BODY_BYTES`].
+pub async fn read_body(body: Incoming) -> Result<Bytes, Response<Body>> {
+    match Limited::new(body, MAX_BODY_BYTES).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(error) => {
+            if error.is::<http_body_util::LengthLimitError>() {
+                Err(plain(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "Payload Too Large: request body exceeds 4 MiB",
+                ))
+            } else {
+                Err(plain(
+                    StatusCode::BAD_REQUEST,
+                    "cannot read the request body",
+                ))
+            }
+        }
+    }
+}
+
+/// Whether the client, per its `Accept` header, weighs `application/json`
+/// at least as high as `text/event-stream`.
+fn prefers_json(headers: &HeaderMap) -> bool {
+    let mut json = None;
+    let mut sse = None;
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else { continue };
+        for entry in value.split(',') {
+            let mut parts = entry.split(';');
+            let essence = parts.next().unwrap_or_default().trim().to_ascii_lowercase();
+            let quality = parts
+                .filter_map(|p| p.split_once('='))
+                .find(|(name, _)| name.trim().eq_ignore_ascii_case("q"))
+                .and_then(|(_, q)| q.trim().parse::<f32>().ok())
+                .unwrap_or(1.0);
+            match essence.as_str() {
+                "application/json" => json = Some(quality),
+                "text/event-stream" => sse = Some(quality),
+                _ => {}
+            }
+        }
+    }
+    match (json, sse) {
+        (Some(json), Some(sse)) => json >= sse,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+/// Chooses JSON or SSE for rmcp's POST answer and applies wire faults to
+/// its messages. Responses that are not SSE (202, errors) pass unchanged.
+async fn shape_response(
+    response: Response<Body>,
+    tap: WireTap,
+    prefer_json: bool,
+) -> Response<Body> {
+    let is_sse = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    if !is_sse {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let mut events = SseStream::new(body);
+    // Events without data are SSE priming events (an id and a retry hint);
+    // they are kept in front when the answer stays a stream.
+    let mut head = Vec::new();
+    let first = loop {
+        match events.next().await {
+            Some(Ok(event)) if event.data.as_deref().is_some_and(|d| !d.is_empty()) => {
+                break Some(event);
+            }
+            Some(Ok(event)) => head.push(event),
+            Some(Err(_)) | None => break None,
+        }
+    };
+    let tap = Arc::new(tap);
+    let Some(first) = first else {
+        return sse_response(parts, stream::iter(head));
+    };
+    let first = rewrite_event(&tap, first);
+    if prefer_json
+        && let [only] = first.as_slice()
+        && let Some(data) = &only.data
+        && is_response(data)
+    {
+        parts.headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        parts.headers.remove(header::CACHE_CONTROL);
+        parts.headers.remove("x-accel-buffering");
+        return Response::from_parts(parts, Full::new(Bytes::from(data.clone())).boxed());
+    }
+    let rest = events
+        .take_while(|event| std::future::ready(event.is_ok()))
+        .filter_map(|event| std::future::ready(event.ok()))
+        .flat_map(move |event| stream::iter(rewrite_event(&tap, event)));
+    sse_response(
+        parts,
+        stream::iter(head).chain(stream::iter(first)).chain(rest),
+    )
+}
+
+/// The events to send for `event`: one per message the tap makes of its
+/// data. Added messages (a garbage line) come first and carry no id, so the
+/// event id keeps naming the original message.
+fn rewrite_event(tap: &WireTap, mut event: Sse) -> Vec<Sse> {
+    let Some(data) = event.data.take() else {
+        return vec![event];
+    };
+    let mut messages = tap.rewrite(&data);
+    let last = messages.pop().unwrap_or(data);
+    let mut out: Vec<Sse> = messages
+        .into_iter()
+        .map(|m| Sse::default().data(m))
+        .collect();
+    event.data = Some(last);
+    out.push(event);
+    out
+}
+
+/// Whether `data` is a JSON-RPC response (a result or an error).
+fn is_response(data: &str) -> bool {
+    match serde_json::from_str::<serde_json::Value>(data) {
+        Ok(serde_json::Value::Object(object)) => {
+            !object.contains_key("method")
+                && (object.contains_key("result") || object.contains_key("error"))
+        }
+        _ => false,
+    }
+}
+
+pub fn sse_response(
+    parts: http::response::Parts,
+    events: impl futures::Stream<Item = Sse> + Send + Sync + 'static,
+) -> Response<Body> {
+    Response::from_parts(parts, SseBody::new(events.map(Ok::<_, Infallible>)).boxed())
+}
+
+pub fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn json_response(status: StatusCode, body: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn method_not_allowed(allow: &'static str) -> Response<Body> {
+    let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "Method Not Allowed");
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accept(value: &'static str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::ACCEPT, HeaderValue::from_static(value));
+        headers
+    }
+
+    #[test]
+    fn json_is_preferred_unless_sse_weighs_more() {
+        assert!(prefers_json(&accept("application/json, text/event-stream")));
+        assert!(prefers_json(&accept("text/event-stream, application/json")));
+        assert!(!prefers_json(&accept(
+            "application/json;q=0.5, text/event-stream"
+        )));
+        assert!(prefers_json(&accept(
+            "application/json, text/event-stream;q=0.9"
+        )));
+        assert!(!prefers_json(&accept("text/event-stream")));
+    }
+
+    #[test]
+    fn responses_are_told_from_other_messages() {
+        assert!(is_response(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
+        assert!(is_response(
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":""}}"#
+        ));
+        assert!(!is_response(
+            r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#
+        ));
+        assert!(!is_response("not json"));
+    }
+}
