@@ -823,7 +823,9 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
                     show(want, 80),
                     show(v, 80)
                 ),
-                "field_equals" => {
+                // `has_field: p` with `value: v` is field_equals for one path:
+                // the message names the field the same way.
+                "field_equals" | "has_field" => {
                     format!(
                         "{at}: expected {}, got {}",
                         show_json(want, 80),
