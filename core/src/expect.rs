@@ -308,12 +308,10 @@ fn compile_regex(cx: &mut Cx, pattern: &str, span: Span, key: &str) -> Option<Re
         Ok(r) => Some(r),
         Err(e) => {
             let detail = e.to_string();
-            let last = detail
-                .lines()
-                .last()
-                .unwrap_or("invalid pattern")
-                .trim()
-                .to_string();
+            // The regex crate ends its multi-line report with "error: <what>";
+            // the diagnostic is already an error, so keep only <what>.
+            let last = detail.lines().last().unwrap_or("invalid pattern").trim();
+            let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
             cx.error_hint(
                 span,
                 format!("`{key}`: invalid regular expression {pattern:?}: {last}"),
