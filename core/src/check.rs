@@ -259,9 +259,13 @@ impl Matcher {
                 bounds(*min, *max)
             }
             Matcher::NetDelta(n) => format!("net_delta = {n}"),
-            Matcher::InRange { shown, .. } | Matcher::AllInRange { shown, .. } => {
-                format!("within {shown}")
-            }
+            Matcher::InRange { min, max, shown } => match (min, max) {
+                (Some(_), Some(_)) => format!("within {shown}"),
+                (Some(_), None) => format!("at least {shown}"),
+                (None, Some(_)) => format!("at most {shown}"),
+                (None, None) => "any number".into(),
+            },
+            Matcher::AllInRange { shown, .. } => format!("within {shown}"),
             Matcher::AllEqual(v) => format!("all equal {}", show(v, SHOW)),
             Matcher::AllOneOf(vs) => format!(
                 "all one of {}",
@@ -1024,7 +1028,11 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
             None => Outcome::fail(expected, actual(), format!("{at} is not a number")),
             Some(n) => ok(
                 min.is_none_or(|lo| n >= lo) && max.is_none_or(|hi| n <= hi),
-                format!("Value {} is outside range {shown}", plain(v)),
+                match (min, max) {
+                    (Some(_), Some(_)) => format!("Value {} is outside range {shown}", plain(v)),
+                    (Some(_), None) => format!("Value {} is below the minimum {shown}", plain(v)),
+                    (None, _) => format!("Value {} is above the maximum {shown}", plain(v)),
+                },
             ),
         },
         Matcher::ArrayContains(values) => match v {

@@ -1318,11 +1318,14 @@ fn compile_matcher(cx: &mut Cx, v: &Node) -> Option<Matcher> {
                     shown.1 = n.scalar_text().unwrap_or_default().to_string();
                 }
             }
-            Some(Matcher::InRange {
-                min,
-                max,
-                shown: format!("{}-{}", shown.0, shown.1),
-            })
+            // Bounds are shown as written; a one-sided range shows its one
+            // bound (a "-1000" would read as minus a thousand).
+            let shown = match (min.is_some(), max.is_some()) {
+                (true, true) => format!("{}-{}", shown.0, shown.1),
+                (true, false) => shown.0,
+                (false, _) => shown.1,
+            };
+            Some(Matcher::InRange { min, max, shown })
         }
         _ => None,
     }
