@@ -743,14 +743,18 @@ fn eval_values(
             crate::trajectory::evaluate(m, &entries, expected)
         }
         Matcher::OneOf(alts) => {
+            // One passing alternative decides; an alternative that could not
+            // be evaluated only matters when none passes.
             let mut reasons = Vec::new();
+            let mut undecided = None;
             for alt in alts {
                 let outs: Vec<Outcome> = alt.iter().map(|c| evaluate(c, obs, facts)).collect();
                 if outs.iter().all(|o| o.status == Status::Pass) {
                     return Outcome::pass(expected, "an alternative passed".into());
                 }
                 if let Some(e) = outs.iter().find(|o| o.status == Status::Error) {
-                    return Outcome::error(expected, e.reason.clone());
+                    undecided.get_or_insert_with(|| e.reason.clone());
+                    continue;
                 }
                 reasons.push(
                     outs.iter()
@@ -759,6 +763,9 @@ fn eval_values(
                         .collect::<Vec<_>>()
                         .join(" and "),
                 );
+            }
+            if let Some(reason) = undecided {
+                return Outcome::error(expected, reason);
             }
             Outcome::fail(
                 expected,
