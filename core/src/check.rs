@@ -47,6 +47,8 @@ pub struct Facts {
 pub enum Target {
     /// Values selected by a path from the Observation root.
     Doc(Path),
+    /// A quantifier's `[*]` path taken apart (see [`Each`]).
+    Each(Box<Each>),
     /// The Observation's `text` parsed as JSON (whole, or its first JSON
     /// line), then a path into that (mcp-assert's `json_path`).
     TextJson(Path),
@@ -58,10 +60,24 @@ impl Target {
     pub fn describe(&self) -> String {
         match self {
             Target::Doc(p) => p.as_str().to_string(),
+            Target::Each(e) => e.path.as_str().to_string(),
             Target::TextJson(p) => format!("text as JSON {}", p.as_str()),
             Target::File(f) => format!("file {f}"),
         }
     }
+}
+
+/// A quantifier's `[*]` path (`results[*].type`) taken apart: each element
+/// of the array at `items` (`results`), and in it the values `field` selects
+/// (`$.type`; `$` for the element itself). An element where `field` selects
+/// nothing is a missing field, and a missing array is a failure, not zero
+/// values.
+#[derive(Clone, Debug)]
+pub struct Each {
+    /// The whole path as written.
+    pub path: Path,
+    pub items: Path,
+    pub field: Path,
 }
 
 /// Which results a tag matcher requires.
@@ -492,6 +508,21 @@ pub fn evaluate(check: &Check, obs: &Value, facts: &Facts) -> Outcome {
         Target::Doc(path) => {
             let found = path.find(obs);
             eval_values(check, path, found_pairs(&found), obs, facts, expected)
+        }
+        Target::Each(each) => {
+            let Each { path, items, field } = each.as_ref();
+            let containers = items.find(obs);
+            match containers.as_slice() {
+                [] => nothing_at(items, expected),
+                [c] if c.value.is_array() => {
+                    eval_each(&check.matcher, path, c, field, facts, expected)
+                }
+                // Not one array (e.g. an object): select with the whole path.
+                _ => {
+                    let found = path.find(obs);
+                    eval_values(check, path, found_pairs(&found), obs, facts, expected)
+                }
+            }
         }
         Target::TextJson(path) => {
             let text = obs.get("text").and_then(Value::as_str).unwrap_or_default();
@@ -1073,6 +1104,61 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
         },
         other => Outcome::error(expected, format!("{} cannot be applied here", other.kind())),
     }
+}
+
+/// A location inside an element: `results[1]` and `type` (or `[0]`, or `$`
+/// for the element itself) make `results[1].type`.
+fn join_location(element: &str, inner: &str) -> String {
+    match inner {
+        "" | "$" => element.to_string(),
+        _ if inner.starts_with('[') || inner.starts_with('.') => format!("{element}{inner}"),
+        _ => format!("{element}.{inner}"),
+    }
+}
+
+/// A quantifier over each element of an array (see [`Target::Each`]). The
+/// `all_match*` keys ask every element whether its field matches, so an
+/// element without the field fails them ("Missing field: results[1].type");
+/// the other quantifiers judge the values that are there.
+fn eval_each(
+    m: &Matcher,
+    path: &Path,
+    container: &crate::path::Found<'_>,
+    field: &Path,
+    facts: &Facts,
+    expected: String,
+) -> Outcome {
+    let elements = container.value.as_array().map_or(&[][..], Vec::as_slice);
+    let field_written = field.as_str().trim_start_matches('$');
+    let mut present: Vec<(Value, String)> = Vec::new();
+    // (how many values came before it, where) of the first element without the field.
+    let mut first_missing: Option<(usize, String)> = None;
+    for (i, el) in elements.iter().enumerate() {
+        let at = format!("{}[{i}]", container.location);
+        let hits = field.find(el);
+        if hits.is_empty() && first_missing.is_none() {
+            first_missing = Some((present.len(), join_location(&at, field_written)));
+        }
+        for h in hits {
+            present.push((h.value.clone(), join_location(&at, &h.location)));
+        }
+    }
+    let every_element = matches!(
+        m,
+        Matcher::AllEqual(_) | Matcher::AllOneOf(_) | Matcher::AllRegex(_)
+    );
+    if let (true, Some((before, at))) = (every_element, first_missing) {
+        let o = eval_quantifier(m, path, &present[..before], facts, expected.clone());
+        if o.status != Status::Pass {
+            return o;
+        }
+        let actual = show_json(
+            &Value::Array(present.into_iter().map(|(v, _)| v).collect()),
+            SHOW,
+        );
+        return Outcome::fail(expected, actual, format!("Missing field: {at}"));
+    }
+    eval_quantifier(m, path, &present, facts, expected)
 }
 
 fn eval_quantifier(

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::check::{Check, Condition, Matcher, TagRule, Target};
+use crate::check::{Check, Condition, Each, Matcher, TagRule, Target};
 use crate::diag::Span;
 use crate::path::Path;
 use crate::read::Cx;
@@ -333,6 +333,28 @@ fn json_path(cx: &mut Cx, written: &str, span: Span, key: &str) -> Option<Path> 
             );
             None
         }
+    }
+}
+
+/// The target of a quantifier over `path`. A path with `[*]` is taken apart
+/// at its first `[*]` into the array and the field of each element (see
+/// `Target::Each`); other paths select as written.
+fn each_target(path: Path) -> Target {
+    let written = path.as_str();
+    let Some(at) = written.find("[*]") else {
+        return Target::Doc(path);
+    };
+    let (items, rest) = (&written[..at], &written[at + 3..]);
+    let simple_rest = rest.is_empty() || rest.starts_with('.') || rest.starts_with('[');
+    if items.is_empty() || items == "$" || !simple_rest {
+        return Target::Doc(path);
+    }
+    match (
+        Path::parse_under(&["json"], items),
+        Path::parse(&format!("${rest}")),
+    ) {
+        (Ok(items), Ok(field)) => Target::Each(Box::new(Each { path, items, field })),
+        _ => Target::Doc(path),
     }
 }
 
@@ -853,7 +875,7 @@ fn compile_key(
                 out.push(mk(
                     key.into(),
                     key,
-                    Target::Doc(path),
+                    each_target(path),
                     Matcher::AllEqual(val.to_json()),
                     span,
                 ));
@@ -867,7 +889,7 @@ fn compile_key(
                 out.push(mk(
                     key.into(),
                     key,
-                    Target::Doc(path),
+                    each_target(path),
                     Matcher::AllOneOf(vals),
                     span,
                 ));
@@ -889,7 +911,7 @@ fn compile_key(
                 } else {
                     Matcher::NoneRegex(r)
                 };
-                out.push(mk(key.into(), key, Target::Doc(path), matcher, span));
+                out.push(mk(key.into(), key, each_target(path), matcher, span));
             }
         }
         "all_have_tags" | "none_have_tags" | "each_has_any_tag" => {
@@ -934,7 +956,7 @@ fn compile_key(
                 out.push(mk(
                     key.into(),
                     key,
-                    Target::Doc(path),
+                    each_target(path),
                     Matcher::DatesBetween { start, end },
                     span,
                 ));
@@ -948,7 +970,7 @@ fn compile_key(
                 out.push(mk(
                     key.into(),
                     key,
-                    Target::Doc(path),
+                    each_target(path),
                     Matcher::DatesWithinDays(days as i64),
                     span,
                 ));
@@ -971,16 +993,17 @@ fn compile_key(
                 lo.scalar_text().unwrap_or_default(),
                 hi.scalar_text().unwrap_or_default()
             );
-            let matcher = if key == "all_in_range" {
-                Matcher::AllInRange { min, max, shown }
+            let (matcher, target) = if key == "all_in_range" {
+                (Matcher::AllInRange { min, max, shown }, each_target(path))
             } else {
-                Matcher::InRange {
+                let m = Matcher::InRange {
                     min: Some(min),
                     max: Some(max),
                     shown,
-                }
+                };
+                (m, Target::Doc(path))
             };
-            out.push(mk(key.into(), key, Target::Doc(path), matcher, span));
+            out.push(mk(key.into(), key, target, matcher, span));
         }
         "sorted_desc" => {
             let Some((path, _)) = path_arg(cx, v, key, &[]) else {
@@ -989,7 +1012,7 @@ fn compile_key(
             out.push(mk(
                 key.into(),
                 key,
-                Target::Doc(path),
+                each_target(path),
                 Matcher::SortedDesc,
                 span,
             ));
