@@ -362,6 +362,9 @@ fn text_target() -> Target {
     Target::Doc(doc_path("text"))
 }
 
+/// A mapping's entries as read by [`Cx::entries`]: (key, key node, value).
+type Entries<'n> = Vec<(&'n str, &'n Node, &'n Node)>;
+
 /// Read `{path, …}` objects of the JSON vocabulary: returns the compiled path
 /// and the entries other than `path`.
 fn path_arg<'n>(
@@ -369,7 +372,7 @@ fn path_arg<'n>(
     v: &'n Node,
     key: &str,
     others: &[&str],
-) -> Option<(Path, Vec<(&'n str, &'n Node, &'n Node)>)> {
+) -> Option<(Path, Entries<'n>)> {
     let mut allowed = vec!["path"];
     allowed.extend_from_slice(others);
     let entries = cx.entries(v, key, &allowed);
@@ -435,14 +438,15 @@ pub fn compile_map(cx: &mut Cx, node: &Node, block: Block) -> Vec<Check> {
         }
     }
     let has_field_value = field(&entries, "value");
-    if has_field_value.is_some() && field(&entries, "has_field").is_none() {
-        if let Some((_, k, _)) = entries.iter().find(|(k, _, _)| *k == "value") {
-            cx.error_hint(
-                k.span,
-                "`value` goes with `has_field`",
-                "write `has_field: path` next to it",
-            );
-        }
+    if has_field_value.is_some()
+        && field(&entries, "has_field").is_none()
+        && let Some((_, k, _)) = entries.iter().find(|(k, _, _)| *k == "value")
+    {
+        cx.error_hint(
+            k.span,
+            "`value` goes with `has_field`",
+            "write `has_field: path` next to it",
+        );
     }
     for key in map_keys() {
         let Some((_, knode, v)) = entries.iter().find(|(k, _, _)| *k == key) else {
@@ -465,26 +469,22 @@ fn compile_key(
 ) {
     let span = key_span;
     match key {
-        "not_error" | "is_error" => {
-            if cx.bool(v, key) == Some(true) {
-                let matcher = if key == "not_error" {
-                    Matcher::NotTrue
-                } else {
-                    Matcher::IsTrue
-                };
-                out.push(mk(
-                    key.into(),
-                    key,
-                    Target::Doc(doc_path("result.isError")),
-                    matcher,
-                    span,
-                ));
-            }
+        "not_error" | "is_error" if cx.bool(v, key) == Some(true) => {
+            let matcher = if key == "not_error" {
+                Matcher::NotTrue
+            } else {
+                Matcher::IsTrue
+            };
+            out.push(mk(
+                key.into(),
+                key,
+                Target::Doc(doc_path("result.isError")),
+                matcher,
+                span,
+            ));
         }
-        "not_empty" => {
-            if cx.bool(v, key) == Some(true) {
-                out.push(mk(key.into(), key, text_target(), Matcher::NotEmpty, span));
-            }
+        "not_empty" if cx.bool(v, key) == Some(true) => {
+            out.push(mk(key.into(), key, text_target(), Matcher::NotEmpty, span));
         }
         "equals" => {
             if v.is_null() {
@@ -519,17 +519,17 @@ fn compile_key(
             }
         }
         "contains_any" => {
-            if let Some(items) = cx.strings(v, key) {
-                if !items.is_empty() {
-                    let list = items.into_iter().map(|(s, _)| s).collect();
-                    out.push(mk(
-                        key.into(),
-                        key,
-                        text_target(),
-                        Matcher::ContainsAny(list),
-                        span,
-                    ));
-                }
+            if let Some(items) = cx.strings(v, key)
+                && !items.is_empty()
+            {
+                let list = items.into_iter().map(|(s, _)| s).collect();
+                out.push(mk(
+                    key.into(),
+                    key,
+                    text_target(),
+                    Matcher::ContainsAny(list),
+                    span,
+                ));
             }
         }
         "matches_regex" => {
@@ -645,17 +645,17 @@ fn compile_key(
             }
         }
         "in_order" => {
-            if let Some(items) = cx.strings(v, key) {
-                if !items.is_empty() {
-                    let list = items.into_iter().map(|(s, _)| s).collect();
-                    out.push(mk(
-                        key.into(),
-                        key,
-                        text_target(),
-                        Matcher::InOrder(list),
-                        span,
-                    ));
-                }
+            if let Some(items) = cx.strings(v, key)
+                && !items.is_empty()
+            {
+                let list = items.into_iter().map(|(s, _)| s).collect();
+                out.push(mk(
+                    key.into(),
+                    key,
+                    text_target(),
+                    Matcher::InOrder(list),
+                    span,
+                ));
             }
         }
         "min_progress" => {
@@ -1081,10 +1081,10 @@ fn compile_list_item(cx: &mut Cx, item: &Node, block: Block, out: &mut Vec<Item>
     let has = |k: &str| m.iter().any(|(key, _)| key.key_str() == Some(k));
     if has("assert-set") {
         let entries = cx.entries(item, "expect item", &["assert-set"]);
-        if let Some((_, _, set)) = entries.first() {
-            if let Some(s) = compile_set(cx, set, block) {
-                out.push(Item::Set(s));
-            }
+        if let Some((_, _, set)) = entries.first()
+            && let Some(s) = compile_set(cx, set, block)
+        {
+            out.push(Item::Set(s));
         }
     } else if has("target") || has("matcher") {
         if let Some(c) = compile_list_check(cx, item) {

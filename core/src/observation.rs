@@ -69,10 +69,10 @@ pub fn text_view(method: &Method, result: &Value) -> String {
         Method::ToolsCall => content_text(result.get("content")),
         Method::PromptsGet => {
             let mut parts: Vec<String> = Vec::new();
-            if let Some(d) = result.get("description").and_then(Value::as_str) {
-                if !d.is_empty() {
-                    parts.push(d.to_string());
-                }
+            if let Some(d) = result.get("description").and_then(Value::as_str)
+                && !d.is_empty()
+            {
+                parts.push(d.to_string());
             }
             if let Some(msgs) = result.get("messages").and_then(Value::as_array) {
                 for m in msgs {
@@ -162,10 +162,10 @@ pub fn observe(
     duration_ms: Option<u64>,
 ) -> Value {
     let mut result = result.unwrap_or(Value::Null);
-    if *method == Method::ToolsCall {
-        if let Some(r) = result.as_object_mut() {
-            r.entry("isError").or_insert(Value::Bool(false));
-        }
+    if *method == Method::ToolsCall
+        && let Some(r) = result.as_object_mut()
+    {
+        r.entry("isError").or_insert(Value::Bool(false));
     }
     let text = text_view(method, &result);
     let json_view = match result.get("structuredContent") {

@@ -91,14 +91,14 @@ impl Scored {
                     .filter(|c| c.outcome.status == Status::Fail)
                     .collect();
                 let mut parts = Vec::new();
-                if let (Some(s), Some(t)) = (self.score, self.threshold) {
-                    if s + EPSILON < t {
-                        parts.push(format!(
-                            "score {} is below the threshold {}",
-                            round3(s),
-                            round3(t)
-                        ));
-                    }
+                if let (Some(s), Some(t)) = (self.score, self.threshold)
+                    && s + EPSILON < t
+                {
+                    parts.push(format!(
+                        "score {} is below the threshold {}",
+                        round3(s),
+                        round3(t)
+                    ));
                 }
                 for m in &self.metrics {
                     if m.passed == Some(false) {
