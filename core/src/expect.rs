@@ -1390,7 +1390,7 @@ pub fn compile_derived(cx: &mut Cx, node: &Node, items: &[Item]) -> Vec<DerivedM
         for (k, _, v) in &entries {
             match *k {
                 "name" => name = cx.name(v, "name"),
-                "threshold" => threshold = cx.fraction(v, "threshold"),
+                "threshold" => threshold = Some(*v),
                 "value" => value = Some(*v),
                 _ => {}
             }
@@ -1424,6 +1424,14 @@ pub fn compile_derived(cx: &mut Cx, node: &Node, items: &[Item]) -> Vec<DerivedM
             continue;
         }
         let (agg, _, refs_node) = ve[0];
+        // A weighted average lies in [0, 1], so its threshold is a fraction
+        // like a test's; a weighted sum can exceed 1 (2*1 + 3*1 = 5), and so
+        // can its threshold.
+        let threshold = match threshold {
+            Some(t) if agg == "weighted_average" => cx.fraction(t, "threshold"),
+            Some(t) => cx.number(t, "threshold"),
+            None => None,
+        };
         let Some(ref_items) = cx.seq(refs_node, agg) else {
             continue;
         };
