@@ -69,9 +69,9 @@ impl Target {
 
 /// A quantifier's `[*]` path (`results[*].type`) taken apart: each element
 /// of the array at `items` (`results`), and in it the values `field` selects
-/// (`$.type`; `$` for the element itself). An element where `field` selects
-/// nothing is a missing field, and a missing array is a failure, not zero
-/// values.
+/// (`$.type`; `$` for the element itself). An element where a singular
+/// `field` selects nothing is a missing field, and a missing array is a
+/// failure, not zero values.
 #[derive(Clone, Debug)]
 pub struct Each {
     /// The whole path as written.
@@ -1136,7 +1136,9 @@ fn eval_each(
     for (i, el) in elements.iter().enumerate() {
         let at = format!("{}[{i}]", container.location);
         let hits = field.find(el);
-        if hits.is_empty() && first_missing.is_none() {
+        // Only a singular field can be missing: an element whose inner list
+        // (`tags[*]`) is empty has nothing to check, not a missing field.
+        if hits.is_empty() && first_missing.is_none() && !field.is_plural() {
             first_missing = Some((present.len(), join_location(&at, field_written)));
         }
         for h in hits {
