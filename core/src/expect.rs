@@ -20,7 +20,10 @@
 //!   `all_dates_between`, `dates_within_days`, `all_in_range`, `range_check`,
 //!   `sorted_desc`, `array_contains`, `one_of`, `if_results`,
 //!   `if_has_history`, `if_sensitive_results`. Their paths are read inside the
-//!   Observation's `json` (the structured response).
+//!   Observation's `json` (the structured response). A quantifier's `[*]`
+//!   path (`results[*].type`) is read per element of the array, so an
+//!   element without the field and a missing array are seen (see
+//!   `check::Each`).
 //! * **list-form items** — `{target, matcher, weight, name}` where `target` is
 //!   a path from the Observation root and `matcher` one of `exact`, `equals`,
 //!   `contains`, `icontains`, `not_contains`, `contains_any`, `regex`,
