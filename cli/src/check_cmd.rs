@@ -47,7 +47,12 @@ pub struct CheckArgs {
 }
 
 fn fail_input(diags: &[diag::Diagnostic], sources: &[(String, String)]) -> ExitCode {
-    let lookup = |f: &str| sources.iter().find(|(n, _)| n == f).map(|(_, t)| t.as_str());
+    let lookup = |f: &str| {
+        sources
+            .iter()
+            .find(|(n, _)| n == f)
+            .map(|(_, t)| t.as_str())
+    };
     err(&diag::render(diags, &lookup, paint_for_stderr()));
     ExitCode::from(2)
 }
@@ -64,7 +69,9 @@ pub fn main(args: CheckArgs) -> ExitCode {
             Err(code) => return code,
         }
     } else {
-        err("mcpcheck check: give --expect FILE --response FILE, or --trace FILE --trajectory FILE\n");
+        err(
+            "mcpcheck check: give --expect FILE --response FILE, or --trace FILE --trajectory FILE\n",
+        );
         return ExitCode::from(2);
     };
     if args.json {
@@ -105,7 +112,12 @@ fn check_response(
     let value: serde_json::Value = serde_json::from_str(&rtext).map_err(|e| {
         let d = diag::Diagnostic::error(
             &rname,
-            diag::Span::new(e.line() as u32, e.column() as u32, e.line() as u32, e.column() as u32 + 1),
+            diag::Span::new(
+                e.line() as u32,
+                e.column() as u32,
+                e.line() as u32,
+                e.column() as u32 + 1,
+            ),
             format!("the response is not valid JSON: {e}"),
         )
         .with_hint("give a raw MCP result, a JSON-RPC response envelope, or an Observation");
@@ -128,4 +140,3 @@ fn check_trace(trace: &PathBuf, traj: &PathBuf) -> Result<TestResult, ExitCode> 
         .map_err(|d| fail_input(&d, &[(aname.clone(), atext.clone())]))?;
     Ok(api::check_trajectory(&doc, &entries))
 }
-

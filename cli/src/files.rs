@@ -28,10 +28,7 @@ pub fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 }
 
 fn is_yaml(p: &Path) -> bool {
-    matches!(
-        p.extension().and_then(|e| e.to_str()),
-        Some("yaml" | "yml")
-    )
+    matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
 }
 
 fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>, depth: u32) -> Result<(), String> {
@@ -39,7 +36,9 @@ fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>, depth: u32) -> Result<(), St
     for entry in entries {
         let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
         let path = entry.path();
-        let ft = entry.file_type().map_err(|e| format!("{}: {e}", path.display()))?;
+        let ft = entry
+            .file_type()
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         if ft.is_dir() {
             if depth > 0 {
                 collect_yaml(&path, out, depth - 1)?;

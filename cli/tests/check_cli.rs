@@ -35,9 +35,19 @@ const RESPONSE: &str = r#"{"content":[{"type":"text","text":"{\"status\":\"succe
 #[test]
 fn check_passes_with_exit_0_and_lists_every_check() {
     let d = tmp("pass");
-    let e = write(&d, "e.yaml", "expect:\n  not_error: true\n  status: success\n  results_min: 2\n");
+    let e = write(
+        &d,
+        "e.yaml",
+        "expect:\n  not_error: true\n  status: success\n  results_min: 2\n",
+    );
     let r = write(&d, "r.json", RESPONSE);
-    let o = bin().args(["check", "--expect"]).arg(&e).arg("--response").arg(&r).output().unwrap();
+    let o = bin()
+        .args(["check", "--expect"])
+        .arg(&e)
+        .arg("--response")
+        .arg(&r)
+        .output()
+        .unwrap();
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(out.starts_with("PASS  e ("), "{out}");
@@ -54,20 +64,45 @@ fn check_fails_with_exit_1_and_reports_every_failure() {
         "expect:\n  status: error\n  all_match_pattern: {path: \"results[*].file\", regex: \"^journal/\"}\n  contains: [nowhere]\n",
     );
     let r = write(&d, "r.json", RESPONSE);
-    let o = bin().args(["check", "--expect"]).arg(&e).arg("--response").arg(&r).output().unwrap();
+    let o = bin()
+        .args(["check", "--expect"])
+        .arg(&e)
+        .arg("--response")
+        .arg(&r)
+        .output()
+        .unwrap();
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
-    assert!(out.contains("reason:   Expected status 'error', got 'success'"), "{out}");
-    assert!(out.contains("reason:   'work/b.md' at results[1].file doesn't match pattern '^journal/'"), "{out}");
-    assert!(out.contains("reason:   expected text to contain 'nowhere'"), "{out}");
+    assert!(
+        out.contains("reason:   Expected status 'error', got 'success'"),
+        "{out}"
+    );
+    assert!(
+        out.contains("reason:   'work/b.md' at results[1].file doesn't match pattern '^journal/'"),
+        "{out}"
+    );
+    assert!(
+        out.contains("reason:   expected text to contain 'nowhere'"),
+        "{out}"
+    );
 }
 
 #[test]
 fn check_json_is_the_test_outcome_shape() {
     let d = tmp("json");
-    let e = write(&d, "e.yaml", "name: weighted\nthreshold: 0.7\nexpect:\n  - target: result.isError\n    matcher: {exact: false}\n    weight: 3\n  - target: text\n    matcher: {contains: rust}\n");
+    let e = write(
+        &d,
+        "e.yaml",
+        "name: weighted\nthreshold: 0.7\nexpect:\n  - target: result.isError\n    matcher: {exact: false}\n    weight: 3\n  - target: text\n    matcher: {contains: rust}\n",
+    );
     let r = write(&d, "r.json", RESPONSE);
-    let o = bin().args(["check", "--json", "--expect"]).arg(&e).arg("--response").arg(&r).output().unwrap();
+    let o = bin()
+        .args(["check", "--json", "--expect"])
+        .arg(&e)
+        .arg("--response")
+        .arg(&r)
+        .output()
+        .unwrap();
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -84,7 +119,13 @@ fn check_bad_input_exits_2_with_file_line_and_hint() {
     let d = tmp("bad");
     let e = write(&d, "e.yaml", "expect:\n  not_eror: true\n");
     let r = write(&d, "r.json", RESPONSE);
-    let o = bin().args(["check", "--expect"]).arg(&e).arg("--response").arg(&r).output().unwrap();
+    let o = bin()
+        .args(["check", "--expect"])
+        .arg(&e)
+        .arg("--response")
+        .arg(&r)
+        .output()
+        .unwrap();
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("e.yaml:2:3"), "{err}");
@@ -92,13 +133,25 @@ fn check_bad_input_exits_2_with_file_line_and_hint() {
 
     let bad_json = write(&d, "bad.json", "{\"content\": [}");
     let e2 = write(&d, "e2.yaml", "expect: {not_error: true}\n");
-    let o = bin().args(["check", "--expect"]).arg(&e2).arg("--response").arg(&bad_json).output().unwrap();
+    let o = bin()
+        .args(["check", "--expect"])
+        .arg(&e2)
+        .arg("--response")
+        .arg(&bad_json)
+        .output()
+        .unwrap();
     let (_, err) = text(&o);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("bad.json:1:"), "{err}");
     assert!(err.contains("not valid JSON"), "{err}");
 
-    let o = bin().args(["check", "--expect"]).arg(d.join("missing.yaml")).arg("--response").arg(&r).output().unwrap();
+    let o = bin()
+        .args(["check", "--expect"])
+        .arg(d.join("missing.yaml"))
+        .arg("--response")
+        .arg(&r)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).1.contains("missing.yaml"));
 }
@@ -106,15 +159,38 @@ fn check_bad_input_exits_2_with_file_line_and_hint() {
 #[test]
 fn check_trajectory_against_a_jsonl_audit_log() {
     let d = tmp("traj");
-    let log = write(&d, "audit.jsonl", "{\"tool\":\"prepare\",\"args\":{\"line\":6}}\n{\"action\":\"noise\"}\n{\"tool\":\"rename\",\"args\":{}}\n");
-    let ok = write(&d, "ok.yaml", "trajectory:\n  - type: order\n    tools: [prepare, rename]\n  - type: args_contain\n    tool: prepare\n    args: {line: 6}\n");
-    let o = bin().args(["check", "--trace"]).arg(&log).arg("--trajectory").arg(&ok).output().unwrap();
+    let log = write(
+        &d,
+        "audit.jsonl",
+        "{\"tool\":\"prepare\",\"args\":{\"line\":6}}\n{\"action\":\"noise\"}\n{\"tool\":\"rename\",\"args\":{}}\n",
+    );
+    let ok = write(
+        &d,
+        "ok.yaml",
+        "trajectory:\n  - type: order\n    tools: [prepare, rename]\n  - type: args_contain\n    tool: prepare\n    args: {line: 6}\n",
+    );
+    let o = bin()
+        .args(["check", "--trace"])
+        .arg(&log)
+        .arg("--trajectory")
+        .arg(&ok)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
     let bad = write(&d, "bad.yaml", "- type: absence\n  tools: [rename]\n");
-    let o = bin().args(["check", "--trace"]).arg(&log).arg("--trajectory").arg(&bad).output().unwrap();
+    let o = bin()
+        .args(["check", "--trace"])
+        .arg(&log)
+        .arg("--trajectory")
+        .arg(&bad)
+        .output()
+        .unwrap();
     let (out, _) = text(&o);
     assert_eq!(o.status.code(), Some(1));
-    assert!(out.contains("absence: 'rename' appeared in trace but should not have"), "{out}");
+    assert!(
+        out.contains("absence: 'rename' appeared in trace but should not have"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -126,14 +202,25 @@ fn check_requires_a_mode() {
 #[test]
 fn validate_reports_all_problems_and_exits_2() {
     let d = tmp("validate");
-    write(&d, "good.yaml", "name: ok\nserver: {command: node}\nassert:\n  tool: echo\n  expect: {contains: [x]}\n");
+    write(
+        &d,
+        "good.yaml",
+        "name: ok\nserver: {command: node}\nassert:\n  tool: echo\n  expect: {contains: [x]}\n",
+    );
     std::fs::create_dir_all(d.join("sub")).unwrap();
-    write(&d, "sub/bad.yml", "name: bad\nserver: {command: node}\nassert:\n  tool: echo\n  expect:\n    not_eror: true\n    matches_regex: ['(']\n");
+    write(
+        &d,
+        "sub/bad.yml",
+        "name: bad\nserver: {command: node}\nassert:\n  tool: echo\n  expect:\n    not_eror: true\n    matches_regex: ['(']\n",
+    );
     write(&d, "notes.txt", "not yaml");
     let o = bin().arg("validate").arg(&d).output().unwrap();
     let (out, err) = text(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
-    assert!(out.contains("2 files, 2 tests: 2 errors, 0 warnings"), "{out}");
+    assert!(
+        out.contains("2 files, 2 tests: 2 errors, 0 warnings"),
+        "{out}"
+    );
     assert!(err.contains("bad.yml:6:5"), "{err}");
     assert!(err.contains("bad.yml:7:21"), "{err}");
 

@@ -49,7 +49,11 @@ pub fn load_expect_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Diagno
         _ => Block::Other,
     };
     if wrapped {
-        let entries = cx.entries(root, "expectation document", &["name", "method", "expect", "threshold", "derivedMetrics"]);
+        let entries = cx.entries(
+            root,
+            "expectation document",
+            &["name", "method", "expect", "threshold", "derivedMetrics"],
+        );
         for (k, _, v) in &entries {
             match *k {
                 "name" => {
@@ -77,7 +81,11 @@ pub fn load_expect_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Diagno
             doc.expect.derived = expect::compile_derived(&mut cx, d, &doc.expect.items);
         }
     } else if root.is_null() {
-        cx.error_hint(root.span, "the expectation document is empty", "write `expect:` followed by checks, e.g. `contains: [\"hello\"]`");
+        cx.error_hint(
+            root.span,
+            "the expectation document is empty",
+            "write `expect:` followed by checks, e.g. `contains: [\"hello\"]`",
+        );
     } else {
         doc.expect.items = expect::compile(&mut cx, root, Block::Tool, true);
     }
@@ -102,7 +110,11 @@ pub fn check_response(doc: &ExpectDoc, response: &Value, facts: &Facts) -> TestR
 pub fn load_trace(file: &str, text: &str) -> Result<Vec<TraceEntry>, Vec<Diagnostic>> {
     // A JSONL log's first non-empty line is a complete JSON object; a YAML or
     // JSON document is read whole.
-    let first = text.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("");
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
     let jsonl = first.starts_with('{')
         && serde_json::from_str::<Value>(first).is_ok()
         && text.lines().filter(|l| !l.trim().is_empty()).count() > 1;
@@ -134,7 +146,11 @@ pub fn load_trajectory(file: &str, text: &str) -> Result<ExpectDoc, Vec<Diagnost
         method: Method::Other("trajectory".into()),
     };
     if root.as_map().is_some() {
-        for (k, _, v) in cx.entries(&root, "trajectory document", &["name", "trajectory", "threshold"]) {
+        for (k, _, v) in cx.entries(
+            &root,
+            "trajectory document",
+            &["name", "trajectory", "threshold"],
+        ) {
             match k {
                 "name" => {
                     if let Some(n) = cx.name(v, "name") {
@@ -146,7 +162,11 @@ pub fn load_trajectory(file: &str, text: &str) -> Result<ExpectDoc, Vec<Diagnost
             }
         }
         if root.get("trajectory").is_none() {
-            cx.error_hint(root.span, "no `trajectory` list in this document", "write `trajectory:` followed by `- type: order` items");
+            cx.error_hint(
+                root.span,
+                "no `trajectory` list in this document",
+                "write `trajectory:` followed by `- type: order` items",
+            );
         }
     } else {
         doc.expect.items = trajectory::compile(&mut cx, &root);
@@ -179,12 +199,17 @@ pub fn facts_from_json(v: &Value) -> Result<Facts, String> {
     for (k, val) in o {
         match k.as_str() {
             "today" => {
-                let s = val.as_str().ok_or("`today` must be a date string like 2026-01-31")?;
-                let d = crate::check::parse_date(s).ok_or_else(|| format!("`today` is not a date: {s:?}"))?;
+                let s = val
+                    .as_str()
+                    .ok_or("`today` must be a date string like 2026-01-31")?;
+                let d = crate::check::parse_date(s)
+                    .ok_or_else(|| format!("`today` is not a date: {s:?}"))?;
                 facts.today = Some(d.date());
             }
             "files" | "files_before" => {
-                let m = val.as_object().ok_or_else(|| format!("`{k}` must map paths to contents (or null)"))?;
+                let m = val
+                    .as_object()
+                    .ok_or_else(|| format!("`{k}` must map paths to contents (or null)"))?;
                 let mut out = std::collections::BTreeMap::new();
                 for (p, c) in m {
                     let content = match c {
@@ -201,7 +226,11 @@ pub fn facts_from_json(v: &Value) -> Result<Facts, String> {
                 }
             }
             "progress_token" => facts.progress_token = Some(val.clone()),
-            other => return Err(format!("unknown option `{other}` (expected today, files, files_before, progress_token)")),
+            other => {
+                return Err(format!(
+                    "unknown option `{other}` (expected today, files, files_before, progress_token)"
+                ));
+            }
         }
     }
     Ok(facts)

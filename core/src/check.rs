@@ -47,6 +47,8 @@ pub struct Facts {
 pub enum Target {
     /// Values selected by a path from the Observation root.
     Doc(Path),
+    /// A quantifier's `[*]` path taken apart (see [`Each`]).
+    Each(Box<Each>),
     /// The Observation's `text` parsed as JSON (whole, or its first JSON
     /// line), then a path into that (mcp-assert's `json_path`).
     TextJson(Path),
@@ -58,10 +60,24 @@ impl Target {
     pub fn describe(&self) -> String {
         match self {
             Target::Doc(p) => p.as_str().to_string(),
+            Target::Each(e) => e.path.as_str().to_string(),
             Target::TextJson(p) => format!("text as JSON {}", p.as_str()),
             Target::File(f) => format!("file {f}"),
         }
     }
+}
+
+/// A quantifier's `[*]` path (`results[*].type`) taken apart: each element
+/// of the array at `items` (`results`), and in it the values `field` selects
+/// (`$.type`; `$` for the element itself). An element where a singular
+/// `field` selects nothing is a missing field, and a missing array is a
+/// failure, not zero values.
+#[derive(Clone, Debug)]
+pub struct Each {
+    /// The whole path as written.
+    pub path: Path,
+    pub items: Path,
+    pub field: Path,
 }
 
 /// Which results a tag matcher requires.
@@ -259,9 +275,13 @@ impl Matcher {
                 bounds(*min, *max)
             }
             Matcher::NetDelta(n) => format!("net_delta = {n}"),
-            Matcher::InRange { shown, .. } | Matcher::AllInRange { shown, .. } => {
-                format!("within {shown}")
-            }
+            Matcher::InRange { min, max, shown } => match (min, max) {
+                (Some(_), Some(_)) => format!("within {shown}"),
+                (Some(_), None) => format!("at least {shown}"),
+                (None, Some(_)) => format!("at most {shown}"),
+                (None, None) => "any number".into(),
+            },
+            Matcher::AllInRange { shown, .. } => format!("within {shown}"),
             Matcher::AllEqual(v) => format!("all equal {}", show(v, SHOW)),
             Matcher::AllOneOf(vs) => format!(
                 "all one of {}",
@@ -488,6 +508,21 @@ pub fn evaluate(check: &Check, obs: &Value, facts: &Facts) -> Outcome {
         Target::Doc(path) => {
             let found = path.find(obs);
             eval_values(check, path, found_pairs(&found), obs, facts, expected)
+        }
+        Target::Each(each) => {
+            let Each { path, items, field } = each.as_ref();
+            let containers = items.find(obs);
+            match containers.as_slice() {
+                [] => nothing_at(items, expected),
+                [c] if c.value.is_array() => {
+                    eval_each(&check.matcher, path, c, field, facts, expected)
+                }
+                // Not one array (e.g. an object): select with the whole path.
+                _ => {
+                    let found = path.find(obs);
+                    eval_values(check, path, found_pairs(&found), obs, facts, expected)
+                }
+            }
         }
         Target::TextJson(path) => {
             let text = obs.get("text").and_then(Value::as_str).unwrap_or_default();
@@ -739,14 +774,18 @@ fn eval_values(
             crate::trajectory::evaluate(m, &entries, expected)
         }
         Matcher::OneOf(alts) => {
+            // One passing alternative decides; an alternative that could not
+            // be evaluated only matters when none passes.
             let mut reasons = Vec::new();
+            let mut undecided = None;
             for alt in alts {
                 let outs: Vec<Outcome> = alt.iter().map(|c| evaluate(c, obs, facts)).collect();
                 if outs.iter().all(|o| o.status == Status::Pass) {
                     return Outcome::pass(expected, "an alternative passed".into());
                 }
                 if let Some(e) = outs.iter().find(|o| o.status == Status::Error) {
-                    return Outcome::error(expected, e.reason.clone());
+                    undecided.get_or_insert_with(|| e.reason.clone());
+                    continue;
                 }
                 reasons.push(
                     outs.iter()
@@ -755,6 +794,9 @@ fn eval_values(
                         .collect::<Vec<_>>()
                         .join(" and "),
                 );
+            }
+            if let Some(reason) = undecided {
+                return Outcome::error(expected, reason);
             }
             Outcome::fail(
                 expected,
@@ -823,7 +865,9 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
                     show(want, 80),
                     show(v, 80)
                 ),
-                "field_equals" => {
+                // `has_field: p` with `value: v` is field_equals for one path:
+                // the message names the field the same way.
+                "field_equals" | "has_field" => {
                     format!(
                         "{at}: expected {}, got {}",
                         show_json(want, 80),
@@ -1022,7 +1066,11 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
             None => Outcome::fail(expected, actual(), format!("{at} is not a number")),
             Some(n) => ok(
                 min.is_none_or(|lo| n >= lo) && max.is_none_or(|hi| n <= hi),
-                format!("Value {} is outside range {shown}", plain(v)),
+                match (min, max) {
+                    (Some(_), Some(_)) => format!("Value {} is outside range {shown}", plain(v)),
+                    (Some(_), None) => format!("Value {} is below the minimum {shown}", plain(v)),
+                    (None, _) => format!("Value {} is above the maximum {shown}", plain(v)),
+                },
             ),
         },
         Matcher::ArrayContains(values) => match v {
@@ -1056,6 +1104,63 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
         },
         other => Outcome::error(expected, format!("{} cannot be applied here", other.kind())),
     }
+}
+
+/// A location inside an element: `results[1]` and `type` (or `[0]`, or `$`
+/// for the element itself) make `results[1].type`.
+fn join_location(element: &str, inner: &str) -> String {
+    match inner {
+        "" | "$" => element.to_string(),
+        _ if inner.starts_with('[') || inner.starts_with('.') => format!("{element}{inner}"),
+        _ => format!("{element}.{inner}"),
+    }
+}
+
+/// A quantifier over each element of an array (see [`Target::Each`]). The
+/// `all_match*` keys ask every element whether its field matches, so an
+/// element without the field fails them ("Missing field: results[1].type");
+/// the other quantifiers judge the values that are there.
+fn eval_each(
+    m: &Matcher,
+    path: &Path,
+    container: &crate::path::Found<'_>,
+    field: &Path,
+    facts: &Facts,
+    expected: String,
+) -> Outcome {
+    let elements = container.value.as_array().map_or(&[][..], Vec::as_slice);
+    let field_written = field.as_str().trim_start_matches('$');
+    let mut present: Vec<(Value, String)> = Vec::new();
+    // (how many values came before it, where) of the first element without the field.
+    let mut first_missing: Option<(usize, String)> = None;
+    for (i, el) in elements.iter().enumerate() {
+        let at = format!("{}[{i}]", container.location);
+        let hits = field.find(el);
+        // Only a singular field can be missing: an element whose inner list
+        // (`tags[*]`) is empty has nothing to check, not a missing field.
+        if hits.is_empty() && first_missing.is_none() && !field.is_plural() {
+            first_missing = Some((present.len(), join_location(&at, field_written)));
+        }
+        for h in hits {
+            present.push((h.value.clone(), join_location(&at, &h.location)));
+        }
+    }
+    let every_element = matches!(
+        m,
+        Matcher::AllEqual(_) | Matcher::AllOneOf(_) | Matcher::AllRegex(_)
+    );
+    if let (true, Some((before, at))) = (every_element, first_missing) {
+        let o = eval_quantifier(m, path, &present[..before], facts, expected.clone());
+        if o.status != Status::Pass {
+            return o;
+        }
+        let actual = show_json(
+            &Value::Array(present.into_iter().map(|(v, _)| v).collect()),
+            SHOW,
+        );
+        return Outcome::fail(expected, actual, format!("Missing field: {at}"));
+    }
+    eval_quantifier(m, path, &present, facts, expected)
 }
 
 fn eval_quantifier(

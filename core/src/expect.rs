@@ -20,7 +20,10 @@
 //!   `all_dates_between`, `dates_within_days`, `all_in_range`, `range_check`,
 //!   `sorted_desc`, `array_contains`, `one_of`, `if_results`,
 //!   `if_has_history`, `if_sensitive_results`. Their paths are read inside the
-//!   Observation's `json` (the structured response).
+//!   Observation's `json` (the structured response). A quantifier's `[*]`
+//!   path (`results[*].type`) is read per element of the array, so an
+//!   element without the field and a missing array are seen (see
+//!   `check::Each`).
 //! * **list-form items** — `{target, matcher, weight, name}` where `target` is
 //!   a path from the Observation root and `matcher` one of `exact`, `equals`,
 //!   `contains`, `icontains`, `not_contains`, `contains_any`, `regex`,
@@ -35,7 +38,7 @@ use std::sync::Arc;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::check::{Check, Condition, Matcher, TagRule, Target};
+use crate::check::{Check, Condition, Each, Matcher, TagRule, Target};
 use crate::diag::Span;
 use crate::path::Path;
 use crate::read::{Cx, Entries};
@@ -308,12 +311,10 @@ fn compile_regex(cx: &mut Cx, pattern: &str, span: Span, key: &str) -> Option<Re
         Ok(r) => Some(r),
         Err(e) => {
             let detail = e.to_string();
-            let last = detail
-                .lines()
-                .last()
-                .unwrap_or("invalid pattern")
-                .trim()
-                .to_string();
+            // The regex crate ends its multi-line report with "error: <what>";
+            // the diagnostic is already an error, so keep only <what>.
+            let last = detail.lines().last().unwrap_or("invalid pattern").trim();
+            let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
             cx.error_hint(
                 span,
                 format!("`{key}`: invalid regular expression {pattern:?}: {last}"),
@@ -335,6 +336,28 @@ fn json_path(cx: &mut Cx, written: &str, span: Span, key: &str) -> Option<Path> 
             );
             None
         }
+    }
+}
+
+/// The target of a quantifier over `path`. A path with `[*]` is taken apart
+/// at its first `[*]` into the array and the field of each element (see
+/// `Target::Each`); other paths select as written.
+fn each_target(path: Path) -> Target {
+    let written = path.as_str();
+    let Some(at) = written.find("[*]") else {
+        return Target::Doc(path);
+    };
+    let (items, rest) = (&written[..at], &written[at + 3..]);
+    let simple_rest = rest.is_empty() || rest.starts_with('.') || rest.starts_with('[');
+    if items.is_empty() || items == "$" || !simple_rest {
+        return Target::Doc(path);
+    }
+    match (
+        Path::parse_under(&["json"], items),
+        Path::parse(&format!("${rest}")),
+    ) {
+        (Ok(items), Ok(field)) => Target::Each(Box::new(Each { path, items, field })),
+        _ => Target::Doc(path),
     }
 }
 
@@ -415,14 +438,16 @@ pub fn compile_map(cx: &mut Cx, node: &Node, block: Block) -> Vec<Check> {
         }
     }
     let has_field_value = field(&entries, "value");
-    if has_field_value.is_some() && field(&entries, "has_field").is_none()
-        && let Some((_, k, _)) = entries.iter().find(|(k, _, _)| *k == "value") {
-            cx.error_hint(
-                k.span,
-                "`value` goes with `has_field`",
-                "write `has_field: path` next to it",
-            );
-        }
+    if has_field_value.is_some()
+        && field(&entries, "has_field").is_none()
+        && let Some((_, k, _)) = entries.iter().find(|(k, _, _)| *k == "value")
+    {
+        cx.error_hint(
+            k.span,
+            "`value` goes with `has_field`",
+            "write `has_field: path` next to it",
+        );
+    }
     for key in map_keys() {
         let Some((_, knode, v)) = entries.iter().find(|(k, _, _)| *k == key) else {
             continue;
@@ -444,25 +469,23 @@ fn compile_key(
 ) {
     let span = key_span;
     match key {
-        "not_error" | "is_error"
-            if cx.bool(v, key) == Some(true) => {
-                let matcher = if key == "not_error" {
-                    Matcher::NotTrue
-                } else {
-                    Matcher::IsTrue
-                };
-                out.push(mk(
-                    key.into(),
-                    key,
-                    Target::Doc(doc_path("result.isError")),
-                    matcher,
-                    span,
-                ));
-            }
-        "not_empty"
-            if cx.bool(v, key) == Some(true) => {
-                out.push(mk(key.into(), key, text_target(), Matcher::NotEmpty, span));
-            }
+        "not_error" | "is_error" if cx.bool(v, key) == Some(true) => {
+            let matcher = if key == "not_error" {
+                Matcher::NotTrue
+            } else {
+                Matcher::IsTrue
+            };
+            out.push(mk(
+                key.into(),
+                key,
+                Target::Doc(doc_path("result.isError")),
+                matcher,
+                span,
+            ));
+        }
+        "not_empty" if cx.bool(v, key) == Some(true) => {
+            out.push(mk(key.into(), key, text_target(), Matcher::NotEmpty, span));
+        }
         "equals" => {
             if v.is_null() {
                 return;
@@ -497,16 +520,17 @@ fn compile_key(
         }
         "contains_any" => {
             if let Some(items) = cx.strings(v, key)
-                && !items.is_empty() {
-                    let list = items.into_iter().map(|(s, _)| s).collect();
-                    out.push(mk(
-                        key.into(),
-                        key,
-                        text_target(),
-                        Matcher::ContainsAny(list),
-                        span,
-                    ));
-                }
+                && !items.is_empty()
+            {
+                let list = items.into_iter().map(|(s, _)| s).collect();
+                out.push(mk(
+                    key.into(),
+                    key,
+                    text_target(),
+                    Matcher::ContainsAny(list),
+                    span,
+                ));
+            }
         }
         "matches_regex" => {
             if let Some(items) = cx.strings(v, key) {
@@ -622,16 +646,17 @@ fn compile_key(
         }
         "in_order" => {
             if let Some(items) = cx.strings(v, key)
-                && !items.is_empty() {
-                    let list = items.into_iter().map(|(s, _)| s).collect();
-                    out.push(mk(
-                        key.into(),
-                        key,
-                        text_target(),
-                        Matcher::InOrder(list),
-                        span,
-                    ));
-                }
+                && !items.is_empty()
+            {
+                let list = items.into_iter().map(|(s, _)| s).collect();
+                out.push(mk(
+                    key.into(),
+                    key,
+                    text_target(),
+                    Matcher::InOrder(list),
+                    span,
+                ));
+            }
         }
         "min_progress" => {
             if let Some(n) = cx.uint(v, key) {
@@ -850,7 +875,7 @@ fn compile_key(
                 out.push(mk(
                     key.into(),
                     key,
-                    Target::Doc(path),
+                    each_target(path),
                     Matcher::AllEqual(val.to_json()),
                     span,
                 ));
@@ -864,7 +889,7 @@ fn compile_key(
                 out.push(mk(
                     key.into(),
                     key,
-                    Target::Doc(path),
+                    each_target(path),
                     Matcher::AllOneOf(vals),
                     span,
                 ));
@@ -886,7 +911,7 @@ fn compile_key(
                 } else {
                     Matcher::NoneRegex(r)
                 };
-                out.push(mk(key.into(), key, Target::Doc(path), matcher, span));
+                out.push(mk(key.into(), key, each_target(path), matcher, span));
             }
         }
         "all_have_tags" | "none_have_tags" | "each_has_any_tag" => {
@@ -931,7 +956,7 @@ fn compile_key(
                 out.push(mk(
                     key.into(),
                     key,
-                    Target::Doc(path),
+                    each_target(path),
                     Matcher::DatesBetween { start, end },
                     span,
                 ));
@@ -945,7 +970,7 @@ fn compile_key(
                 out.push(mk(
                     key.into(),
                     key,
-                    Target::Doc(path),
+                    each_target(path),
                     Matcher::DatesWithinDays(days as i64),
                     span,
                 ));
@@ -968,16 +993,17 @@ fn compile_key(
                 lo.scalar_text().unwrap_or_default(),
                 hi.scalar_text().unwrap_or_default()
             );
-            let matcher = if key == "all_in_range" {
-                Matcher::AllInRange { min, max, shown }
+            let (matcher, target) = if key == "all_in_range" {
+                (Matcher::AllInRange { min, max, shown }, each_target(path))
             } else {
-                Matcher::InRange {
+                let m = Matcher::InRange {
                     min: Some(min),
                     max: Some(max),
                     shown,
-                }
+                };
+                (m, Target::Doc(path))
             };
-            out.push(mk(key.into(), key, Target::Doc(path), matcher, span));
+            out.push(mk(key.into(), key, target, matcher, span));
         }
         "sorted_desc" => {
             let Some((path, _)) = path_arg(cx, v, key, &[]) else {
@@ -986,7 +1012,7 @@ fn compile_key(
             out.push(mk(
                 key.into(),
                 key,
-                Target::Doc(path),
+                each_target(path),
                 Matcher::SortedDesc,
                 span,
             ));
@@ -1056,9 +1082,10 @@ fn compile_list_item(cx: &mut Cx, item: &Node, block: Block, out: &mut Vec<Item>
     if has("assert-set") {
         let entries = cx.entries(item, "expect item", &["assert-set"]);
         if let Some((_, _, set)) = entries.first()
-            && let Some(s) = compile_set(cx, set, block) {
-                out.push(Item::Set(s));
-            }
+            && let Some(s) = compile_set(cx, set, block)
+        {
+            out.push(Item::Set(s));
+        }
     } else if has("target") || has("matcher") {
         if let Some(c) = compile_list_check(cx, item) {
             out.push(Item::Check(c));
@@ -1314,11 +1341,14 @@ fn compile_matcher(cx: &mut Cx, v: &Node) -> Option<Matcher> {
                     shown.1 = n.scalar_text().unwrap_or_default().to_string();
                 }
             }
-            Some(Matcher::InRange {
-                min,
-                max,
-                shown: format!("{}-{}", shown.0, shown.1),
-            })
+            // Bounds are shown as written; a one-sided range shows its one
+            // bound (a "-1000" would read as minus a thousand).
+            let shown = match (min.is_some(), max.is_some()) {
+                (true, true) => format!("{}-{}", shown.0, shown.1),
+                (true, false) => shown.0,
+                (false, _) => shown.1,
+            };
+            Some(Matcher::InRange { min, max, shown })
         }
         _ => None,
     }
@@ -1360,7 +1390,7 @@ pub fn compile_derived(cx: &mut Cx, node: &Node, items: &[Item]) -> Vec<DerivedM
         for (k, _, v) in &entries {
             match *k {
                 "name" => name = cx.name(v, "name"),
-                "threshold" => threshold = cx.fraction(v, "threshold"),
+                "threshold" => threshold = Some(*v),
                 "value" => value = Some(*v),
                 _ => {}
             }
@@ -1394,6 +1424,14 @@ pub fn compile_derived(cx: &mut Cx, node: &Node, items: &[Item]) -> Vec<DerivedM
             continue;
         }
         let (agg, _, refs_node) = ve[0];
+        // A weighted average lies in [0, 1], so its threshold is a fraction
+        // like a test's; a weighted sum can exceed 1 (2*1 + 3*1 = 5), and so
+        // can its threshold.
+        let threshold = match threshold {
+            Some(t) if agg == "weighted_average" => cx.fraction(t, "threshold"),
+            Some(t) => cx.number(t, "threshold"),
+            None => None,
+        };
         let Some(ref_items) = cx.seq(refs_node, agg) else {
             continue;
         };
@@ -1431,7 +1469,9 @@ pub fn compile_derived(cx: &mut Cx, node: &Node, items: &[Item]) -> Vec<DerivedM
                     format!(
                         "derived metric `{name}` refers to `{rname}`, which is declared after it"
                     ),
-                    format!("derived metrics evaluate in declaration order: move `{rname}` above it"),
+                    format!(
+                        "derived metrics evaluate in declaration order: move `{rname}` above it"
+                    ),
                 );
                 continue;
             }

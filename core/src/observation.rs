@@ -24,6 +24,12 @@
 //!
 //! The JSON view parses the text whole, or else its first line that is valid
 //! JSON (mcp-assert's rule for `json_path`).
+//!
+//! `result` is the MCP result as received, with one normalization: a
+//! `tools/call` result without `isError` gets `"isError": false`, the value
+//! the MCP schema gives an absent flag. So `result.isError` with
+//! `{exact: false}` (the usual "tool did not error" baseline) passes for
+//! servers that omit the flag, as mcp-assert's `not_error` does.
 
 use serde_json::{Map, Value, json};
 
@@ -64,9 +70,10 @@ pub fn text_view(method: &Method, result: &Value) -> String {
         Method::PromptsGet => {
             let mut parts: Vec<String> = Vec::new();
             if let Some(d) = result.get("description").and_then(Value::as_str)
-                && !d.is_empty() {
-                    parts.push(d.to_string());
-                }
+                && !d.is_empty()
+            {
+                parts.push(d.to_string());
+            }
             if let Some(msgs) = result.get("messages").and_then(Value::as_array) {
                 for m in msgs {
                     match m.get("content") {
@@ -154,7 +161,12 @@ pub fn observe(
     notifications: Vec<Value>,
     duration_ms: Option<u64>,
 ) -> Value {
-    let result = result.unwrap_or(Value::Null);
+    let mut result = result.unwrap_or(Value::Null);
+    if *method == Method::ToolsCall
+        && let Some(r) = result.as_object_mut()
+    {
+        r.entry("isError").or_insert(Value::Bool(false));
+    }
     let text = text_view(method, &result);
     let json_view = match result.get("structuredContent") {
         Some(sc) if *method == Method::ToolsCall && !sc.is_null() => sc.clone(),
@@ -253,6 +265,37 @@ mod tests {
         assert_eq!(obs["text"], json!("a\n{\"n\": 1}"));
         assert_eq!(obs["json"], json!({"n": 1}), "first JSON line");
         assert_eq!(obs["duration_ms"], json!(3));
+    }
+
+    #[test]
+    fn absent_is_error_reads_as_false_for_tool_results_only() {
+        let obs = observe(
+            &Method::ToolsCall,
+            Some(json!({"content": []})),
+            None,
+            vec![],
+            None,
+        );
+        assert_eq!(obs["result"]["isError"], json!(false));
+        let obs = observe(
+            &Method::ToolsCall,
+            Some(json!({"isError": true})),
+            None,
+            vec![],
+            None,
+        );
+        assert_eq!(obs["result"]["isError"], json!(true));
+        let obs = observe(
+            &Method::ToolsCall,
+            None,
+            Some(json!({"code": 1})),
+            vec![],
+            None,
+        );
+        assert_eq!(obs["result"], Value::Null);
+        let list = Method::Other("tools/list".into());
+        let obs = observe(&list, Some(json!({"tools": []})), None, vec![], None);
+        assert_eq!(obs["result"].get("isError"), None);
     }
 
     #[test]

@@ -62,9 +62,10 @@ impl Path {
         let candidates: Vec<String> = if let Some(rest) = trimmed.strip_prefix('$') {
             let mut c = vec![format!("{prefix}{rest}")];
             if let Some(dotted) = rest.strip_prefix('.')
-                && let Some(s) = sugar(dotted) {
-                    c.push(format!("{prefix}{s}"));
-                }
+                && let Some(s) = sugar(dotted)
+            {
+                c.push(format!("{prefix}{s}"));
+            }
             c
         } else {
             match sugar(trimmed) {

@@ -65,12 +65,7 @@ impl Cx {
 
     /// A mapping's entries as (key text, key node, value), rejecting keys not
     /// in `allowed` with a "did you mean" hint, and duplicate keys.
-    pub fn entries<'n>(
-        &mut self,
-        n: &'n Node,
-        what: &str,
-        allowed: &[&str],
-    ) -> Entries<'n> {
+    pub fn entries<'n>(&mut self, n: &'n Node, what: &str, allowed: &[&str]) -> Entries<'n> {
         let Some(m) = self.map(n, what) else {
             return Vec::new();
         };

@@ -9,6 +9,8 @@
 //! * With a `threshold`, the combined score — the weighted pass-fraction of
 //!   the items, `sum(weight of passing) / sum(weights)` — must reach it
 //!   (inclusive). The score is reported only for tests with a threshold.
+//! * Scores meet thresholds as reported, rounded to three decimals (see
+//!   [`reaches`]).
 //! * Derived metrics aggregate named check scores (1 or 0), set scores (their
 //!   pass-fraction) and earlier metrics, by `weighted_sum` or
 //!   `weighted_average`; a metric with a threshold below it fails the test
@@ -22,8 +24,15 @@ use serde_json::Value;
 use crate::check::{Check, Facts, Outcome, Status, evaluate};
 use crate::expect::{Expectations, Item};
 
-/// Scores are compared with this tolerance so 2/3 ≥ 0.667 behaves as written.
+/// Tolerance for comparing a rounded score with a threshold.
 const EPSILON: f64 = 1e-9;
+
+/// Whether a score reaches a threshold. Scores are compared as they are
+/// reported, rounded to three decimals, so 2/3 (reported 0.667) reaches a
+/// 0.667 threshold and a failure never reads "0.667 is below 0.667".
+pub fn reaches(score: f64, threshold: f64) -> bool {
+    round3(score) + EPSILON >= threshold
+}
 
 /// The outcome of one check, with what identifies it in reports.
 #[derive(Clone, Debug)]
@@ -92,13 +101,14 @@ impl Scored {
                     .collect();
                 let mut parts = Vec::new();
                 if let (Some(s), Some(t)) = (self.score, self.threshold)
-                    && s + EPSILON < t {
-                        parts.push(format!(
-                            "score {} is below the threshold {}",
-                            round3(s),
-                            round3(t)
-                        ));
-                    }
+                    && !reaches(s, t)
+                {
+                    parts.push(format!(
+                        "score {} is below the threshold {}",
+                        round3(s),
+                        round3(t)
+                    ));
+                }
                 for m in &self.metrics {
                     if m.passed == Some(false) {
                         parts.push(format!(
@@ -190,7 +200,7 @@ pub fn score(exp: &Expectations, obs: &Value, facts: &Facts) -> Scored {
                     });
                 }
                 let set_score = fraction(inner.into_iter());
-                let passed = set_score + EPSILON >= s.threshold;
+                let passed = reaches(set_score, s.threshold);
                 named.push((s.name.clone(), set_score));
                 items.push((s.weight, passed));
                 sets.push(SetReport {
@@ -230,7 +240,7 @@ pub fn score(exp: &Expectations, obs: &Value, facts: &Facts) -> Scored {
             name: d.name.clone(),
             value,
             threshold: d.threshold,
-            passed: d.threshold.map(|t| value + EPSILON >= t),
+            passed: d.threshold.map(|t| reaches(value, t)),
             unresolved,
         });
     }
@@ -238,7 +248,7 @@ pub fn score(exp: &Expectations, obs: &Value, facts: &Facts) -> Scored {
     let errored = checks.iter().any(|c| c.outcome.status == Status::Error);
     let combined = fraction(items.iter().copied());
     let items_ok = match exp.threshold {
-        Some(t) => combined + EPSILON >= t,
+        Some(t) => reaches(combined, t),
         None => items.iter().all(|(_, ok)| *ok),
     };
     let metrics_ok = metrics.iter().all(|m| m.passed != Some(false));

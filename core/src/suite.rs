@@ -459,14 +459,16 @@ fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
             .find(|(key, _, _)| *key == k)
             .map(|(_, _, v)| *v)
     };
-    if get("tests").is_some() && get("tools").is_some()
-        && let Some(t) = entries.iter().find(|(k, _, _)| *k == "tools") {
-            cx.error_hint(
-                t.1.span,
-                "a suite lists its tests under `tests:` or `tools:`, not both",
-                "merge them into `tests:`",
-            );
-        }
+    if get("tests").is_some()
+        && get("tools").is_some()
+        && let Some(t) = entries.iter().find(|(k, _, _)| *k == "tools")
+    {
+        cx.error_hint(
+            t.1.span,
+            "a suite lists its tests under `tests:` or `tools:`, not both",
+            "merge them into `tests:`",
+        );
+    }
     suite.name = get("name").and_then(|n| cx.string(n, "name"));
     if let Some(e) = get("env") {
         suite.env = cx.string_map(e, "env").unwrap_or_default();
@@ -479,15 +481,16 @@ fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
     }
     let mut servers = Vec::new();
     if let Some(sv) = get("servers")
-        && let Some(m) = cx.map(sv, "servers") {
-            for (k, v) in m {
-                let Some(label) = k.key_str() else { continue };
-                if let Some(mut s) = load_server(cx, v) {
-                    s.label = Some(label.to_string());
-                    servers.push((label.to_string(), s));
-                }
+        && let Some(m) = cx.map(sv, "servers")
+    {
+        for (k, v) in m {
+            let Some(label) = k.key_str() else { continue };
+            if let Some(mut s) = load_server(cx, v) {
+                s.label = Some(label.to_string());
+                servers.push((label.to_string(), s));
             }
         }
+    }
     let default_server = get("server").and_then(|s| resolve_server(cx, s, &servers));
     let mut defaults = Defaults {
         node: None,
@@ -498,9 +501,10 @@ fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
         // Validate its keys once here; values are read per test.
         let _ = cx.entries(d, "defaultTest", DEFAULT_TEST_KEYS);
         if let Some(s) = d.get("server")
-            && let Some(server) = resolve_server(cx, s, &defaults.servers) {
-                defaults.server = Some(server);
-            }
+            && let Some(server) = resolve_server(cx, s, &defaults.servers)
+        {
+            defaults.server = Some(server);
+        }
         defaults.node = Some(d);
     }
     let Some(list_node) = get("tests").or_else(|| get("tools")) else {
@@ -949,9 +953,10 @@ fn load_test(
         action: Action::Trajectory(_),
         ..
     }) = &block
-        && let Some(t) = get("trajectory") {
-            expect.items = trajectory::compile(cx, t);
-        }
+        && let Some(t) = get("trajectory")
+    {
+        expect.items = trajectory::compile(cx, t);
+    }
     let block_kind = block.as_ref().map_or(Block::Tool, |b| b.block);
 
     // Threshold, derived metrics and the defaultTest merge.
@@ -997,9 +1002,9 @@ fn load_test(
             && let Some(s) = d
                 .get("skip_unless_env")
                 .and_then(|s| cx.strings(s, "skip_unless_env"))
-            {
-                skip_unless_env = s.into_iter().map(|(s, _)| s).collect();
-            }
+        {
+            skip_unless_env = s.into_iter().map(|(s, _)| s).collect();
+        }
     }
     expect.threshold = own_threshold.or(default_threshold);
     let mut derived: Vec<DerivedMetric> = Vec::new();
@@ -1318,13 +1323,15 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                             "type" => {
                                 ref_type = cx.string(x, "type");
                                 if let Some(t) = &ref_type
-                                    && t != "ref/prompt" && t != "ref/resource" {
-                                        cx.error_hint(
-                                            x.span,
-                                            format!("unknown completion ref type `{t}`"),
-                                            "use `ref/prompt` or `ref/resource`",
-                                        );
-                                    }
+                                    && t != "ref/prompt"
+                                    && t != "ref/resource"
+                                {
+                                    cx.error_hint(
+                                        x.span,
+                                        format!("unknown completion ref type `{t}`"),
+                                        "use `ref/prompt` or `ref/resource`",
+                                    );
+                                }
                             }
                             _ => ref_name = cx.string(x, k),
                         }
@@ -1663,7 +1670,9 @@ fn check_vars(
 /// The span of the first scalar (or key) under `node` that mentions `{{name}}`.
 fn find_var(node: &Node, name: &str) -> Option<Span> {
     match &node.kind {
-        yaml::NodeKind::Scalar { text, .. } => vars_in(text).iter().any(|v| v == name).then_some(node.span),
+        yaml::NodeKind::Scalar { text, .. } => {
+            vars_in(text).iter().any(|v| v == name).then_some(node.span)
+        }
         yaml::NodeKind::Seq(items) => items.iter().find_map(|i| find_var(i, name)),
         yaml::NodeKind::Map(entries) => entries
             .iter()

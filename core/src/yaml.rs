@@ -235,13 +235,15 @@ pub fn resolve_plain(text: &str) -> Scalar {
         _ => {}
     }
     if let Some(hex) = text.strip_prefix("0x")
-        && let Ok(i) = i64::from_str_radix(hex, 16) {
-            return Scalar::Int(i);
-        }
+        && let Ok(i) = i64::from_str_radix(hex, 16)
+    {
+        return Scalar::Int(i);
+    }
     if let Some(oct) = text.strip_prefix("0o")
-        && let Ok(i) = i64::from_str_radix(oct, 8) {
-            return Scalar::Int(i);
-        }
+        && let Ok(i) = i64::from_str_radix(oct, 8)
+    {
+        return Scalar::Int(i);
+    }
     let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
     if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
         if let Ok(i) = text.parse::<i64>() {
@@ -252,9 +254,10 @@ pub fn resolve_plain(text: &str) -> Scalar {
         }
     }
     if is_float_syntax(digits)
-        && let Ok(f) = text.parse::<f64>() {
-            return Scalar::Float(f);
-        }
+        && let Ok(f) = text.parse::<f64>()
+    {
+        return Scalar::Float(f);
+    }
     Scalar::Str(text.to_string())
 }
 

@@ -63,7 +63,11 @@ fn summary(loaded: &suite::Loaded) -> String {
         });
         let action = match &t.action {
             Action::Tool { tool, args } => format!("tool {tool} {args}"),
-            other => format!("{} {:?}", other.block_name(), other.method().map(|m| m.name().to_string())),
+            other => format!(
+                "{} {:?}",
+                other.block_name(),
+                other.method().map(|m| m.name().to_string())
+            ),
         };
         let _ = writeln!(s, "- {:?} (line {})", t.name, t.line);
         let _ = writeln!(s, "  server: {server:?}");
@@ -71,7 +75,16 @@ fn summary(loaded: &suite::Loaded) -> String {
         let _ = writeln!(
             s,
             "  setup: {:?}",
-            t.setup.iter().map(|c| (c.tool.as_str(), c.capture.iter().map(|(v, p)| format!("{v}={}", p.as_str())).collect::<Vec<_>>())).collect::<Vec<_>>()
+            t.setup
+                .iter()
+                .map(|c| (
+                    c.tool.as_str(),
+                    c.capture
+                        .iter()
+                        .map(|(v, p)| format!("{v}={}", p.as_str()))
+                        .collect::<Vec<_>>()
+                ))
+                .collect::<Vec<_>>()
         );
         let _ = writeln!(
             s,
@@ -81,10 +94,24 @@ fn summary(loaded: &suite::Loaded) -> String {
         for item in &t.expect.items {
             match item {
                 Item::Check(c) => {
-                    let _ = writeln!(s, "  check {} [{} on {}] w={}", c.name, c.matcher.kind(), c.target.describe(), c.weight);
+                    let _ = writeln!(
+                        s,
+                        "  check {} [{} on {}] w={}",
+                        c.name,
+                        c.matcher.kind(),
+                        c.target.describe(),
+                        c.weight
+                    );
                 }
                 Item::Set(set) => {
-                    let _ = writeln!(s, "  set {} threshold={} w={} ({} checks)", set.name, set.threshold, set.weight, set.checks.len());
+                    let _ = writeln!(
+                        s,
+                        "  set {} threshold={} w={} ({} checks)",
+                        set.name,
+                        set.threshold,
+                        set.weight,
+                        set.checks.len()
+                    );
                 }
             }
         }
@@ -93,8 +120,15 @@ fn summary(loaded: &suite::Loaded) -> String {
                 s,
                 "  metric {} {} {:?} threshold={:?}",
                 d.name,
-                if d.average { "weighted_average" } else { "weighted_sum" },
-                d.refs.iter().map(|r| (r.name.as_str(), r.weight)).collect::<Vec<_>>(),
+                if d.average {
+                    "weighted_average"
+                } else {
+                    "weighted_sum"
+                },
+                d.refs
+                    .iter()
+                    .map(|r| (r.name.as_str(), r.weight))
+                    .collect::<Vec<_>>(),
                 d.threshold
             );
         }
@@ -118,7 +152,9 @@ fn good_suites_load_cleanly() {
 fn loading_never_panics_on_truncated_input() {
     // Every prefix of every fixture must load (with or without diagnostics).
     for dir in ["suites/bad", "suites/mcp-assert", "suites/composed"] {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join(dir);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests")
+            .join(dir);
         for entry in std::fs::read_dir(dir).unwrap() {
             let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
             for (i, _) in text.char_indices() {

@@ -12,7 +12,8 @@
 use rmcp::ClientHandler;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult, ListRootsResult,
+    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ListRootsResult,
 };
 use rmcp::service::{RequestContext, RoleClient};
 use serde_json::{Value, json};
@@ -63,7 +64,11 @@ impl MockClient {
                         .file_name()
                         .map(|n| n.to_string_lossy().into_owned())
                         .unwrap_or_else(|| p.clone());
-                    let uri = if p.contains("://") { p.clone() } else { format!("file://{p}") };
+                    let uri = if p.contains("://") {
+                        p.clone()
+                    } else {
+                        format!("file://{p}")
+                    };
                     json!({"uri": uri, "name": name})
                 })
                 .collect();
@@ -100,8 +105,12 @@ fn answer<T: serde::de::DeserializeOwned>(v: &Option<Value>, what: &str) -> Resu
             format!("this test configured no {what} answer (set server.client_capabilities)"),
             None,
         )),
-        Some(v) => serde_json::from_value(v.clone())
-            .map_err(|e| McpError::internal_error(format!("mcpcheck cannot encode its {what} answer: {e}"), None)),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            McpError::internal_error(
+                format!("mcpcheck cannot encode its {what} answer: {e}"),
+                None,
+            )
+        }),
     }
 }
 
@@ -114,7 +123,10 @@ impl ClientHandler for MockClient {
         answer(&self.sampling, "sampling")
     }
 
-    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, McpError> {
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, McpError> {
         answer(&self.roots, "roots")
     }
 

@@ -33,8 +33,10 @@ const VERSION_HEADER: &str = "mcp-protocol-version";
 fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, String> {
     let mut map = HeaderMap::new();
     for (k, v) in headers {
-        let name = HeaderName::from_bytes(k.as_bytes()).map_err(|_| format!("`{k}` is not a valid HTTP header name"))?;
-        let value = HeaderValue::from_str(v).map_err(|_| format!("the value of header `{k}` is not valid in HTTP"))?;
+        let name = HeaderName::from_bytes(k.as_bytes())
+            .map_err(|_| format!("`{k}` is not a valid HTTP header name"))?;
+        let value = HeaderValue::from_str(v)
+            .map_err(|_| format!("the value of header `{k}` is not valid in HTTP"))?;
         map.insert(name, value);
     }
     Ok(map)
@@ -56,7 +58,10 @@ fn request_id(text: &str) -> Option<Value> {
 
 fn describe_http_error(status: reqwest::StatusCode, headers: &HeaderMap, body: &str) -> String {
     let mut msg = format!("HTTP {status}");
-    if let Some(auth) = headers.get("www-authenticate").and_then(|h| h.to_str().ok()) {
+    if let Some(auth) = headers
+        .get("www-authenticate")
+        .and_then(|h| h.to_str().ok())
+    {
         msg.push_str(&format!(" (WWW-Authenticate: {auth})"));
     }
     let body = body.trim();
@@ -185,7 +190,11 @@ pub fn streamable(
                         }
                     }
                     Ok(resp) => {
-                        if let Some(s) = resp.headers().get(SESSION_HEADER).and_then(|h| h.to_str().ok()) {
+                        if let Some(s) = resp
+                            .headers()
+                            .get(SESSION_HEADER)
+                            .and_then(|h| h.to_str().ok())
+                        {
                             if let Ok(mut cur) = p_session.lock() {
                                 *cur = Some(s.to_string());
                             }
@@ -207,7 +216,10 @@ pub fn streamable(
                                 Some(id) => p_inbound.fail_request(&id, msg),
                                 None => {
                                     let idx = p_inbound.tap().mark();
-                                    p_inbound.tap().problem(idx, format!("the server refused a notification: {msg}"));
+                                    p_inbound.tap().problem(
+                                        idx,
+                                        format!("the server refused a notification: {msg}"),
+                                    );
                                 }
                             }
                         }
@@ -227,11 +239,13 @@ pub fn streamable(
 }
 
 fn negotiated_version(inbound: &Inbound) -> Option<String> {
-    inbound
-        .tap()
-        .all()
-        .iter()
-        .find_map(|e| e.json.as_ref()?.pointer("/result/protocolVersion")?.as_str().map(str::to_string))
+    inbound.tap().all().iter().find_map(|e| {
+        e.json
+            .as_ref()?
+            .pointer("/result/protocolVersion")?
+            .as_str()
+            .map(str::to_string)
+    })
 }
 
 /// Open the GET stream for server-initiated messages.
@@ -309,7 +323,10 @@ pub async fn legacy_sse(
         let status = resp.status();
         let h = resp.headers().clone();
         let body = resp.text().await.unwrap_or_default();
-        return Err(format!("GET {url}: {}", describe_http_error(status, &h, &body)));
+        return Err(format!(
+            "GET {url}: {}",
+            describe_http_error(status, &h, &body)
+        ));
     }
     let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
     let endpoint = tokio::time::timeout(wait, async {
@@ -323,7 +340,12 @@ pub async fn legacy_sse(
         None
     })
     .await
-    .map_err(|_| format!("{url} sent no `endpoint` event within {} s (is it a legacy SSE server?)", wait.as_secs()))?
+    .map_err(|_| {
+        format!(
+            "{url} sent no `endpoint` event within {} s (is it a legacy SSE server?)",
+            wait.as_secs()
+        )
+    })?
     .ok_or_else(|| format!("{url} closed its event stream before sending an `endpoint` event"))?;
     let post_url = base
         .join(endpoint.trim())

@@ -49,7 +49,11 @@ impl Endpoint {
             Endpoint::Stdio { command, args, .. } => {
                 let mut parts = vec![command.clone()];
                 parts.extend(args.iter().cloned());
-                format!("stdio://{}", shlex::try_join(parts.iter().map(String::as_str)).unwrap_or_else(|_| parts.join(" ")))
+                format!(
+                    "stdio://{}",
+                    shlex::try_join(parts.iter().map(String::as_str))
+                        .unwrap_or_else(|_| parts.join(" "))
+                )
             }
             Endpoint::Http { url, .. } | Endpoint::Sse { url, .. } => url.clone(),
         }
@@ -116,7 +120,8 @@ impl Session {
     ) -> Result<Session, SessionError> {
         let tap = Arc::new(Tap::default());
         let (transport, out, inbound) = wire::pair(tap.clone());
-        let handler = MockClient::new(protocol_version, mocks).map_err(|message| SessionError { message })?;
+        let handler =
+            MockClient::new(protocol_version, mocks).map_err(|message| SessionError { message })?;
         let conn = match endpoint {
             Endpoint::Stdio { command, args, env } => {
                 let spec = stdio::StdioSpec {
@@ -124,11 +129,15 @@ impl Session {
                     args: args.clone(),
                     env: env.clone(),
                 };
-                Conn::Stdio(stdio::spawn(&spec, inbound, out).map_err(|message| SessionError { message })?)
+                Conn::Stdio(
+                    stdio::spawn(&spec, inbound, out)
+                        .map_err(|message| SessionError { message })?,
+                )
             }
-            Endpoint::Http { url, headers } => {
-                Conn::Http(http::streamable(url, headers, inbound, out).map_err(|message| SessionError { message })?)
-            }
+            Endpoint::Http { url, headers } => Conn::Http(
+                http::streamable(url, headers, inbound, out)
+                    .map_err(|message| SessionError { message })?,
+            ),
             Endpoint::Sse { url, headers } => {
                 let wait = deadline.saturating_duration_since(Deadline::now());
                 Conn::Sse(
@@ -169,7 +178,8 @@ impl Session {
     pub fn initialize_result(&self) -> Option<Value> {
         self.tap.all().iter().find_map(|e| {
             let j = e.json.as_ref()?;
-            (e.dir == Dir::In && j.pointer("/result/protocolVersion").is_some()).then(|| j["result"].clone())
+            (e.dir == Dir::In && j.pointer("/result/protocolVersion").is_some())
+                .then(|| j["result"].clone())
         })
     }
 
@@ -204,7 +214,12 @@ impl Session {
     }
 
     /// Send one request and wait for its raw answer until `deadline`.
-    pub async fn request(&mut self, method: &str, params: Option<Value>, deadline: Deadline) -> Reply {
+    pub async fn request(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        deadline: Deadline,
+    ) -> Reply {
         let start = self.tap.mark();
         let began = Instant::now();
         let mut reply = Reply {
@@ -235,7 +250,12 @@ impl Session {
         // The token as it went out on the wire.
         reply.progress_token = self.tap.since(start).iter().find_map(|e| {
             (e.dir == Dir::Out && e.id() == Some(&id))
-                .then(|| e.json.as_ref()?.pointer("/params/_meta/progressToken").cloned())
+                .then(|| {
+                    e.json
+                        .as_ref()?
+                        .pointer("/params/_meta/progressToken")
+                        .cloned()
+                })
                 .flatten()
         });
         let raw = self.tap.response_to(start, &id);
@@ -254,7 +274,9 @@ impl Session {
             }
             Ok(Err(ServiceError::McpError(_))) | Ok(Ok(_)) if raw.is_some() => {
                 if let Some(bad) = envelope_problem(raw.as_ref().map(|(_, j)| j)) {
-                    reply.failure = Some(format!("the server's answer to {method} is malformed: {bad}"));
+                    reply.failure = Some(format!(
+                        "the server's answer to {method} is malformed: {bad}"
+                    ));
                 }
             }
             Ok(Err(ServiceError::McpError(e))) => {
@@ -269,7 +291,9 @@ impl Session {
             Ok(Err(e)) => {
                 let detail = self.failure_detail(start).await;
                 let what = match e {
-                    ServiceError::TransportClosed => "the connection closed before the server answered".to_string(),
+                    ServiceError::TransportClosed => {
+                        "the connection closed before the server answered".to_string()
+                    }
                     other => other.to_string(),
                 };
                 reply.failure = Some(format!("{method}: {what}{detail}"));
@@ -292,9 +316,9 @@ impl Session {
     ) -> bool {
         self.tap
             .wait_for(from, deadline, |events| {
-                events
-                    .iter()
-                    .any(|e| e.dir == Dir::In && e.is_notification() && e.json.as_ref().is_some_and(&pred))
+                events.iter().any(|e| {
+                    e.dir == Dir::In && e.is_notification() && e.json.as_ref().is_some_and(&pred)
+                })
             })
             .await
     }
@@ -334,7 +358,10 @@ pub fn envelope_problem(raw: Option<&Value>) -> Option<String> {
     }
     if let Some(err) = v.get("error") {
         if !err.get("code").is_some_and(|c| c.is_i64() || c.is_u64()) {
-            return Some(format!("the error code is not an integer: {}", err.get("code").unwrap_or(&Value::Null)));
+            return Some(format!(
+                "the error code is not an integer: {}",
+                err.get("code").unwrap_or(&Value::Null)
+            ));
         }
         if !err.get("message").is_some_and(Value::is_string) {
             return Some("the error has no string `message`".into());
@@ -344,5 +371,8 @@ pub fn envelope_problem(raw: Option<&Value>) -> Option<String> {
 }
 
 fn indent(s: &str) -> String {
-    s.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+    s.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -56,7 +56,11 @@ impl StderrTail {
 
     /// The tail as text, trimmed; empty when the process wrote nothing.
     pub fn text(&self) -> String {
-        let bytes: Vec<u8> = self.0.lock().map(|b| b.iter().copied().collect()).unwrap_or_default();
+        let bytes: Vec<u8> = self
+            .0
+            .lock()
+            .map(|b| b.iter().copied().collect())
+            .unwrap_or_default();
         String::from_utf8_lossy(&bytes).trim().to_string()
     }
 }
@@ -139,7 +143,10 @@ pub fn spawn(
         .kill_on_drop(true);
     let mut child = cmd.spawn().map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            format!("cannot start the server: `{}` was not found (is it installed and on PATH?)", spec.command)
+            format!(
+                "cannot start the server: `{}` was not found (is it installed and on PATH?)",
+                spec.command
+            )
         } else {
             format!("cannot start the server `{}`: {e}", spec.command)
         }
@@ -168,7 +175,11 @@ pub fn spawn(
             let mut buf = Vec::new();
             loop {
                 buf.clear();
-                match (&mut reader).take(MAX_LINE as u64).read_until(b'\n', &mut buf).await {
+                match (&mut reader)
+                    .take(MAX_LINE as u64)
+                    .read_until(b'\n', &mut buf)
+                    .await
+                {
                     Ok(0) | Err(_) => break,
                     Ok(_) => {
                         let text = String::from_utf8_lossy(&buf);

@@ -36,11 +36,17 @@ pub struct Event {
 
 impl Event {
     pub fn id(&self) -> Option<&Value> {
-        self.json.as_ref().and_then(|j| j.get("id")).filter(|v| !v.is_null())
+        self.json
+            .as_ref()
+            .and_then(|j| j.get("id"))
+            .filter(|v| !v.is_null())
     }
 
     pub fn method(&self) -> Option<&str> {
-        self.json.as_ref().and_then(|j| j.get("method")).and_then(Value::as_str)
+        self.json
+            .as_ref()
+            .and_then(|j| j.get("method"))
+            .and_then(Value::as_str)
     }
 
     /// A response: has an id and `result` or `error`, and no method.
@@ -139,7 +145,10 @@ impl Tap {
     /// A copy of the events from `from` on.
     pub fn since(&self, from: usize) -> Vec<Event> {
         let events = self.lock_events();
-        events.get(from..).map(<[Event]>::to_vec).unwrap_or_default()
+        events
+            .get(from..)
+            .map(<[Event]>::to_vec)
+            .unwrap_or_default()
     }
 
     pub fn all(&self) -> Vec<Event> {

@@ -11,7 +11,10 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use rmcp::model::{ClientJsonRpcMessage, ErrorCode, ErrorData, JsonRpcError, JsonRpcVersion2_0, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ErrorCode, ErrorData, JsonRpcError, JsonRpcVersion2_0, RequestId,
+    ServerJsonRpcMessage,
+};
 use rmcp::service::RoleClient;
 use rmcp::transport::Transport;
 use serde_json::Value;
@@ -169,7 +172,8 @@ impl Inbound {
 
     fn decode(&self, idx: usize, v: Value) {
         let id = v.get("id").filter(|i| !i.is_null()).cloned();
-        let is_answer = v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
+        let is_answer =
+            v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
         match serde_json::from_value::<ServerJsonRpcMessage>(v) {
             Ok(msg) => {
                 if let (true, Some(id)) = (is_answer, id.as_ref()) {
