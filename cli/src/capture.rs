@@ -31,7 +31,10 @@ pub fn from_log(log: &SessionLog) -> Value {
         match e.dir {
             Dir::Out if e.is_request() => {
                 if e.method() == Some("initialize") {
-                    client_caps = msg.pointer("/params/capabilities").cloned().unwrap_or(Value::Null);
+                    client_caps = msg
+                        .pointer("/params/capabilities")
+                        .cloned()
+                        .unwrap_or(Value::Null);
                 }
                 let mut x = Map::new();
                 x.insert("request".into(), msg);
@@ -52,8 +55,10 @@ pub fn from_log(log: &SessionLog) -> Value {
                     x.get_mut("server_requests")
                         .and_then(Value::as_array_mut)
                         .and_then(|list| {
-                            list.iter_mut()
-                                .find(|sr| sr.pointer("/request/id") == id.as_ref() && sr.get("response").is_none())
+                            list.iter_mut().find(|sr| {
+                                sr.pointer("/request/id") == id.as_ref()
+                                    && sr.get("response").is_none()
+                            })
                         })
                 });
                 match target {
@@ -63,30 +68,42 @@ pub fn from_log(log: &SessionLog) -> Value {
                             o.insert("response_time".into(), json!(e.time));
                         }
                     }
-                    None => unmatched.push(json!({"direction": "client", "time": e.time, "message": msg})),
+                    None => unmatched
+                        .push(json!({"direction": "client", "time": e.time, "message": msg})),
                 }
             }
             Dir::In if e.is_response() => {
                 let id = e.id().cloned();
-                let pos = open
-                    .iter()
-                    .position(|&i| exchanges[i].get("request").and_then(|r| r.get("id")) == id.as_ref());
+                let pos = open.iter().position(|&i| {
+                    exchanges[i].get("request").and_then(|r| r.get("id")) == id.as_ref()
+                });
                 match pos {
                     Some(p) => {
                         let i = open.remove(p);
-                        if exchanges[i].get("request").and_then(|r| r.get("method")).and_then(Value::as_str)
+                        if exchanges[i]
+                            .get("request")
+                            .and_then(|r| r.get("method"))
+                            .and_then(Value::as_str)
                             == Some("initialize")
                         {
-                            server_caps = msg.pointer("/result/capabilities").cloned().unwrap_or(Value::Null);
+                            server_caps = msg
+                                .pointer("/result/capabilities")
+                                .cloned()
+                                .unwrap_or(Value::Null);
                         }
                         exchanges[i].insert("response".into(), msg);
                         exchanges[i].insert("response_time".into(), json!(e.time));
                     }
-                    None => unmatched.push(json!({"direction": "server", "time": e.time, "message": msg})),
+                    None => unmatched
+                        .push(json!({"direction": "server", "time": e.time, "message": msg})),
                 }
             }
             Dir::In => {
-                let key = if e.is_request() { "server_requests" } else { "notifications" };
+                let key = if e.is_request() {
+                    "server_requests"
+                } else {
+                    "notifications"
+                };
                 let item = if e.is_request() {
                     json!({"request": msg, "request_time": e.time})
                 } else {
@@ -103,7 +120,8 @@ pub fn from_log(log: &SessionLog) -> Value {
                             a.push(item);
                         }
                     }
-                    None => unmatched.push(json!({"direction": "server", "time": e.time, "message": item})),
+                    None => unmatched
+                        .push(json!({"direction": "server", "time": e.time, "message": item})),
                 }
             }
         }

@@ -63,7 +63,12 @@ pub struct SessionLog {
 }
 
 fn lookup_env(extra: &BTreeMap<String, String>) -> impl Fn(&str) -> Option<String> + '_ {
-    move |name: &str| extra.get(name).cloned().or_else(|| std::env::var(name).ok())
+    move |name: &str| {
+        extra
+            .get(name)
+            .cloned()
+            .or_else(|| std::env::var(name).ok())
+    }
 }
 
 struct Templates<'a> {
@@ -152,7 +157,8 @@ fn endpoint_for(
                     (t.text(c), server.args.iter().map(|a| t.text(a)).collect())
                 }
             };
-            let mut env: Vec<(String, String)> = t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            let mut env: Vec<(String, String)> =
+                t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             for (k, v) in &server.env {
                 let value = t.text(v);
                 env.retain(|(ek, _)| ek != k);
@@ -188,7 +194,11 @@ fn endpoint_for(
         }
         Transport::Http | Transport::Sse => {
             let url = server.url.as_deref().map(|u| t.text(u)).unwrap_or_default();
-            let headers = server.headers.iter().map(|(k, v)| (k.clone(), t.text(v))).collect();
+            let headers = server
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), t.text(v)))
+                .collect();
             Ok(if server.transport == Transport::Http {
                 Endpoint::Http { url, headers }
             } else {
@@ -201,7 +211,10 @@ fn endpoint_for(
 fn mocks_for(server: &Server, action: &Action, t: &mut Templates<'_>) -> Mocks {
     let caps = &server.client;
     let mut mocks = Mocks {
-        roots: caps.roots.as_ref().map(|r| r.iter().map(|p| t.text(p)).collect()),
+        roots: caps
+            .roots
+            .as_ref()
+            .map(|r| r.iter().map(|p| t.text(p)).collect()),
         sampling: caps
             .sampling
             .as_ref()
@@ -212,7 +225,11 @@ fn mocks_for(server: &Server, action: &Action, t: &mut Templates<'_>) -> Mocks {
             .map(|e| (e.action.clone(), t.value(&e.content))),
     };
     if let Action::Sampling { mock, .. } = action {
-        mocks.sampling = Some((mock.text.clone(), mock.model.clone(), mock.stop_reason.clone()));
+        mocks.sampling = Some((
+            mock.text.clone(),
+            mock.model.clone(),
+            mock.stop_reason.clone(),
+        ));
     }
     mocks
 }
@@ -243,7 +260,12 @@ fn cursor_params(cursor: &Option<String>) -> Option<Value> {
 }
 
 /// Run one test to its result. Never panics; every failure is a result.
-pub async fn run_test(test: &Test, settings: &RunSettings, tenv: &TestEnv, record: bool) -> Finished {
+pub async fn run_test(
+    test: &Test,
+    settings: &RunSettings,
+    tenv: &TestEnv,
+    record: bool,
+) -> Finished {
     let started = Instant::now();
     let line = Some(test.line);
     let elapsed = |s: &Instant| s.elapsed().as_millis() as u64;
@@ -265,19 +287,31 @@ pub async fn run_test(test: &Test, settings: &RunSettings, tenv: &TestEnv, recor
         .find(|v| env_lookup(v).is_none_or(|x| x.is_empty()))
     {
         return Finished {
-            result: TestResult::skip(&test.name, &test.file, line, &format!("skip_unless_env: {missing} is not set")),
+            result: TestResult::skip(
+                &test.name,
+                &test.file,
+                line,
+                &format!("skip_unless_env: {missing} is not set"),
+            ),
             session: None,
         };
     }
 
-    let timeout = test.timeout_ms.map(Duration::from_millis).unwrap_or(settings.default_timeout);
+    let timeout = test
+        .timeout_ms
+        .map(Duration::from_millis)
+        .unwrap_or(settings.default_timeout);
     let deadline = Deadline::now() + timeout;
 
     let mut t = Templates::new(&tenv.env);
+    if settings.fixture.is_none() && test.referenced_vars().iter().any(|v| v == "fixture") {
+        return error("`{{fixture}}` is used but no --fixture directory was given".into());
+    }
     let fixture_copy = match &settings.fixture {
         Some(src) => match fixture::copy(src) {
             Ok(c) => {
-                t.vars.insert("fixture".into(), c.path.display().to_string());
+                t.vars
+                    .insert("fixture".into(), c.path.display().to_string());
                 Some(c)
             }
             Err(e) => return error(e),
@@ -294,7 +328,12 @@ pub async fn run_test(test: &Test, settings: &RunSettings, tenv: &TestEnv, recor
                 let resolved = resolve_near(&real, &test.file);
                 let text = match std::fs::read_to_string(&resolved) {
                     Ok(s) => s,
-                    Err(e) => return error(format!("cannot read the audit log {}: {e}", resolved.display())),
+                    Err(e) => {
+                        return error(format!(
+                            "cannot read the audit log {}: {e}",
+                            resolved.display()
+                        ));
+                    }
                 };
                 match trajectory::parse_audit_log(&resolved.display().to_string(), &text) {
                     Ok(t) => t,
@@ -316,7 +355,12 @@ pub async fn run_test(test: &Test, settings: &RunSettings, tenv: &TestEnv, recor
     let Some(server) = &test.server else {
         return error("this test has no server".into());
     };
-    let endpoint = match endpoint_for(server, settings, &mut t, fixture_copy.as_ref().map(|f| f.path.as_path())) {
+    let endpoint = match endpoint_for(
+        server,
+        settings,
+        &mut t,
+        fixture_copy.as_ref().map(|f| f.path.as_path()),
+    ) {
         Ok(e) => e,
         Err(msg) => return error(msg),
     };
@@ -326,17 +370,32 @@ pub async fn run_test(test: &Test, settings: &RunSettings, tenv: &TestEnv, recor
     let mocks = mocks_for(server, &test.action, &mut t);
     let mut warnings: Vec<String> = Vec::new();
 
-    let mut session = match Session::connect(&endpoint, &settings.protocol_version, &mocks, deadline).await {
-        Ok(s) => s,
-        Err(e) => {
-            return Finished {
-                result: TestResult::error(&test.name, &test.file, line, &e.message, elapsed(&started)),
-                session: None,
-            };
-        }
-    };
+    let mut session =
+        match Session::connect(&endpoint, &settings.protocol_version, &mocks, deadline).await {
+            Ok(s) => s,
+            Err(e) => {
+                return Finished {
+                    result: TestResult::error(
+                        &test.name,
+                        &test.file,
+                        line,
+                        &e.message,
+                        elapsed(&started),
+                    ),
+                    session: None,
+                };
+            }
+        };
 
-    let outcome = drive(test, settings, &mut session, &mut t, deadline, &mut warnings).await;
+    let outcome = drive(
+        test,
+        settings,
+        &mut session,
+        &mut t,
+        deadline,
+        &mut warnings,
+    )
+    .await;
     let mut result = match outcome {
         Ok(r) => r,
         Err((status_fail, msg)) => {
@@ -352,7 +411,9 @@ pub async fn run_test(test: &Test, settings: &RunSettings, tenv: &TestEnv, recor
     unset.sort();
     unset.dedup();
     for name in unset {
-        warnings.push(format!("environment variable {name} is not set; `${{{name}}}` became empty"));
+        warnings.push(format!(
+            "environment variable {name} is not set; `${{{name}}}` became empty"
+        ));
     }
     result.warnings.extend(warnings);
 
@@ -362,12 +423,19 @@ pub async fn run_test(test: &Test, settings: &RunSettings, tenv: &TestEnv, recor
         events: session.tap.all(),
         protocol_version: session
             .initialize_result()
-            .and_then(|r| r.get("protocolVersion").and_then(Value::as_str).map(str::to_string))
+            .and_then(|r| {
+                r.get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
             .unwrap_or_else(|| settings.protocol_version.clone()),
     });
     session.close().await;
     drop(fixture_copy);
-    Finished { result, session: log }
+    Finished {
+        result,
+        session: log,
+    }
 }
 
 /// A path as written, or next to the suite file when it is relative and not
@@ -397,11 +465,23 @@ async fn drive(
     for (i, step) in test.setup.iter().enumerate() {
         let args = t.value(&step.args);
         if let Some(msg) = t.take_undefined() {
-            return Err((false, format!("setup step {} (`{}`): {msg}", i + 1, step.tool)));
+            return Err((
+                false,
+                format!("setup step {} (`{}`): {msg}", i + 1, step.tool),
+            ));
         }
-        let reply = session.request("tools/call", Some(tool_call_params(&step.tool, &args)), deadline).await;
+        let reply = session
+            .request(
+                "tools/call",
+                Some(tool_call_params(&step.tool, &args)),
+                deadline,
+            )
+            .await;
         if let Some(f) = reply.failure {
-            return Err((false, format!("setup step {} (`{}`): {f}", i + 1, step.tool)));
+            return Err((
+                false,
+                format!("setup step {} (`{}`): {f}", i + 1, step.tool),
+            ));
         }
         if let Some(err) = &reply.error {
             return Err((
@@ -410,8 +490,12 @@ async fn drive(
                     "setup step {} (`{}`) failed with JSON-RPC error {}: {}",
                     i + 1,
                     step.tool,
-                    err.get("code").map(mcpcheck_core::value::plain).unwrap_or_default(),
-                    err.get("message").map(mcpcheck_core::value::plain).unwrap_or_default()
+                    err.get("code")
+                        .map(mcpcheck_core::value::plain)
+                        .unwrap_or_default(),
+                    err.get("message")
+                        .map(mcpcheck_core::value::plain)
+                        .unwrap_or_default()
                 ),
             ));
         }
@@ -450,11 +534,14 @@ async fn drive(
     let (after_paths, before_paths) = test.expect.file_paths();
     let files_before = read_files(&before_paths, t);
     let watch = watches_notifications(test);
-    let settle = test.settle_ms.map(Duration::from_millis).unwrap_or(if watch {
-        settings.default_settle
-    } else {
-        Duration::ZERO
-    });
+    let settle = test
+        .settle_ms
+        .map(Duration::from_millis)
+        .unwrap_or(if watch {
+            settings.default_settle
+        } else {
+            Duration::ZERO
+        });
 
     let Some(method) = test.action.method() else {
         return Err((false, "this test has no request to send".into()));
@@ -518,7 +605,13 @@ async fn drive(
         progress_token: reply.progress_token.clone(),
     };
     let scored = score::score(&test.expect, &obs, &facts);
-    Ok(TestResult::scored(&test.name, &test.file, Some(test.line), &scored, 0))
+    Ok(TestResult::scored(
+        &test.name,
+        &test.file,
+        Some(test.line),
+        &scored,
+        0,
+    ))
 }
 
 /// Send the action's request(s); returns the reply that the checks look at
@@ -532,16 +625,28 @@ async fn perform(
     let from = session.tap.mark();
     let undefined = |t: &mut Templates<'_>| t.take_undefined().map(|m| (false, m));
     let reply = match &test.action {
-        Action::Tool { tool, args } | Action::Sampling { tool, args, .. } | Action::Notifications { tool, args } => {
+        Action::Tool { tool, args }
+        | Action::Sampling { tool, args, .. }
+        | Action::Notifications { tool, args } => {
             let args = t.value(args);
             if let Some(e) = undefined(t) {
                 return Err(e);
             }
-            session.request("tools/call", Some(tool_call_params(tool, &args)), deadline).await
+            session
+                .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
+                .await
         }
-        Action::Logging { set_level, tool, args } => {
+        Action::Logging {
+            set_level,
+            tool,
+            args,
+        } => {
             let r = session
-                .request("logging/setLevel", Some(json!({"level": set_level})), deadline)
+                .request(
+                    "logging/setLevel",
+                    Some(json!({"level": set_level})),
+                    deadline,
+                )
                 .await;
             if r.failure.is_some() || r.error.is_some() || tool.is_none() {
                 r
@@ -551,10 +656,16 @@ async fn perform(
                     return Err(e);
                 }
                 let tool = tool.as_deref().unwrap_or_default();
-                session.request("tools/call", Some(tool_call_params(tool, &args)), deadline).await
+                session
+                    .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
+                    .await
             }
         }
-        Action::Prompts(PromptOp::List { cursor }) => session.request("prompts/list", cursor_params(cursor), deadline).await,
+        Action::Prompts(PromptOp::List { cursor }) => {
+            session
+                .request("prompts/list", cursor_params(cursor), deadline)
+                .await
+        }
         Action::Prompts(PromptOp::Get { name, arguments }) => {
             let mut args = Map::new();
             for (k, v) in arguments {
@@ -586,7 +697,11 @@ async fn perform(
                 sub_reply = Some(r);
             }
             match op {
-                ResourceOp::List { cursor } => session.request("resources/list", cursor_params(cursor), deadline).await,
+                ResourceOp::List { cursor } => {
+                    session
+                        .request("resources/list", cursor_params(cursor), deadline)
+                        .await
+                }
                 ResourceOp::Templates { cursor } => {
                     session
                         .request("resources/templates/list", cursor_params(cursor), deadline)
@@ -597,7 +712,9 @@ async fn perform(
                     if let Some(e) = undefined(t) {
                         return Err(e);
                     }
-                    session.request("resources/read", Some(json!({"uri": uri})), deadline).await
+                    session
+                        .request("resources/read", Some(json!({"uri": uri})), deadline)
+                        .await
                 }
                 ResourceOp::SubscribeOnly => sub_reply.unwrap_or_default(),
             }
@@ -619,13 +736,16 @@ async fn perform(
             } else {
                 json!({"type": ref_type, "name": name})
             };
-            let mut params = json!({"ref": reference, "argument": {"name": argument.0, "value": value}});
+            let mut params =
+                json!({"ref": reference, "argument": {"name": argument.0, "value": value}});
             // mcp-assert sent `context: {arguments: null}`, which the schema
             // does not allow; mcpcheck sends `context` only when given.
             if let Some(c) = context {
                 params["context"] = c;
             }
-            session.request("completion/complete", Some(params), deadline).await
+            session
+                .request("completion/complete", Some(params), deadline)
+                .await
         }
         Action::Trajectory(_) => return Err((false, "a trajectory has no request".into())),
     };

@@ -18,7 +18,10 @@ pub fn copy(src: &Path) -> Result<FixtureCopy, String> {
         .prefix("mcpcheck-fixture-")
         .tempdir()
         .map_err(|e| format!("cannot create a temporary directory for the fixture: {e}"))?;
-    let name = src.file_name().map(|n| n.to_os_string()).unwrap_or_else(|| "fixture".into());
+    let name = src
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_else(|| "fixture".into());
     let dest = dir.path().join(name);
     copy_dir(src, &dest).map_err(|e| format!("cannot copy the fixture {}: {e}", src.display()))?;
     // Canonical, so servers that resolve symlinked temp dirs agree with us.
@@ -58,10 +61,21 @@ mod tests {
         std::fs::write(src.path().join("a/b/f.txt"), "x").unwrap();
         std::os::unix::fs::symlink("a/b/f.txt", src.path().join("link")).unwrap();
         let copy = copy(src.path()).unwrap();
-        assert_eq!(std::fs::read_to_string(copy.path.join("a/b/f.txt")).unwrap(), "x");
-        assert!(std::fs::symlink_metadata(copy.path.join("link")).unwrap().file_type().is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(copy.path.join("a/b/f.txt")).unwrap(),
+            "x"
+        );
+        assert!(
+            std::fs::symlink_metadata(copy.path.join("link"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         std::fs::write(copy.path.join("a/b/f.txt"), "changed").unwrap();
-        assert_eq!(std::fs::read_to_string(src.path().join("a/b/f.txt")).unwrap(), "x");
+        assert_eq!(
+            std::fs::read_to_string(src.path().join("a/b/f.txt")).unwrap(),
+            "x"
+        );
         let p = copy.path.clone();
         drop(copy);
         assert!(!p.exists());

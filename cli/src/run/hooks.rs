@@ -75,12 +75,18 @@ pub fn parse_patch(stdout: &str) -> Result<Patch, String> {
     if text.is_empty() {
         return Ok(Patch::default());
     }
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("its output is not a JSON object: {e}"))?;
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| format!("its output is not a JSON object: {e}"))?;
     let Some(o) = v.as_object() else {
         return Err("its output must be a JSON object".into());
     };
-    if let Some(bad) = o.keys().find(|k| !matches!(k.as_str(), "env" | "vars" | "skip")) {
-        return Err(format!("its output has key `{bad}`; only `env`, `vars` and `skip` are allowed"));
+    if let Some(bad) = o
+        .keys()
+        .find(|k| !matches!(k.as_str(), "env" | "vars" | "skip"))
+    {
+        return Err(format!(
+            "its output has key `{bad}`; only `env`, `vars` and `skip` are allowed"
+        ));
     }
     let skip = match o.get("skip") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => None,
@@ -92,7 +98,11 @@ pub fn parse_patch(stdout: &str) -> Result<Patch, String> {
                 .unwrap_or("skipped by a hook")
                 .to_string(),
         ),
-        Some(other) => return Err(format!("`skip` must be an object like {{\"reason\": \"…\"}}, not {other}")),
+        Some(other) => {
+            return Err(format!(
+                "`skip` must be an object like {{\"reason\": \"…\"}}, not {other}"
+            ));
+        }
     };
     Ok(Patch {
         env: string_map(o.get("env"), "env")?,
@@ -111,8 +121,16 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
         .envs(ctx.env.iter())
         .env("MCPCHECK_HOOK_PHASE", ctx.phase)
         .env("MCPTEST_HOOK_PHASE", ctx.phase)
-        .stdin(if step.context { Stdio::piped() } else { Stdio::null() })
-        .stdout(if step.context { Stdio::piped() } else { Stdio::null() })
+        .stdin(if step.context {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(if step.context {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
@@ -141,7 +159,10 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
     }
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
-    let timeout = step.timeout_ms.map(Duration::from_millis).unwrap_or(DEFAULT_TIMEOUT);
+    let timeout = step
+        .timeout_ms
+        .map(Duration::from_millis)
+        .unwrap_or(DEFAULT_TIMEOUT);
     let outcome = tokio::time::timeout(timeout, async {
         let mut out = String::new();
         let mut err = String::new();
@@ -164,7 +185,11 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
         if let Some(g) = pgid {
             let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
         }
-        return Err(format!("`{}` did not finish within {} s and was killed", step.command, timeout.as_secs()));
+        return Err(format!(
+            "`{}` did not finish within {} s and was killed",
+            step.command,
+            timeout.as_secs()
+        ));
     };
     if let Some(g) = pgid {
         // Leave nothing behind even if the hook forked.
@@ -173,7 +198,9 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
     let status = status.map_err(|e| format!("`{}`: {e}", step.command))?;
     if !status.success() {
         let tail = mcpcheck_core::value::truncate(err.trim(), 500);
-        let code = status.code().map_or_else(|| "a signal".to_string(), |c| format!("status {c}"));
+        let code = status
+            .code()
+            .map_or_else(|| "a signal".to_string(), |c| format!("status {c}"));
         let mut msg = format!("`{}` exited with {code}", step.command);
         if !tail.is_empty() {
             msg.push_str(&format!(": {tail}"));
@@ -208,7 +235,9 @@ pub async fn run_phase(
             vars,
             result: result.clone(),
         };
-        let patch = run_step(step, &ctx).await.map_err(|e| format!("{phase} hook {e}"))?;
+        let patch = run_step(step, &ctx)
+            .await
+            .map_err(|e| format!("{phase} hook {e}"))?;
         env.extend(patch.env);
         vars.extend(patch.vars);
         if patch.skip.is_some() {
@@ -224,12 +253,18 @@ mod tests {
 
     #[test]
     fn patches_are_parsed_strictly() {
-        let p = parse_patch(r#"{"env": {"A": "1"}, "vars": {"v": 2}, "skip": {"reason": "no creds"}}"#).unwrap();
+        let p =
+            parse_patch(r#"{"env": {"A": "1"}, "vars": {"v": 2}, "skip": {"reason": "no creds"}}"#)
+                .unwrap();
         assert_eq!(p.env.get("A").map(String::as_str), Some("1"));
         assert_eq!(p.vars.get("v").map(String::as_str), Some("2"));
         assert_eq!(p.skip.as_deref(), Some("no creds"));
         assert!(parse_patch("").unwrap().skip.is_none());
-        assert!(parse_patch(r#"{"other": 1}"#).unwrap_err().contains("`other`"));
+        assert!(
+            parse_patch(r#"{"other": 1}"#)
+                .unwrap_err()
+                .contains("`other`")
+        );
         assert!(parse_patch("not json").is_err());
     }
 }

@@ -90,10 +90,15 @@ struct Planned {
 }
 
 pub fn main(args: RunArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
-            err(&format!("mcpcheck run: cannot start the async runtime: {e}\n"));
+            err(&format!(
+                "mcpcheck run: cannot start the async runtime: {e}\n"
+            ));
             return ExitCode::from(2);
         }
     };
@@ -139,14 +144,19 @@ async fn run(args: RunArgs) -> ExitCode {
         Some(s) => match shlex::split(s) {
             Some(argv) if !argv.is_empty() => Some(argv),
             _ => {
-                err(&format!("mcpcheck run: cannot split --server {s:?}: check its quotes\n"));
+                err(&format!(
+                    "mcpcheck run: cannot split --server {s:?}: check its quotes\n"
+                ));
                 return ExitCode::from(2);
             }
         },
     };
     if let Some(f) = &args.fixture {
         if !f.is_dir() {
-            err(&format!("mcpcheck run: --fixture {}: not a directory\n", f.display()));
+            err(&format!(
+                "mcpcheck run: --fixture {}: not a directory\n",
+                f.display()
+            ));
             return ExitCode::from(2);
         }
     }
@@ -162,7 +172,10 @@ async fn run(args: RunArgs) -> ExitCode {
     for (fi, s) in suites.iter().enumerate() {
         for t in &s.tests {
             let qualified = format!("{}:{}", t.file, t.name);
-            if filters.as_ref().is_none_or(|g| g.is_match(&t.name) || g.is_match(&qualified)) {
+            if filters
+                .as_ref()
+                .is_none_or(|g| g.is_match(&t.name) || g.is_match(&qualified))
+            {
                 plan.push(Planned {
                     index: plan.len(),
                     file: fi,
@@ -228,7 +241,9 @@ async fn run(args: RunArgs) -> ExitCode {
                     .collect();
                 run_parallel(work, &settings, jobs, record, printer.clone()).await
             }
-            Some(fi) => run_hooked(items, &settings, &suites[fi], jobs, record, printer.clone()).await,
+            Some(fi) => {
+                run_hooked(items, &settings, &suites[fi], jobs, record, printer.clone()).await
+            }
         };
         for (i, f) in done {
             results[i] = Some(f.result);
@@ -248,7 +263,11 @@ async fn run(args: RunArgs) -> ExitCode {
     } else {
         out(&format!("\n{}", summary_line(&doc, paint_for_stdout())));
     }
-    if doc.ok() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if doc.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
@@ -305,12 +324,28 @@ async fn run_hooked(
     let mut vars: BTreeMap<String, String> = BTreeMap::new();
     let mut done = Vec::new();
 
-    if let Err(e) = hooks::run_phase(&suite.hooks.before_all, "beforeAll", &suite_name, None, &mut env, &mut vars, None).await {
+    if let Err(e) = hooks::run_phase(
+        &suite.hooks.before_all,
+        "beforeAll",
+        &suite_name,
+        None,
+        &mut env,
+        &mut vars,
+        None,
+    )
+    .await
+    {
         // No test can run against the setup it needed.
         for p in items {
             let r = TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0);
             printer.lock().await.finished(p.index, &r);
-            done.push((p.index, exec::Finished { result: r, session: None }));
+            done.push((
+                p.index,
+                exec::Finished {
+                    result: r,
+                    session: None,
+                },
+            ));
         }
         return done;
     }
@@ -336,10 +371,25 @@ async fn run_hooked(
                     session: None,
                 },
                 Ok(Some(reason)) => exec::Finished {
-                    result: TestResult::skip(&p.test.name, &p.test.file, Some(p.test.line), &reason),
+                    result: TestResult::skip(
+                        &p.test.name,
+                        &p.test.file,
+                        Some(p.test.line),
+                        &reason,
+                    ),
                     session: None,
                 },
-                Ok(None) => exec::run_test(&p.test, settings, &TestEnv { env: test_env.clone() }, record).await,
+                Ok(None) => {
+                    exec::run_test(
+                        &p.test,
+                        settings,
+                        &TestEnv {
+                            env: test_env.clone(),
+                        },
+                        record,
+                    )
+                    .await
+                }
             };
             let verdict = serde_json::json!({
                 "verdict": finished.result.status.as_str(),
@@ -363,14 +413,27 @@ async fn run_hooked(
             done.push((p.index, finished));
         }
     } else {
-        let work = items.into_iter().map(|p| (p, TestEnv { env: env.clone() })).collect();
+        let work = items
+            .into_iter()
+            .map(|p| (p, TestEnv { env: env.clone() }))
+            .collect();
         done = run_parallel(work, settings, jobs, record, printer.clone()).await;
     }
 
     let summary = serde_json::json!({
         "verdict": if done.iter().all(|(_, f)| matches!(f.result.status, TestStatus::Pass | TestStatus::Skip)) { "pass" } else { "fail" },
     });
-    if let Err(e) = hooks::run_phase(&suite.hooks.after_all, "afterAll", &suite_name, None, &mut env, &mut vars, Some(summary)).await {
+    if let Err(e) = hooks::run_phase(
+        &suite.hooks.after_all,
+        "afterAll",
+        &suite_name,
+        None,
+        &mut env,
+        &mut vars,
+        Some(summary),
+    )
+    .await
+    {
         err(&format!("warning: {e}\n"));
         if let Some((_, last)) = done.last_mut() {
             last.result.warnings.push(e);
@@ -407,7 +470,11 @@ impl Printer {
 
     fn started(&mut self, name: &str) {
         if self.live {
-            err(&format!("\r\x1b[K[{}/{}] {name}", self.done + 1, self.total));
+            err(&format!(
+                "\r\x1b[K[{}/{}] {name}",
+                self.done + 1,
+                self.total
+            ));
         }
     }
 
@@ -419,7 +486,13 @@ impl Printer {
         }
         while let Some(r) = self.pending.remove(&self.next) {
             if !self.quiet {
-                out(&test_block(&r, TextOptions { paint: self.paint, all_checks: false }));
+                out(&test_block(
+                    &r,
+                    TextOptions {
+                        paint: self.paint,
+                        all_checks: false,
+                    },
+                ));
             }
             self.next += 1;
         }
@@ -434,7 +507,10 @@ impl Printer {
 
 fn write_captures(dir: &std::path::Path, doc: &Results, logs: Vec<Option<exec::SessionLog>>) {
     if let Err(e) = std::fs::create_dir_all(dir) {
-        err(&format!("mcpcheck run: cannot create the capture directory {}: {e}\n", dir.display()));
+        err(&format!(
+            "mcpcheck run: cannot create the capture directory {}: {e}\n",
+            dir.display()
+        ));
         return;
     }
     for (t, log) in doc.tests.iter().zip(logs) {
@@ -444,7 +520,10 @@ fn write_captures(dir: &std::path::Path, doc: &Results, logs: Vec<Option<exec::S
         let path = dir.join(format!("{name}.json"));
         let text = serde_json::to_string_pretty(&capture).unwrap_or_default();
         if let Err(e) = std::fs::write(&path, text + "\n") {
-            err(&format!("mcpcheck run: cannot write {}: {e}\n", path.display()));
+            err(&format!(
+                "mcpcheck run: cannot write {}: {e}\n",
+                path.display()
+            ));
         }
     }
 }
@@ -452,7 +531,15 @@ fn write_captures(dir: &std::path::Path, doc: &Results, logs: Vec<Option<exec::S
 fn sanitize(name: &str) -> String {
     let s: String = name
         .chars()
-        .map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
-    mcpcheck_core::value::truncate(&s, 100).trim_end_matches('…').to_string()
+    mcpcheck_core::value::truncate(&s, 100)
+        .trim_end_matches('…')
+        .to_string()
 }
