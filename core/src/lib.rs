@@ -8,6 +8,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod baseline;
 pub mod check;
 pub mod diag;
 pub mod expect;
