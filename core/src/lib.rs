@@ -12,6 +12,7 @@ pub mod baseline;
 pub mod check;
 pub mod diag;
 pub mod expect;
+pub mod gate;
 pub mod observation;
 pub mod path;
 pub mod read;
