@@ -16,6 +16,7 @@ pub mod gate;
 pub mod observation;
 pub mod path;
 pub mod read;
+pub mod redact;
 pub mod report;
 pub mod results;
 pub mod score;
