@@ -14,6 +14,7 @@
 //!   now is never "within tolerance".
 
 use crate::baseline::Comparison;
+use crate::report::percent;
 use crate::results::Results;
 use crate::score::round3;
 
@@ -67,10 +68,9 @@ pub fn decide(
             };
             // passed / ran >= th / 100, compared without dividing.
             if ran > 0 && (s.passed as f64) * 100.0 < th * ran as f64 {
-                let pct = s.passed as f64 * 100.0 / ran as f64;
                 reasons.push(format!(
-                    "pass rate {}% ({} of {ran}) is below the threshold {}%",
-                    round3(pct),
+                    "pass rate {} ({} of {ran}) is below the threshold {}%",
+                    percent(s.passed, ran),
                     s.passed,
                     round3(th)
                 ));
