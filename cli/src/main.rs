@@ -9,6 +9,8 @@ mod check_cmd;
 mod client;
 mod files;
 mod output;
+mod report_cmd;
+mod reports;
 mod serve;
 mod validate;
 
@@ -26,6 +28,7 @@ enum Command {
     Serve(serve::ServeArgs),
     Check(check_cmd::CheckArgs),
     Validate(validate::ValidateArgs),
+    Report(report_cmd::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -34,5 +37,6 @@ fn main() -> ExitCode {
         Command::Serve(args) => serve::main(args),
         Command::Check(args) => check_cmd::main(args),
         Command::Validate(args) => validate::main(args),
+        Command::Report(args) => report_cmd::main(args),
     }
 }
