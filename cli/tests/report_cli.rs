@@ -68,7 +68,10 @@ fn text_is_the_default_and_exits_0_despite_failures() {
     );
     assert!(out.contains("Reliability over 3 trials"), "{out}");
     // As the run computed it (0.7833…), not recomputed from the rounded 0.667.
-    assert!(out.contains("  quality  mean 0.783 over 2 tests\n"), "{out}");
+    assert!(
+        out.contains("  quality  mean 0.783 over 2 tests\n"),
+        "{out}"
+    );
     assert!(
         out.ends_with("8 tests: 3 passed, 3 failed, 1 error, 1 skipped (0.4 s)\n"),
         "{out}"
