@@ -47,6 +47,8 @@ pub fn escape(s: &str) -> String {
             '|' => out.push_str("&#124;"),
             '\n' => out.push_str("<br>"),
             '\r' => {}
+            // Shown escaped, as the terminal shows it.
+            '\t' => out.push_str("\\\\t"),
             '\\' | '`' | '*' | '_' | '[' | ']' | '~' | '#' | '!' | '@' | '$' => {
                 out.push('\\');
                 out.push(c);
@@ -457,6 +459,7 @@ mod tests {
         assert_eq!(escape("one\r\ntwo"), "one<br>two");
         assert_eq!(escape("`code`"), "\\`code\\`");
         assert_eq!(escape("@someone"), "\\@someone");
+        assert_eq!(escape("a\tb"), "a\\\\tb");
     }
 
     #[test]
