@@ -14,8 +14,10 @@
 //!
 //! Which values are secret:
 //!
-//! - every header value the suite sets (and, for `Bearer TOKEN`, the token
-//!   alone), at least 4 characters long;
+//! - every header value the suite sets (and, for `Bearer TOKEN` and the
+//!   other authorization schemes, the token alone), at least 4 characters
+//!   long — except headers that only describe the request (`Accept`,
+//!   `Content-Type`, `User-Agent`, `MCP-Protocol-Version`, …);
 //! - every environment value of at least 8 characters, and of at least 4 when
 //!   the variable's name looks secret (`TOKEN`, `KEY`, `SECRET`, `PASS`,
 //!   `AUTH`, `CREDENTIAL`, `COOKIE`, `SESSION`, `PRIVATE`). Shorter values are
@@ -46,6 +48,24 @@ const SECRET_MEMBERS: [&str; 4] = [
     "cookie",
     "set-cookie",
 ];
+
+/// Headers that describe a request rather than authorize it (lower case):
+/// their values are not hidden, so `Accept: application/json` does not turn
+/// every `application/json` in a report into `***`.
+const PLAIN_HEADERS: [&str; 9] = [
+    "accept",
+    "accept-encoding",
+    "accept-language",
+    "cache-control",
+    "content-type",
+    "mcp-protocol-version",
+    "origin",
+    "referer",
+    "user-agent",
+];
+
+/// Authorization schemes whose parameter is hidden on its own too.
+const AUTH_SCHEMES: [&str; 6] = ["bearer", "basic", "token", "digest", "apikey", "negotiate"];
 
 /// Parts of an environment variable's name that mark its value as secret.
 const SECRET_NAME_PARTS: [&str; 9] = [
@@ -119,19 +139,26 @@ impl Redactor {
         self
     }
 
-    /// A header the suite sets: its value is hidden, and so is any JSON
-    /// member with its name.
+    /// A header the suite sets: its value is hidden (for `SCHEME TOKEN`
+    /// the token alone too), and so is any JSON member with its name —
+    /// unless it is a header that only describes the request (`Accept`,
+    /// `Content-Type`, `User-Agent`, …).
     pub fn header(&mut self, name: &str, value: &str) -> &mut Self {
-        let lower = name.to_ascii_lowercase();
-        if !lower.is_empty() && !self.members.contains(&lower) {
+        let lower = name.trim().to_ascii_lowercase();
+        if lower.is_empty() || PLAIN_HEADERS.contains(&lower.as_str()) {
+            return self;
+        }
+        if !self.members.contains(&lower) {
             self.members.push(lower);
         }
         if value.chars().count() >= 4 {
             self.secret(value);
         }
-        if let Some((scheme, token)) = value.split_once(' ') {
+        if let Some((scheme, token)) = value.trim().split_once(' ') {
             let token = token.trim();
-            if !scheme.is_empty() && token.chars().count() >= 4 {
+            if AUTH_SCHEMES.contains(&scheme.to_ascii_lowercase().as_str())
+                && token.chars().count() >= 4
+            {
                 self.secret(token);
             }
         }
@@ -368,8 +395,17 @@ mod tests {
         let mut r = Redactor::new();
         r.header("X-Api-Key", "k3y-value");
         r.header("Authorization", "Token abcdef");
+        r.header("Content-Type", "application/json");
+        r.header("X-Trace", "run 12345");
         assert_eq!(r.redact_str("used k3y-value"), "used ***");
         assert_eq!(r.redact_str("token abcdef alone"), "token *** alone");
+        // Headers that only describe the request are not secrets.
+        assert_eq!(
+            r.redact_str("sent application/json"),
+            "sent application/json"
+        );
+        // A value is hidden whole; only an authorization scheme's token alone.
+        assert_eq!(r.redact_str("x run 12345 y 12345"), "x *** y 12345");
     }
 
     #[test]
