@@ -10,6 +10,8 @@ mod check_cmd;
 mod client;
 mod files;
 mod output;
+mod report_cmd;
+mod reports;
 mod run;
 mod serve;
 mod validate;
@@ -29,6 +31,7 @@ enum Command {
     Run(run::RunArgs),
     Check(check_cmd::CheckArgs),
     Validate(validate::ValidateArgs),
+    Report(report_cmd::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,5 +41,6 @@ fn main() -> ExitCode {
         Command::Run(args) => run::main(args),
         Command::Check(args) => check_cmd::main(args),
         Command::Validate(args) => validate::main(args),
+        Command::Report(args) => report_cmd::main(args),
     }
 }
