@@ -29,6 +29,7 @@ enum Command {
     /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
     Serve(serve::ServeArgs),
     Run(run::RunArgs),
+    Ci(run::CiArgs),
     Check(check_cmd::CheckArgs),
     Validate(validate::ValidateArgs),
     Report(report_cmd::ReportArgs),
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve::main(args),
         Command::Run(args) => run::main(args),
+        Command::Ci(args) => run::ci_main(args),
         Command::Check(args) => check_cmd::main(args),
         Command::Validate(args) => validate::main(args),
         Command::Report(args) => report_cmd::main(args),
