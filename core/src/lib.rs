@@ -5,3 +5,4 @@
 //! `wasm32-unknown-unknown`, and every verdict of every front end is decided here.
 
 pub mod capture;
+pub mod invariants;

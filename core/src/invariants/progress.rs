@@ -1,0 +1,105 @@
+//! INV-012: progress notifications use a token the client sent with a request that is
+//! still in progress, and their progress value increases
+//! (2025-11-25 basic/utilities/progress).
+
+use std::collections::HashMap;
+
+use super::Sink;
+use super::json;
+use super::rules::Rule;
+use super::session::{SessionCtx, Slot, meta};
+use crate::capture::{Exchange, Id};
+
+/// The progress token a request carried in `params._meta.progressToken`.
+fn token_of<'a>(exchange: &Exchange<'a>) -> Option<Id<'a>> {
+    meta(&exchange.request, "progressToken").map(json::as_id)
+}
+
+/// Whether a request is task-augmented: its progress token stays valid after the
+/// response, until the task ends (2025-11-25 basic/utilities/progress, rule 3).
+fn is_task(exchange: &Exchange<'_>) -> bool {
+    exchange
+        .request
+        .params()
+        .and_then(|p| json::member(p, "task"))
+        .is_some_and(|t| !json::is_null(t))
+}
+
+pub(crate) fn progress(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
+    let exchanges = &ctx.session.exchanges;
+    // Tokens of task-augmented requests, which may report after their response.
+    let mut task_tokens: HashMap<Id<'_>, usize> = HashMap::new();
+    // The last progress value seen per token, across the whole session.
+    let mut last: HashMap<Id<'_>, f64> = HashMap::new();
+    ctx.for_each_message(|located| {
+        let message = located.message;
+        if !located.slot.is_from_server() || message.method_str() != "notifications/progress" {
+            if let (Slot::Request, Some(index)) = (located.slot, located.exchange)
+                && let Some(exchange) = exchanges.get(index)
+                && is_task(exchange)
+                && let Some(token) = token_of(exchange)
+            {
+                task_tokens.insert(token, index);
+            }
+            return;
+        }
+        let Some(params) = message.params() else {
+            return;
+        };
+        let Some(token) = json::member(params, "progressToken").map(json::as_id) else {
+            return;
+        };
+        let place = located.place();
+        let token_ok = match located.slot {
+            Slot::Notification(_) => {
+                let sent = located.exchange.and_then(|i| exchanges.get(i)).and_then(token_of);
+                match sent {
+                    Some(sent) if sent == token => true,
+                    Some(sent) => {
+                        out.push(
+                            Rule::Progress,
+                            located.exchange,
+                            format!("{place} uses token {token}, but the request sent token {sent}"),
+                        );
+                        false
+                    }
+                    None => {
+                        out.push(
+                            Rule::Progress,
+                            located.exchange,
+                            format!("{place} uses token {token}, but the request sent no progressToken"),
+                        );
+                        false
+                    }
+                }
+            }
+            _ => {
+                if task_tokens.contains_key(&token) {
+                    true
+                } else {
+                    out.push(
+                        Rule::Progress,
+                        located.exchange,
+                        format!("{place} uses token {token}, but no request in progress carries it"),
+                    );
+                    false
+                }
+            }
+        };
+        if !token_ok {
+            return;
+        }
+        let Some(value) = json::member(params, "progress").and_then(json::as_f64) else {
+            return;
+        };
+        if let Some(previous) = last.insert(token.clone(), value)
+            && value <= previous
+        {
+            out.push(
+                Rule::Progress,
+                located.exchange,
+                format!("{place}: progress for token {token} went from {previous} to {value}; it must increase"),
+            );
+        }
+    });
+}
