@@ -1,6 +1,8 @@
 //! `mcpcheck`: the command-line front end. Every kind of I/O lives here; every
 //! verdict is decided by `mcpcheck-core`.
 
+mod invariants;
+
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -14,9 +16,29 @@ struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {}
+enum Command {
+    /// Check the conformance invariants of a captured session, offline.
+    Invariants(invariants::InvariantsArgs),
+    /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
+    Compliance {
+        #[command(subcommand)]
+        command: ComplianceCommand,
+    },
+}
+
+/// Subcommands of `mcpcheck compliance`.
+#[derive(Debug, Subcommand)]
+enum ComplianceCommand {
+    /// Check the conformance invariants of a captured session (same as `mcpcheck invariants`).
+    Invariants(invariants::InvariantsArgs),
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {}
+    match cli.command {
+        Command::Invariants(args)
+        | Command::Compliance {
+            command: ComplianceCommand::Invariants(args),
+        } => invariants::run(&args),
+    }
 }
