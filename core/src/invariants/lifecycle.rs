@@ -115,6 +115,9 @@ pub(crate) fn known_protocol_version(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     }
     // Stateless revisions: each request names its version; one the server accepted
     // (answered with a result) was negotiated for that request.
+    if !ctx.stateless {
+        return;
+    }
     for (index, exchange) in session.exchanges.iter().enumerate() {
         let accepted = exchange
             .response

@@ -158,14 +158,13 @@ fn check_with(capture: &Capture<'_>, schemas: &mut schema::SchemaCache) -> Repor
         lifecycle::initialized_follows(&ctx, out);
         capability::list_needs_capability(&ctx, out);
         capability::capability_not_all_errors(&ctx, out);
-        tools::tool_result_shape(&ctx, out);
+        tools::tool_calls(&ctx, &lists, out);
         envelope::error_envelope(&ctx, out);
         envelope::method_not_found_code(&ctx, out);
         envelope::response_pairing(&ctx, out);
         envelope::result_xor_error(&ctx, out);
         envelope::notification_no_id(&ctx, out);
         progress::progress(&ctx, out);
-        tools::output_schema(&ctx, &lists, out);
         tools::tool_names(&ctx, &lists, out);
         capability::notification_capabilities(&ctx, out);
         capability::client_capabilities(&ctx, out);

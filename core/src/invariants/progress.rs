@@ -25,22 +25,27 @@ fn is_task(exchange: &Exchange<'_>) -> bool {
         .is_some_and(|t| !json::is_null(t))
 }
 
+/// Tokens of task-augmented requests (which may report progress after their
+/// response), with the exchange that sent each.
+fn task_tokens<'a>(exchanges: &[Exchange<'a>]) -> HashMap<Id<'a>, usize> {
+    exchanges
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| is_task(e))
+        .filter_map(|(i, e)| Some((token_of(e)?, i)))
+        .collect()
+}
+
 pub(crate) fn progress(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     let exchanges = &ctx.session.exchanges;
-    // Tokens of task-augmented requests, which may report after their response.
-    let mut task_tokens: HashMap<Id<'_>, usize> = HashMap::new();
+    // Built on the first progress notification outside its request, which most
+    // sessions never have.
+    let mut tasks: Option<HashMap<Id<'_>, usize>> = None;
     // The last progress value seen per token, across the whole session.
     let mut last: HashMap<Id<'_>, f64> = HashMap::new();
     ctx.for_each_message(|located| {
         let message = located.message;
         if !located.slot.is_from_server() || message.method_str() != "notifications/progress" {
-            if let (Slot::Request, Some(index)) = (located.slot, located.exchange)
-                && let Some(exchange) = exchanges.get(index)
-                && is_task(exchange)
-                && let Some(token) = token_of(exchange)
-            {
-                task_tokens.insert(token, index);
-            }
             return;
         }
         let Some(params) = message.params() else {
@@ -74,7 +79,9 @@ pub(crate) fn progress(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
                 }
             }
             _ => {
-                if task_tokens.contains_key(&token) {
+                let tasks = tasks.get_or_insert_with(|| task_tokens(exchanges));
+                let sent_before = |&request: &usize| located.exchange.is_some_and(|after| request <= after);
+                if tasks.get(&token).is_some_and(sent_before) {
                     true
                 } else {
                     out.push(

@@ -23,6 +23,7 @@
 //! depend on how a platform checks URIs or dates.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -51,9 +52,9 @@ pub fn embedded_schema_bytes() -> usize {
 /// What a message is validated as.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Target {
-    Request(Option<String>),
-    Notification(Option<String>),
-    Result(Option<String>),
+    Request(Option<Arc<str>>),
+    Notification(Option<Arc<str>>),
+    Result(Option<Arc<str>>),
     Error,
 }
 
@@ -64,8 +65,9 @@ struct RevisionSchemas {
     /// `definitions` up to 2025-06-18, `$defs` after.
     defs: &'static str,
     names: Vec<String>,
-    requests: HashMap<String, String>,
-    notifications: HashMap<String, String>,
+    /// Method → the type defining it (`tools/call` → `CallToolRequest`).
+    requests: HashMap<String, Arc<str>>,
+    notifications: HashMap<String, Arc<str>>,
     validators: HashMap<Target, Result<(jsonschema::Validator, String), String>>,
 }
 
@@ -89,9 +91,9 @@ impl RevisionSchemas {
                 .and_then(Value::as_str);
             if let (false, Some(method)) = (generic, method) {
                 if name.ends_with("Request") {
-                    requests.insert(method.to_string(), name.clone());
+                    requests.insert(method.to_string(), Arc::from(name.as_str()));
                 } else if name.ends_with("Notification") {
-                    notifications.insert(method.to_string(), name.clone());
+                    notifications.insert(method.to_string(), Arc::from(name.as_str()));
                 }
             }
         }
@@ -132,7 +134,7 @@ impl RevisionSchemas {
                 match name {
                     Some(name) => (
                         serde_json::json!({ "allOf": [self.reference(envelope), self.reference(name)] }),
-                        name.clone(),
+                        name.to_string(),
                     ),
                     None => (self.reference(envelope), envelope.to_string()),
                 }
@@ -279,7 +281,7 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
                     .and_then(|p| json::member(p, "task"))
                     .is_some_and(|t| !json::is_null(t));
                 if task && schemas.has("CreateTaskResult") {
-                    Some("CreateTaskResult".to_string())
+                    Some(Arc::from("CreateTaskResult"))
                 } else {
                     schemas.requests.get(request.method_str().as_ref()).cloned()
                 }

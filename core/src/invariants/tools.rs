@@ -83,55 +83,81 @@ fn is_interim(exchange: &Exchange<'_>, result: &json::Object<'_>) -> bool {
     input_required || task_augmented
 }
 
-/// INV-005: a successful tools/call result carries a content array or a
-/// structuredContent object, and a boolean isError when present.
-pub(crate) fn tool_result_shape(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
+/// One answered tools/call, read once for both rules that look at it.
+struct Call<'a> {
+    index: usize,
+    name: String,
+    result: &'a str,
+    object: Option<json::Object<'a>>,
+    /// An interim or deferred answer, not the tool's result (see [`is_interim`]).
+    interim: bool,
+}
+
+/// Compiled output schemas, keyed by (tools/list exchange, tool name).
+type Compiled = HashMap<(usize, String), Result<jsonschema::Validator, ()>>;
+
+/// INV-005 and INV-013, in one pass over the session's answered tools/call requests.
+pub(crate) fn tool_calls(ctx: &SessionCtx<'_, '_>, lists: &[ToolList<'_>], out: &mut Sink) {
+    let mut compiled: Compiled = HashMap::new();
     for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
         if !exchange.request.is_request() || exchange.request.method_str() != "tools/call" {
             continue;
         }
-        let Some(response) = &exchange.response else {
+        let Some(result) = exchange.response.as_ref().and_then(|r| r.result()) else {
             continue;
         };
-        let Some(result) = response.result() else {
-            continue;
+        let object = json::Object::new(result);
+        let interim = object.as_ref().is_some_and(|o| is_interim(exchange, o));
+        let call = Call {
+            index,
+            name: tool_name(exchange),
+            result,
+            object,
+            interim,
         };
-        let name = tool_name(exchange);
-        let Some(object) = json::Object::new(result) else {
-            out.push(
-                Rule::ToolResultShape,
-                Some(index),
-                format!(
-                    "the tools/call result for `{name}` is {}, not an object",
-                    json::type_name(result)
-                ),
-            );
-            continue;
-        };
-        if is_interim(exchange, &object) {
-            continue;
-        }
-        let content_ok = object.get("content").is_some_and(json::is_array);
-        let structured_ok = object.get("structuredContent").is_some_and(json::is_object);
-        if !content_ok && !structured_ok {
-            out.push(
-                Rule::ToolResultShape,
-                Some(index),
-                format!("the tools/call result for `{name}` has neither a content array nor a structuredContent object"),
-            );
-        }
-        if let Some(is_error) = object.get("isError")
-            && json::as_bool(is_error).is_none()
-        {
-            out.push(
-                Rule::ToolResultShape,
-                Some(index),
-                format!(
-                    "the tools/call result for `{name}` has isError {}, which is not a boolean",
-                    json::snippet(is_error, 40)
-                ),
-            );
-        }
+        result_shape(&call, out);
+        output_schema(&call, lists, &mut compiled, out);
+    }
+}
+
+/// INV-005: a successful tools/call result carries a content array or a
+/// structuredContent object, and a boolean isError when present.
+fn result_shape(call: &Call<'_>, out: &mut Sink) {
+    let Call { index, name, .. } = call;
+    let Some(object) = &call.object else {
+        out.push(
+            Rule::ToolResultShape,
+            Some(*index),
+            format!(
+                "the tools/call result for `{name}` is {}, not an object",
+                json::type_name(call.result)
+            ),
+        );
+        return;
+    };
+    if call.interim {
+        return;
+    }
+    let content_ok = object.get("content").is_some_and(json::is_array);
+    let structured_ok = object.get("structuredContent").is_some_and(json::is_object);
+    if !content_ok && !structured_ok {
+        out.push(
+            Rule::ToolResultShape,
+            Some(*index),
+            format!("the tools/call result for `{name}` has neither a content array nor a structuredContent object"),
+        );
+    }
+    if let Some(is_error) = object.get("isError")
+        && json::as_bool(is_error).is_none()
+    {
+        out.push(
+            Rule::ToolResultShape,
+            Some(*index),
+            format!(
+                "the tools/call result for `{name}` has isError {}, which is not a boolean",
+                json::snippet(is_error, 40)
+            ),
+        );
     }
 }
 
@@ -144,107 +170,90 @@ fn tool_name(exchange: &Exchange<'_>) -> String {
         .map_or_else(|| "?".to_string(), |n| n.into_owned())
 }
 
-/// Compiled output schemas, keyed by (tools/list exchange, tool name).
-type Compiled = HashMap<(usize, String), Result<jsonschema::Validator, ()>>;
-
 /// INV-013: structuredContent validates against the tool's outputSchema.
-pub(crate) fn output_schema(ctx: &SessionCtx<'_, '_>, lists: &[ToolList<'_>], out: &mut Sink) {
-    if lists.is_empty() {
+fn output_schema(call: &Call<'_>, lists: &[ToolList<'_>], compiled: &mut Compiled, out: &mut Sink) {
+    let Call { index, name, .. } = call;
+    let index = *index;
+    let Some(object) = &call.object else {
+        return;
+    };
+    if call.interim || object.get("isError").and_then(json::as_bool) == Some(true) {
         return;
     }
-    let mut compiled: Compiled = HashMap::new();
-    for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
-        if !exchange.request.is_request() || exchange.request.method_str() != "tools/call" {
-            continue;
-        }
-        let Some(result) = exchange.response.as_ref().and_then(|r| r.result()) else {
-            continue;
-        };
-        let Some(object) = json::Object::new(result) else {
-            continue;
-        };
-        if is_interim(exchange, &object)
-            || object.get("isError").and_then(json::as_bool) == Some(true)
-        {
-            continue;
-        }
-        let name = tool_name(exchange);
-        // The definition in force: the latest listing before the call, else the first
-        // one after it (a capture may list tools only at the end).
-        let found = lists
-            .iter()
-            .rev()
-            .filter(|l| l.exchange < index)
-            .chain(lists.iter().filter(|l| l.exchange > index))
-            .find_map(|l| {
-                l.tools
-                    .iter()
-                    .find(|t| t.name.as_deref() == Some(name.as_str()))
-                    .map(|t| (l.exchange, t))
-            });
-        let Some((list_index, tool)) = found else {
-            continue;
-        };
-        let Some(schema) = tool.output_schema else {
-            continue;
-        };
-        let key = (list_index, name.clone());
-        let validator = compiled.entry(key).or_insert_with(|| {
-            compile(schema).map_err(|problem| {
-                out.push(
-                    Rule::OutputSchema,
-                    Some(list_index),
-                    format!(
-                        "the outputSchema of tool `{name}` cannot be used to validate results: {problem}"
-                    ),
-                );
-            })
+    // The definition in force: the latest listing before the call, else the first
+    // one after it (a capture may list tools only at the end).
+    let found = lists
+        .iter()
+        .rev()
+        .filter(|l| l.exchange < index)
+        .chain(lists.iter().filter(|l| l.exchange > index))
+        .find_map(|l| {
+            l.tools
+                .iter()
+                .find(|t| t.name.as_deref() == Some(name.as_str()))
+                .map(|t| (l.exchange, t))
         });
-        let Ok(validator) = validator else {
-            continue;
-        };
-        let Some(structured) = object
-            .get("structuredContent")
-            .filter(|s| !json::is_null(s))
-        else {
+    let Some((list_index, tool)) = found else {
+        return;
+    };
+    let Some(schema) = tool.output_schema else {
+        return;
+    };
+    let validator = compiled.entry((list_index, name.clone())).or_insert_with(|| {
+        compile(schema).map_err(|problem| {
             out.push(
                 Rule::OutputSchema,
-                Some(index),
-                format!(
-                    "tool `{name}` declares an outputSchema (tools/list in exchange {list_index}) but its result has no structuredContent"
-                ),
+                Some(list_index),
+                format!("the outputSchema of tool `{name}` cannot be used to validate results: {problem}"),
             );
-            continue;
-        };
-        let Some(instance) = json::to_value(structured) else {
-            continue;
-        };
-        let errors: Vec<String> = validator
-            .iter_errors(&instance)
-            .map(|e| {
-                let at = e.instance_path().to_string();
-                let at = if at.is_empty() { "/".to_string() } else { at };
-                format!(
-                    "at {at}: {} (schema path {})",
-                    json::snippet(&e.to_string(), 160),
-                    e.schema_path()
-                )
-            })
-            .collect();
-        if let Some(first) = errors.first() {
-            let more = match errors.len() {
-                1 => String::new(),
-                n => format!("; and {} more", n - 1),
-            };
-            out.push(
-                Rule::OutputSchema,
-                Some(index),
-                format!(
-                    "the structuredContent of tool `{name}` does not match its outputSchema (tools/list in exchange {list_index}): {first}{more}"
-                ),
-            );
-        }
+        })
+    });
+    let Ok(validator) = validator else {
+        return;
+    };
+    let Some(structured) = object
+        .get("structuredContent")
+        .filter(|s| !json::is_null(s))
+    else {
+        out.push(
+            Rule::OutputSchema,
+            Some(index),
+            format!(
+                "tool `{name}` declares an outputSchema (tools/list in exchange {list_index}) but its result has no structuredContent"
+            ),
+        );
+        return;
+    };
+    let Some(instance) = json::to_value(structured) else {
+        return;
+    };
+    if validator.is_valid(&instance) {
+        return;
     }
+    let errors: Vec<String> = validator
+        .iter_errors(&instance)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_string() } else { at };
+            format!(
+                "at {at}: {} (schema path {})",
+                json::snippet(&e.to_string(), 160),
+                e.schema_path()
+            )
+        })
+        .collect();
+    let first = errors.first().map_or("it is invalid", String::as_str);
+    let more = match errors.len() {
+        0 | 1 => String::new(),
+        n => format!("; and {} more", n - 1),
+    };
+    out.push(
+        Rule::OutputSchema,
+        Some(index),
+        format!(
+            "the structuredContent of tool `{name}` does not match its outputSchema (tools/list in exchange {list_index}): {first}{more}"
+        ),
+    );
 }
 
 /// Compiles a tool's outputSchema. JSON Schema 2020-12 is the default dialect for MCP
