@@ -224,13 +224,13 @@ const INFOS: [RuleInfo; 25] = [
         id: "INV-017",
         category: "capability",
         property: "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level).",
-        citation: "MCP 2025-11-25 server/utilities/logging §Capabilities; MCP 2026-07-28 server/utilities/logging",
+        citation: "MCP 2025-11-25 server/utilities/logging §Capabilities; MCP 2026-07-28 server/utilities/logging §Requesting Log Messages",
     },
     RuleInfo {
         id: "INV-018",
         category: "capability",
         property: "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used).",
-        citation: "MCP 2025-11-25 client/sampling §Capabilities, client/elicitation §Capabilities, client/roots §Capabilities; MCP 2026-07-28 basic/patterns/mrtr §Server Requirements",
+        citation: "MCP 2025-11-25 client/sampling §Capabilities, client/elicitation §Capabilities, client/roots §Capabilities; MCP 2026-07-28 basic/patterns/mrtr §Server Requirements (Basic Workflow)",
     },
     RuleInfo {
         id: "INV-019",
