@@ -2,8 +2,8 @@
 //!
 //! A capture is JSON text. [`parse`] turns it into a [`Capture`] that borrows from the
 //! text: every message is kept as the verbatim slice it was written as
-//! ([`RawValue`]), next to the few envelope fields the invariants look at (`id`,
-//! `method`, and where `params`, `result` and `error` start). Nothing is materialized
+//! ([`RawValue`]), with the byte ranges of the envelope fields the invariants look
+//! at (`id`, `method`, `params`, `result`, `error`). Nothing is materialized
 //! as a `serde_json::Value` tree up front, so a capture costs little more memory than
 //! its own text; a rule that needs the inside of a message parses that slice when it
 //! gets there.
