@@ -107,7 +107,7 @@ fn a_violation_exits_1_and_names_rule_and_exchange() {
     let out = stdout(&text);
     assert!(
         out.contains(
-            "exchange 0: INV-001 [lifecycle] the first request is tools/list (id 1), not initialize"
+            "exchange 0: INV-001 [lifecycle] the first client message is tools/list (a request, id 1), not initialize"
         ),
         "{out}"
     );
@@ -149,7 +149,7 @@ fn a_hazard_alone_fails_the_run() {
     ]);
     assert_eq!(json.status.code(), Some(1));
     let report: Value = serde_json::from_str(&stdout(&json)).expect("JSON report");
-    assert_eq!(report["hazards"][0]["kind"], "tool-name-overlap");
+    assert_eq!(report["hazards"][0]["kind"], "tool-namespace-overlap");
     assert_eq!(
         report["hazards"][0]["servers"],
         serde_json::json!(["files", "web"])
@@ -244,7 +244,7 @@ fn list_prints_every_rule_with_its_citation() {
     let out = stdout(&text);
     assert!(out.starts_with("INV-001  lifecycle"), "{out}");
     assert!(out.contains("INV-033"), "{out}");
-    assert!(out.contains("tool-name-overlap"), "{out}");
+    assert!(out.contains("tool-namespace-overlap"), "{out}");
 
     let json = mcpcheck(&["invariants", "--list", "--format", "json"]);
     assert_eq!(json.status.code(), Some(0));

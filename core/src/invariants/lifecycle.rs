@@ -11,6 +11,11 @@ use super::rules::Rule;
 use super::session::{META_PROTOCOL_VERSION, Revision, SessionCtx, meta};
 
 /// INV-001: initialize is the first request the client sends.
+///
+/// "First" counts every client message, notifications included: the initialization
+/// phase must be the first interaction (2025-11-25 basic/lifecycle §Initialization),
+/// and this is how mcptest reads it too. A session with no client message at all
+/// never sent initialize.
 pub(crate) fn initialize_first(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     if ctx.stateless {
         return;
@@ -20,55 +25,69 @@ pub(crate) fn initialize_first(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         .exchanges
         .iter()
         .enumerate()
-        .find(|(_, e)| e.request.is_request());
-    if let Some((index, exchange)) = first
-        && exchange.request.method_str() != "initialize"
-    {
-        out.push(
+        .find(|(_, e)| e.request.has_method());
+    match first {
+        None => out.push(
             Rule::InitializeFirst,
-            Some(index),
-            format!(
-                "the first request is {} ({}), not initialize",
-                exchange.request.method_str(),
-                exchange
-                    .request
-                    .id()
-                    .as_ref()
-                    .map_or_else(String::new, |id| format!("id {id}"))
-            ),
-        );
+            None,
+            "the session holds no client message, so initialize was never sent".to_string(),
+        ),
+        Some((index, exchange)) if exchange.request.method_str() != "initialize" => {
+            let request = &exchange.request;
+            let what = match request.id() {
+                Some(id) => format!("a request, id {id}"),
+                None => "a notification".to_string(),
+            };
+            out.push(
+                Rule::InitializeFirst,
+                Some(index),
+                format!(
+                    "the first client message is {} ({what}), not initialize",
+                    request.method_str()
+                ),
+            );
+        }
+        Some(_) => {}
     }
 }
 
 /// INV-002: notifications/initialized follows the initialize response.
+///
+/// It must come after a successful initialize response, and (stricter than mcptest,
+/// which accepts a session without it) it must come at all: "after successful
+/// initialization, the client MUST send an initialized notification"
+/// (2025-11-25 basic/lifecycle §Initialization).
 pub(crate) fn initialized_follows(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     if ctx.stateless {
         return;
     }
-    let Some(init) = ctx.initialize else {
-        return;
-    };
     let exchanges = &ctx.session.exchanges;
     let is_initialized =
         |e: &crate::capture::Exchange<'_>| e.request.method_str() == "notifications/initialized";
-    for (index, exchange) in exchanges.iter().enumerate().take(init) {
-        if is_initialized(exchange) {
-            out.push(
-                Rule::InitializedFollows,
-                Some(index),
-                "notifications/initialized was sent before the initialize request".to_string(),
-            );
-        }
-    }
-    let succeeded = exchanges
-        .get(init)
+    let succeeded = ctx
+        .initialize
+        .and_then(|i| exchanges.get(i))
         .and_then(|e| e.response.as_ref())
         .is_some_and(|r| r.result().is_some() && r.error().is_none());
-    if !succeeded {
-        // No successful initialize response: there is nothing to follow.
-        return;
+    for (index, exchange) in exchanges.iter().enumerate() {
+        if !is_initialized(exchange) {
+            continue;
+        }
+        let problem = match ctx.initialize {
+            None => "notifications/initialized was sent, but initialize never was",
+            Some(init) if index < init => {
+                "notifications/initialized was sent before the initialize request"
+            }
+            Some(_) if !succeeded => {
+                "notifications/initialized was sent without a successful initialize response"
+            }
+            Some(_) => continue,
+        };
+        out.push(Rule::InitializedFollows, Some(index), problem.to_string());
     }
-    if !exchanges.iter().skip(init + 1).any(is_initialized) {
+    if let (Some(init), true) = (ctx.initialize, succeeded)
+        && !exchanges.iter().skip(init + 1).any(is_initialized)
+    {
         out.push(
             Rule::InitializedFollows,
             Some(init),

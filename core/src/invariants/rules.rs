@@ -279,7 +279,8 @@ const INFOS: [RuleInfo; 25] = [
 /// A composition hazard: a property of several servers behind one client.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum HazardKind {
-    /// Two servers expose the same unprefixed tool name.
+    /// Two servers expose the same unprefixed tool name (`tool-namespace-overlap`, as
+    /// mcptest calls it).
     ToolNameOverlap,
     /// Two servers on one shared transport reuse a request id.
     SharedTransportIdCollision,
@@ -314,7 +315,7 @@ impl HazardKind {
 
 const HAZARD_INFOS: [HazardInfo; 2] = [
     HazardInfo {
-        kind: "tool-name-overlap",
+        kind: "tool-namespace-overlap",
         property: "No two servers of a composed capture expose the same unprefixed tool name.",
         citation: "mcptest multi-server composition safety (tool-namespace overlap)",
     },
