@@ -9,11 +9,20 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use mcpcheck_core::invariants;
+
+/// Subcommands of `mcpcheck compliance`, the spelling mcptest users know.
+#[derive(Debug, Subcommand)]
+pub enum ComplianceCommand {
+    /// Check the conformance invariants of a captured session (same as `mcpcheck invariants`).
+    Invariants(InvariantsArgs),
+}
 
 /// Options of `mcpcheck invariants` (and `mcpcheck compliance invariants`).
 #[derive(Debug, Args)]
+#[command(after_help = "Exit status: 0 every invariant holds and no composition hazard is found; \
+1 a finding or hazard; 2 the capture cannot be read or is not a capture.")]
 pub struct InvariantsArgs {
     /// The capture to check: a session object or an array of them (see docs/capture.md).
     #[arg(long, value_name = "FILE", required_unless_present = "list")]

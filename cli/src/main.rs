@@ -20,25 +20,16 @@ enum Command {
     /// Check the conformance invariants of a captured session, offline.
     Invariants(invariants::InvariantsArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
-    Compliance {
-        #[command(subcommand)]
-        command: ComplianceCommand,
-    },
-}
-
-/// Subcommands of `mcpcheck compliance`.
-#[derive(Debug, Subcommand)]
-enum ComplianceCommand {
-    /// Check the conformance invariants of a captured session (same as `mcpcheck invariants`).
-    Invariants(invariants::InvariantsArgs),
+    #[command(subcommand)]
+    Compliance(invariants::ComplianceCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Invariants(args)
-        | Command::Compliance {
-            command: ComplianceCommand::Invariants(args),
-        } => invariants::run(&args),
+        | Command::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
+            invariants::run(&args)
+        }
     }
 }
