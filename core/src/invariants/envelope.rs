@@ -219,6 +219,13 @@ pub(crate) fn response_pairing(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         }
     }
 
+    for (n, entry) in ctx.session.unmatched.iter().enumerate() {
+        if let (true, Some(reply)) = (entry.message.is_request(), &entry.response) {
+            let place = format!("reply to unmatched message {n}");
+            check_reply_id(&entry.message, reply, entry.after_exchange, &place, out);
+        }
+    }
+
     // Unmatched server messages that look like responses.
     for entry in &ctx.session.unmatched {
         let message = &entry.message;
