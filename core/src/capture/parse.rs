@@ -366,11 +366,70 @@ fn opt_object<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<&
     }
 }
 
+/// Whether `text` is plainly an RFC 3339 date-time: `YYYY-MM-DDTHH:MM:SS`, an optional
+/// fraction, then `Z` or `±HH:MM`, with a day no later than the 28th. Every timestamp a
+/// recorder writes looks like this, and every such string is valid, so chrono's full
+/// parser is only needed for the rest (it decides those).
+fn is_plain_rfc3339(text: &str) -> bool {
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        b.get(range)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let number = |range: std::ops::Range<usize>| {
+        b.get(range)
+            .map(|d| d.iter().fold(0u32, |n, c| n * 10 + u32::from(c - b'0')))
+            .unwrap_or(u32::MAX)
+    };
+    let shape = b.len() >= 20
+        && digits(0..4)
+        && b.get(4) == Some(&b'-')
+        && digits(5..7)
+        && b.get(7) == Some(&b'-')
+        && digits(8..10)
+        && b.get(10) == Some(&b'T')
+        && digits(11..13)
+        && b.get(13) == Some(&b':')
+        && digits(14..16)
+        && b.get(16) == Some(&b':')
+        && digits(17..19);
+    if !shape {
+        return false;
+    }
+    let in_range = (1..=12).contains(&number(5..7))
+        && (1..=28).contains(&number(8..10))
+        && number(11..13) < 24
+        && number(14..16) < 60
+        && number(17..19) < 60;
+    let mut rest = b.get(19..).unwrap_or(&[]);
+    if let [b'.', tail @ ..] = rest {
+        let fraction = tail.iter().take_while(|c| c.is_ascii_digit()).count();
+        if fraction == 0 {
+            return false;
+        }
+        rest = tail.get(fraction..).unwrap_or(&[]);
+    }
+    let zone = match rest {
+        [b'Z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => {
+            [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit())
+                && u32::from(h1 - b'0') * 10 + u32::from(h2 - b'0') < 24
+                && u32::from(m1 - b'0') * 10 + u32::from(m2 - b'0') < 60
+        }
+        _ => false,
+    };
+    in_range && zone
+}
+
 /// Reads an optional RFC 3339 timestamp; `null` is absent.
 fn opt_time<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<&'a str> {
     let text = opt_string(ctx, path, raw)?;
     match text {
-        Cow::Borrowed(text) if chrono::DateTime::parse_from_rfc3339(text).is_ok() => Some(text),
+        Cow::Borrowed(text)
+            if is_plain_rfc3339(text) || chrono::DateTime::parse_from_rfc3339(text).is_ok() =>
+        {
+            Some(text)
+        }
         _ => {
             ctx.report(
                 path,
@@ -1046,36 +1105,68 @@ pub(super) fn message_from_raw(raw: &RawValue) -> Message<'_> {
     }
     // The slice is known to be valid JSON, so this cannot fail on syntax; it reads
     // members one level deep, the values as unparsed slices.
-    let Ok(Members(members)) = serde_json::from_str::<Members<'_>>(text) else {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Ok(spans) = serde::Deserializer::deserialize_map(&mut de, EnvelopeVisitor { base: text })
+    else {
         return message;
     };
     message.is_object = true;
-    let base = text.as_ptr() as usize;
-    let span_of = |value: &RawValue| -> Span {
-        let slice = value.get();
-        let start = (slice.as_ptr() as usize)
-            .checked_sub(base)
-            .and_then(|s| u32::try_from(s).ok());
-        let len = u32::try_from(slice.len()).ok();
-        match (start, len) {
-            (Some(start), Some(len)) => Span { start, len },
-            _ => Span::default(),
-        }
-    };
-    // Later duplicates win, as they do for a `serde_json::Value`, which is what the
-    // schema family validates.
-    for (key, value) in members {
-        let span = span_of(value);
-        match key.as_ref() {
-            "id" => message.id = span,
-            "method" => message.method = span,
-            "params" => message.params = span,
-            "result" => message.result = span,
-            "error" => message.error = span,
-            _ => {}
-        }
-    }
+    [
+        message.id,
+        message.method,
+        message.params,
+        message.result,
+        message.error,
+    ] = spans;
     message
+}
+
+/// Reads an object's `id`, `method`, `params`, `result` and `error` as byte ranges of
+/// `base`, skipping everything else without allocating. Later duplicates win, as they
+/// do for a `serde_json::Value`, which is what the schema family falls back to.
+struct EnvelopeVisitor<'b> {
+    base: &'b str,
+}
+
+impl<'de> Visitor<'de> for EnvelopeVisitor<'_> {
+    type Value = [Span; 5];
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let base = self.base.as_ptr() as usize;
+        let span_of = |value: &RawValue| -> Span {
+            let slice = value.get();
+            let start = (slice.as_ptr() as usize)
+                .checked_sub(base)
+                .and_then(|s| u32::try_from(s).ok());
+            match (start, u32::try_from(slice.len()).ok()) {
+                (Some(start), Some(len)) => Span { start, len },
+                _ => Span::default(),
+            }
+        };
+        let mut spans = [Span::default(); 5];
+        while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
+            let slot = match key.as_ref() {
+                "id" => 0,
+                "method" => 1,
+                "params" => 2,
+                "result" => 3,
+                "error" => 4,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            let value = map.next_value::<&'de RawValue>()?;
+            if let Some(span) = spans.get_mut(slot) {
+                *span = span_of(value);
+            }
+        }
+        Ok(spans)
+    }
 }
 
 #[cfg(test)]
@@ -1097,6 +1188,34 @@ mod tests {
         assert_eq!(offset_of_line_column(text, 2, 8), 9);
         assert_eq!(offset_of_line_column(text, 9, 1), text.len());
         assert_eq!(offset_of_line_column(text, 0, 0), text.len());
+    }
+
+    #[test]
+    fn plain_timestamps_are_ones_chrono_accepts() {
+        for text in [
+            "2026-01-02T03:04:05Z",
+            "2026-01-02T03:04:05.678Z",
+            "2026-12-28T23:59:59.1+05:30",
+            "1999-02-28T00:00:00-12:00",
+        ] {
+            assert!(is_plain_rfc3339(text), "{text}");
+            assert!(chrono::DateTime::parse_from_rfc3339(text).is_ok(), "{text}");
+        }
+        // Not plain: left to chrono (which accepts some and rejects others).
+        for text in [
+            "2026-02-30T00:00:00Z",
+            "2026-01-31T00:00:00Z",
+            "2026-01-02 03:04:05Z",
+            "2026-01-02T03:04:60Z",
+            "2026-13-02T03:04:05Z",
+            "2026-01-02T03:04:05.Z",
+            "2026-01-02T03:04:05",
+            "2026-01-02T03:04:05+0100",
+            "2026-01-02T03:04:05Zjunk",
+            "",
+        ] {
+            assert!(!is_plain_rfc3339(text), "{text}");
+        }
     }
 
     #[test]

@@ -328,7 +328,7 @@ pub(crate) fn result_xor_error(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
 pub(crate) fn notification_no_id(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     ctx.for_each_message(|located| {
         let message = located.message;
-        if message.id().is_none() {
+        if !message.has_id() {
             return;
         }
         let listed_as_notification = matches!(located.slot, Slot::Notification(_));

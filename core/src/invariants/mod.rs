@@ -23,6 +23,7 @@ mod render;
 mod rules;
 mod schema;
 mod session;
+mod tape;
 mod tools;
 
 pub use render::{render_json, render_rules_json, render_rules_text, render_text};

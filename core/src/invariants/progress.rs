@@ -43,60 +43,48 @@ pub(crate) fn progress(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     let mut tasks: Option<HashMap<Id<'_>, usize>> = None;
     // The last progress value seen per token, across the whole session.
     let mut last: HashMap<Id<'_>, f64> = HashMap::new();
+    // The token of the exchange whose notifications are being read: they come one
+    // after another, so the request is read once for all of them.
+    let mut sent_by: Option<(usize, Option<Id<'_>>)> = None;
     ctx.for_each_message(|located| {
         let message = located.message;
         if !located.slot.is_from_server() || message.method_str() != "notifications/progress" {
             return;
         }
-        let Some(params) = message.params() else {
+        let Some(params) = message.params().and_then(json::Object::new) else {
             return;
         };
-        let Some(token) = json::member(params, "progressToken").map(json::as_id) else {
+        let Some(token) = params.get("progressToken").map(json::as_id) else {
             return;
         };
-        let place = located.place();
-        let token_ok = match located.slot {
-            Slot::Notification(_) => {
-                let sent = located.exchange.and_then(|i| exchanges.get(i)).and_then(token_of);
+        let problem = match (located.slot, located.exchange) {
+            (Slot::Notification(_), Some(index)) => {
+                let sent = match &sent_by {
+                    Some((at, sent)) if *at == index => sent.clone(),
+                    _ => {
+                        let sent = exchanges.get(index).and_then(token_of);
+                        sent_by = Some((index, sent.clone()));
+                        sent
+                    }
+                };
                 match sent {
-                    Some(sent) if sent == token => true,
-                    Some(sent) => {
-                        out.push(
-                            Rule::Progress,
-                            located.exchange,
-                            format!("{place} uses token {token}, but the request sent token {sent}"),
-                        );
-                        false
-                    }
-                    None => {
-                        out.push(
-                            Rule::Progress,
-                            located.exchange,
-                            format!("{place} uses token {token}, but the request sent no progressToken"),
-                        );
-                        false
-                    }
+                    Some(sent) if sent == token => None,
+                    Some(sent) => Some(format!("uses token {token}, but the request sent token {sent}")),
+                    None => Some(format!("uses token {token}, but the request sent no progressToken")),
                 }
             }
             _ => {
                 let tasks = tasks.get_or_insert_with(|| task_tokens(exchanges));
                 let sent_before = |&request: &usize| located.exchange.is_some_and(|after| request <= after);
-                if tasks.get(&token).is_some_and(sent_before) {
-                    true
-                } else {
-                    out.push(
-                        Rule::Progress,
-                        located.exchange,
-                        format!("{place} uses token {token}, but no request in progress carries it"),
-                    );
-                    false
-                }
+                (!tasks.get(&token).is_some_and(sent_before))
+                    .then(|| format!("uses token {token}, but no request in progress carries it"))
             }
         };
-        if !token_ok {
+        if let Some(problem) = problem {
+            out.push(Rule::Progress, located.exchange, format!("{} {problem}", located.place()));
             return;
         }
-        let Some(value) = json::member(params, "progress").and_then(json::as_f64) else {
+        let Some(value) = params.get("progress").and_then(json::as_f64) else {
             return;
         };
         if let Some(previous) = last.insert(token.clone(), value)
@@ -105,7 +93,10 @@ pub(crate) fn progress(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
             out.push(
                 Rule::Progress,
                 located.exchange,
-                format!("{place}: progress for token {token} went from {previous} to {value}; it must increase"),
+                format!(
+                    "{}: progress for token {token} went from {previous} to {value}; it must increase",
+                    located.place()
+                ),
             );
         }
     });

@@ -31,6 +31,7 @@ use super::Sink;
 use super::json;
 use super::rules::Rule;
 use super::session::{Revision, SessionCtx, Slot};
+use super::tape::{Tape, TapeBuffer, TapeJson};
 use crate::capture::Message;
 
 /// The embedded schema documents, byte for byte as published.
@@ -58,17 +59,33 @@ enum Target {
     Error,
 }
 
-/// One revision's registry, its method→type index, and the validators built so far.
+/// The validators of one target, each built on first use: the tape validator for
+/// every message, the `Value` validator only for messages that fail (its errors are
+/// the ones findings quote) or cannot be taped.
+struct Compiled {
+    /// The type name findings quote.
+    name: String,
+    schema: Value,
+    tape: Option<Result<jsonschema::Validator<TapeJson>, String>>,
+    value: Option<Result<jsonschema::Validator, String>>,
+}
+
+/// One revision's registry, its type index, and the validators built so far.
 struct RevisionSchemas {
-    revision: Revision,
+    index: TypeIndex,
     registry: jsonschema::Registry<'static>,
+    validators: HashMap<Target, Compiled>,
+}
+
+/// Which types a revision's schema defines, and for which methods.
+struct TypeIndex {
+    revision: Revision,
     /// `definitions` up to 2025-06-18, `$defs` after.
     defs: &'static str,
     names: Vec<String>,
     /// Method → the type defining it (`tools/call` → `CallToolRequest`).
     requests: HashMap<String, Arc<str>>,
     notifications: HashMap<String, Arc<str>>,
-    validators: HashMap<Target, Result<(jsonschema::Validator, String), String>>,
 }
 
 impl RevisionSchemas {
@@ -103,16 +120,20 @@ impl RevisionSchemas {
             .and_then(|builder| builder.prepare())
             .map_err(|e| e.to_string())?;
         Ok(RevisionSchemas {
-            revision,
+            index: TypeIndex {
+                revision,
+                defs,
+                names,
+                requests,
+                notifications,
+            },
             registry,
-            defs,
-            names,
-            requests,
-            notifications,
             validators: HashMap::new(),
         })
     }
+}
 
+impl TypeIndex {
     fn has(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name)
     }
@@ -185,21 +206,42 @@ impl RevisionSchemas {
             _ => "EmptyResult".to_string(),
         }
     }
+}
 
-    fn validator(
-        &mut self,
-        target: &Target,
-    ) -> Option<&Result<(jsonschema::Validator, String), String>> {
-        if !self.validators.contains_key(target) {
-            let (schema, name) = self.wrapper(target);
-            let built = jsonschema::options()
-                .with_registry(&self.registry)
-                .build(&schema)
-                .map(|v| (v, name))
-                .map_err(|e| e.to_string());
-            self.validators.insert(target.clone(), built);
+impl Compiled {
+    fn new((schema, name): (Value, String)) -> Self {
+        Compiled {
+            name,
+            schema,
+            tape: None,
+            value: None,
         }
-        self.validators.get(target)
+    }
+
+    fn tape(
+        &mut self,
+        registry: &jsonschema::Registry<'static>,
+    ) -> &Result<jsonschema::Validator<TapeJson>, String> {
+        let schema = &self.schema;
+        self.tape.get_or_insert_with(|| {
+            jsonschema::options_for::<TapeJson>()
+                .with_registry(registry)
+                .build(schema)
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    fn value(
+        &mut self,
+        registry: &jsonschema::Registry<'static>,
+    ) -> &Result<jsonschema::Validator, String> {
+        let schema = &self.schema;
+        self.value.get_or_insert_with(|| {
+            jsonschema::options()
+                .with_registry(registry)
+                .build(schema)
+                .map_err(|e| e.to_string())
+        })
     }
 }
 
@@ -207,17 +249,24 @@ fn uri(revision: Revision) -> String {
     format!("urn:mcp:schema:{}", revision.as_str())
 }
 
-/// The compiled schemas of one run, per revision, built on first use.
+/// The compiled schemas of one run, per revision, built on first use, and the tape
+/// buffer every message is read into.
 #[derive(Default)]
 pub(crate) struct SchemaCache {
     revisions: HashMap<Revision, Result<RevisionSchemas, String>>,
+    tape: TapeBuffer,
 }
 
 impl SchemaCache {
-    fn revision(&mut self, revision: Revision) -> &mut Result<RevisionSchemas, String> {
-        self.revisions
+    fn revision(
+        &mut self,
+        revision: Revision,
+    ) -> (&mut Result<RevisionSchemas, String>, &mut TapeBuffer) {
+        let schemas = self
+            .revisions
             .entry(revision)
-            .or_insert_with(|| RevisionSchemas::load(revision))
+            .or_insert_with(|| RevisionSchemas::load(revision));
+        (schemas, &mut self.tape)
     }
 }
 
@@ -226,7 +275,8 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
     let Some(revision) = ctx.schema_revision else {
         return;
     };
-    let schemas = match cache.revision(revision) {
+    let (schemas, buffer) = cache.revision(revision);
+    let schemas = match schemas {
         Ok(schemas) => schemas,
         Err(problem) => {
             out.push(
@@ -262,13 +312,20 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
         } else if message.is_request() {
             (
                 Rule::SchemaRequest,
-                Target::Request(schemas.requests.get(message.method_str().as_ref()).cloned()),
+                Target::Request(
+                    schemas
+                        .index
+                        .requests
+                        .get(message.method_str().as_ref())
+                        .cloned(),
+                ),
             )
         } else if message.has_method() {
             (
                 Rule::SchemaNotification,
                 Target::Notification(
                     schemas
+                        .index
                         .notifications
                         .get(message.method_str().as_ref())
                         .cloned(),
@@ -280,26 +337,43 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
                     .params()
                     .and_then(|p| json::member(p, "task"))
                     .is_some_and(|t| !json::is_null(t));
-                if task && schemas.has("CreateTaskResult") {
+                if task && schemas.index.has("CreateTaskResult") {
                     Some(Arc::from("CreateTaskResult"))
                 } else {
-                    schemas.requests.get(request.method_str().as_ref()).cloned()
+                    schemas
+                        .index
+                        .requests
+                        .get(request.method_str().as_ref())
+                        .cloned()
                 }
             });
             (Rule::SchemaResult, Target::Result(request_type))
         };
-        let (validator, type_name) = match schemas.validator(&target) {
-            Some(Ok((validator, name))) => (validator, name.as_str()),
-            Some(Err(problem)) => {
-                out.push(
-                    rule,
-                    located.exchange,
-                    format!("{} could not be checked: {problem}", located.place()),
-                );
-                return;
+        let RevisionSchemas {
+            index,
+            registry,
+            validators,
+        } = &mut *schemas;
+        let compiled = validators
+            .entry(target)
+            .or_insert_with_key(|target| Compiled::new(index.wrapper(target)));
+        // The fast path: the message read into the reusable tape.
+        if let Some(tape) = Tape::build(message.text(), buffer) {
+            match compiled.tape(registry) {
+                Ok(validator) if validator.is_valid(tape.root()) => return,
+                Ok(_) => {}
+                Err(problem) => {
+                    out.push(
+                        rule,
+                        located.exchange,
+                        format!("{} could not be checked: {problem}", located.place()),
+                    );
+                    return;
+                }
             }
-            None => return,
-        };
+        }
+        // Invalid (or not tape-able): validate as a `Value`, whose errors the finding
+        // quotes.
         let Ok(instance) = serde_json::from_str::<Value>(message.text()) else {
             out.push(
                 rule,
@@ -307,6 +381,18 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
                 format!("{} could not be read for validation", located.place()),
             );
             return;
+        };
+        let type_name = compiled.name.clone();
+        let validator = match compiled.value(registry) {
+            Ok(validator) => validator,
+            Err(problem) => {
+                out.push(
+                    rule,
+                    located.exchange,
+                    format!("{} could not be checked: {problem}", located.place()),
+                );
+                return;
+            }
         };
         if validator.is_valid(&instance) {
             return;
@@ -338,4 +424,216 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
             ),
         );
     });
+}
+
+#[cfg(test)]
+mod tests {
+    //! The tape validator must answer exactly as the `Value` validator: both run on
+    //! valid messages and on deterministic random mutations of them, for every kind
+    //! of target and three revisions.
+
+    use serde_json::{Value, json};
+
+    use super::*;
+
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn next(&mut self) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (self.0 >> 33) as usize
+        }
+    }
+
+    fn random_leaf(rng: &mut Lcg) -> Value {
+        let leaves = [
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(0),
+            json!(-1),
+            json!(1.0),
+            json!(1.5),
+            json!(1e2),
+            json!(18_446_744_073_709_551_615_u64),
+            json!(-9_223_372_036_854_775_808_i64),
+            json!(""),
+            json!("2.0"),
+            json!("text"),
+            json!("tools/call"),
+            json!("é\n\"q\""),
+            json!([]),
+            json!({}),
+            json!([{"type": "text", "text": "x"}]),
+            json!({"type": "object"}),
+        ];
+        leaves[rng.next() % leaves.len()].clone()
+    }
+
+    /// Replaces, removes or adds something somewhere in `value`.
+    fn mutate(value: &mut Value, rng: &mut Lcg) {
+        match value {
+            Value::Object(members) if !members.is_empty() && !rng.next().is_multiple_of(3) => {
+                let keys: Vec<String> = members.keys().cloned().collect();
+                let key = &keys[rng.next() % keys.len()];
+                match rng.next() % 4 {
+                    0 => {
+                        members.remove(key);
+                    }
+                    1 => {
+                        members.insert(key.clone(), random_leaf(rng));
+                    }
+                    _ => {
+                        if let Some(child) = members.get_mut(key) {
+                            mutate(child, rng);
+                        }
+                    }
+                }
+            }
+            Value::Object(members) => {
+                let names = [
+                    "extra",
+                    "_meta",
+                    "content",
+                    "isError",
+                    "structuredContent",
+                    "name",
+                    "type",
+                ];
+                members.insert(
+                    names[rng.next() % names.len()].to_string(),
+                    random_leaf(rng),
+                );
+            }
+            Value::Array(items) if !items.is_empty() => {
+                let at = rng.next() % items.len();
+                if rng.next().is_multiple_of(2) {
+                    items[at] = random_leaf(rng);
+                } else {
+                    mutate(&mut items[at], rng);
+                }
+            }
+            other => *other = random_leaf(rng),
+        }
+    }
+
+    fn templates() -> Vec<(Value, &'static str, &'static str)> {
+        // (message, target kind, method or request type)
+        vec![
+            (
+                json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                       "params": {"name": "echo", "arguments": {"text": "hi"}, "_meta": {"progressToken": "t"}}}),
+                "request",
+                "tools/call",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "hi"},
+                       {"type": "image", "data": "AAAA", "mimeType": "image/png"}],
+                       "structuredContent": {"t": 1}, "isError": false, "resultType": "complete"}}),
+                "result",
+                "tools/call",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "echo", "description": "d",
+                       "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+                       "annotations": {"readOnlyHint": true}}], "nextCursor": "c", "resultType": "complete",
+                       "ttlMs": 10, "cacheScope": "public"}}),
+                "result",
+                "tools/list",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                       "params": {"progressToken": 1, "progress": 50, "total": 100, "message": "m"}}),
+                "notification",
+                "notifications/progress",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32601, "message": "Method not found", "data": {"m": 1}}}),
+                "error",
+                "",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage", "params": {"messages": [
+                       {"role": "user", "content": {"type": "text", "text": "x"}}], "maxTokens": 5}}),
+                "request",
+                "sampling/createMessage",
+            ),
+        ]
+    }
+
+    #[test]
+    fn tape_and_value_validators_agree() {
+        let mut rng = Lcg(0x5eed_cafe);
+        let mut buffer = TapeBuffer::default();
+        let mut checked = 0;
+        let mut valid = 0;
+        for revision in [
+            Revision::R2024_11_05,
+            Revision::R2025_11_25,
+            Revision::R2026_07_28,
+        ] {
+            let Ok(mut schemas) = RevisionSchemas::load(revision) else {
+                panic!("{} loads", revision.as_str());
+            };
+            for (template, kind, method) in templates() {
+                let target = match kind {
+                    "request" => Target::Request(schemas.index.requests.get(method).cloned()),
+                    "notification" => {
+                        Target::Notification(schemas.index.notifications.get(method).cloned())
+                    }
+                    "result" => Target::Result(schemas.index.requests.get(method).cloned()),
+                    _ => Target::Error,
+                };
+                for round in 0..300 {
+                    let mut message = template.clone();
+                    for _ in 0..round % 4 {
+                        mutate(&mut message, &mut rng);
+                    }
+                    let text = if round % 2 == 0 {
+                        message.to_string()
+                    } else {
+                        serde_json::to_string_pretty(&message).unwrap_or_default()
+                    };
+                    let RevisionSchemas {
+                        index,
+                        registry,
+                        validators,
+                    } = &mut schemas;
+                    let compiled = validators
+                        .entry(target.clone())
+                        .or_insert_with_key(|target| Compiled::new(index.wrapper(target)));
+                    let Some(tape) = Tape::build(&text, &mut buffer) else {
+                        continue;
+                    };
+                    let by_tape = compiled
+                        .tape(registry)
+                        .as_ref()
+                        .ok()
+                        .map(|v| v.is_valid(tape.root()));
+                    let instance: Value = serde_json::from_str(&text).expect("valid JSON");
+                    let by_value = compiled
+                        .value(registry)
+                        .as_ref()
+                        .ok()
+                        .map(|v| v.is_valid(&instance));
+                    assert_eq!(
+                        by_tape,
+                        by_value,
+                        "{} {kind} {method}: {text}",
+                        revision.as_str()
+                    );
+                    checked += 1;
+                    valid += usize::from(by_value == Some(true));
+                }
+            }
+        }
+        assert!(checked > 4000, "{checked} messages compared");
+        assert!(
+            valid > 200 && valid < checked - 1000,
+            "{valid} of {checked} valid: both outcomes covered"
+        );
+    }
 }

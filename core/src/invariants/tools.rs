@@ -7,6 +7,7 @@ use super::Sink;
 use super::json;
 use super::rules::Rule;
 use super::session::{Revision, SessionCtx};
+use super::tape::{Tape, TapeBuffer, TapeJson};
 use crate::capture::Exchange;
 
 /// One tool as a tools/list result describes it.
@@ -93,12 +94,21 @@ struct Call<'a> {
     interim: bool,
 }
 
-/// Compiled output schemas, keyed by (tools/list exchange, tool name).
-type Compiled = HashMap<(usize, String), Result<jsonschema::Validator, ()>>;
+/// An outputSchema compiled twice: for the tape (every result) and for a `Value`
+/// (the errors of a result that fails).
+struct OutputValidator {
+    tape: jsonschema::Validator<TapeJson>,
+    value: jsonschema::Validator,
+}
+
+/// Compiled output schemas, keyed by (tools/list exchange, tool name); `Err` when the
+/// schema cannot be compiled (reported once).
+type Compiled = HashMap<(usize, String), Result<OutputValidator, ()>>;
 
 /// INV-005 and INV-013, in one pass over the session's answered tools/call requests.
 pub(crate) fn tool_calls(ctx: &SessionCtx<'_, '_>, lists: &[ToolList<'_>], out: &mut Sink) {
     let mut compiled: Compiled = HashMap::new();
+    let mut buffer = TapeBuffer::default();
     for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
         if !exchange.request.is_request() || exchange.request.method_str() != "tools/call" {
             continue;
@@ -116,7 +126,7 @@ pub(crate) fn tool_calls(ctx: &SessionCtx<'_, '_>, lists: &[ToolList<'_>], out: 
             interim,
         };
         result_shape(&call, out);
-        output_schema(&call, lists, &mut compiled, out);
+        output_schema(&call, lists, &mut compiled, &mut buffer, out);
     }
 }
 
@@ -171,7 +181,13 @@ fn tool_name(exchange: &Exchange<'_>) -> String {
 }
 
 /// INV-013: structuredContent validates against the tool's outputSchema.
-fn output_schema(call: &Call<'_>, lists: &[ToolList<'_>], compiled: &mut Compiled, out: &mut Sink) {
+fn output_schema(
+    call: &Call<'_>,
+    lists: &[ToolList<'_>],
+    compiled: &mut Compiled,
+    buffer: &mut TapeBuffer,
+    out: &mut Sink,
+) {
     let Call { index, name, .. } = call;
     let index = *index;
     let Some(object) = &call.object else {
@@ -224,13 +240,19 @@ fn output_schema(call: &Call<'_>, lists: &[ToolList<'_>], compiled: &mut Compile
         );
         return;
     };
+    if let Some(tape) = Tape::build(structured, buffer)
+        && validator.tape.is_valid(tape.root())
+    {
+        return;
+    }
     let Some(instance) = json::to_value(structured) else {
         return;
     };
-    if validator.is_valid(&instance) {
+    if validator.value.is_valid(&instance) {
         return;
     }
     let errors: Vec<String> = validator
+        .value
         .iter_errors(&instance)
         .map(|e| {
             let at = e.instance_path().to_string();
@@ -260,7 +282,7 @@ fn output_schema(call: &Call<'_>, lists: &[ToolList<'_>], compiled: &mut Compile
 /// schemas without `$schema` (2025-11-25 basic/index §JSON Schema Usage); references
 /// are resolved only within the schema itself, never fetched (2026-07-28 basic/index
 /// §$ref Resolution: an unresolved external reference is a rejection, not a pass).
-fn compile(schema: &str) -> Result<jsonschema::Validator, String> {
+fn compile(schema: &str) -> Result<OutputValidator, String> {
     let value = json::to_value(schema).ok_or_else(|| "it is not valid JSON".to_string())?;
     if !value.is_object() && !value.is_boolean() {
         return Err(format!(
@@ -269,13 +291,17 @@ fn compile(schema: &str) -> Result<jsonschema::Validator, String> {
         ));
     }
     let draft_given = value.get("$schema").is_some();
-    let mut options = jsonschema::options();
+    let mut tape = jsonschema::options_for::<TapeJson>();
+    let mut plain = jsonschema::options();
     if !draft_given {
-        options = options.with_draft(jsonschema::Draft::Draft202012);
+        tape = tape.with_draft(jsonschema::Draft::Draft202012);
+        plain = plain.with_draft(jsonschema::Draft::Draft202012);
     }
-    options
-        .build(&value)
-        .map_err(|e| json::snippet(&e.to_string(), 200))
+    let problem = |e: jsonschema::ValidationError<'_>| json::snippet(&e.to_string(), 200);
+    Ok(OutputValidator {
+        tape: tape.build(&value).map_err(problem)?,
+        value: plain.build(&value).map_err(problem)?,
+    })
 }
 
 /// A tool name per 2025-11-25: 1 to 128 characters of `A-Za-z0-9_-.`.
