@@ -21,8 +21,10 @@ pub enum ComplianceCommand {
 
 /// Options of `mcpcheck invariants` (and `mcpcheck compliance invariants`).
 #[derive(Debug, Args)]
-#[command(after_help = "Exit status: 0 every invariant holds and no composition hazard is found; \
-1 a finding or hazard; 2 the capture cannot be read or is not a capture.")]
+#[command(
+    after_help = "Exit status: 0 every invariant holds and no composition hazard is found; \
+1 a finding or hazard; 2 the capture cannot be read or is not a capture."
+)]
 pub struct InvariantsArgs {
     /// The capture to check: a session object or an array of them (see docs/capture.md).
     #[arg(long, value_name = "FILE", required_unless_present = "list")]
