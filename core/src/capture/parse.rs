@@ -188,8 +188,9 @@ pub(crate) fn borrowed_str(literal: &str) -> Option<Cow<'_, str>> {
     serde_json::from_str::<String>(literal).ok().map(Cow::Owned)
 }
 
-/// A string that borrows from the input when it can.
-struct Str<'a>(Cow<'a, str>);
+/// A string that borrows from the input when it can (serde's own `Cow` impl never
+/// borrows).
+pub(crate) struct Str<'a>(pub(crate) Cow<'a, str>);
 
 impl<'de> serde::Deserialize<'de> for Str<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {

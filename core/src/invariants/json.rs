@@ -9,15 +9,44 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::capture::{Id, borrowed_str, raw_members};
+use crate::capture::{Id, Str, borrowed_str, raw_members};
 
 /// The value of member `key` of the object `raw` (the last one, if repeated).
+///
+/// Streams the members, skipping the others unread: rules call this on every message,
+/// so it allocates nothing for an object without escaped keys.
 pub(crate) fn member<'a>(raw: &'a str, key: &str) -> Option<&'a str> {
-    raw_members(raw)?
-        .into_iter()
-        .rev()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v)
+    if !is_object(raw) {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(raw);
+    serde::Deserializer::deserialize_map(&mut de, MemberVisitor { key })
+        .ok()
+        .flatten()
+}
+
+struct MemberVisitor<'k> {
+    key: &'k str,
+}
+
+impl<'de> serde::de::Visitor<'de> for MemberVisitor<'_> {
+    type Value = Option<&'de str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(Str(name)) = map.next_key::<Str<'de>>()? {
+            if name == self.key {
+                found = Some(map.next_value::<&'de serde_json::value::RawValue>()?.get());
+            } else {
+                map.next_value::<serde::de::IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
 }
 
 /// Follows `keys` down through nested objects.
