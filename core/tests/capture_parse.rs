@@ -337,3 +337,22 @@ fn truncations_and_mutations_never_panic() {
     }
     assert!(parsed > 0, "some mutations keep the capture valid");
 }
+
+#[test]
+fn methods_are_recognised_however_they_are_spelled() {
+    let text = r#"{"exchanges": [
+      {"request": {"jsonrpc": "2.0", "id": 1, "method": "tools\/call", "params": {"name": "x"}}},
+      {"request": {"jsonrpc": "2.0", "id": 2, "method": "vendor/custom"}},
+      {"request": {"jsonrpc": "2.0", "id": 3, "method": 7}}
+    ]}"#;
+    let capture = capture::parse(text).expect("a capture");
+    let [call, custom, odd] = capture.sessions[0].exchanges.as_slice() else {
+        panic!("three exchanges");
+    };
+    assert!(call.request.method_is("tools/call"));
+    assert!(!call.request.method_is("tools/list"));
+    assert!(custom.request.method_is("vendor/custom"));
+    assert!(!custom.request.method_is("tools/call"));
+    assert!(odd.request.has_method() && odd.request.method().is_none());
+    assert!(!odd.request.method_is("7"));
+}

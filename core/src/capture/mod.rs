@@ -251,6 +251,76 @@ impl<'a> Id<'a> {
     }
 }
 
+/// The methods the invariants look for, recognised once when the capture is parsed.
+///
+/// Rules ask every message "is this tools/call?" many times over; answering from a
+/// byte in the message, instead of reading its text again, keeps those passes out of
+/// main memory on large captures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MethodKind {
+    /// No `method`, or one that is not a string.
+    Absent,
+    /// A method not in this list.
+    Other,
+    Initialize,
+    Initialized,
+    Ping,
+    ServerDiscover,
+    ToolsList,
+    ToolsCall,
+    ResourcesList,
+    ResourcesRead,
+    ResourcesTemplatesList,
+    ResourcesSubscribe,
+    ResourcesUnsubscribe,
+    PromptsList,
+    PromptsGet,
+    CompletionComplete,
+    LoggingSetLevel,
+    Progress,
+    LogMessage,
+    ToolsListChanged,
+    PromptsListChanged,
+    ResourcesListChanged,
+    ResourcesUpdated,
+    SamplingCreateMessage,
+    ElicitationCreate,
+    RootsList,
+}
+
+impl MethodKind {
+    /// The kind of a method name; `None` for names not in the list.
+    pub(crate) fn of(name: &str) -> Option<MethodKind> {
+        Some(match name {
+            "initialize" => MethodKind::Initialize,
+            "notifications/initialized" => MethodKind::Initialized,
+            "ping" => MethodKind::Ping,
+            "server/discover" => MethodKind::ServerDiscover,
+            "tools/list" => MethodKind::ToolsList,
+            "tools/call" => MethodKind::ToolsCall,
+            "resources/list" => MethodKind::ResourcesList,
+            "resources/read" => MethodKind::ResourcesRead,
+            "resources/templates/list" => MethodKind::ResourcesTemplatesList,
+            "resources/subscribe" => MethodKind::ResourcesSubscribe,
+            "resources/unsubscribe" => MethodKind::ResourcesUnsubscribe,
+            "prompts/list" => MethodKind::PromptsList,
+            "prompts/get" => MethodKind::PromptsGet,
+            "completion/complete" => MethodKind::CompletionComplete,
+            "logging/setLevel" => MethodKind::LoggingSetLevel,
+            "notifications/progress" => MethodKind::Progress,
+            "notifications/message" => MethodKind::LogMessage,
+            "notifications/tools/list_changed" => MethodKind::ToolsListChanged,
+            "notifications/prompts/list_changed" => MethodKind::PromptsListChanged,
+            "notifications/resources/list_changed" => MethodKind::ResourcesListChanged,
+            "notifications/resources/updated" => MethodKind::ResourcesUpdated,
+            "sampling/createMessage" => MethodKind::SamplingCreateMessage,
+            "elicitation/create" => MethodKind::ElicitationCreate,
+            "roots/list" => MethodKind::RootsList,
+            _ => return None,
+        })
+    }
+}
+
 /// Where a member's value sits in a message's text: a byte range, `len == 0` when the
 /// member is absent (a JSON value is never empty). Two `u32`s instead of a slice keep
 /// a message at 64 bytes, which is what lets a large capture stay near its own size.
@@ -273,6 +343,7 @@ pub struct Message<'a> {
     pub(crate) result: Span,
     pub(crate) error: Span,
     pub(crate) is_object: bool,
+    pub(crate) kind: MethodKind,
 }
 
 impl<'a> Message<'a> {
@@ -330,6 +401,19 @@ impl<'a> Message<'a> {
     /// The method name, or `""` when there is none.
     pub fn method_str(&self) -> Cow<'a, str> {
         self.method().unwrap_or(Cow::Borrowed(""))
+    }
+
+    /// Whether the method is `name`.
+    pub fn method_is(&self, name: &str) -> bool {
+        match MethodKind::of(name) {
+            Some(kind) => self.kind == kind,
+            None => self.kind == MethodKind::Other && self.method().as_deref() == Some(name),
+        }
+    }
+
+    /// The recognised kind of the method.
+    pub(crate) fn kind(&self) -> MethodKind {
+        self.kind
     }
 
     /// `params`, as JSON text.

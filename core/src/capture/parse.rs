@@ -17,8 +17,8 @@ use serde_json::value::RawValue;
 
 use super::pointer::{Path, pointer_at};
 use super::{
-    Capture, CaptureDiagnostic, Exchange, ExchangeMore, Fields, Message, RawLine, ServerRequest,
-    Session, Side, Span, Unmatched,
+    Capture, CaptureDiagnostic, Exchange, ExchangeMore, Fields, Message, MethodKind, RawLine,
+    ServerRequest, Session, Side, Span, Unmatched,
 };
 
 /// Diagnostics beyond this many are counted, not kept: a capture that is wrong
@@ -1097,6 +1097,7 @@ pub(super) fn message_from_raw(raw: &RawValue) -> Message<'_> {
         result: Span::default(),
         error: Span::default(),
         is_object: false,
+        kind: MethodKind::Absent,
     };
     let text = raw.get();
     // Spans are `u32`; a message of 4 GiB or more is reported by the caller and kept
@@ -1119,6 +1120,10 @@ pub(super) fn message_from_raw(raw: &RawValue) -> Message<'_> {
         message.result,
         message.error,
     ] = spans;
+    message.kind = match message.method() {
+        Some(name) => MethodKind::of(&name).unwrap_or(MethodKind::Other),
+        None => MethodKind::Absent,
+    };
     message
 }
 

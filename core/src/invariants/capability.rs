@@ -8,20 +8,20 @@ use super::Sink;
 use super::json;
 use super::rules::Rule;
 use super::session::{META_LOG_LEVEL, SessionCtx, Slot, has_capability, has_flag, meta};
-use crate::capture::Message;
+use crate::capture::{Message, MethodKind};
 
 /// The server capability a client method is gated behind.
-pub(crate) fn capability_of(method: &str) -> Option<&'static str> {
-    match method {
-        "tools/list" | "tools/call" => Some("tools"),
-        "resources/list"
-        | "resources/read"
-        | "resources/templates/list"
-        | "resources/subscribe"
-        | "resources/unsubscribe" => Some("resources"),
-        "prompts/list" | "prompts/get" => Some("prompts"),
-        "completion/complete" => Some("completions"),
-        "logging/setLevel" => Some("logging"),
+pub(crate) fn capability_of(kind: MethodKind) -> Option<&'static str> {
+    match kind {
+        MethodKind::ToolsList | MethodKind::ToolsCall => Some("tools"),
+        MethodKind::ResourcesList
+        | MethodKind::ResourcesRead
+        | MethodKind::ResourcesTemplatesList
+        | MethodKind::ResourcesSubscribe
+        | MethodKind::ResourcesUnsubscribe => Some("resources"),
+        MethodKind::PromptsList | MethodKind::PromptsGet => Some("prompts"),
+        MethodKind::CompletionComplete => Some("completions"),
+        MethodKind::LoggingSetLevel => Some("logging"),
         _ => None,
     }
 }
@@ -33,11 +33,10 @@ pub(crate) fn list_needs_capability(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         return;
     };
     for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
-        let method = exchange.request.method_str();
-        let capability = match method.as_ref() {
-            "tools/list" => "tools",
-            "resources/list" => "resources",
-            "prompts/list" => "prompts",
+        let (method, capability) = match exchange.request.kind() {
+            MethodKind::ToolsList => ("tools/list", "tools"),
+            MethodKind::ResourcesList => ("resources/list", "resources"),
+            MethodKind::PromptsList => ("prompts/list", "prompts"),
             _ => continue,
         };
         let answered = exchange
@@ -68,7 +67,7 @@ pub(crate) fn capability_not_all_errors(ctx: &SessionCtx<'_, '_>, out: &mut Sink
         let mut all_errors = true;
         for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
             if !exchange.request.is_request()
-                || capability_of(&exchange.request.method_str()) != Some(capability)
+                || capability_of(exchange.request.kind()) != Some(capability)
             {
                 continue;
             }
@@ -122,25 +121,24 @@ pub(crate) fn notification_capabilities(ctx: &SessionCtx<'_, '_>, out: &mut Sink
         if !located.slot.is_from_server() || !located.message.is_notification() {
             return;
         }
-        let method = located.message.method_str();
-        let needed = match method.as_ref() {
-            "notifications/tools/list_changed" => {
+        let needed = match located.message.kind() {
+            MethodKind::ToolsListChanged => {
                 Some((Rule::ListChangedCapability, "tools", Some("listChanged")))
             }
-            "notifications/prompts/list_changed" => {
+            MethodKind::PromptsListChanged => {
                 Some((Rule::ListChangedCapability, "prompts", Some("listChanged")))
             }
-            "notifications/resources/list_changed" => Some((
+            MethodKind::ResourcesListChanged => Some((
                 Rule::ListChangedCapability,
                 "resources",
                 Some("listChanged"),
             )),
-            "notifications/resources/updated" => Some((
+            MethodKind::ResourcesUpdated => Some((
                 Rule::ResourceUpdatedCapability,
                 "resources",
                 Some("subscribe"),
             )),
-            "notifications/message" => Some((Rule::LoggingCapability, "logging", None)),
+            MethodKind::LogMessage => Some((Rule::LoggingCapability, "logging", None)),
             _ => None,
         };
         let Some((rule, capability, flag)) = needed else {

@@ -12,7 +12,7 @@ use super::capability::capability_of;
 use super::json;
 use super::rules::Rule;
 use super::session::{SessionCtx, Slot, has_capability};
-use crate::capture::{Id, Message, Side};
+use crate::capture::{Id, Message, MethodKind, Side};
 
 /// INV-006: every error envelope carries an integer code and a string message.
 pub(crate) fn error_envelope(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
@@ -116,7 +116,7 @@ pub(crate) fn method_not_found_code(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
             return;
         };
         let method = exchange.request.method_str();
-        if let Some(capability) = capability_of(&method)
+        if let Some(capability) = capability_of(exchange.request.kind())
             && !has_capability(caps, capability)
         {
             out.push(
@@ -332,7 +332,7 @@ pub(crate) fn notification_no_id(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
             return;
         }
         let listed_as_notification = matches!(located.slot, Slot::Notification(_));
-        if listed_as_notification || message.method_str().starts_with("notifications/") {
+        if listed_as_notification || is_notification_method(message) {
             out.push(
                 Rule::NotificationNoId,
                 located.exchange,
@@ -343,6 +343,21 @@ pub(crate) fn notification_no_id(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
             );
         }
     });
+}
+
+/// Whether a message's method is a notification method (`notifications/…`).
+fn is_notification_method(message: &Message<'_>) -> bool {
+    match message.kind() {
+        MethodKind::Initialized
+        | MethodKind::Progress
+        | MethodKind::LogMessage
+        | MethodKind::ToolsListChanged
+        | MethodKind::PromptsListChanged
+        | MethodKind::ResourcesListChanged
+        | MethodKind::ResourcesUpdated => true,
+        MethodKind::Other => message.method_str().starts_with("notifications/"),
+        _ => false,
+    }
 }
 
 /// INV-021: everything the server writes is JSON.

@@ -32,7 +32,7 @@ pub(crate) fn initialize_first(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
             None,
             "the session holds no client message, so initialize was never sent".to_string(),
         ),
-        Some((index, exchange)) if exchange.request.method_str() != "initialize" => {
+        Some((index, exchange)) if !exchange.request.method_is("initialize") => {
             let request = &exchange.request;
             let what = match request.id() {
                 Some(id) => format!("a request, id {id}"),
@@ -63,7 +63,7 @@ pub(crate) fn initialized_follows(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     }
     let exchanges = &ctx.session.exchanges;
     let is_initialized =
-        |e: &crate::capture::Exchange<'_>| e.request.method_str() == "notifications/initialized";
+        |e: &crate::capture::Exchange<'_>| e.request.method_is("notifications/initialized");
     let succeeded = ctx
         .initialize
         .and_then(|i| exchanges.get(i))

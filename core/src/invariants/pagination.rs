@@ -12,20 +12,17 @@ use super::Sink;
 use super::json;
 use super::rules::Rule;
 use super::session::SessionCtx;
-
-const PAGINATED: [&str; 4] = [
-    "tools/list",
-    "resources/list",
-    "resources/templates/list",
-    "prompts/list",
-];
+use crate::capture::MethodKind;
 
 pub(crate) fn cursor_loop(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     let mut listings: HashMap<&str, HashSet<String>> = HashMap::new();
     for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
-        let method = exchange.request.method_str();
-        let Some(&method) = PAGINATED.iter().find(|m| **m == method) else {
-            continue;
+        let method = match exchange.request.kind() {
+            MethodKind::ToolsList => "tools/list",
+            MethodKind::ResourcesList => "resources/list",
+            MethodKind::ResourcesTemplatesList => "resources/templates/list",
+            MethodKind::PromptsList => "prompts/list",
+            _ => continue,
         };
         let Some(result) = exchange.response.as_ref().and_then(|r| r.result()) else {
             continue;

@@ -48,7 +48,7 @@ pub(crate) fn progress(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     let mut sent_by: Option<(usize, Option<Id<'_>>)> = None;
     ctx.for_each_message(|located| {
         let message = located.message;
-        if !located.slot.is_from_server() || message.method_str() != "notifications/progress" {
+        if !located.slot.is_from_server() || !message.method_is("notifications/progress") {
             return;
         }
         let Some(params) = message.params().and_then(json::Object::new) else {

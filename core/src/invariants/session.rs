@@ -145,7 +145,7 @@ impl<'s, 'a> SessionCtx<'s, 'a> {
         let initialize = session
             .exchanges
             .iter()
-            .position(|e| e.request.is_request() && e.request.method_str() == "initialize");
+            .position(|e| e.request.is_request() && e.request.method_is("initialize"));
         let init_result = initialize
             .and_then(|i| session.exchanges.get(i))
             .and_then(|e| e.response.as_ref())
@@ -193,7 +193,7 @@ impl<'s, 'a> SessionCtx<'s, 'a> {
                 session
                     .exchanges
                     .iter()
-                    .filter(|e| e.request.method_str() == "server/discover")
+                    .filter(|e| e.request.method_is("server/discover"))
                     .find_map(|e| e.response.as_ref()?.result())
                     .and_then(|r| json::member(r, "capabilities"))
                     .filter(|c| json::is_object(c))

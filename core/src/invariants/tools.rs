@@ -29,7 +29,7 @@ pub(crate) struct ToolList<'a> {
 pub(crate) fn tool_lists<'a>(exchanges: &[Exchange<'a>]) -> Vec<ToolList<'a>> {
     let mut lists = Vec::new();
     for (index, exchange) in exchanges.iter().enumerate() {
-        if exchange.request.method_str() != "tools/list" {
+        if !exchange.request.method_is("tools/list") {
             continue;
         }
         let Some(result) = exchange.response.as_ref().and_then(|r| r.result()) else {
@@ -110,7 +110,7 @@ pub(crate) fn tool_calls(ctx: &SessionCtx<'_, '_>, lists: &[ToolList<'_>], out: 
     let mut compiled: Compiled = HashMap::new();
     let mut buffer = TapeBuffer::default();
     for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
-        if !exchange.request.is_request() || exchange.request.method_str() != "tools/call" {
+        if !exchange.request.is_request() || !exchange.request.method_is("tools/call") {
             continue;
         }
         let Some(result) = exchange.response.as_ref().and_then(|r| r.result()) else {
