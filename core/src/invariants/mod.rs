@@ -15,6 +15,7 @@
 mod capability;
 mod composition;
 mod envelope;
+mod fast;
 mod json;
 mod lifecycle;
 mod pagination;
@@ -23,6 +24,7 @@ mod render;
 mod rules;
 mod schema;
 mod session;
+#[cfg(not(target_family = "wasm"))]
 mod tape;
 mod tools;
 

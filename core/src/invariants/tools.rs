@@ -4,10 +4,10 @@
 use std::collections::{HashMap, HashSet};
 
 use super::Sink;
+use super::fast;
 use super::json;
 use super::rules::Rule;
 use super::session::{Revision, SessionCtx};
-use super::tape::{Tape, TapeBuffer, TapeJson};
 use crate::capture::Exchange;
 
 /// One tool as a tools/list result describes it.
@@ -94,10 +94,10 @@ struct Call<'a> {
     interim: bool,
 }
 
-/// An outputSchema compiled twice: for the tape (every result) and for a `Value`
-/// (the errors of a result that fails).
+/// An outputSchema compiled for the fast path (every result, see `fast.rs`) and for a
+/// `Value` (the verdict and errors of a result the fast path does not pass).
 struct OutputValidator {
-    tape: jsonschema::Validator<TapeJson>,
+    fast: Option<fast::Fast>,
     value: jsonschema::Validator,
 }
 
@@ -108,7 +108,7 @@ type Compiled = HashMap<(usize, String), Result<OutputValidator, ()>>;
 /// INV-005 and INV-013, in one pass over the session's answered tools/call requests.
 pub(crate) fn tool_calls(ctx: &SessionCtx<'_, '_>, lists: &[ToolList<'_>], out: &mut Sink) {
     let mut compiled: Compiled = HashMap::new();
-    let mut buffer = TapeBuffer::default();
+    let mut buffer = fast::Buffer::default();
     for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
         if !exchange.request.is_request() || !exchange.request.method_is("tools/call") {
             continue;
@@ -185,7 +185,7 @@ fn output_schema(
     call: &Call<'_>,
     lists: &[ToolList<'_>],
     compiled: &mut Compiled,
-    buffer: &mut TapeBuffer,
+    buffer: &mut fast::Buffer,
     out: &mut Sink,
 ) {
     let Call { index, name, .. } = call;
@@ -240,8 +240,8 @@ fn output_schema(
         );
         return;
     };
-    if let Some(tape) = Tape::build(structured, buffer)
-        && validator.tape.is_valid(tape.root())
+    if let Some(fast) = &validator.fast
+        && fast::is_valid(fast, structured, buffer) == Some(true)
     {
         return;
     }
@@ -290,17 +290,21 @@ fn compile(schema: &str) -> Result<OutputValidator, String> {
             json::type_name(schema)
         ));
     }
-    let draft_given = value.get("$schema").is_some();
-    let mut tape = jsonschema::options_for::<TapeJson>();
+    // JSON Schema 2020-12 unless the schema names its dialect.
+    let draft = value
+        .get("$schema")
+        .is_none()
+        .then_some(jsonschema::Draft::Draft202012);
     let mut plain = jsonschema::options();
-    if !draft_given {
-        tape = tape.with_draft(jsonschema::Draft::Draft202012);
-        plain = plain.with_draft(jsonschema::Draft::Draft202012);
+    if let Some(draft) = draft {
+        plain = plain.with_draft(draft);
     }
     let problem = |e: jsonschema::ValidationError<'_>| json::snippet(&e.to_string(), 200);
+    let value_validator = plain.build(&value).map_err(problem)?;
     Ok(OutputValidator {
-        tape: tape.build(&value).map_err(problem)?,
-        value: plain.build(&value).map_err(problem)?,
+        // Without a fast validator every result takes the `Value` path.
+        fast: fast::build(&value, None, draft).ok().flatten(),
+        value: value_validator,
     })
 }
 
