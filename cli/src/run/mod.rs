@@ -621,10 +621,15 @@ fn write_captures(
     }
     for (t, log) in doc.tests.iter().zip(logs) {
         let Some(log) = log else { continue };
-        let capture = redactor.redact_json(&crate::capture::from_log(&log));
+        let text = crate::capture::render(&crate::capture::Recording {
+            label: &log.label,
+            transport: log.transport,
+            protocol_version: &log.protocol_version,
+            events: &log.events,
+        });
+        let text = crate::capture::redact(&text, redactor);
         let name = sanitize(&t.name);
         let path = dir.join(format!("{name}.json"));
-        let text = serde_json::to_string_pretty(&capture).unwrap_or_default();
         if let Err(e) = std::fs::write(&path, text + "\n") {
             err(&format!(
                 "mcpcheck run: cannot write {}: {e}\n",
