@@ -112,17 +112,8 @@ pub fn main(args: ConformanceArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            err(&format!(
-                "mcpcheck conformance: cannot start the async runtime: {e}\n"
-            ));
-            return ExitCode::from(2);
-        }
+    let Some(runtime) = crate::output::runtime("conformance") else {
+        return ExitCode::from(2);
     };
     runtime.block_on(probe_and_judge(&args, &endpoint))
 }

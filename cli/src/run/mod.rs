@@ -98,17 +98,8 @@ struct Planned {
 }
 
 pub fn main(args: RunArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            err(&format!(
-                "mcpcheck run: cannot start the async runtime: {e}\n"
-            ));
-            return ExitCode::from(2);
-        }
+    let Some(runtime) = crate::output::runtime("run") else {
+        return ExitCode::from(2);
     };
     runtime.block_on(run(args, false))
 }
@@ -123,17 +114,8 @@ pub struct CiArgs {
 }
 
 pub fn ci_main(args: CiArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            err(&format!(
-                "mcpcheck ci: cannot start the async runtime: {e}\n"
-            ));
-            return ExitCode::from(2);
-        }
+    let Some(runtime) = crate::output::runtime("ci") else {
+        return ExitCode::from(2);
     };
     runtime.block_on(run(args.run, true))
 }
