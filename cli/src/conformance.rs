@@ -243,6 +243,7 @@ async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCod
                 .await;
             let events = session.tap.all();
             session.close().await;
+            crate::client::stdio::reap_all().await;
             (events, None)
         }
     };

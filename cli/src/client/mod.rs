@@ -352,7 +352,10 @@ impl Session {
             let _ = tokio::time::timeout(Duration::from_secs(2), service.cancel()).await;
         }
         match self.conn.take() {
-            Some(Conn::Stdio(child)) => child.shutdown(Duration::from_millis(100)).await,
+            // The process gets its grace period in the background, so the
+            // next test need not wait for it; `stdio::reap_all` waits for
+            // every such shutdown before the run ends.
+            Some(Conn::Stdio(child)) => stdio::reap(child, Duration::from_millis(100)),
             Some(Conn::Http(h)) => h.close().await,
             Some(Conn::Sse(s)) => s.close(),
             None => {}

@@ -29,6 +29,32 @@ fn live_groups() -> &'static Mutex<HashSet<i32>> {
     GROUPS.get_or_init(Mutex::default)
 }
 
+fn reaping() -> &'static Mutex<Vec<tokio::task::JoinHandle<()>>> {
+    static REAPING: OnceLock<Mutex<Vec<tokio::task::JoinHandle<()>>>> = OnceLock::new();
+    REAPING.get_or_init(Mutex::default)
+}
+
+/// Shut a server down in the background: close its stdin, give it `grace`
+/// to exit, then kill its process group.
+pub fn reap(child: ChildProc, grace: Duration) {
+    let handle = tokio::spawn(child.shutdown(grace));
+    if let Ok(mut r) = reaping().lock() {
+        r.retain(|h| !h.is_finished());
+        r.push(handle);
+    }
+}
+
+/// Wait until every background shutdown is done (each is bounded).
+pub async fn reap_all() {
+    let handles: Vec<_> = reaping()
+        .lock()
+        .map(|mut r| r.drain(..).collect())
+        .unwrap_or_default();
+    for h in handles {
+        let _ = h.await;
+    }
+}
+
 /// Kill every process group this run started (on Ctrl-C).
 pub fn kill_all_groups() {
     let groups: Vec<i32> = live_groups()

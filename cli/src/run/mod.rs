@@ -257,6 +257,8 @@ async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
     let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
     let doc = redactor.redact_results(&doc);
     printer.lock().await.finish();
+    // No server outlives the run.
+    crate::client::stdio::reap_all().await;
 
     if let Some(dir) = &args.capture {
         write_captures(dir, &doc, logs, &redactor);
