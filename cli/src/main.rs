@@ -5,10 +5,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod capture;
 mod check_cmd;
 mod client;
 mod files;
 mod output;
+mod run;
 mod serve;
 mod validate;
 
@@ -24,6 +26,7 @@ struct Cli {
 enum Command {
     /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
     Serve(serve::ServeArgs),
+    Run(run::RunArgs),
     Check(check_cmd::CheckArgs),
     Validate(validate::ValidateArgs),
 }
@@ -32,6 +35,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Serve(args) => serve::main(args),
+        Command::Run(args) => run::main(args),
         Command::Check(args) => check_cmd::main(args),
         Command::Validate(args) => validate::main(args),
     }

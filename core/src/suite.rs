@@ -1679,3 +1679,73 @@ fn find_var(node: &Node, name: &str) -> Option<Span> {
             .find_map(|(k, v)| find_var(k, name).or_else(|| find_var(v, name))),
     }
 }
+
+impl Test {
+    /// Every `{{name}}` the test refers to: in its server, setup, request and
+    /// file checks (not in expected values, which are compared as written).
+    pub fn referenced_vars(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        if let Some(s) = &self.server {
+            for a in s.args.iter().chain(s.command.iter()) {
+                names.extend(vars_in(a));
+            }
+            for (_, v) in s.env.iter().chain(s.headers.iter()) {
+                names.extend(vars_in(v));
+            }
+            for u in s.url.iter().chain(s.client.roots.iter().flatten()) {
+                names.extend(vars_in(u));
+            }
+        }
+        for step in &self.setup {
+            vars_in_value(&step.args, &mut names);
+        }
+        match &self.action {
+            Action::Tool { args, .. }
+            | Action::Sampling { args, .. }
+            | Action::Notifications { args, .. }
+            | Action::Logging { args, .. } => vars_in_value(args, &mut names),
+            Action::Prompts(PromptOp::Get { name, arguments }) => {
+                names.extend(vars_in(name));
+                for (_, v) in arguments {
+                    names.extend(vars_in(v));
+                }
+            }
+            Action::Resources {
+                op,
+                subscribe,
+                unsubscribe,
+                ..
+            } => {
+                if let ResourceOp::Read { uri } = op {
+                    names.extend(vars_in(uri));
+                }
+                for s in [subscribe, unsubscribe].into_iter().flatten() {
+                    names.extend(vars_in(s));
+                }
+            }
+            Action::Completion {
+                ref_name,
+                argument,
+                context,
+                ..
+            } => {
+                names.extend(vars_in(ref_name));
+                names.extend(vars_in(&argument.1));
+                if let Some(c) = context {
+                    vars_in_value(c, &mut names);
+                }
+            }
+            Action::Trajectory(TraceSource::AuditLog(p)) => names.extend(vars_in(p)),
+            Action::Prompts(PromptOp::List { .. }) | Action::Trajectory(TraceSource::Inline(_)) => {
+            }
+        }
+        for c in self.expect.checks() {
+            if let crate::check::Target::File(p) = &c.target {
+                names.extend(vars_in(p));
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+}

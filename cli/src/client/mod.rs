@@ -277,6 +277,10 @@ impl Session {
                     reply.failure = Some(format!(
                         "the server's answer to {method} is malformed: {bad}"
                     ));
+                } else if let Some(p) = problems.first() {
+                    // The answer is fine, but the server also wrote something
+                    // that is not JSON-RPC while the request was open.
+                    reply.failure = Some(format!("{} (while answering {method})", p.message));
                 }
             }
             Ok(Err(ServiceError::McpError(e))) => {

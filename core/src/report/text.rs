@@ -38,6 +38,13 @@ fn status_style(s: TestStatus) -> Style {
     }
 }
 
+/// Keep a value on its line: newlines and tabs are shown escaped.
+fn one_line(s: &str) -> String {
+    s.replace('\r', "\\r")
+        .replace('\n', "\\n")
+        .replace('\t', "\\t")
+}
+
 /// The line printed for one test (and its failing checks under it).
 pub fn test_block(t: &TestResult, opts: TextOptions) -> String {
     let p = opts.paint;
@@ -113,10 +120,14 @@ pub fn test_block(t: &TestResult, opts: TextOptions) -> String {
             p.paint(Style::Dim, &line)
         );
         if c.status != CheckStatus::Pass {
-            let _ = writeln!(out, "{indent}  expected: {}", p.text(&c.expected));
-            let _ = writeln!(out, "{indent}  actual:   {}", p.text(&c.actual));
+            let _ = writeln!(
+                out,
+                "{indent}  expected: {}",
+                p.text(&one_line(&c.expected))
+            );
+            let _ = writeln!(out, "{indent}  actual:   {}", p.text(&one_line(&c.actual)));
             if !c.reason.is_empty() {
-                let _ = writeln!(out, "{indent}  reason:   {}", p.text(&c.reason));
+                let _ = writeln!(out, "{indent}  reason:   {}", p.text(&one_line(&c.reason)));
             }
         }
     }

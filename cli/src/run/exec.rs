@@ -1,0 +1,753 @@
+//! Running one test: gather its inputs (fixture copy, templates, server
+//! session, setup calls, the request, files), then ask core for the verdict.
+//!
+//! The lifecycle follows mcp-assert: one server per test, `setup` calls in
+//! order on the same session (a JSON-RPC or transport error in setup fails
+//! the test; an `isError` result is a warning), `capture` into `{{vars}}`,
+//! snapshots for `file_unchanged` before the call, the call, the checks. A
+//! server that crashes, hangs or writes something that is not JSON-RPC ends
+//! the test as `error`, with the server's stderr tail.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use mcpcheck_core::check::Facts;
+use mcpcheck_core::observation::{self, Method};
+use mcpcheck_core::results::TestResult;
+use mcpcheck_core::score;
+use mcpcheck_core::suite::{Action, PromptOp, ResourceOp, Server, Test, TraceSource, Transport};
+use mcpcheck_core::template;
+use mcpcheck_core::trajectory;
+use serde_json::{Map, Value, json};
+use tokio::time::Instant as Deadline;
+
+use crate::client::handler::Mocks;
+use crate::client::{Endpoint, Reply, Session};
+
+use super::fixture;
+
+/// Settings shared by every test of a run.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub fixture: Option<PathBuf>,
+    /// `--server`, already split into program and arguments.
+    pub server_override: Option<Vec<String>>,
+    pub default_timeout: Duration,
+    pub protocol_version: String,
+    pub today: chrono::NaiveDate,
+    /// How long to keep listening for notifications after an answer, when
+    /// the test looks at notifications and sets no `settle`.
+    pub default_settle: Duration,
+}
+
+/// Per-test inputs that come from outside the suite file.
+#[derive(Clone, Debug, Default)]
+pub struct TestEnv {
+    /// Suite-level and hook-provided environment for the server.
+    pub env: BTreeMap<String, String>,
+}
+
+/// A finished test: its result and, when recorded, its wire log.
+pub struct Finished {
+    pub result: TestResult,
+    pub session: Option<SessionLog>,
+}
+
+/// What the wire carried during a test, for captures.
+pub struct SessionLog {
+    pub label: String,
+    pub transport: &'static str,
+    pub events: Vec<crate::client::tap::Event>,
+    pub protocol_version: String,
+}
+
+fn lookup_env(extra: &BTreeMap<String, String>) -> impl Fn(&str) -> Option<String> + '_ {
+    move |name: &str| {
+        extra
+            .get(name)
+            .cloned()
+            .or_else(|| std::env::var(name).ok())
+    }
+}
+
+struct Templates<'a> {
+    vars: BTreeMap<String, String>,
+    env: &'a BTreeMap<String, String>,
+    unset_env: Vec<String>,
+    undefined: Vec<String>,
+}
+
+impl<'a> Templates<'a> {
+    fn new(env: &'a BTreeMap<String, String>) -> Self {
+        Templates {
+            vars: BTreeMap::new(),
+            env,
+            unset_env: Vec::new(),
+            undefined: Vec::new(),
+        }
+    }
+
+    /// `{{var}}` then `${ENV}`.
+    fn text(&mut self, s: &str) -> String {
+        let vars = &self.vars;
+        let (out, missing) = template::substitute(s, &|n| vars.get(n).cloned());
+        self.undefined.extend(missing);
+        let (out, unset) = template::expand_env(&out, &lookup_env(self.env));
+        self.unset_env.extend(unset);
+        out
+    }
+
+    /// `{{var}}` only (tool arguments, URIs).
+    fn vars_only(&mut self, s: &str) -> String {
+        let vars = &self.vars;
+        let (out, missing) = template::substitute(s, &|n| vars.get(n).cloned());
+        self.undefined.extend(missing);
+        out
+    }
+
+    fn value(&mut self, v: &Value) -> Value {
+        let vars = &self.vars;
+        let mut missing = Vec::new();
+        let out = template::substitute_value(v, &|n| vars.get(n).cloned(), &mut missing);
+        self.undefined.extend(missing);
+        out
+    }
+
+    fn take_undefined(&mut self) -> Option<String> {
+        if self.undefined.is_empty() {
+            return None;
+        }
+        let mut names: Vec<String> = std::mem::take(&mut self.undefined);
+        names.sort();
+        names.dedup();
+        Some(
+            names
+                .iter()
+                .map(|n| {
+                    if n == "fixture" {
+                        "`{{fixture}}` is used but no --fixture directory was given".to_string()
+                    } else {
+                        format!("`{{{{{n}}}}}` has no value")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    }
+}
+
+fn endpoint_for(
+    server: &Server,
+    settings: &RunSettings,
+    t: &mut Templates<'_>,
+    fixture: Option<&Path>,
+) -> Result<Endpoint, String> {
+    match server.transport {
+        Transport::Stdio => {
+            let (command, args) = match &settings.server_override {
+                Some(argv) => match argv.split_first() {
+                    Some((c, a)) => (c.clone(), a.to_vec()),
+                    None => return Err("--server is empty".into()),
+                },
+                None => {
+                    let Some(c) = &server.command else {
+                        return Err("this test's server has no `command`; set `server.command` or pass --server".into());
+                    };
+                    (t.text(c), server.args.iter().map(|a| t.text(a)).collect())
+                }
+            };
+            let mut env: Vec<(String, String)> =
+                t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+            for (k, v) in &server.env {
+                let value = t.text(v);
+                env.retain(|(ek, _)| ek != k);
+                env.push((k.clone(), value));
+            }
+            match &server.docker {
+                None => Ok(Endpoint::Stdio { command, args, env }),
+                Some(image) => {
+                    // Docker wraps the command; the fixture is mounted at the
+                    // same path so `{{fixture}}` paths still hold inside.
+                    let mut dargs = vec!["run".to_string(), "--rm".into(), "-i".into()];
+                    if let Some(f) = fixture {
+                        let p = f.display().to_string();
+                        dargs.push("-v".into());
+                        dargs.push(format!("{p}:{p}"));
+                    }
+                    for (k, v) in &env {
+                        if server.env.iter().any(|(sk, _)| sk == k) {
+                            dargs.push("-e".into());
+                            dargs.push(format!("{k}={v}"));
+                        }
+                    }
+                    dargs.push(t.text(image));
+                    dargs.push(command);
+                    dargs.extend(args);
+                    Ok(Endpoint::Stdio {
+                        command: "docker".into(),
+                        args: dargs,
+                        env,
+                    })
+                }
+            }
+        }
+        Transport::Http | Transport::Sse => {
+            let url = server.url.as_deref().map(|u| t.text(u)).unwrap_or_default();
+            let headers = server
+                .headers
+                .iter()
+                .map(|(k, v)| (k.clone(), t.text(v)))
+                .collect();
+            Ok(if server.transport == Transport::Http {
+                Endpoint::Http { url, headers }
+            } else {
+                Endpoint::Sse { url, headers }
+            })
+        }
+    }
+}
+
+fn mocks_for(server: &Server, action: &Action, t: &mut Templates<'_>) -> Mocks {
+    let caps = &server.client;
+    let mut mocks = Mocks {
+        roots: caps
+            .roots
+            .as_ref()
+            .map(|r| r.iter().map(|p| t.text(p)).collect()),
+        sampling: caps
+            .sampling
+            .as_ref()
+            .map(|s| (s.text.clone(), s.model.clone(), s.stop_reason.clone())),
+        elicitation: caps
+            .elicitation
+            .as_ref()
+            .map(|e| (e.action.clone(), t.value(&e.content))),
+    };
+    if let Action::Sampling { mock, .. } = action {
+        mocks.sampling = Some((
+            mock.text.clone(),
+            mock.model.clone(),
+            mock.stop_reason.clone(),
+        ));
+    }
+    mocks
+}
+
+/// Whether any check of the test looks at notifications.
+fn watches_notifications(test: &Test) -> bool {
+    test.expect.checks().any(|c| {
+        matches!(&c.target, mcpcheck_core::check::Target::Doc(p) if p.as_str() == "notifications")
+    }) || matches!(test.action, Action::Resources { expect_notification: Some(_), .. })
+}
+
+fn read_files(paths: &[String], t: &mut Templates<'_>) -> BTreeMap<String, Option<String>> {
+    paths
+        .iter()
+        .map(|raw| {
+            let real = t.text(raw);
+            (raw.clone(), std::fs::read_to_string(&real).ok())
+        })
+        .collect()
+}
+
+fn tool_call_params(tool: &str, args: &Value) -> Value {
+    json!({"name": tool, "arguments": args})
+}
+
+fn cursor_params(cursor: &Option<String>) -> Option<Value> {
+    cursor.as_ref().map(|c| json!({"cursor": c}))
+}
+
+/// Run one test to its result. Never panics; every failure is a result.
+pub async fn run_test(
+    test: &Test,
+    settings: &RunSettings,
+    tenv: &TestEnv,
+    record: bool,
+) -> Finished {
+    let started = Instant::now();
+    let line = Some(test.line);
+    let elapsed = |s: &Instant| s.elapsed().as_millis() as u64;
+    let error = |msg: String| Finished {
+        result: TestResult::error(&test.name, &test.file, line, &msg, elapsed(&started)),
+        session: None,
+    };
+
+    if let Some(reason) = &test.skip {
+        return Finished {
+            result: TestResult::skip(&test.name, &test.file, line, reason),
+            session: None,
+        };
+    }
+    let env_lookup = lookup_env(&tenv.env);
+    if let Some(missing) = test
+        .skip_unless_env
+        .iter()
+        .find(|v| env_lookup(v).is_none_or(|x| x.is_empty()))
+    {
+        return Finished {
+            result: TestResult::skip(
+                &test.name,
+                &test.file,
+                line,
+                &format!("skip_unless_env: {missing} is not set"),
+            ),
+            session: None,
+        };
+    }
+
+    let timeout = test
+        .timeout_ms
+        .map(Duration::from_millis)
+        .unwrap_or(settings.default_timeout);
+    let deadline = Deadline::now() + timeout;
+
+    let mut t = Templates::new(&tenv.env);
+    if settings.fixture.is_none() && test.referenced_vars().iter().any(|v| v == "fixture") {
+        return error("`{{fixture}}` is used but no --fixture directory was given".into());
+    }
+    let fixture_copy = match &settings.fixture {
+        Some(src) => match fixture::copy(src) {
+            Ok(c) => {
+                t.vars
+                    .insert("fixture".into(), c.path.display().to_string());
+                Some(c)
+            }
+            Err(e) => return error(e),
+        },
+        None => None,
+    };
+
+    // Trajectories need no server.
+    if let Action::Trajectory(source) = &test.action {
+        let trace = match source {
+            TraceSource::Inline(entries) => entries.clone(),
+            TraceSource::AuditLog(path) => {
+                let real = t.text(path);
+                let resolved = resolve_near(&real, &test.file);
+                let text = match std::fs::read_to_string(&resolved) {
+                    Ok(s) => s,
+                    Err(e) => {
+                        return error(format!(
+                            "cannot read the audit log {}: {e}",
+                            resolved.display()
+                        ));
+                    }
+                };
+                match trajectory::parse_audit_log(&resolved.display().to_string(), &text) {
+                    Ok(t) => t,
+                    Err(d) => return error(d.one_line()),
+                }
+            }
+        };
+        if let Some(msg) = t.take_undefined() {
+            return error(msg);
+        }
+        let obs = trajectory::observation(&trace);
+        let scored = score::score(&test.expect, &obs, &Facts::default());
+        return Finished {
+            result: TestResult::scored(&test.name, &test.file, line, &scored, elapsed(&started)),
+            session: None,
+        };
+    }
+
+    let Some(server) = &test.server else {
+        return error("this test has no server".into());
+    };
+    let endpoint = match endpoint_for(
+        server,
+        settings,
+        &mut t,
+        fixture_copy.as_ref().map(|f| f.path.as_path()),
+    ) {
+        Ok(e) => e,
+        Err(msg) => return error(msg),
+    };
+    if let Some(msg) = t.take_undefined() {
+        return error(msg);
+    }
+    let mocks = mocks_for(server, &test.action, &mut t);
+    let mut warnings: Vec<String> = Vec::new();
+
+    let mut session =
+        match Session::connect(&endpoint, &settings.protocol_version, &mocks, deadline).await {
+            Ok(s) => s,
+            Err(e) => {
+                return Finished {
+                    result: TestResult::error(
+                        &test.name,
+                        &test.file,
+                        line,
+                        &e.message,
+                        elapsed(&started),
+                    ),
+                    session: None,
+                };
+            }
+        };
+
+    let outcome = drive(
+        test,
+        settings,
+        &mut session,
+        &mut t,
+        deadline,
+        &mut warnings,
+    )
+    .await;
+    let mut result = match outcome {
+        Ok(r) => r,
+        Err((status_fail, msg)) => {
+            if status_fail {
+                TestResult::fail(&test.name, &test.file, line, &msg, elapsed(&started))
+            } else {
+                TestResult::error(&test.name, &test.file, line, &msg, elapsed(&started))
+            }
+        }
+    };
+    result.duration_ms = elapsed(&started);
+    let mut unset: Vec<String> = std::mem::take(&mut t.unset_env);
+    unset.sort();
+    unset.dedup();
+    for name in unset {
+        warnings.push(format!(
+            "environment variable {name} is not set; `${{{name}}}` became empty"
+        ));
+    }
+    result.warnings.extend(warnings);
+
+    let log = record.then(|| SessionLog {
+        label: endpoint.label(),
+        transport: endpoint.transport(),
+        events: session.tap.all(),
+        protocol_version: session
+            .initialize_result()
+            .and_then(|r| {
+                r.get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| settings.protocol_version.clone()),
+    });
+    session.close().await;
+    drop(fixture_copy);
+    Finished {
+        result,
+        session: log,
+    }
+}
+
+/// A path as written, or next to the suite file when it is relative and not
+/// found from the current directory.
+fn resolve_near(path: &str, suite_file: &str) -> PathBuf {
+    let p = PathBuf::from(path);
+    if p.is_absolute() || p.exists() {
+        return p;
+    }
+    match Path::new(suite_file).parent() {
+        Some(dir) if dir.join(&p).exists() => dir.join(p),
+        _ => p,
+    }
+}
+
+/// Setup, the action, and the checks. `Err((true, msg))` fails the test,
+/// `Err((false, msg))` is an error.
+async fn drive(
+    test: &Test,
+    settings: &RunSettings,
+    session: &mut Session,
+    t: &mut Templates<'_>,
+    deadline: Deadline,
+    warnings: &mut Vec<String>,
+) -> Result<TestResult, (bool, String)> {
+    // Setup steps, in order, on the same session.
+    for (i, step) in test.setup.iter().enumerate() {
+        let args = t.value(&step.args);
+        if let Some(msg) = t.take_undefined() {
+            return Err((
+                false,
+                format!("setup step {} (`{}`): {msg}", i + 1, step.tool),
+            ));
+        }
+        let reply = session
+            .request(
+                "tools/call",
+                Some(tool_call_params(&step.tool, &args)),
+                deadline,
+            )
+            .await;
+        if let Some(f) = reply.failure {
+            return Err((
+                false,
+                format!("setup step {} (`{}`): {f}", i + 1, step.tool),
+            ));
+        }
+        if let Some(err) = &reply.error {
+            return Err((
+                true,
+                format!(
+                    "setup step {} (`{}`) failed with JSON-RPC error {}: {}",
+                    i + 1,
+                    step.tool,
+                    err.get("code")
+                        .map(mcpcheck_core::value::plain)
+                        .unwrap_or_default(),
+                    err.get("message")
+                        .map(mcpcheck_core::value::plain)
+                        .unwrap_or_default()
+                ),
+            ));
+        }
+        let result = reply.result.clone().unwrap_or(Value::Null);
+        let text = observation::text_view(&Method::ToolsCall, &result);
+        if result.get("isError") == Some(&Value::Bool(true)) {
+            warnings.push(format!(
+                "setup step {} (`{}`) returned isError: {}",
+                i + 1,
+                step.tool,
+                mcpcheck_core::value::truncate(&text, 200)
+            ));
+        }
+        for (var, path) in &step.capture {
+            let parsed = observation::parse_text_json(&text).unwrap_or(Value::Null);
+            match path.first(&parsed) {
+                Some(v) => {
+                    t.vars.insert(var.clone(), mcpcheck_core::value::plain(v));
+                }
+                None => {
+                    return Err((
+                        false,
+                        format!(
+                            "setup step {} (`{}`): capture `{var}`: nothing at {} in the result {}",
+                            i + 1,
+                            step.tool,
+                            path.as_str(),
+                            mcpcheck_core::value::truncate(&text, 200)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    let (after_paths, before_paths) = test.expect.file_paths();
+    let files_before = read_files(&before_paths, t);
+    let watch = watches_notifications(test);
+    let settle = test
+        .settle_ms
+        .map(Duration::from_millis)
+        .unwrap_or(if watch {
+            settings.default_settle
+        } else {
+            Duration::ZERO
+        });
+
+    let Some(method) = test.action.method() else {
+        return Err((false, "this test has no request to send".into()));
+    };
+    let (reply, from) = perform(test, session, t, deadline).await?;
+    if let Some(f) = &reply.failure {
+        return Err((false, f.clone()));
+    }
+
+    // Notifications: from the request to its answer, then the settle window
+    // (or, for an expected resource update, until it arrives).
+    let mut to_mark = reply.end;
+    if let Action::Resources {
+        expect_notification: Some(true),
+        subscribe: Some(uri),
+        ..
+    } = &test.action
+    {
+        // Event-driven: stop as soon as the update arrives (or the test's
+        // deadline passes; the check then reports its absence).
+        let uri = t.vars_only(uri);
+        session
+            .wait_notification(from, deadline, |n| {
+                n.get("method").and_then(Value::as_str) == Some("notifications/resources/updated")
+                    && n.pointer("/params/uri").and_then(Value::as_str) == Some(uri.as_str())
+            })
+            .await;
+        to_mark = session.tap.mark();
+    } else if !settle.is_zero() {
+        let until = (Deadline::now() + settle).min(deadline);
+        tokio::time::sleep_until(until).await;
+        to_mark = session.tap.mark();
+    }
+    let notifications = session.notifications(from, to_mark);
+
+    if let Action::Resources {
+        unsubscribe: Some(uri),
+        ..
+    } = &test.action
+    {
+        let uri = t.vars_only(uri);
+        let r = session
+            .request("resources/unsubscribe", Some(json!({"uri": uri})), deadline)
+            .await;
+        if let Some(f) = r.failure {
+            warnings.push(format!("resources/unsubscribe: {f}"));
+        }
+    }
+
+    let obs = observation::observe(
+        &method,
+        reply.result.clone(),
+        reply.error.clone(),
+        notifications,
+        Some(reply.duration_ms),
+    );
+    let facts = Facts {
+        today: Some(settings.today),
+        files: read_files(&after_paths, t),
+        files_before,
+        progress_token: reply.progress_token.clone(),
+    };
+    let scored = score::score(&test.expect, &obs, &facts);
+    Ok(TestResult::scored(
+        &test.name,
+        &test.file,
+        Some(test.line),
+        &scored,
+        0,
+    ))
+}
+
+/// Send the action's request(s); returns the reply that the checks look at
+/// and the tap index from which notifications count.
+async fn perform(
+    test: &Test,
+    session: &mut Session,
+    t: &mut Templates<'_>,
+    deadline: Deadline,
+) -> Result<(Reply, usize), (bool, String)> {
+    let from = session.tap.mark();
+    let undefined = |t: &mut Templates<'_>| t.take_undefined().map(|m| (false, m));
+    let reply = match &test.action {
+        Action::Tool { tool, args }
+        | Action::Sampling { tool, args, .. }
+        | Action::Notifications { tool, args } => {
+            let args = t.value(args);
+            if let Some(e) = undefined(t) {
+                return Err(e);
+            }
+            session
+                .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
+                .await
+        }
+        Action::Logging {
+            set_level,
+            tool,
+            args,
+        } => {
+            let r = session
+                .request(
+                    "logging/setLevel",
+                    Some(json!({"level": set_level})),
+                    deadline,
+                )
+                .await;
+            if r.failure.is_some() || r.error.is_some() || tool.is_none() {
+                r
+            } else {
+                let args = t.value(args);
+                if let Some(e) = undefined(t) {
+                    return Err(e);
+                }
+                let tool = tool.as_deref().unwrap_or_default();
+                session
+                    .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
+                    .await
+            }
+        }
+        Action::Prompts(PromptOp::List { cursor }) => {
+            session
+                .request("prompts/list", cursor_params(cursor), deadline)
+                .await
+        }
+        Action::Prompts(PromptOp::Get { name, arguments }) => {
+            let mut args = Map::new();
+            for (k, v) in arguments {
+                args.insert(k.clone(), Value::String(t.vars_only(v)));
+            }
+            let name = t.vars_only(name);
+            if let Some(e) = undefined(t) {
+                return Err(e);
+            }
+            let mut params = json!({"name": name});
+            if !args.is_empty() {
+                params["arguments"] = Value::Object(args);
+            }
+            session.request("prompts/get", Some(params), deadline).await
+        }
+        Action::Resources { op, subscribe, .. } => {
+            let mut sub_reply = None;
+            if let Some(uri) = subscribe {
+                let uri = t.vars_only(uri);
+                if let Some(e) = undefined(t) {
+                    return Err(e);
+                }
+                let r = session
+                    .request("resources/subscribe", Some(json!({"uri": uri})), deadline)
+                    .await;
+                if r.failure.is_some() || r.error.is_some() {
+                    return Ok((r, from));
+                }
+                sub_reply = Some(r);
+            }
+            match op {
+                ResourceOp::List { cursor } => {
+                    session
+                        .request("resources/list", cursor_params(cursor), deadline)
+                        .await
+                }
+                ResourceOp::Templates { cursor } => {
+                    session
+                        .request("resources/templates/list", cursor_params(cursor), deadline)
+                        .await
+                }
+                ResourceOp::Read { uri } => {
+                    let uri = t.vars_only(uri);
+                    if let Some(e) = undefined(t) {
+                        return Err(e);
+                    }
+                    session
+                        .request("resources/read", Some(json!({"uri": uri})), deadline)
+                        .await
+                }
+                ResourceOp::SubscribeOnly => sub_reply.unwrap_or_default(),
+            }
+        }
+        Action::Completion {
+            ref_type,
+            ref_name,
+            argument,
+            context,
+        } => {
+            let name = t.vars_only(ref_name);
+            let value = t.vars_only(&argument.1);
+            let context = context.as_ref().map(|c| t.value(c));
+            if let Some(e) = undefined(t) {
+                return Err(e);
+            }
+            let reference = if ref_type == "ref/resource" {
+                json!({"type": ref_type, "uri": name})
+            } else {
+                json!({"type": ref_type, "name": name})
+            };
+            let mut params =
+                json!({"ref": reference, "argument": {"name": argument.0, "value": value}});
+            // mcp-assert sent `context: {arguments: null}`, which the schema
+            // does not allow; mcpcheck sends `context` only when given.
+            if let Some(c) = context {
+                params["context"] = c;
+            }
+            session
+                .request("completion/complete", Some(params), deadline)
+                .await
+        }
+        Action::Trajectory(_) => return Err((false, "a trajectory has no request".into())),
+    };
+    Ok((reply, from))
+}

@@ -1,0 +1,270 @@
+//! Lifecycle hooks: `beforeAll`, `beforeEach`, `afterEach`, `afterAll`.
+//!
+//! A hook step is one program and its arguments (split with POSIX shell rules
+//! at load time; no shell is involved), run in the current directory with the
+//! suite's environment plus `MCPCHECK_HOOK_PHASE` (and `MCPTEST_HOOK_PHASE`,
+//! for mcptest hooks). A plain step runs for its effects and exit status; its
+//! output is not read. A `mode: context` step receives the run context as
+//! JSON on stdin:
+//!
+//! ```json
+//! {"phase": "beforeEach", "suite": {"name": "…"}, "test": {"name": "…"} | null,
+//!  "env": {…}, "vars": {…}, "result": null | {"verdict": "pass", "message": "…"}}
+//! ```
+//!
+//! and may print one JSON object with `env`, `vars` and `skip` (`{"reason"}`);
+//! any other key, or output that is not JSON, fails the step. Every step has a
+//! timeout (default 60 s) after which its whole process group is killed.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use mcpcheck_core::suite::HookStep;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What a hook sees.
+pub struct HookContext<'a> {
+    pub phase: &'static str,
+    pub suite: &'a str,
+    pub test: Option<&'a str>,
+    pub env: &'a BTreeMap<String, String>,
+    pub vars: &'a BTreeMap<String, String>,
+    pub result: Option<Value>,
+}
+
+/// What a context hook asked for.
+#[derive(Debug, Default)]
+pub struct Patch {
+    pub env: BTreeMap<String, String>,
+    pub vars: BTreeMap<String, String>,
+    pub skip: Option<String>,
+}
+
+/// The outcome of one step: `Err` says why it failed.
+pub type StepResult = Result<Patch, String>;
+
+fn string_map(v: Option<&Value>, key: &str) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    match v {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(o)) => {
+            for (k, v) in o {
+                let s = match v {
+                    Value::String(s) => s.clone(),
+                    Value::Null => continue,
+                    other => other.to_string(),
+                };
+                out.insert(k.clone(), s);
+            }
+        }
+        Some(other) => return Err(format!("`{key}` must be an object, not {other}")),
+    }
+    Ok(out)
+}
+
+/// Parse a context hook's output.
+pub fn parse_patch(stdout: &str) -> Result<Patch, String> {
+    let text = stdout.trim();
+    if text.is_empty() {
+        return Ok(Patch::default());
+    }
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| format!("its output is not a JSON object: {e}"))?;
+    let Some(o) = v.as_object() else {
+        return Err("its output must be a JSON object".into());
+    };
+    if let Some(bad) = o
+        .keys()
+        .find(|k| !matches!(k.as_str(), "env" | "vars" | "skip"))
+    {
+        return Err(format!(
+            "its output has key `{bad}`; only `env`, `vars` and `skip` are allowed"
+        ));
+    }
+    let skip = match o.get("skip") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => None,
+        Some(Value::Bool(true)) => Some("skipped by a hook".to_string()),
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Object(s)) => Some(
+            s.get("reason")
+                .and_then(Value::as_str)
+                .unwrap_or("skipped by a hook")
+                .to_string(),
+        ),
+        Some(other) => {
+            return Err(format!(
+                "`skip` must be an object like {{\"reason\": \"…\"}}, not {other}"
+            ));
+        }
+    };
+    Ok(Patch {
+        env: string_map(o.get("env"), "env")?,
+        vars: string_map(o.get("vars"), "vars")?,
+        skip,
+    })
+}
+
+/// Run one step.
+pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
+    let Some((program, args)) = step.argv.split_first() else {
+        return Err("the hook command is empty".into());
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .envs(ctx.env.iter())
+        .env("MCPCHECK_HOOK_PHASE", ctx.phase)
+        .env("MCPTEST_HOOK_PHASE", ctx.phase)
+        .stdin(if step.context {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(if step.context {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("`{}` could not start: {e}", step.command))?;
+    let pgid = child.id().map(|p| p as i32);
+    if step.context {
+        if let Some(mut stdin) = child.stdin.take() {
+            let payload = json!({
+                "phase": ctx.phase,
+                "suite": {"name": ctx.suite},
+                "test": ctx.test.map(|t| json!({"name": t})),
+                "env": ctx.env,
+                "vars": ctx.vars,
+                "result": ctx.result,
+            });
+            let bytes = payload.to_string().into_bytes();
+            // A hook that does not read its stdin must not block us.
+            let _ = tokio::time::timeout(Duration::from_secs(5), async {
+                let _ = stdin.write_all(&bytes).await;
+                let _ = stdin.shutdown().await;
+            })
+            .await;
+        }
+    }
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let timeout = step
+        .timeout_ms
+        .map(Duration::from_millis)
+        .unwrap_or(DEFAULT_TIMEOUT);
+    let outcome = tokio::time::timeout(timeout, async {
+        let mut out = String::new();
+        let mut err = String::new();
+        let read_out = async {
+            if let Some(s) = stdout.as_mut() {
+                let _ = s.read_to_string(&mut out).await;
+            }
+        };
+        let read_err = async {
+            if let Some(s) = stderr.as_mut() {
+                let _ = s.read_to_string(&mut err).await;
+            }
+        };
+        tokio::join!(read_out, read_err);
+        let status = child.wait().await;
+        (status, out, err)
+    })
+    .await;
+    let Ok((status, out, err)) = outcome else {
+        if let Some(g) = pgid {
+            let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
+        }
+        return Err(format!(
+            "`{}` did not finish within {} s and was killed",
+            step.command,
+            timeout.as_secs()
+        ));
+    };
+    if let Some(g) = pgid {
+        // Leave nothing behind even if the hook forked.
+        let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
+    }
+    let status = status.map_err(|e| format!("`{}`: {e}", step.command))?;
+    if !status.success() {
+        let tail = mcpcheck_core::value::truncate(err.trim(), 500);
+        let code = status
+            .code()
+            .map_or_else(|| "a signal".to_string(), |c| format!("status {c}"));
+        let mut msg = format!("`{}` exited with {code}", step.command);
+        if !tail.is_empty() {
+            msg.push_str(&format!(": {tail}"));
+        }
+        return Err(msg);
+    }
+    if step.context {
+        parse_patch(&out).map_err(|e| format!("`{}`: {e}", step.command))
+    } else {
+        Ok(Patch::default())
+    }
+}
+
+/// Run a phase's steps in order, folding patches into `env` and `vars`.
+/// Stops at the first failing step.
+pub async fn run_phase(
+    steps: &[HookStep],
+    phase: &'static str,
+    suite: &str,
+    test: Option<&str>,
+    env: &mut BTreeMap<String, String>,
+    vars: &mut BTreeMap<String, String>,
+    result: Option<Value>,
+) -> Result<Option<String>, String> {
+    let mut skip = None;
+    for step in steps {
+        let ctx = HookContext {
+            phase,
+            suite,
+            test,
+            env,
+            vars,
+            result: result.clone(),
+        };
+        let patch = run_step(step, &ctx)
+            .await
+            .map_err(|e| format!("{phase} hook {e}"))?;
+        env.extend(patch.env);
+        vars.extend(patch.vars);
+        if patch.skip.is_some() {
+            skip = patch.skip;
+        }
+    }
+    Ok(skip)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patches_are_parsed_strictly() {
+        let p =
+            parse_patch(r#"{"env": {"A": "1"}, "vars": {"v": 2}, "skip": {"reason": "no creds"}}"#)
+                .unwrap();
+        assert_eq!(p.env.get("A").map(String::as_str), Some("1"));
+        assert_eq!(p.vars.get("v").map(String::as_str), Some("2"));
+        assert_eq!(p.skip.as_deref(), Some("no creds"));
+        assert!(parse_patch("").unwrap().skip.is_none());
+        assert!(
+            parse_patch(r#"{"other": 1}"#)
+                .unwrap_err()
+                .contains("`other`")
+        );
+        assert!(parse_patch("not json").is_err());
+    }
+}

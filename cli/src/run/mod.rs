@@ -1,0 +1,545 @@
+//! `mcpcheck run`: load suites, run every test against its server, check
+//! every answer in core, report.
+//!
+//! Tests run in parallel (`--jobs`, default: the number of cores), each with
+//! its own server, and are reported in suite order whatever finishes first.
+//! A file with per-test hooks runs its tests one at a time so each test sits
+//! inside its `beforeEach`/`afterEach` bracket.
+
+pub mod exec;
+pub mod fixture;
+pub mod hooks;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use mcpcheck_core::diag::{self, Paint};
+use mcpcheck_core::report::text::{TextOptions, summary_line, test_block};
+use mcpcheck_core::results::{Results, TestResult, TestStatus};
+use mcpcheck_core::suite::{self, SuiteFile, Test};
+use tokio::sync::{Mutex, Semaphore};
+
+use crate::files::{display, read_text, suite_files};
+use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
+
+use exec::{RunSettings, TestEnv};
+
+/// Run suites against real MCP servers.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Suite files or directories (a directory's .yaml/.yml files and those of
+    /// its subdirectories).
+    #[arg(long = "suite", required = true, num_args = 1.., value_name = "PATH")]
+    suites: Vec<PathBuf>,
+
+    /// Override every stdio server's command (split like a shell would:
+    /// quotes group words).
+    #[arg(long, value_name = "CMD")]
+    server: Option<String>,
+
+    /// A fixture directory: each test gets a fresh copy, as `{{fixture}}`.
+    #[arg(long, value_name = "DIR")]
+    fixture: Option<PathBuf>,
+
+    /// How many tests run at once (default: the number of cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+
+    /// The timeout of a test without its own `timeout:` (e.g. 30s, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    timeout: Duration,
+
+    /// Run only tests whose name (or `file:name`) matches this glob; may be
+    /// repeated.
+    #[arg(long, value_name = "GLOB")]
+    filter: Vec<String>,
+
+    /// Print the results document (JSON) on stdout instead of the report.
+    #[arg(long)]
+    json: bool,
+
+    /// Write each test's wire exchange as a capture file into DIR.
+    #[arg(long, value_name = "DIR")]
+    capture: Option<PathBuf>,
+
+    /// The MCP protocol version to ask for at initialize.
+    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    protocol_version: String,
+
+    /// How long to keep collecting notifications after an answer, for tests
+    /// that check notifications and set no `settle:`.
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration)]
+    settle: Duration,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    mcpcheck_core::read::parse_duration_ms(s)
+        .map(Duration::from_millis)
+        .ok_or_else(|| format!("`{s}` is not a duration; write it like 30s, 1m30s or 500ms"))
+}
+
+/// One test to run, with where its result goes.
+struct Planned {
+    index: usize,
+    file: usize,
+    test: Test,
+}
+
+pub fn main(args: RunArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            err(&format!(
+                "mcpcheck run: cannot start the async runtime: {e}\n"
+            ));
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(run(args))
+}
+
+async fn run(args: RunArgs) -> ExitCode {
+    let started = Instant::now();
+    let paint_err = paint_for_stderr();
+    let files = match suite_files(&args.suites) {
+        Ok(f) => f,
+        Err(e) => {
+            err(&format!("mcpcheck run: {e}\n"));
+            return ExitCode::from(2);
+        }
+    };
+    let mut suites: Vec<SuiteFile> = Vec::new();
+    let mut load_errors = false;
+    for f in &files {
+        let name = display(f);
+        let text = match read_text(f) {
+            Ok(t) => t,
+            Err(e) => {
+                err(&format!("error: {e}\n"));
+                load_errors = true;
+                continue;
+            }
+        };
+        let loaded = suite::load(&name, &text);
+        if !loaded.diagnostics.is_empty() {
+            let lookup = |n: &str| (n == name).then_some(text.as_str());
+            err(&diag::render(&loaded.diagnostics, &lookup, paint_err));
+        }
+        load_errors |= loaded.has_errors();
+        suites.push(loaded.suite);
+    }
+    if load_errors {
+        err("mcpcheck run: fix the errors above (`mcpcheck validate` lists them) and run again\n");
+        return ExitCode::from(2);
+    }
+    let server_override = match &args.server {
+        None => None,
+        Some(s) => match shlex::split(s) {
+            Some(argv) if !argv.is_empty() => Some(argv),
+            _ => {
+                err(&format!(
+                    "mcpcheck run: cannot split --server {s:?}: check its quotes\n"
+                ));
+                return ExitCode::from(2);
+            }
+        },
+    };
+    if let Some(f) = &args.fixture {
+        if !f.is_dir() {
+            err(&format!(
+                "mcpcheck run: --fixture {}: not a directory\n",
+                f.display()
+            ));
+            return ExitCode::from(2);
+        }
+    }
+    let filters = match build_filter(&args.filter) {
+        Ok(f) => f,
+        Err(e) => {
+            err(&format!("mcpcheck run: {e}\n"));
+            return ExitCode::from(2);
+        }
+    };
+
+    let mut plan: Vec<Planned> = Vec::new();
+    for (fi, s) in suites.iter().enumerate() {
+        for t in &s.tests {
+            let qualified = format!("{}:{}", t.file, t.name);
+            if filters
+                .as_ref()
+                .is_none_or(|g| g.is_match(&t.name) || g.is_match(&qualified))
+            {
+                plan.push(Planned {
+                    index: plan.len(),
+                    file: fi,
+                    test: t.clone(),
+                });
+            }
+        }
+    }
+    if plan.is_empty() {
+        err("mcpcheck run: no tests to run (check --filter)\n");
+        return ExitCode::from(2);
+    }
+
+    let settings = RunSettings {
+        fixture: args.fixture.clone(),
+        server_override,
+        default_timeout: args.timeout,
+        protocol_version: args.protocol_version.clone(),
+        today: chrono::Utc::now().date_naive(),
+        default_settle: args.settle,
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
+        .max(1);
+    let total = plan.len();
+    let printer = Arc::new(Mutex::new(Printer::new(total, args.json)));
+
+    // Ctrl-C: kill every server process group, then leave.
+    tokio::spawn(async {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            crate::client::stdio::kill_all_groups();
+            err("\ninterrupted\n");
+            std::process::exit(130);
+        }
+    });
+
+    let mut results: Vec<Option<TestResult>> = vec![None; total];
+    let mut logs: Vec<Option<exec::SessionLog>> = (0..total).map(|_| None).collect();
+    // Consecutive files without hooks share one parallel batch; a file with
+    // hooks is its own batch, bracketed by beforeAll/afterAll.
+    let mut batches: Vec<(Option<usize>, Vec<Planned>)> = Vec::new();
+    for p in plan {
+        let hooked = !suites[p.file].hooks.is_empty();
+        match batches.last_mut() {
+            Some((Some(f), items)) if hooked && *f == p.file => items.push(p),
+            Some((None, items)) if !hooked => items.push(p),
+            _ => batches.push((hooked.then_some(p.file), vec![p])),
+        }
+    }
+    let record = args.capture.is_some();
+    for (hook_file, items) in batches {
+        let done: Vec<(usize, exec::Finished)> = match hook_file {
+            None => {
+                let work = items
+                    .into_iter()
+                    .map(|p| {
+                        let env = TestEnv {
+                            env: suites[p.file].env.iter().cloned().collect(),
+                        };
+                        (p, env)
+                    })
+                    .collect();
+                run_parallel(work, &settings, jobs, record, printer.clone()).await
+            }
+            Some(fi) => {
+                run_hooked(items, &settings, &suites[fi], jobs, record, printer.clone()).await
+            }
+        };
+        for (i, f) in done {
+            results[i] = Some(f.result);
+            logs[i] = f.session;
+        }
+    }
+
+    let tests: Vec<TestResult> = results.into_iter().flatten().collect();
+    let doc = Results::new(tests, started.elapsed().as_millis() as u64);
+    printer.lock().await.finish();
+
+    if let Some(dir) = &args.capture {
+        write_captures(dir, &doc, logs);
+    }
+    if args.json {
+        out(&format!("{}\n", doc.to_json()));
+    } else {
+        out(&format!("\n{}", summary_line(&doc, paint_for_stdout())));
+    }
+    if doc.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        b.add(globset::Glob::new(g).map_err(|e| format!("--filter {g:?}: {e}"))?);
+    }
+    b.build().map(Some).map_err(|e| format!("--filter: {e}"))
+}
+
+async fn run_parallel(
+    items: Vec<(Planned, TestEnv)>,
+    settings: &RunSettings,
+    jobs: usize,
+    record: bool,
+    printer: Arc<Mutex<Printer>>,
+) -> Vec<(usize, exec::Finished)> {
+    let sem = Arc::new(Semaphore::new(jobs));
+    let mut handles = Vec::new();
+    for (p, tenv) in items {
+        let sem = sem.clone();
+        let settings = settings.clone();
+        let printer = printer.clone();
+        handles.push(tokio::spawn(async move {
+            let _permit = sem.acquire_owned().await;
+            printer.lock().await.started(&p.test.name);
+            let finished = exec::run_test(&p.test, &settings, &tenv, record).await;
+            printer.lock().await.finished(p.index, &finished.result);
+            (p.index, finished)
+        }));
+    }
+    let mut out = Vec::new();
+    for h in handles {
+        if let Ok(r) = h.await {
+            out.push(r);
+        }
+    }
+    out
+}
+
+async fn run_hooked(
+    items: Vec<Planned>,
+    settings: &RunSettings,
+    suite: &SuiteFile,
+    jobs: usize,
+    record: bool,
+    printer: Arc<Mutex<Printer>>,
+) -> Vec<(usize, exec::Finished)> {
+    let suite_name = suite.name.clone().unwrap_or_else(|| suite.file.clone());
+    let mut env: BTreeMap<String, String> = suite.env.iter().cloned().collect();
+    let mut vars: BTreeMap<String, String> = BTreeMap::new();
+    let mut done = Vec::new();
+
+    if let Err(e) = hooks::run_phase(
+        &suite.hooks.before_all,
+        "beforeAll",
+        &suite_name,
+        None,
+        &mut env,
+        &mut vars,
+        None,
+    )
+    .await
+    {
+        // No test can run against the setup it needed.
+        for p in items {
+            let r = TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0);
+            printer.lock().await.finished(p.index, &r);
+            done.push((
+                p.index,
+                exec::Finished {
+                    result: r,
+                    session: None,
+                },
+            ));
+        }
+        return done;
+    }
+
+    if suite.hooks.has_per_test() {
+        for p in items {
+            printer.lock().await.started(&p.test.name);
+            let mut test_vars = vars.clone();
+            let mut test_env = env.clone();
+            let before = hooks::run_phase(
+                &suite.hooks.before_each,
+                "beforeEach",
+                &suite_name,
+                Some(&p.test.name),
+                &mut test_env,
+                &mut test_vars,
+                None,
+            )
+            .await;
+            let mut finished = match before {
+                Err(e) => exec::Finished {
+                    result: TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0),
+                    session: None,
+                },
+                Ok(Some(reason)) => exec::Finished {
+                    result: TestResult::skip(
+                        &p.test.name,
+                        &p.test.file,
+                        Some(p.test.line),
+                        &reason,
+                    ),
+                    session: None,
+                },
+                Ok(None) => {
+                    exec::run_test(
+                        &p.test,
+                        settings,
+                        &TestEnv {
+                            env: test_env.clone(),
+                        },
+                        record,
+                    )
+                    .await
+                }
+            };
+            let verdict = serde_json::json!({
+                "verdict": finished.result.status.as_str(),
+                "message": finished.result.message,
+            });
+            if let Err(e) = hooks::run_phase(
+                &suite.hooks.after_each,
+                "afterEach",
+                &suite_name,
+                Some(&p.test.name),
+                &mut test_env,
+                &mut test_vars,
+                Some(verdict),
+            )
+            .await
+            {
+                // Reported, not fatal: the test already ran.
+                finished.result.warnings.push(e);
+            }
+            printer.lock().await.finished(p.index, &finished.result);
+            done.push((p.index, finished));
+        }
+    } else {
+        let work = items
+            .into_iter()
+            .map(|p| (p, TestEnv { env: env.clone() }))
+            .collect();
+        done = run_parallel(work, settings, jobs, record, printer.clone()).await;
+    }
+
+    let summary = serde_json::json!({
+        "verdict": if done.iter().all(|(_, f)| matches!(f.result.status, TestStatus::Pass | TestStatus::Skip)) { "pass" } else { "fail" },
+    });
+    if let Err(e) = hooks::run_phase(
+        &suite.hooks.after_all,
+        "afterAll",
+        &suite_name,
+        None,
+        &mut env,
+        &mut vars,
+        Some(summary),
+    )
+    .await
+    {
+        err(&format!("warning: {e}\n"));
+        if let Some((_, last)) = done.last_mut() {
+            last.result.warnings.push(e);
+        }
+    }
+    done
+}
+
+/// Prints results in suite order as they complete, and a live `[i/N]` line
+/// on a terminal's stderr.
+struct Printer {
+    total: usize,
+    done: usize,
+    next: usize,
+    pending: BTreeMap<usize, TestResult>,
+    quiet: bool,
+    paint: Paint,
+    live: bool,
+}
+
+impl Printer {
+    fn new(total: usize, json: bool) -> Self {
+        use std::io::IsTerminal;
+        Printer {
+            total,
+            done: 0,
+            next: 0,
+            pending: BTreeMap::new(),
+            quiet: json,
+            paint: paint_for_stdout(),
+            live: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn started(&mut self, name: &str) {
+        if self.live {
+            err(&format!(
+                "\r\x1b[K[{}/{}] {name}",
+                self.done + 1,
+                self.total
+            ));
+        }
+    }
+
+    fn finished(&mut self, index: usize, result: &TestResult) {
+        self.done += 1;
+        self.pending.insert(index, result.clone());
+        if self.live {
+            err("\r\x1b[K");
+        }
+        while let Some(r) = self.pending.remove(&self.next) {
+            if !self.quiet {
+                out(&test_block(
+                    &r,
+                    TextOptions {
+                        paint: self.paint,
+                        all_checks: false,
+                    },
+                ));
+            }
+            self.next += 1;
+        }
+    }
+
+    fn finish(&mut self) {
+        if self.live {
+            err("\r\x1b[K");
+        }
+    }
+}
+
+fn write_captures(dir: &std::path::Path, doc: &Results, logs: Vec<Option<exec::SessionLog>>) {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        err(&format!(
+            "mcpcheck run: cannot create the capture directory {}: {e}\n",
+            dir.display()
+        ));
+        return;
+    }
+    for (t, log) in doc.tests.iter().zip(logs) {
+        let Some(log) = log else { continue };
+        let capture = crate::capture::from_log(&log);
+        let name = sanitize(&t.name);
+        let path = dir.join(format!("{name}.json"));
+        let text = serde_json::to_string_pretty(&capture).unwrap_or_default();
+        if let Err(e) = std::fs::write(&path, text + "\n") {
+            err(&format!(
+                "mcpcheck run: cannot write {}: {e}\n",
+                path.display()
+            ));
+        }
+    }
+}
+
+fn sanitize(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    mcpcheck_core::value::truncate(&s, 100)
+        .trim_end_matches('…')
+        .to_string()
+}

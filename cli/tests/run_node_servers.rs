@@ -1,0 +1,100 @@
+//! `mcpcheck run` against real MCP servers from npm
+//! (`@modelcontextprotocol/server-everything` and `server-filesystem`),
+//! installed into `tests/node-servers/` by `.ci/run` (`npm ci`), never
+//! downloaded at test time. The suites are in mcp-assert's format; each
+//! file's name says the verdict it must get (`pass_`, `fail_`, `skip_`).
+//!
+//! Without the servers installed these tests say so and stop, unless
+//! `MCPCHECK_REQUIRE_NODE_SERVERS=1` (set by the project's test script),
+//! which makes their absence a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn servers_dir() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/node-servers");
+    let installed = dir
+        .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+        .exists()
+        && dir
+            .join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+            .exists();
+    if installed {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var("MCPCHECK_REQUIRE_NODE_SERVERS").is_err(),
+        "the node servers are not installed: run `npm ci --prefix tests/node-servers`"
+    );
+    eprintln!("node servers not installed (npm ci --prefix tests/node-servers); not run");
+    None
+}
+
+fn run_json(dir: &Path, args: &[&str]) -> serde_json::Value {
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .arg("run")
+        .args(args)
+        .arg("--json")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("{e}\n{out}\n{}", String::from_utf8_lossy(&o.stderr)))
+}
+
+/// Every test's verdict is the one its file name announces.
+fn assert_verdicts(results: &serde_json::Value) {
+    let tests = results["tests"].as_array().unwrap();
+    assert!(!tests.is_empty());
+    let mut wrong = Vec::new();
+    for t in tests {
+        let file = t["file"].as_str().unwrap();
+        let stem = Path::new(file)
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let want = stem.split('_').next().unwrap();
+        let got = t["status"].as_str().unwrap();
+        if want != got {
+            wrong.push(format!("{file}: want {want}, got {got}: {}", t["message"]));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn server_everything_suite_gets_its_verdicts() {
+    let Some(dir) = servers_dir() else { return };
+    let results = run_json(&dir, &["--suite", "everything"]);
+    assert_verdicts(&results);
+    assert_eq!(results["summary"]["total"], 30);
+}
+
+#[test]
+fn server_filesystem_suite_gets_its_verdicts_and_leaves_the_fixture_alone() {
+    let Some(dir) = servers_dir() else { return };
+    let fixture = dir.join("fixture");
+    let before: Vec<(PathBuf, String)> = ["hello.txt", "notes.md", "docs/readme.txt"]
+        .iter()
+        .map(|f| {
+            (
+                fixture.join(f),
+                std::fs::read_to_string(fixture.join(f)).unwrap(),
+            )
+        })
+        .collect();
+    let results = run_json(&dir, &["--suite", "filesystem", "--fixture", "fixture"]);
+    assert_verdicts(&results);
+    for (path, text) in before {
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            text,
+            "{} changed",
+            path.display()
+        );
+    }
+    assert!(!fixture.join("moved.md").exists());
+    assert!(!fixture.join("docs/new.txt").exists());
+}

@@ -1,0 +1,690 @@
+//! End-to-end tests of `mcpcheck run` against `mcpcheck serve`: every block,
+//! every fault, every transport, fixtures, hooks, captures, ordering, exit
+//! codes — the real binary on real suites.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mcpcheck")
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcpcheck-run-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// `mcpcheck run ARGS` with NO_COLOR, returning (exit code, stdout, stderr).
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let o: Output = Command::new(bin())
+        .arg("run")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A server block for `mcpcheck serve ARGS…`.
+fn serve(args: &str) -> String {
+    format!(
+        "server:\n  command: {}\n  args: [serve{}]\n",
+        bin(),
+        if args.is_empty() {
+            String::new()
+        } else {
+            format!(", {args}")
+        }
+    )
+}
+
+#[test]
+fn the_examples_pass_in_suite_order() {
+    let examples = root().join("examples/serve");
+    let server = format!("{} serve", bin());
+    let (code, out, err) = run(&[
+        "--suite",
+        examples.to_str().unwrap(),
+        "--server",
+        &server,
+        "--jobs",
+        "8",
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let names: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("PASS"))
+        .map(|l| l[6..].rsplit_once(" (").map_or(l, |(n, _)| n))
+        .collect();
+    let mut files: Vec<_> = std::fs::read_dir(&examples)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(names.len(), files.len(), "{out}");
+    // The first example alphabetically is add.yaml; order is the files' order.
+    assert_eq!(names[0], "add sums two numbers", "{out}");
+    assert!(
+        out.contains(&format!("{} tests: {} passed", files.len(), files.len())),
+        "{out}"
+    );
+}
+
+#[test]
+fn every_block_reports_its_failures() {
+    let d = tmp("blocks-fail");
+    let s = serve("");
+    write(
+        &d,
+        "a_tool.yaml",
+        &format!(
+            "name: tool\n{s}assert:\n  tool: echo\n  args: {{message: hi}}\n  expect:\n    contains: [bye]\n    equals: hello\n"
+        ),
+    );
+    write(
+        &d,
+        "b_prompts.yaml",
+        &format!(
+            "name: prompts\n{s}assert_prompts:\n  get: {{name: greeting, arguments: {{name: Ada}}}}\n  expect:\n    contains: [Grace]\n"
+        ),
+    );
+    write(
+        &d,
+        "c_resources.yaml",
+        &format!(
+            "name: resources\n{s}assert_resources:\n  read: mcpcheck://static/text\n  expect:\n    not_contains: [never]\n"
+        ),
+    );
+    write(
+        &d,
+        "d_completion.yaml",
+        &format!(
+            "name: completion\n{s}assert_completion:\n  ref: {{type: ref/prompt, name: greeting}}\n  argument: {{name: style, value: p}}\n  expect:\n    contains: [formal]\n"
+        ),
+    );
+    write(
+        &d,
+        "e_sampling.yaml",
+        &format!(
+            "name: sampling\n{s}assert_sampling:\n  tool: sample\n  mock_text: Rome\n  expect:\n    equals: Paris\n"
+        ),
+    );
+    write(
+        &d,
+        "f_logging.yaml",
+        &format!(
+            "name: logging\n{s}assert_logging:\n  set_level: error\n  tool: log\n  args: {{level: info, message: quiet}}\n  expect:\n    min_messages: 1\n"
+        ),
+    );
+    write(
+        &d,
+        "g_notifications.yaml",
+        &format!(
+            "name: notifications\n{s}assert_notifications:\n  tool: progress\n  args: {{steps: 2, delay_ms: 1}}\n  expect:\n    min_count: 5\n"
+        ),
+    );
+    write(
+        &d,
+        "h_trajectory.yaml",
+        "name: trajectory\ntrace: [{tool: a}, {tool: b}]\ntrajectory:\n  - {type: order, tools: [b, a]}\n",
+    );
+    write(
+        &d,
+        "i_progress.yaml",
+        &format!(
+            "name: progress\n{s}assert:\n  tool: progress\n  args: {{steps: 2, delay_ms: 1}}\n  expect:\n    min_progress: 3\n"
+        ),
+    );
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    for needle in [
+        "FAIL  tool",
+        "expected text to contain 'bye'",
+        "expected exact match: want 'hello', got 'hi'",
+        "FAIL  prompts",
+        "expected text to contain 'Grace'",
+        "FAIL  resources",
+        "expected text NOT to contain 'never'",
+        "FAIL  completion",
+        "FAIL  sampling",
+        "want 'Paris', got 'Rome'",
+        "FAIL  logging",
+        "expected at least 1 log message(s), got 0",
+        "FAIL  notifications",
+        "expected at least 5 notification(s), got 2",
+        "FAIL  trajectory",
+        "order: found 'b' but 'a' did not follow",
+        "FAIL  progress",
+        "expected at least 3 progress notification(s), got 2",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    }
+    assert!(out.contains("9 tests: 0 passed, 9 failed"), "{out}");
+}
+
+#[test]
+fn every_fault_ends_as_error_and_the_run_goes_on() {
+    let d = tmp("faults");
+    let cases = [
+        ("crash-on-call", "the server exited with status 70"),
+        ("hang-on-initialize", "did not answer initialize in time"),
+        ("hang-on-call", "no answer to tools/call in time"),
+        ("garbage-stdout", "not JSON-RPC"),
+        ("wrong-id", "matches no open request"),
+        ("result-and-error", "both `result` and `error`"),
+    ];
+    for (fault, _) in cases {
+        write(
+            &d,
+            &format!("{fault}.yaml"),
+            &format!(
+                "name: {fault}\n{}timeout: 2s\nassert:\n  tool: echo\n  args: {{message: hi}}\n  expect:\n    contains: [hi]\n",
+                serve(&format!("--fault, {fault}"))
+            ),
+        );
+    }
+    write(
+        &d,
+        "string-error-code.yaml",
+        &format!(
+            "name: string-error-code\n{}timeout: 2s\nassert:\n  tool: no_such_tool\n  expect:\n    is_error: true\n",
+            serve("--fault, string-error-code")
+        ),
+    );
+    write(
+        &d,
+        "zz-healthy.yaml",
+        &format!(
+            "name: healthy after faults\n{}assert:\n  tool: echo\n  args: {{message: ok}}\n  expect:\n    equals: ok\n",
+            serve("")
+        ),
+    );
+    let started = Instant::now();
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap(), "--jobs", "8"]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    for (fault, message) in cases {
+        let block = out
+            .split(&format!("ERROR {fault} ("))
+            .nth(1)
+            .unwrap_or_else(|| panic!("{fault} is not an error:\n{out}"));
+        let block = block
+            .split("\nPASS")
+            .next()
+            .unwrap_or(block)
+            .split("\nERROR")
+            .next()
+            .unwrap_or(block);
+        assert!(
+            block.contains(message),
+            "{fault}: expected {message:?} in:\n{block}"
+        );
+    }
+    assert!(out.contains("ERROR string-error-code ("), "{out}");
+    assert!(out.contains("the error code is not an integer"), "{out}");
+    assert!(out.contains("PASS  healthy after faults"), "{out}");
+    assert!(
+        out.contains("server stderr:"),
+        "crash detail carries the stderr tail:\n{out}"
+    );
+    // Hangs are cut at the test timeout (2 s), in parallel.
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(marker) && !text.contains("mcpcheck run") {
+            found.push(text);
+        }
+    }
+    found
+}
+
+#[test]
+fn no_process_outlives_a_timed_out_test() {
+    let d = tmp("orphans");
+    // The server forks a grandchild and then hangs: killing only the direct
+    // child would leave `sleep` behind.
+    let marker = format!(
+        "{}.{}",
+        4000 + std::process::id() % 1000,
+        std::process::id()
+    );
+    let script = format!("sleep {marker} & exec {} serve --fault hang-on-call", bin());
+    write(
+        &d,
+        "hang.yaml",
+        &format!(
+            "name: hang\nserver:\n  command: sh\n  args: [-c, \"{script}\"]\ntimeout: 1s\nassert:\n  tool: echo\n  args: {{message: x}}\n"
+        ),
+    );
+    let (code, out, _) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("ERROR hang"), "{out}");
+    // Give the kernel a moment to reap.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes_with(&marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        processes_with(&marker).is_empty(),
+        "left behind: {:?}",
+        processes_with(&marker)
+    );
+}
+
+#[test]
+fn fixtures_are_copied_per_test_and_originals_stay_untouched() {
+    let d = tmp("fixture");
+    let fixture = d.join("data");
+    write(&fixture, "hello.txt", "original\n");
+    let suite = d.join("suite");
+    // The "server" rewrites the fixture copy before serving, as a real
+    // server's tool would.
+    let server = |cmd: &str| {
+        format!(
+            "server:\n  command: sh\n  args: [-c, \"{cmd}; exec {} serve\"]\n",
+            bin()
+        )
+    };
+    write(
+        &suite,
+        "a.yaml",
+        &format!(
+            "name: writes its copy\n{}assert:\n  tool: echo\n  args: {{message: \"{{{{fixture}}}}\"}}\n  expect:\n    file_contains:\n      \"{{{{fixture}}}}/hello.txt\": changed\n    file_not_exists: [\"{{{{fixture}}}}/absent.txt\"]\n    file_unchanged: [\"{{{{fixture}}}}/new.txt\"]\n",
+            server("echo changed > {{fixture}}/hello.txt; echo n > {{fixture}}/new.txt")
+        ),
+    );
+    write(
+        &suite,
+        "b.yaml",
+        &format!(
+            "name: sees a fresh copy\n{}assert:\n  tool: echo\n  args: {{message: x}}\n  expect:\n    file_contains:\n      \"{{{{fixture}}}}/hello.txt\": original\n    file_not_exists: [\"{{{{fixture}}}}/new.txt\"]\n",
+            server("true")
+        ),
+    );
+    let (code, out, err) = run(&[
+        "--suite",
+        suite.to_str().unwrap(),
+        "--fixture",
+        fixture.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert_eq!(
+        std::fs::read_to_string(fixture.join("hello.txt")).unwrap(),
+        "original\n"
+    );
+    assert!(!fixture.join("new.txt").exists());
+
+    // Without --fixture, a test that uses it is an error that says so.
+    let (code, out, _) = run(&["--suite", suite.join("b.yaml").to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(out.contains("no --fixture directory was given"), "{out}");
+}
+
+#[test]
+fn setup_captures_feed_later_calls() {
+    let d = tmp("setup");
+    write(
+        &d,
+        "t.yaml",
+        &format!(
+            "name: capture\n{}setup:\n  - tool: structured\n    args: {{city: Oslo}}\n    capture:\n      city: \"$.city\"\n  - tool: fail\nassert:\n  tool: echo\n  args: {{message: \"city={{{{city}}}}\"}}\n  expect:\n    equals: city=Oslo\n",
+            serve("")
+        ),
+    );
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    // A setup step returning isError is a warning, not a failure.
+    assert!(out.contains("PASS  capture"), "{out}");
+
+    write(
+        &d,
+        "t.yaml",
+        &format!(
+            "name: setup error\n{}setup:\n  - tool: no_such_tool\nassert:\n  tool: echo\n  args: {{message: x}}\n",
+            serve("")
+        ),
+    );
+    let (code, out, _) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(1));
+    assert!(out.contains("FAIL  setup error"), "{out}");
+    assert!(
+        out.contains("setup step 1 (`no_such_tool`) failed with JSON-RPC error"),
+        "{out}"
+    );
+}
+
+#[test]
+fn skips_and_filters() {
+    let d = tmp("skip");
+    let s = serve("");
+    write(
+        &d,
+        "a.yaml",
+        &format!("name: always skipped\n{s}skip: true\nassert:\n  tool: echo\n"),
+    );
+    write(
+        &d,
+        "b.yaml",
+        &format!(
+            "name: needs a token\n{s}skip_unless_env: MCPCHECK_TEST_UNSET_VAR\nassert:\n  tool: echo\n"
+        ),
+    );
+    write(
+        &d,
+        "c.yaml",
+        &format!("name: runs\n{s}assert:\n  tool: echo\n  args: {{message: x}}\n"),
+    );
+    let (code, out, _) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("SKIP  always skipped — skip: true"), "{out}");
+    assert!(
+        out.contains("SKIP  needs a token — skip_unless_env: MCPCHECK_TEST_UNSET_VAR is not set"),
+        "{out}"
+    );
+    assert!(out.contains("3 tests: 1 passed, 2 skipped"), "{out}");
+
+    let (code, out, _) = run(&["--suite", d.to_str().unwrap(), "--filter", "ru*"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("1 test: 1 passed"), "{out}");
+    let (code, _, err) = run(&["--suite", d.to_str().unwrap(), "--filter", "nothing*"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no tests to run"), "{err}");
+}
+
+#[test]
+fn json_results_document() {
+    let d = tmp("json");
+    let s = serve("");
+    write(
+        &d,
+        "a.yaml",
+        &format!(
+            "name: ok\n{s}assert:\n  tool: echo\n  args: {{message: x}}\n  expect:\n    equals: x\n"
+        ),
+    );
+    write(
+        &d,
+        "b.yaml",
+        &format!(
+            "name: bad\n{s}assert:\n  tool: echo\n  args: {{message: x}}\n  expect:\n    contains: [y, z]\n"
+        ),
+    );
+    let (code, out, _) = run(&["--suite", d.to_str().unwrap(), "--json"]);
+    assert_eq!(code, Some(1));
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["summary"]["total"], 2);
+    assert_eq!(v["summary"]["failed"], 1);
+    assert_eq!(v["tests"][0]["name"], "ok");
+    assert_eq!(v["tests"][0]["status"], "pass");
+    assert_eq!(v["tests"][1]["status"], "fail");
+    let failing: Vec<_> = v["tests"][1]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "fail")
+        .collect();
+    assert_eq!(failing.len(), 2, "every failing check is reported");
+    assert!(v["tests"][1]["file"].as_str().unwrap().ends_with("b.yaml"));
+}
+
+#[test]
+fn bad_suites_exit_2_before_running_anything() {
+    let d = tmp("bad-suite");
+    write(
+        &d,
+        "a.yaml",
+        "name: x\nserver: {command: node}\nassert:\n  tool: echo\n  expect: {not_eror: true}\n",
+    );
+    let (code, _, err) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("did you mean `not_error`?"), "{err}");
+}
+
+#[test]
+fn captures_record_the_wire() {
+    let d = tmp("capture");
+    let cap = d.join("captures");
+    write(
+        &d,
+        "s/a.yaml",
+        &format!(
+            "name: garbage\n{}assert:\n  tool: echo\n  args: {{message: x}}\n",
+            serve("--fault, garbage-stdout")
+        ),
+    );
+    let (code, out, _) = run(&[
+        "--suite",
+        d.join("s").to_str().unwrap(),
+        "--capture",
+        cap.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    let text = std::fs::read_to_string(cap.join("garbage.json")).unwrap();
+    let c: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(c["exchanges"][0]["request"]["method"], "initialize");
+    assert!(c["server_capabilities"]["tools"].is_object(), "{c}");
+    assert_eq!(c["transport"], "stdio");
+    assert!(
+        text.contains("garbage-stdout fault: this line is not JSON-RPC"),
+        "the raw line is kept:\n{text}"
+    );
+    let call = c["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["request"]["method"] == "tools/call")
+        .unwrap();
+    assert_eq!(call["response"]["result"]["content"][0]["text"], "x");
+}
+
+struct HttpServe {
+    child: Child,
+    url: String,
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_serve(extra: &[&str]) -> HttpServe {
+    let mut child = Command::new(bin())
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(stderr).read_line(&mut line).unwrap();
+    let url = line
+        .split("listening on ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    HttpServe { child, url }
+}
+
+#[test]
+fn streamable_http_and_legacy_sse_transports() {
+    let server = http_serve(&["--bearer", "s3cret"]);
+    let sse_url = server.url.replace("/mcp", "/sse");
+    let d = tmp("http");
+    let block = "assert:\n  tool: whoami\n  expect:\n    equals: bearer#1\n";
+    write(
+        &d,
+        "a_http.yaml",
+        &format!(
+            "name: http\nserver:\n  transport: http\n  url: {}\n  headers:\n    Authorization: \"Bearer ${{MCPCHECK_TEST_TOKEN}}\"\n{block}",
+            server.url
+        ),
+    );
+    write(
+        &d,
+        "b_sse.yaml",
+        &format!(
+            "name: sse\nserver:\n  transport: sse\n  url: {sse_url}\n  headers:\n    Authorization: \"Bearer ${{MCPCHECK_TEST_TOKEN}}\"\n{block}"
+        ),
+    );
+    write(
+        &d,
+        "c_progress.yaml",
+        &format!(
+            "name: http progress\nserver:\n  transport: http\n  url: {}\n  headers: {{Authorization: Bearer s3cret}}\nassert:\n  tool: progress\n  args: {{steps: 3, delay_ms: 1}}\n  expect:\n    min_progress: 3\n",
+            server.url
+        ),
+    );
+    write(
+        &d,
+        "d_sampling.yaml",
+        &format!(
+            "name: http sampling\nserver:\n  transport: http\n  url: {}\n  headers: {{Authorization: Bearer s3cret}}\nassert_sampling:\n  tool: sample\n  mock_text: Lisbon\n  expect:\n    equals: Lisbon\n",
+            server.url
+        ),
+    );
+    let o = Command::new(bin())
+        .args(["run", "--suite", d.to_str().unwrap()])
+        .env("NO_COLOR", "1")
+        .env("MCPCHECK_TEST_TOKEN", "s3cret")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    // Without the credential, the 401 is reported.
+    let o = Command::new(bin())
+        .args(["run", "--suite", d.join("a_http.yaml").to_str().unwrap()])
+        .env("NO_COLOR", "1")
+        .env("MCPCHECK_TEST_TOKEN", "wrong")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("401"), "{out}");
+}
+
+#[test]
+fn hooks_bracket_tests_and_can_skip_or_fail_them() {
+    let d = tmp("hooks");
+    let log = d.join("hooks.log");
+    let hook = write(
+        &d,
+        "hook.sh",
+        &format!(
+            "#!/bin/sh\n# Appends the phase and test name; a context hook answers with a patch.\nread -r ctx\necho \"$MCPCHECK_HOOK_PHASE $ctx\" >> {}\ncase \"$ctx\" in *'\"name\":\"skip me\"'*) echo '{{\"skip\": {{\"reason\": \"hook says no\"}}}}';; esac\n",
+            log.display()
+        ),
+    );
+    let plain = write(
+        &d,
+        "plain.sh",
+        &format!(
+            "#!/bin/sh\necho \"plain $MCPCHECK_HOOK_PHASE\" >> {}\n",
+            log.display()
+        ),
+    );
+    let fail = write(&d, "fail.sh", "#!/bin/sh\necho 'seed failed' >&2\nexit 3\n");
+    for p in [&hook, &plain, &fail] {
+        std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(p)
+            .status()
+            .unwrap();
+    }
+    let s = serve("");
+    let suite = format!(
+        "name: hooked\n{}hooks:\n  beforeAll: {}\n  beforeEach:\n    - command: {}\n      mode: context\n  afterEach: {}\n  afterAll: {}\ntests:\n  - name: first\n    tool: echo\n    args: {{message: a}}\n    expect: {{equals: a}}\n  - name: skip me\n    tool: echo\n  - name: third\n    tool: echo\n    args: {{message: c}}\n",
+        s,
+        plain.display(),
+        hook.display(),
+        plain.display(),
+        plain.display()
+    );
+    // `server:` at the top of a composed file is the default server.
+    write(&d, "suite/suite.yaml", &suite);
+    let (code, out, err) = run(&["--suite", d.join("suite").to_str().unwrap(), "--jobs", "4"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("SKIP  skip me — hook says no"), "{out}");
+    // Each line: the phase, then (for context hooks) the JSON context.
+    let lines: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| match l.split_once(' ') {
+            Some((phase, json)) if json.starts_with('{') => {
+                let v: serde_json::Value = serde_json::from_str(json).unwrap();
+                assert_eq!(v["phase"], phase);
+                assert_eq!(v["suite"]["name"], "hooked");
+                assert!(v["result"].is_null());
+                format!("{phase} {}", v["test"]["name"].as_str().unwrap())
+            }
+            _ => l.to_string(),
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "plain beforeAll",
+            "beforeEach first",
+            "plain afterEach",
+            "beforeEach skip me",
+            "plain afterEach",
+            "beforeEach third",
+            "plain afterEach",
+            "plain afterAll",
+        ]
+    );
+
+    // A failing beforeAll fails every test without running it.
+    std::fs::remove_file(&log).unwrap();
+    let failing = suite.replacen(
+        &format!("beforeAll: {}", plain.display()),
+        &format!("beforeAll: {}", fail.display()),
+        1,
+    );
+    write(&d, "suite/suite.yaml", &failing);
+    let (code, out, _) = run(&["--suite", d.join("suite").to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(out.matches("FAIL  ").count(), 3, "{out}");
+    assert!(out.contains("beforeAll hook"), "{out}");
+    assert!(out.contains("exited with status 3: seed failed"), "{out}");
+}
