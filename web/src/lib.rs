@@ -156,6 +156,20 @@ export interface McpcheckError extends Error {
   /** The diagnostics with source excerpts, as the CLI prints them. */
   rendered: string;
 }
+
+/** Check one response against an expectation document; returns the test
+ * outcome (`status` is `pass`, `fail` or `error`). Throws a
+ * {@link McpcheckError} when the expectations or the response cannot be
+ * read. */
+export function checkResponse(expect: Expectations, response: McpResponse, options?: CheckOptions): TestResult;
+
+/** Check a trace against trajectory assertions; throws a
+ * {@link McpcheckError} when either cannot be read. */
+export function checkTrajectory(trace: Trace, assertions: TrajectoryAssertions): TestResult;
+
+/** Load a suite file (either form) and report every problem in it, as
+ * `mcpcheck validate` does. Never throws: the problems are the result. */
+export function validateSuite(yamlText: string, fileName?: string): SuiteValidation;
 "#;
 
 /// Throw-able error: `message` is the core's; `diagnostics` and `rendered`
@@ -218,12 +232,13 @@ pub fn version() -> String {
 
 /// Check one response against an expectation document. Returns the test
 /// outcome (`status` is `pass`, `fail` or `error`); throws when the
-/// expectations or the response cannot be read.
-#[wasm_bindgen(js_name = checkResponse, unchecked_return_type = "TestResult")]
+/// expectations or the response cannot be read. (TypeScript: see the
+/// declarations above.)
+#[wasm_bindgen(js_name = checkResponse, skip_typescript)]
 pub fn check_response(
-    #[wasm_bindgen(unchecked_param_type = "Expectations")] expect: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "McpResponse")] response: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "CheckOptions")] options: Option<js_sys::Object>,
+    expect: JsValue,
+    response: JsValue,
+    options: Option<js_sys::Object>,
 ) -> Result<JsValue, JsValue> {
     let expect = from_js(&expect, "the expectation document")?;
     let doc = api::load_expect_value(EXPECT_FILE, &expect)
@@ -244,11 +259,8 @@ pub fn check_response(
 
 /// Check a trace against trajectory assertions. Returns the test outcome;
 /// throws when either cannot be read.
-#[wasm_bindgen(js_name = checkTrajectory, unchecked_return_type = "TestResult")]
-pub fn check_trajectory(
-    #[wasm_bindgen(unchecked_param_type = "Trace")] trace: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "TrajectoryAssertions")] assertions: JsValue,
-) -> Result<JsValue, JsValue> {
+#[wasm_bindgen(js_name = checkTrajectory, skip_typescript)]
+pub fn check_trajectory(trace: JsValue, assertions: JsValue) -> Result<JsValue, JsValue> {
     let trace = from_js(&trace, "the trace")?;
     let entries =
         api::load_trace_value(TRACE_FILE, &trace).map_err(|d| load_error(&d, trace.as_str()))?;
@@ -261,11 +273,8 @@ pub fn check_trajectory(
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. Never throws for a bad suite: the problems are
 /// the result.
-#[wasm_bindgen(js_name = validateSuite, unchecked_return_type = "SuiteValidation")]
-pub fn validate_suite(
-    #[wasm_bindgen(js_name = yamlText)] yaml_text: &str,
-    #[wasm_bindgen(js_name = fileName)] file_name: Option<String>,
-) -> JsValue {
+#[wasm_bindgen(js_name = validateSuite, skip_typescript)]
+pub fn validate_suite(yaml_text: &str, file_name: Option<String>) -> JsValue {
     let file = file_name.unwrap_or_else(|| "suite.yaml".to_string());
     let loaded = suite::load(&file, yaml_text);
     let tests: Vec<Value> = loaded

@@ -1,0 +1,17 @@
+// CommonJS entry for Node: the `nodejs` glue loads the .wasm synchronously
+// on first require, so every export is ready at once. `init` exists so that
+// code written for browsers runs unchanged.
+'use strict';
+
+const wasm = require('../node/mcpcheck_web.js');
+
+async function init() {}
+
+module.exports = {
+  checkResponse: wasm.checkResponse,
+  checkTrajectory: wasm.checkTrajectory,
+  validateSuite: wasm.validateSuite,
+  version: wasm.version,
+  init,
+  default: init,
+};
