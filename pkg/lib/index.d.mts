@@ -1,6 +1,6 @@
-// Types of the `mcpcheck` package. The functions and the shapes they take
-// and return are generated from the Rust crate (mcpcheck-web) by
-// wasm-bindgen; only `init` is declared here.
+// Types of the `mcpcheck` package for `import`. The functions and the
+// shapes they take and return are generated from the Rust crate
+// (mcpcheck-web) by wasm-bindgen; only `init` is declared here.
 export * from '../node/mcpcheck_web.js';
 
 /**
