@@ -25,7 +25,11 @@ fn main() -> Result<(), String> {
         let value = api::load_response("<response>", &rtext).map_err(|d| d.one_line())?;
         let result = api::check_response(&doc, &value, &facts);
         times.push(start.elapsed().as_secs_f64() * 1000.0);
-        status = format!("{} ({} checks)", result.status.as_str(), result.checks.len());
+        status = format!(
+            "{} ({} checks)",
+            result.status.as_str(),
+            result.checks.len()
+        );
     }
     times.sort_by(f64::total_cmp);
     println!(

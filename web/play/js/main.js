@@ -4,14 +4,15 @@
 // only moves text in and shows the results document. Text from the editors
 // and from results is only ever set as textContent, never parsed as HTML.
 
+// First, so the worker starts loading the module before the rest of the
+// page's scripts run.
+import { checker } from './start.js';
 import { EXAMPLES } from './examples.js';
-import { Checker } from './checker.js';
 import { decodeState, encodeState } from './state.js';
 import { el, clear } from './dom.js';
 
 const TABS = ['response', 'capture', 'trajectory'];
 const EDITORS = ['expect', 'response', 'capture', 'trace', 'assertions'];
-const checker = new Checker(new URL('./worker.js', import.meta.url));
 const field = (id) => document.getElementById(id);
 
 let tab = 'response';
@@ -119,11 +120,12 @@ for (const t of TABS) {
   const button = field(`tab-${t}`);
   button.addEventListener('click', () => selectTab(t));
   button.addEventListener('keydown', (e) => {
-    const i = TABS.indexOf(t);
-    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: TABS.length - 1 }[e.key];
+    const shown = TABS.filter((x) => !field(`tab-${x}`).hidden);
+    const i = shown.indexOf(t);
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: shown.length - 1 }[e.key];
     if (to === undefined) return;
     e.preventDefault();
-    selectTab(TABS[(to + TABS.length) % TABS.length], { focus: true });
+    selectTab(shown[(to + shown.length) % shown.length], { focus: true });
   });
 }
 

@@ -5,7 +5,7 @@
 // result or its error (message, diagnostics, rendered excerpt).
 //
 // The .wasm arrives as a script (`mcpcheck-web_bg.wasm.js`, written by
-// embed-wasm.mjs at build time) rather than through fetch(), so the page's
+// post-build.mjs at build time) rather than through fetch(), so the page's
 // Content-Security-Policy can forbid every connection.
 import * as wasm from '../mcpcheck-web.js';
 import { wasmBase64 } from '../mcpcheck-web_bg.wasm.js';
@@ -16,6 +16,7 @@ const exports = Object.fromEntries(
 );
 
 function decode(b64) {
+  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(b64);
   const bin = atob(b64);
   const bytes = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
