@@ -110,18 +110,27 @@ expect:
   {
     id: 'tools-list',
     tab: 'response',
-    title: 'tools/list (server-everything) — quantifiers',
+    title: 'tools/list (server-everything) — JSONPath and a schema',
     verdict: 'pass',
     fields: {
-      expect: `# A tools/list result: every tool has a name and an object input schema.
+      expect: `# A tools/list result, checked with JSONPath targets and a schema.
 method: tools/list
 expect:
-  - target: result.tools[*].name
-    matcher: {each: {matches_regex: '^[a-z][a-z-]*$'}}
-  - target: result.tools[*].inputSchema.type
-    matcher: {each: {exact: object}}
-  - target: result.tools
+  - name: at least five tools
+    target: result.tools
     matcher: {length: {min: 5}}
+  - name: get-sum is listed
+    target: 'result.tools[?@.name == "get-sum"]'
+    matcher: {exists: true}
+  - name: echo takes a string message
+    target: 'result.tools[?@.name == "echo"].inputSchema'
+    matcher:
+      schema:
+        type: object
+        required: [type, properties]
+        properties:
+          type: {const: object}
+          properties: {required: [message]}
 `,
       response: json(ev.tools),
     },
