@@ -3,15 +3,15 @@
 // that understand `new URL(…, import.meta.url)` emit it as an asset). Pass
 // the module's URL, a Response, bytes or a WebAssembly.Module to load it
 // some other way.
-import initWasm from '../web/mcpcheck_web.js';
+import initWasm from '../web/mcpcheck-web.js';
 
-export { checkResponse, checkTrajectory, validateSuite, version } from '../web/mcpcheck_web.js';
+export { checkResponse, checkTrajectory, validateSuite, version } from '../web/mcpcheck-web.js';
 
 let loading;
 
 export function init(input) {
   loading ??= initWasm({
-    module_or_path: input ?? new URL('../node/mcpcheck_web_bg.wasm', import.meta.url),
+    module_or_path: input ?? new URL('../node/mcpcheck-web_bg.wasm', import.meta.url),
   }).then(() => undefined);
   return loading;
 }

@@ -1,7 +1,7 @@
 // Types of the `mcpcheck` package for `require`. The functions and the
 // shapes they take and return are generated from the Rust crate
 // (mcpcheck-web) by wasm-bindgen; only `init` is declared here.
-export * from '../node/mcpcheck_web.js';
+export * from '../node/mcpcheck-web.js';
 
 /**
  * Load the WebAssembly module. In browsers, await it once before calling any

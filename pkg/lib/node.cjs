@@ -3,7 +3,7 @@
 // code written for browsers runs unchanged.
 'use strict';
 
-const wasm = require('../node/mcpcheck_web.js');
+const wasm = require('../node/mcpcheck-web.js');
 
 async function init() {}
 

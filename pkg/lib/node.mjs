@@ -2,7 +2,7 @@
 // `nodejs` glue), re-exported by name.
 import { createRequire } from 'node:module';
 
-const wasm = createRequire(import.meta.url)('../node/mcpcheck_web.js');
+const wasm = createRequire(import.meta.url)('../node/mcpcheck-web.js');
 
 export const { checkResponse, checkTrajectory, validateSuite, version } = wasm;
 

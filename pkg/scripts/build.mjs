@@ -7,18 +7,24 @@
 //   npm --prefix pkg run build
 //
 // `--no-opt` skips wasm-opt (a quicker build while working on the package);
-// MCPCHECK_WASM_OPT_FLAGS overrides its flags (see scripts/wasm-budget).
+// MCPCHECK_WASM_OPT_FLAGS overrides its flags (see wasm-opt.mjs).
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
+import { FLAGS, wasmOpt } from './wasm-opt.mjs';
+
 const pkg = dirname(dirname(fileURLToPath(import.meta.url)));
 const root = dirname(pkg);
 const crate = 'mcpcheck_web';
+// The glue's name: trunk names the playground's the same, and the name is
+// written into the module (its imports come from `./<name>_bg.js`), so both
+// builds produce the same module and the playground can reuse this one.
+const outName = 'mcpcheck-web';
 
 function run(cmd, args, opts = {}) {
   console.log(`$ ${cmd} ${args.join(' ')}`);
@@ -50,8 +56,6 @@ if (have !== `wasm-bindgen ${want}`) {
   fail(`found ${have}, need wasm-bindgen ${want} (cargo install wasm-bindgen-cli --version ${want})`);
 }
 
-const wasmOpt = join(pkg, 'node_modules', '.bin', 'wasm-opt');
-if (!existsSync(wasmOpt)) fail('wasm-opt is missing: run `npm --prefix pkg ci` first');
 
 // 1. The wasm module, with the size-first profile of the workspace manifest.
 run('cargo', [
@@ -64,37 +68,33 @@ const raw = join(target, 'wasm32-unknown-unknown', 'wasm', `${crate}.wasm`);
 // optimized copy can serve both.
 const out = { node: join(pkg, 'node'), web: join(pkg, 'web') };
 for (const [dir] of Object.entries(out)) rmSync(out[dir], { recursive: true, force: true });
-run('wasm-bindgen', ['--target', 'nodejs', '--out-dir', out.node, raw]);
-run('wasm-bindgen', ['--target', 'web', '--out-dir', out.web, raw]);
+run('wasm-bindgen', ['--target', 'nodejs', '--out-name', outName, '--out-dir', out.node, raw]);
+run('wasm-bindgen', ['--target', 'web', '--out-name', outName, '--out-dir', out.web, raw]);
 const digest = (f) => createHash('sha256').update(readFileSync(f)).digest('hex');
-const nodeWasm = join(out.node, `${crate}_bg.wasm`);
-const webWasm = join(out.web, `${crate}_bg.wasm`);
+const nodeWasm = join(out.node, `${outName}_bg.wasm`);
+const webWasm = join(out.web, `${outName}_bg.wasm`);
 if (digest(nodeWasm) !== digest(webWasm)) {
   fail('the nodejs and web targets produced different modules; one shared .wasm is not possible');
 }
 rmSync(webWasm);
-rmSync(join(out.web, `${crate}_bg.wasm.d.ts`), { force: true });
-rmSync(join(out.node, `${crate}_bg.wasm.d.ts`), { force: true });
+rmSync(join(out.web, `${outName}_bg.wasm.d.ts`), { force: true });
+rmSync(join(out.node, `${outName}_bg.wasm.d.ts`), { force: true });
 
-// 3. Optimize for size. The flags are in scripts/wasm-budget's report.
-const flags = (process.env.MCPCHECK_WASM_OPT_FLAGS || '-Oz --converge --strip-debug --strip-producers')
-  .split(/\s+/)
-  .filter(Boolean);
+// 3. Optimize for size (flags in wasm-opt.mjs). The digest of the input is
+// kept, so the playground's build can reuse this result for the same module.
 const before = statSync(nodeWasm).size;
+const inputDigest = digest(nodeWasm);
 const optimize = !process.argv.includes('--no-opt');
-if (optimize) run(wasmOpt, [...flags, '--enable-bulk-memory', '--enable-nontrapping-float-to-int',
-  '--enable-sign-ext', '--enable-mutable-globals', '--enable-reference-types', '--enable-multivalue',
-  '--enable-simd',
-  nodeWasm, '-o', nodeWasm]);
+if (optimize) wasmOpt(nodeWasm, nodeWasm);
 const bytes = readFileSync(nodeWasm);
 const gz = gzipSync(bytes, { level: 9 }).length;
 console.log(
-  `build: ${crate}_bg.wasm ${before} -> ${bytes.length} bytes (${(gz / 1024).toFixed(0)} KiB gzipped)`,
+  `build: ${outName}_bg.wasm ${before} -> ${bytes.length} bytes (${(gz / 1024).toFixed(0)} KiB gzipped)`,
 );
 
 // 4. A stamp of what was built, read by the tests and the budget script.
 mkdirSync(out.node, { recursive: true });
 writeFileSync(
   join(out.node, 'build.json'),
-  JSON.stringify({ wasmBindgen: want, wasmOptFlags: optimize ? flags : null, rawBytes: before, bytes: bytes.length, gzipBytes: gz }, null, 2) + '\n',
+  JSON.stringify({ wasmBindgen: want, wasmOptFlags: optimize ? FLAGS : null, inputSha256: inputDigest, rawBytes: before, bytes: bytes.length, gzipBytes: gz }, null, 2) + '\n',
 );

@@ -193,7 +193,7 @@ test('CommonJS and ES module entries expose the same functions', () => {
 });
 
 test('the TypeScript declarations name every export and shape', () => {
-  const dts = readFileSync(new URL('../node/mcpcheck_web.d.ts', import.meta.url), 'utf8');
+  const dts = readFileSync(new URL('../node/mcpcheck-web.d.ts', import.meta.url), 'utf8');
   for (const fn of ['checkResponse', 'checkTrajectory', 'validateSuite', 'version']) {
     assert.match(dts, new RegExp(`export function ${fn}\\(`), fn);
   }

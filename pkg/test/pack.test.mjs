@@ -37,12 +37,12 @@ test('the tarball holds the entries, the glue, one .wasm and the types, nothing 
     'lib/index.d.mts',
     'lib/node.cjs',
     'lib/node.mjs',
-    'node/mcpcheck_web.d.ts',
-    'node/mcpcheck_web.js',
-    'node/mcpcheck_web_bg.wasm',
+    'node/mcpcheck-web.d.ts',
+    'node/mcpcheck-web.js',
+    'node/mcpcheck-web_bg.wasm',
     'package.json',
-    'web/mcpcheck_web.d.ts',
-    'web/mcpcheck_web.js',
+    'web/mcpcheck-web.d.ts',
+    'web/mcpcheck-web.js',
   ]);
 });
 
@@ -70,7 +70,7 @@ test('the browser entry works once init() is given the module', () => {
     join(project, 'browser.mjs'),
     `import { readFileSync } from 'node:fs';
 import init, { checkResponse, version } from './node_modules/mcpcheck/lib/browser.mjs';
-await init(readFileSync('./node_modules/mcpcheck/node/mcpcheck_web_bg.wasm'));
+await init(readFileSync('./node_modules/mcpcheck/node/mcpcheck-web_bg.wasm'));
 ${SCRIPT}`,
   );
   assert.deepEqual(JSON.parse(node(['browser.mjs'], project)), want(version));
