@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::client::tap::{Dir, Event};
+use crate::client::tap::Dir;
 use crate::run::exec::SessionLog;
 
 /// Build the capture document of one session.

@@ -1,7 +1,7 @@
 //! `mcpcheck check`: verdicts for one saved response (or one trace) without a
 //! server. Reads the files, asks core, prints.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
@@ -92,7 +92,7 @@ pub fn main(args: CheckArgs) -> ExitCode {
     }
 }
 
-fn read(path: &PathBuf) -> Result<String, ExitCode> {
+fn read(path: &Path) -> Result<String, ExitCode> {
     read_text(path).map_err(|e| {
         err(&format!("mcpcheck check: {e}\n"));
         ExitCode::from(2)
@@ -100,8 +100,8 @@ fn read(path: &PathBuf) -> Result<String, ExitCode> {
 }
 
 fn check_response(
-    expect: &PathBuf,
-    response: &PathBuf,
+    expect: &Path,
+    response: &Path,
     today: Option<chrono::NaiveDate>,
 ) -> Result<TestResult, ExitCode> {
     let (ename, rname) = (display(expect), display(response));
@@ -127,10 +127,10 @@ fn check_response(
         today: Some(today.unwrap_or_else(|| chrono::Utc::now().date_naive())),
         ..Facts::default()
     };
-    Ok(api::check_response(&doc, &value, &facts))
+    Ok(api::check_response(&doc, value, &facts))
 }
 
-fn check_trace(trace: &PathBuf, traj: &PathBuf) -> Result<TestResult, ExitCode> {
+fn check_trace(trace: &Path, traj: &Path) -> Result<TestResult, ExitCode> {
     let (tname, aname) = (display(trace), display(traj));
     let ttext = read(trace)?;
     let atext = read(traj)?;

@@ -98,7 +98,7 @@ pub fn load_expect_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Diagno
 
 /// Check one response (a raw MCP result, a JSON-RPC envelope or an
 /// Observation) against an expectation document.
-pub fn check_response(doc: &ExpectDoc, response: &Value, facts: &Facts) -> TestResult {
+pub fn check_response(doc: &ExpectDoc, response: Value, facts: &Facts) -> TestResult {
     let (obs, _) = observation::from_response(&doc.method, response);
     let duration = obs.get("duration_ms").and_then(Value::as_u64).unwrap_or(0);
     let scored = score::score(&doc.expect, &obs, facts);

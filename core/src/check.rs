@@ -12,6 +12,7 @@
 //! them. String matchers look at a value's plain string form (see
 //! `crate::value::plain`).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -20,8 +21,10 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::diag::Span;
-use crate::path::Path;
-use crate::value::{as_number, json_eq, plain, plain_eq, show, show_json, truncate};
+use crate::path::{Found, Path};
+use crate::value::{
+    as_number, json_eq, plain, plain_cow, plain_eq, show, show_json, show_list, truncate,
+};
 
 /// How many characters of a value a message shows.
 pub const SHOW: usize = 200;
@@ -500,18 +503,100 @@ impl Outcome {
     }
 }
 
+/// What one evaluation looks at: the Observation, the caller's facts, and
+/// the result text parsed as JSON, computed at most once however many checks
+/// ask for it.
+pub struct Ctx<'a> {
+    pub obs: &'a Value,
+    pub facts: &'a Facts,
+    text_json: std::cell::OnceCell<Option<Value>>,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(obs: &'a Value, facts: &'a Facts) -> Self {
+        Ctx {
+            obs,
+            facts,
+            text_json: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The result text parsed as JSON (whole, or its first JSON line). When
+    /// the result has no `structuredContent`, the Observation's `json` is
+    /// exactly that, so it is reused rather than parsed again.
+    fn text_json(&self) -> Option<&Value> {
+        if !self.json_in_structured()
+            && let Some(j) = self.obs.get("json").filter(|j| !j.is_null())
+        {
+            return Some(j);
+        }
+        self.text_json
+            .get_or_init(|| {
+                let text = self
+                    .obs
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                crate::observation::parse_text_json(text)
+            })
+            .as_ref()
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// Whether the Observation keeps its `json` view as the result's
+    /// `structuredContent` (no `json` member of its own; see
+    /// `observation::observe`).
+    fn json_in_structured(&self) -> bool {
+        self.obs.get("json").is_none()
+            && self
+                .obs
+                .pointer("/result/structuredContent")
+                .is_some_and(|v| !v.is_null())
+    }
+
+    /// The JSON view.
+    pub fn json(&self) -> &'a Value {
+        if self.json_in_structured() {
+            self.obs
+                .pointer("/result/structuredContent")
+                .unwrap_or(&Value::Null)
+        } else {
+            self.obs.get("json").unwrap_or(&Value::Null)
+        }
+    }
+
+    /// Values a path selects from the Observation.
+    pub fn find<'p>(&self, path: &'p Path) -> Vec<Found<'p>>
+    where
+        'a: 'p,
+    {
+        if path.reads_json() && self.json_in_structured() {
+            path.find_json_in_structured(self.obs)
+        } else {
+            path.find(self.obs)
+        }
+    }
+}
+
 /// Evaluate one check against an Observation.
 pub fn evaluate(check: &Check, obs: &Value, facts: &Facts) -> Outcome {
+    evaluate_in(check, &Ctx::new(obs, facts))
+}
+
+/// Evaluate one check in a shared context (see [`Ctx`]).
+pub fn evaluate_in(check: &Check, ctx: &Ctx<'_>) -> Outcome {
+    let (obs, facts) = (ctx.obs, ctx.facts);
     let expected = check.matcher.expected();
     match &check.target {
         Target::File(path) => eval_file(&check.matcher, path, expected, facts),
         Target::Doc(path) => {
-            let found = path.find(obs);
-            eval_values(check, path, found_pairs(&found), obs, facts, expected)
+            let found = ctx.find(path);
+            eval_values(check, path, found_pairs(&found), ctx, expected)
         }
         Target::Each(each) => {
             let Each { path, items, field } = each.as_ref();
-            let containers = items.find(obs);
+            let containers = ctx.find(items);
             match containers.as_slice() {
                 [] => nothing_at(items, expected),
                 [c] if c.value.is_array() => {
@@ -519,33 +604,55 @@ pub fn evaluate(check: &Check, obs: &Value, facts: &Facts) -> Outcome {
                 }
                 // Not one array (e.g. an object): select with the whole path.
                 _ => {
-                    let found = path.find(obs);
-                    eval_values(check, path, found_pairs(&found), obs, facts, expected)
+                    let found = ctx.find(path);
+                    eval_values(check, path, found_pairs(&found), ctx, expected)
                 }
             }
         }
-        Target::TextJson(path) => {
-            let text = obs.get("text").and_then(Value::as_str).unwrap_or_default();
-            match crate::observation::parse_text_json(text) {
-                None => Outcome::fail(
+        Target::TextJson(path) => match ctx.text_json() {
+            None => {
+                let text = obs.get("text").and_then(Value::as_str).unwrap_or_default();
+                Outcome::fail(
                     expected,
-                    show(&Value::String(text.to_string()), SHOW),
+                    format!("'{}'", truncate(text, SHOW)),
                     format!("{}: the result text is not valid JSON", path.as_str()),
-                ),
-                Some(doc) => {
-                    let found = path.find(&doc);
-                    eval_values(check, path, found_pairs(&found), obs, facts, expected)
-                }
+                )
             }
-        }
+            Some(doc) => {
+                let found = path.find(doc);
+                eval_values(check, path, found_pairs(&found), ctx, expected)
+            }
+        },
     }
 }
 
-fn found_pairs<'a>(found: &'a [crate::path::Found<'a>]) -> Vec<(&'a Value, &'a str)> {
-    found
-        .iter()
-        .map(|f| (f.value, f.location.as_str()))
-        .collect()
+/// Where a value was found, rendered only when a message needs it.
+enum Loc<'a> {
+    /// A value a path selected.
+    At(&'a Found<'a>),
+    /// An element of an array a path selected.
+    Element(&'a Found<'a>, usize),
+    /// A value inside an element, found by an inner path.
+    Inner(&'a Found<'a>, usize, Found<'a>),
+}
+
+impl std::fmt::Display for Loc<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self {
+            Loc::At(found) => found.location(),
+            Loc::Element(found, i) => format!("{}[{i}]", found.location()),
+            Loc::Inner(found, i, inner) => {
+                join_location(&format!("{}[{i}]", found.location()), &inner.location())
+            }
+        };
+        f.write_str(&s)
+    }
+}
+
+type Pairs<'a> = Vec<(&'a Value, Loc<'a>)>;
+
+fn found_pairs<'a>(found: &'a [Found<'a>]) -> Pairs<'a> {
+    found.iter().map(|f| (f.value, Loc::At(f))).collect()
 }
 
 fn eval_file(m: &Matcher, path: &str, expected: String, facts: &Facts) -> Outcome {
@@ -623,14 +730,15 @@ fn eval_file(m: &Matcher, path: &str, expected: String, facts: &Facts) -> Outcom
     }
 }
 
-/// One value for a non-quantified matcher: none, the one, or the array of many.
-fn single(found: &[(&Value, &str)]) -> Option<Value> {
+/// One value for a non-quantified matcher: none, the one (borrowed), or the
+/// array of many.
+fn single<'a>(found: &[(&'a Value, Loc<'a>)]) -> Option<Cow<'a, Value>> {
     match found {
         [] => None,
-        [(v, _)] => Some((*v).clone()),
-        many => Some(Value::Array(
+        [(v, _)] => Some(Cow::Borrowed(*v)),
+        many => Some(Cow::Owned(Value::Array(
             many.iter().map(|(v, _)| (*v).clone()).collect(),
-        )),
+        ))),
     }
 }
 
@@ -645,11 +753,11 @@ fn nothing_at(path: &Path, expected: String) -> Outcome {
 fn eval_values(
     check: &Check,
     path: &Path,
-    found: Vec<(&Value, &str)>,
-    obs: &Value,
-    facts: &Facts,
+    found: Pairs<'_>,
+    ctx: &Ctx<'_>,
     expected: String,
 ) -> Outcome {
+    let facts = ctx.facts;
     let m = &check.matcher;
     match m {
         Matcher::Exists => {
@@ -663,17 +771,17 @@ fn eval_values(
                 Outcome::pass(expected, "present".into())
             }
         }
-        Matcher::Absent => match single(&found) {
+        Matcher::Absent => match single(&found).as_deref() {
             None | Some(Value::Null) => Outcome::pass(expected, "absent".into()),
             Some(v) => Outcome::fail(
                 expected,
-                show(&v, SHOW),
+                show(v, SHOW),
                 format!("{} is present", path.as_str()),
             ),
         },
         Matcher::NotTrue => {
             let v = single(&found);
-            match v {
+            match v.as_deref() {
                 Some(Value::Bool(true)) => Outcome::fail(
                     expected,
                     "true".into(),
@@ -686,17 +794,17 @@ fn eval_values(
                 other => Outcome::pass(
                     expected,
                     other
-                        .map(|v| show(&v, SHOW))
+                        .map(|v| show(v, SHOW))
                         .unwrap_or_else(|| "absent".into()),
                 ),
             }
         }
-        Matcher::IsTrue => match single(&found) {
+        Matcher::IsTrue => match single(&found).as_deref() {
             Some(Value::Bool(true)) => Outcome::pass(expected, "true".into()),
             other => Outcome::fail(
                 expected,
                 other
-                    .map(|v| show(&v, SHOW))
+                    .map(|v| show(v, SHOW))
                     .unwrap_or_else(|| "absent".into()),
                 if check.key == "is_error" {
                     "expected error but tool returned isError=false".into()
@@ -705,14 +813,14 @@ fn eval_values(
                 },
             ),
         },
-        Matcher::NoRpcError => match single(&found) {
+        Matcher::NoRpcError => match single(&found).as_deref() {
             None | Some(Value::Null) => Outcome::pass(expected, "a result".into()),
             Some(err) => {
                 let code = err.get("code").map(plain).unwrap_or_default();
                 let msg = err.get("message").map(plain).unwrap_or_default();
                 Outcome::fail(
                     expected,
-                    show_json(&err, SHOW),
+                    show_json(err, SHOW),
                     format!("the server answered with JSON-RPC error {code}: {msg}"),
                 )
             }
@@ -722,12 +830,9 @@ fn eval_values(
         | Matcher::NotificationData { .. }
         | Matcher::LogLevel(_)
         | Matcher::ResourceUpdated { .. } => {
-            let list: Vec<&Value> = match single(&found) {
-                Some(Value::Array(_)) => match found.as_slice() {
-                    [(Value::Array(a), _)] => a.iter().collect(),
-                    many => many.iter().map(|(v, _)| *v).collect(),
-                },
-                _ => found.iter().map(|(v, _)| *v).collect(),
+            let list: Vec<&Value> = match found.as_slice() {
+                [(Value::Array(a), _)] => a.iter().collect(),
+                many => many.iter().map(|(v, _)| *v).collect(),
             };
             eval_notifications(m, &list, facts, expected)
         }
@@ -739,22 +844,16 @@ fn eval_values(
         | Matcher::SortedDesc
         | Matcher::DatesBetween { .. }
         | Matcher::DatesWithinDays(_) => {
-            let items: Vec<(Value, String)> = if path.is_plural() {
+            let items: Pairs<'_> = if path.is_plural() {
                 found
-                    .iter()
-                    .map(|(v, l)| ((*v).clone(), l.to_string()))
-                    .collect()
             } else {
                 match found.as_slice() {
-                    [(Value::Array(a), loc)] => a
+                    [(Value::Array(a), Loc::At(f))] => a
                         .iter()
                         .enumerate()
-                        .map(|(i, v)| (v.clone(), format!("{loc}[{i}]")))
+                        .map(|(i, v)| (v, Loc::Element(f, i)))
                         .collect(),
-                    other => other
-                        .iter()
-                        .map(|(v, l)| ((*v).clone(), l.to_string()))
-                        .collect(),
+                    _ => found,
                 }
             };
             if items.is_empty() && !path.is_plural() {
@@ -779,7 +878,7 @@ fn eval_values(
             let mut reasons = Vec::new();
             let mut undecided = None;
             for alt in alts {
-                let outs: Vec<Outcome> = alt.iter().map(|c| evaluate(c, obs, facts)).collect();
+                let outs: Vec<Outcome> = alt.iter().map(|c| evaluate_in(c, ctx)).collect();
                 if outs.iter().all(|o| o.status == Status::Pass) {
                     return Outcome::pass(expected, "an alternative passed".into());
                 }
@@ -805,10 +904,10 @@ fn eval_values(
             )
         }
         Matcher::When { condition, then } => {
-            if !condition_holds(condition, obs) {
+            if !condition_holds(condition, ctx.json()) {
                 return Outcome::pass(expected, format!("skipped: not ({})", condition.describe()));
             }
-            let outs: Vec<Outcome> = then.iter().map(|c| evaluate(c, obs, facts)).collect();
+            let outs: Vec<Outcome> = then.iter().map(|c| evaluate_in(c, ctx)).collect();
             if let Some(e) = outs.iter().find(|o| o.status == Status::Error) {
                 return Outcome::error(expected, e.reason.clone());
             }
@@ -839,13 +938,15 @@ fn eval_values(
                     nothing_at(path, expected)
                 }
             }
-            Some(v) => eval_one(check, path, &v, expected),
+            Some(v) => eval_one(check, path, v.as_ref(), expected),
         },
     }
 }
 
 fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome {
-    let text = plain(v);
+    // The plain text is built only for the matchers that read it.
+    let text_cell = std::cell::OnceCell::new();
+    let text = || text_cell.get_or_init(|| plain_cow(v)).as_ref();
     let actual = || show(v, SHOW);
     let at = path.as_str();
     let ok = |b: bool, reason: String| {
@@ -878,11 +979,11 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
             },
         ),
         Matcher::TextEquals(want) => ok(
-            text.trim() == want.trim(),
+            text().trim() == want.trim(),
             format!(
                 "expected exact match: want {}, got {}",
                 quote(want.trim()),
-                quote(text.trim())
+                quote(text().trim())
             ),
         ),
         Matcher::PlainEquals(want) => ok(
@@ -890,41 +991,41 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
             format!(
                 "json_path {at}: want {}, got {}",
                 plain(want),
-                truncate(&text, 80)
+                truncate(text(), 80)
             ),
         ),
         Matcher::Contains(s) => ok(
-            text.contains(s.as_str()),
+            text().contains(s.as_str()),
             match check.key.as_str() {
                 "message_contains" | "summary_contains" => format!(
                     "Expected {at} to contain {}, got {}",
                     quote(s),
-                    quote(&text)
+                    quote(text())
                 ),
                 _ => format!("expected {at} to contain {}", quote(s)),
             },
         ),
         Matcher::IContains(s) => ok(
-            text.to_lowercase().contains(&s.to_lowercase()),
+            text().to_lowercase().contains(&s.to_lowercase()),
             format!("expected {at} to contain {} (ignoring case)", quote(s)),
         ),
         Matcher::NotContains(s) => ok(
-            !text.contains(s.as_str()),
+            !text().contains(s.as_str()),
             format!("expected {at} NOT to contain {}", quote(s)),
         ),
         Matcher::ContainsAny(list) => ok(
-            list.iter().any(|s| text.contains(s.as_str())),
+            list.iter().any(|s| text().contains(s.as_str())),
             format!(
                 "expected {at} to contain at least one of {}",
                 list.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", ")
             ),
         ),
         Matcher::Regex(r) => ok(
-            r.is_match(&text),
+            r.is_match(text()),
             format!("expected {at} to match regex {}", quote(r.as_str())),
         ),
         Matcher::NotRegex(r) => ok(
-            !r.is_match(&text),
+            !r.is_match(text()),
             format!("expected {at} not to match regex {}", quote(r.as_str())),
         ),
         Matcher::Schema(validator) => match validator.validate(v) {
@@ -943,7 +1044,7 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
             }
         },
         Matcher::NotEmpty => {
-            let t = text.trim();
+            let t = text().trim();
             ok(
                 !(t.is_empty() || t == "null" || t == "[]" || t == "{}"),
                 format!("expected non-empty result, got: {}", quote(t)),
@@ -952,7 +1053,7 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
         Matcher::InOrder(items) => {
             let mut from = 0usize;
             for s in items {
-                match text.get(from..).and_then(|rest| rest.find(s.as_str())) {
+                match text().get(from..).and_then(|rest| rest.find(s.as_str())) {
                     Some(i) => from += i + s.len(),
                     None => {
                         return Outcome::fail(
@@ -969,7 +1070,7 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
             Outcome::pass(expected, actual())
         }
         Matcher::ResultCount { min, max } => {
-            let parsed = crate::observation::parse_text_json(&text);
+            let parsed = crate::observation::parse_text_json(text());
             let arr_len = match &parsed {
                 Some(Value::Array(a)) => Some(a.len() as u64),
                 Some(Value::Object(o)) => {
@@ -998,7 +1099,7 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
             }
         }
         Matcher::NetDelta(want) => {
-            let parsed = crate::observation::parse_text_json(&text);
+            let parsed = crate::observation::parse_text_json(text());
             match parsed
                 .as_ref()
                 .and_then(|p| p.get("net_delta"))
@@ -1123,41 +1224,39 @@ fn join_location(element: &str, inner: &str) -> String {
 fn eval_each(
     m: &Matcher,
     path: &Path,
-    container: &crate::path::Found<'_>,
+    container: &Found<'_>,
     field: &Path,
     facts: &Facts,
     expected: String,
 ) -> Outcome {
     let elements = container.value.as_array().map_or(&[][..], Vec::as_slice);
     let field_written = field.as_str().trim_start_matches('$');
-    let mut present: Vec<(Value, String)> = Vec::new();
-    // (how many values came before it, where) of the first element without the field.
-    let mut first_missing: Option<(usize, String)> = None;
+    let mut present: Pairs<'_> = Vec::new();
+    // (how many values came before it, which element) of the first element
+    // without the field.
+    let mut first_missing: Option<(usize, usize)> = None;
     for (i, el) in elements.iter().enumerate() {
-        let at = format!("{}[{i}]", container.location);
         let hits = field.find(el);
         // Only a singular field can be missing: an element whose inner list
         // (`tags[*]`) is empty has nothing to check, not a missing field.
         if hits.is_empty() && first_missing.is_none() && !field.is_plural() {
-            first_missing = Some((present.len(), join_location(&at, field_written)));
+            first_missing = Some((present.len(), i));
         }
         for h in hits {
-            present.push((h.value.clone(), join_location(&at, &h.location)));
+            present.push((h.value, Loc::Inner(container, i, h)));
         }
     }
     let every_element = matches!(
         m,
         Matcher::AllEqual(_) | Matcher::AllOneOf(_) | Matcher::AllRegex(_)
     );
-    if let (true, Some((before, at))) = (every_element, first_missing) {
+    if let (true, Some((before, i))) = (every_element, first_missing) {
         let o = eval_quantifier(m, path, &present[..before], facts, expected.clone());
         if o.status != Status::Pass {
             return o;
         }
-        let actual = show_json(
-            &Value::Array(present.into_iter().map(|(v, _)| v).collect()),
-            SHOW,
-        );
+        let actual = show_list(present.iter().map(|(v, _)| *v), SHOW);
+        let at = join_location(&format!("{}[{i}]", container.location()), field_written);
         return Outcome::fail(expected, actual, format!("Missing field: {at}"));
     }
     eval_quantifier(m, path, &present, facts, expected)
@@ -1166,16 +1265,11 @@ fn eval_each(
 fn eval_quantifier(
     m: &Matcher,
     path: &Path,
-    items: &[(Value, String)],
+    items: &[(&Value, Loc<'_>)],
     facts: &Facts,
     expected: String,
 ) -> Outcome {
-    let actual = || {
-        show_json(
-            &Value::Array(items.iter().map(|(v, _)| v.clone()).collect()),
-            SHOW,
-        )
-    };
+    let actual = || show_list(items.iter().map(|(v, _)| *v), SHOW);
     let fail = |reason: String| Outcome::fail(expected.clone(), actual(), reason);
     match m {
         Matcher::AllEqual(want) => {
@@ -1249,7 +1343,7 @@ fn eval_quantifier(
             };
             let hi = end_of(end, hi);
             for (v, loc) in items {
-                let s = plain(v);
+                let s = plain_cow(v);
                 match parse_date(&s) {
                     None => return fail(format!("{} at {loc} is not a date", show(v, 80))),
                     Some(d) if d < lo || d > hi => {
@@ -1272,7 +1366,7 @@ fn eval_quantifier(
                 );
             };
             for (v, loc) in items {
-                let s = plain(v);
+                let s = plain_cow(v);
                 match parse_date(&s) {
                     None => return fail(format!("{} at {loc} is not a date", show(v, 80))),
                     Some(d) => {
@@ -1296,7 +1390,7 @@ fn eval_quantifier(
 fn eval_tags(
     rule: TagRule,
     tags: &[String],
-    found: &[(&Value, &str)],
+    found: &[(&Value, Loc<'_>)],
     path: &Path,
     expected: String,
 ) -> Outcome {
@@ -1306,45 +1400,51 @@ fn eval_tags(
         [] => return nothing_at(path, expected),
         many => many.iter().map(|(v, _)| *v).collect(),
     };
-    let actual = show_json(
-        &Value::Array(
+    // What the results carry, shown only as far as a message needs.
+    let actual = || {
+        show_list(
             results
                 .iter()
-                .map(|r| r.pointer("/metadata/tags").cloned().unwrap_or(Value::Null))
-                .collect(),
-        ),
-        SHOW,
-    );
+                .map(|r| r.pointer("/metadata/tags").unwrap_or(&Value::Null)),
+            SHOW,
+        )
+    };
     for (i, r) in results.iter().enumerate() {
-        let have: Vec<String> = r
-            .pointer("/metadata/tags")
+        let have: &[Value] = r
+            .get("metadata")
+            .and_then(|m| m.get("tags"))
             .and_then(Value::as_array)
-            .map(|a| a.iter().map(plain).collect())
-            .unwrap_or_default();
+            .map_or(&[], Vec::as_slice);
+        let has = |t: &String| {
+            have.iter().any(|h| match h {
+                Value::String(s) => s == t,
+                other => plain(other) == *t,
+            })
+        };
         match rule {
             TagRule::All => {
-                if let Some(t) = tags.iter().find(|t| !have.contains(t)) {
+                if let Some(t) = tags.iter().find(|t| !has(t)) {
                     return Outcome::fail(
                         expected,
-                        actual,
+                        actual(),
                         format!("Result {i} missing required tag: '{t}'"),
                     );
                 }
             }
             TagRule::None => {
-                if let Some(t) = tags.iter().find(|t| have.contains(t)) {
+                if let Some(t) = tags.iter().find(|t| has(t)) {
                     return Outcome::fail(
                         expected,
-                        actual,
+                        actual(),
                         format!("Result {i} has excluded tag: '{t}'"),
                     );
                 }
             }
             TagRule::Any => {
-                if !tags.iter().any(|t| have.contains(t)) {
+                if !tags.iter().any(has) {
                     return Outcome::fail(
                         expected,
-                        actual,
+                        actual(),
                         format!(
                             "Result {i} has none of the tags: {}",
                             tags.iter()
@@ -1357,7 +1457,7 @@ fn eval_tags(
             }
         }
     }
-    Outcome::pass(expected, actual)
+    Outcome::pass(expected, actual())
 }
 
 fn eval_notifications(m: &Matcher, list: &[&Value], facts: &Facts, expected: String) -> Outcome {
@@ -1511,8 +1611,7 @@ fn eval_notifications(m: &Matcher, list: &[&Value], facts: &Facts, expected: Str
     }
 }
 
-fn condition_holds(c: &Condition, obs: &Value) -> bool {
-    let json = obs.get("json").unwrap_or(&Value::Null);
+fn condition_holds(c: &Condition, json: &Value) -> bool {
     match c {
         Condition::HasResults => json
             .get("results")
@@ -1537,6 +1636,9 @@ fn condition_holds(c: &Condition, obs: &Value) -> bool {
 /// `YYYY-MM-DD` date, as a UTC-naive date-time.
 pub fn parse_date(s: &str) -> Option<NaiveDateTime> {
     let s = s.trim();
+    if let Some(d) = parse_utc_seconds(s) {
+        return Some(d);
+    }
     if let Ok(d) = DateTime::parse_from_rfc3339(s) {
         return Some(d.naive_utc());
     }
@@ -1548,6 +1650,29 @@ pub fn parse_date(s: &str) -> Option<NaiveDateTime> {
     NaiveDate::parse_from_str(s, "%Y-%m-%d")
         .ok()
         .and_then(|d| d.and_hms_opt(0, 0, 0))
+}
+
+/// The most common timestamp, `YYYY-MM-DDTHH:MM:SSZ`, read without the
+/// general parser (date checks run over every result of a response).
+fn parse_utc_seconds(s: &str) -> Option<NaiveDateTime> {
+    let b = s.as_bytes();
+    if b.len() != 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+        || b[19] != b'Z'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        b[r].iter().try_fold(0u32, |acc, c| {
+            c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
+        })
+    };
+    let date = NaiveDate::from_ymd_opt(num(0..4)? as i32, num(5..7)?, num(8..10)?)?;
+    date.and_hms_opt(num(11..13)?, num(14..16)?, num(17..19)?)
 }
 
 /// A plain date as an upper bound covers its whole day.

@@ -45,6 +45,9 @@ use crate::read::{Cx, Entries};
 use crate::yaml::{Node, NodeKind, Scalar};
 
 /// One scored item of a test: a check, or an assert-set scored as a unit.
+// A test has a handful of items; their size is irrelevant next to the
+// indirection a box would add to every check.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Item {
     Check(Check),

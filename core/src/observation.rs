@@ -25,6 +25,10 @@
 //! The JSON view parses the text whole, or else its first line that is valid
 //! JSON (mcp-assert's rule for `json_path`).
 //!
+//! Where a view is JSON written by mcpcheck (list results, non-text prompt
+//! content), object keys come out in sorted order: the parsed form keeps no
+//! order, which keeps parsing and lookups fast on large responses.
+//!
 //! `result` is the MCP result as received, with one normalization: a
 //! `tools/call` result without `isError` gets `"isError": false`, the value
 //! the MCP schema gives an absent flag. So `result.isError` with
@@ -168,15 +172,22 @@ pub fn observe(
         r.entry("isError").or_insert(Value::Bool(false));
     }
     let text = text_view(method, &result);
-    let json_view = match result.get("structuredContent") {
-        Some(sc) if *method == Method::ToolsCall && !sc.is_null() => sc.clone(),
-        _ => parse_text_json(&text).unwrap_or(Value::Null),
-    };
+    // A large structured result is kept once: when `structuredContent` is
+    // the JSON view, the document has no `json` member and checks read
+    // `json` from `result.structuredContent` (see `check::Ctx`);
+    // `materialize` writes it out for display.
+    let structured = *method == Method::ToolsCall
+        && result
+            .get("structuredContent")
+            .is_some_and(|sc| !sc.is_null());
+    let json_view = (!structured).then(|| parse_text_json(&text).unwrap_or(Value::Null));
     let mut doc = Map::new();
     doc.insert("result".into(), result);
     doc.insert("error".into(), error.unwrap_or(Value::Null));
     doc.insert("text".into(), Value::String(text));
-    doc.insert("json".into(), json_view);
+    if let Some(j) = json_view {
+        doc.insert("json".into(), j);
+    }
     doc.insert("notifications".into(), Value::Array(notifications));
     doc.insert(
         "duration_ms".into(),
@@ -200,19 +211,19 @@ pub enum ResponseShape {
 /// Turn any accepted response document into an Observation: a raw MCP
 /// result, a JSON-RPC envelope, or an Observation (missing views are filled
 /// in from its `result`). `method` picks the text view.
-pub fn from_response(method: &Method, doc: &Value) -> (Value, ResponseShape) {
-    let obj = doc.as_object();
-    let has = |k: &str| obj.is_some_and(|o| o.contains_key(k));
-    if has("jsonrpc") || (has("id") && (has("result") || has("error"))) {
-        let obs = observe(
-            method,
-            doc.get("result").cloned(),
-            doc.get("error").cloned().filter(|e| !e.is_null()),
-            Vec::new(),
-            None,
-        );
+pub fn from_response(method: &Method, mut doc: Value) -> (Value, ResponseShape) {
+    let has = |d: &Value, k: &str| d.as_object().is_some_and(|o| o.contains_key(k));
+    if has(&doc, "jsonrpc") || (has(&doc, "id") && (has(&doc, "result") || has(&doc, "error"))) {
+        let result = doc.get_mut("result").map(Value::take);
+        let error = doc
+            .get_mut("error")
+            .map(Value::take)
+            .filter(|e| !e.is_null());
+        let obs = observe(method, result, error, Vec::new(), None);
         return (obs, ResponseShape::Envelope);
     }
+    let obj = doc.as_object();
+    let has = |k: &str| obj.is_some_and(|o| o.contains_key(k));
     let obs_keys = ["text", "json", "notifications", "duration_ms"];
     if (has("result") || has("error")) && obs_keys.iter().any(|k| has(k)) {
         let mut obs = observe(
@@ -240,9 +251,26 @@ pub fn from_response(method: &Method, doc: &Value) -> (Value, ResponseShape) {
         return (obs, ResponseShape::Observation);
     }
     (
-        observe(method, Some(doc.clone()), None, Vec::new(), None),
+        observe(method, Some(doc), None, Vec::new(), None),
         ResponseShape::RawResult,
     )
+}
+
+/// The Observation with its `json` member written out (a copy of
+/// `result.structuredContent` when that is the JSON view), for display.
+pub fn materialize(obs: &Value) -> Value {
+    let mut out = obs.clone();
+    if out.get("json").is_none()
+        && let Some(o) = out.as_object_mut()
+    {
+        let sc = o
+            .get("result")
+            .and_then(|r| r.get("structuredContent"))
+            .cloned()
+            .unwrap_or(Value::Null);
+        o.insert("json".into(), sc);
+    }
+    out
 }
 
 /// An empty Observation (no exchange happened), e.g. for trajectory tests.
@@ -302,7 +330,8 @@ mod tests {
     fn structured_content_wins_for_json_view() {
         let r = json!({"content": [{"type": "text", "text": "{\"t\": 1}"}], "structuredContent": {"t": 2}});
         let obs = observe(&Method::ToolsCall, Some(r), None, vec![], None);
-        assert_eq!(obs["json"], json!({"t": 2}));
+        assert!(obs.get("json").is_none(), "kept once, under result");
+        assert_eq!(materialize(&obs)["json"], json!({"t": 2}));
     }
 
     #[test]
@@ -313,7 +342,7 @@ mod tests {
         ]});
         assert_eq!(
             text_view(&Method::PromptsGet, &p),
-            "D\nhello\n{\"type\":\"image\",\"data\":\"x\",\"mimeType\":\"image/png\"}"
+            "D\nhello\n{\"data\":\"x\",\"mimeType\":\"image/png\",\"type\":\"image\"}"
         );
         let r = json!({"contents": [{"uri": "a", "text": "T"}, {"uri": "b", "blob": "AAAA", "mimeType": "application/octet-stream"}]});
         assert_eq!(
@@ -332,17 +361,17 @@ mod tests {
         let m = Method::ToolsCall;
         let (o, s) = from_response(
             &m,
-            &json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}}),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}}),
         );
         assert_eq!(s, ResponseShape::Envelope);
         assert_eq!(o["error"]["code"], json!(-32601));
         assert_eq!(o["result"], Value::Null);
-        let (o, s) = from_response(&m, &json!({"content": [{"type": "text", "text": "x"}]}));
+        let (o, s) = from_response(&m, json!({"content": [{"type": "text", "text": "x"}]}));
         assert_eq!(s, ResponseShape::RawResult);
         assert_eq!(o["text"], json!("x"));
         let (o, s) = from_response(
             &m,
-            &json!({"result": {"content": []}, "text": "given", "notifications": [{"method": "m"}]}),
+            json!({"result": {"content": []}, "text": "given", "notifications": [{"method": "m"}]}),
         );
         assert_eq!(s, ResponseShape::Observation);
         assert_eq!(o["text"], json!("given"));

@@ -25,6 +25,34 @@ pub struct Path {
     /// base the path was compiled under (e.g. `json`), hidden in messages.
     base_len: usize,
     compiled: JsonPath,
+    /// The member names and indices from the root, when that is all the path
+    /// is (no wildcard, slice, filter or descendant): then it is followed
+    /// directly, without the JSONPath engine (the common case, and the hot
+    /// one when a quantifier looks into thousands of elements).
+    simple: Option<Vec<Seg>>,
+    /// The simple path's location as shown (after the base), rendered once.
+    simple_loc: std::sync::Arc<str>,
+    /// A path with one `[*]` between two simple parts (`results[*].type`):
+    /// followed directly too, element by element.
+    wild: Option<Box<Wild>>,
+    /// How the path reads with its leading `json` member replaced by
+    /// `result.structuredContent` (see [`Path::find_json_in_structured`]).
+    json_alias: Option<Box<Path>>,
+}
+
+#[derive(Clone, Debug)]
+struct Wild {
+    before: Vec<Seg>,
+    after: Vec<Seg>,
+    /// How the part before `[*]` and the part after it are shown.
+    before_loc: std::sync::Arc<str>,
+    after_loc: std::sync::Arc<str>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Seg {
+    Name(String),
+    Index(i64),
 }
 
 impl PartialEq for Path {
@@ -37,9 +65,175 @@ impl PartialEq for Path {
 #[derive(Clone, Debug)]
 pub struct Found<'a> {
     pub value: &'a Value,
+    loc: Loc<'a>,
+}
+
+#[derive(Clone, Debug)]
+enum Loc<'a> {
+    /// A location from the JSONPath engine; `skip` leading elements hidden,
+    /// then `prefix` (if any) shown in their place.
+    Normalized {
+        path: NormalizedPath<'a>,
+        skip: usize,
+        prefix: Option<&'static str>,
+    },
+    /// A simple path's location, rendered once when the path was compiled.
+    Simple(std::sync::Arc<str>),
+    /// An element of a `[*]` path.
+    Wild(&'a Wild, usize),
+}
+
+impl Found<'_> {
     /// The location in sugar form relative to the path's base, e.g.
-    /// `results[1].type`.
-    pub location: String,
+    /// `results[1].type`. Built on demand: most checks never need it.
+    pub fn location(&self) -> String {
+        match &self.loc {
+            Loc::Normalized { path, skip, prefix } => {
+                let rest = sugar_location(path, *skip);
+                match prefix {
+                    Some(p) if rest == "$" => (*p).to_string(),
+                    Some(p) if rest.starts_with('[') => format!("{p}{rest}"),
+                    Some(p) => format!("{p}.{rest}"),
+                    None => rest,
+                }
+            }
+            Loc::Simple(s) => s.to_string(),
+            Loc::Wild(w, i) => {
+                let (before, after) = (&w.before_loc, &w.after_loc);
+                let head = if before.as_ref() == "$" {
+                    format!("[{i}]")
+                } else {
+                    format!("{before}[{i}]")
+                };
+                match after.as_ref() {
+                    "$" => head,
+                    a if a.starts_with('[') => format!("{head}{a}"),
+                    a => format!("{head}.{a}"),
+                }
+            }
+        }
+    }
+}
+
+/// The member names and indices of a JSONPath made only of those.
+fn simple_segments(c: &str) -> Option<Vec<Seg>> {
+    let mut rest = c.strip_prefix('$')?;
+    let mut segs = Vec::new();
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix("['").or_else(|| rest.strip_prefix("[\"")) {
+            let quote = if rest.starts_with("['") { '\'' } else { '"' };
+            let mut name = String::new();
+            let mut chars = r.char_indices();
+            let mut end = None;
+            while let Some((i, ch)) = chars.next() {
+                match ch {
+                    '\\' => match chars.next() {
+                        Some((_, e @ ('\\' | '\'' | '"'))) => name.push(e),
+                        _ => return None,
+                    },
+                    ch if ch == quote => {
+                        end = Some(i);
+                        break;
+                    }
+                    ch => name.push(ch),
+                }
+            }
+            let after = &r[end? + 1..];
+            rest = after.strip_prefix(']')?;
+            segs.push(Seg::Name(name));
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let close = r.find(']')?;
+            let idx: i64 = r[..close].trim().parse().ok()?;
+            segs.push(Seg::Index(idx));
+            rest = &r[close + 1..];
+        } else if let Some(r) = rest.strip_prefix('.') {
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            let name = &r[..end];
+            let ok = name
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || !c.is_ascii())
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || !c.is_ascii());
+            if !ok {
+                return None;
+            }
+            segs.push(Seg::Name(name.to_string()));
+            rest = &r[end..];
+        } else {
+            return None;
+        }
+    }
+    Some(segs)
+}
+
+/// `prefix[*]suffix` with simple parts, split there.
+fn wild_of(c: &str, skip: usize) -> Option<Wild> {
+    let (head, tail) = c.split_once("[*]")?;
+    if tail.contains("[*]") {
+        return None;
+    }
+    let before = simple_segments(head)?;
+    let after = simple_segments(&format!("${tail}"))?;
+    if before.len() < skip {
+        return None;
+    }
+    Some(Wild {
+        before_loc: render_simple(&before[skip..]).into(),
+        after_loc: render_simple(&after).into(),
+        before,
+        after,
+    })
+}
+
+fn simple_location(simple: Option<&[Seg]>, skip: usize) -> std::sync::Arc<str> {
+    match simple {
+        Some(segs) => render_simple(&segs[skip.min(segs.len())..]).into(),
+        None => "".into(),
+    }
+}
+
+fn render_simple(segs: &[Seg]) -> String {
+    let mut s = String::new();
+    for seg in segs {
+        match seg {
+            Seg::Name(n) => {
+                let plain = !n.is_empty()
+                    && n.chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+                if plain {
+                    if !s.is_empty() {
+                        s.push('.');
+                    }
+                    s.push_str(n);
+                } else {
+                    s.push_str(&bracket_name(n));
+                }
+            }
+            Seg::Index(i) => {
+                s.push('[');
+                s.push_str(&i.to_string());
+                s.push(']');
+            }
+        }
+    }
+    if s.is_empty() { "$".to_string() } else { s }
+}
+
+/// Follow simple segments from `doc`.
+fn follow<'a>(mut v: &'a Value, segs: &[Seg]) -> Option<&'a Value> {
+    for seg in segs {
+        v = match (seg, v) {
+            (Seg::Name(n), Value::Object(o)) => o.get(n)?,
+            (Seg::Index(i), Value::Array(a)) => {
+                let i = if *i < 0 { a.len() as i64 + *i } else { *i };
+                a.get(usize::try_from(i).ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(v)
 }
 
 impl Path {
@@ -77,10 +271,17 @@ impl Path {
         for c in &candidates {
             match JsonPath::parse(c) {
                 Ok(compiled) => {
+                    let simple = simple_segments(c);
+                    let json_alias = json_alias_of(c, base.len()).map(Box::new);
+                    let simple_loc = simple_location(simple.as_deref(), base.len());
                     return Ok(Path {
                         written: trimmed.to_string(),
                         base_len: base.len(),
                         compiled,
+                        simple,
+                        simple_loc,
+                        wild: wild_of(c, base.len()).map(Box::new),
+                        json_alias,
                     });
                 }
                 Err(e) => {
@@ -99,6 +300,10 @@ impl Path {
             written: "$".into(),
             base_len: 0,
             compiled: JsonPath::default(),
+            simple: Some(Vec::new()),
+            simple_loc: "$".into(),
+            wild: None,
+            json_alias: None,
         }
     }
 
@@ -115,25 +320,108 @@ impl Path {
     }
 
     /// Every value the path selects, in document order.
-    pub fn find<'a>(&self, doc: &'a Value) -> Vec<Found<'a>> {
+    pub fn find<'a>(&'a self, doc: &'a Value) -> Vec<Found<'a>> {
+        self.find_with(doc, None)
+    }
+
+    fn find_with<'a>(&'a self, doc: &'a Value, prefix: Option<&'static str>) -> Vec<Found<'a>> {
+        if let Some(segs) = &self.simple {
+            return match follow(doc, segs) {
+                None => Vec::new(),
+                Some(value) => {
+                    let shown = match prefix {
+                        Some(p) => {
+                            let rest = render_simple(&segs[self.base_len.min(segs.len())..]);
+                            match rest.as_str() {
+                                "$" => p.to_string(),
+                                r if r.starts_with('[') => format!("{p}{r}"),
+                                r => format!("{p}.{r}"),
+                            }
+                        }
+                        None => {
+                            return vec![Found {
+                                value,
+                                loc: Loc::Simple(self.simple_loc.clone()),
+                            }];
+                        }
+                    };
+                    vec![Found {
+                        value,
+                        loc: Loc::Simple(shown.into()),
+                    }]
+                }
+            };
+        }
+        if let (Some(w), None) = (&self.wild, prefix) {
+            let Some(Value::Array(items)) = follow(doc, &w.before) else {
+                // Not an array there: the engine decides (objects' members).
+                return self.find_with_engine(doc, prefix);
+            };
+            let mut out = Vec::with_capacity(items.len());
+            for (i, el) in items.iter().enumerate() {
+                if let Some(value) = follow(el, &w.after) {
+                    out.push(Found {
+                        value,
+                        loc: Loc::Wild(w, i),
+                    });
+                }
+            }
+            return out;
+        }
+        self.find_with_engine(doc, prefix)
+    }
+
+    fn find_with_engine<'a>(&self, doc: &'a Value, prefix: Option<&'static str>) -> Vec<Found<'a>> {
         self.compiled
             .query_located(doc)
             .into_iter()
             .map(|n| Found {
                 value: n.node(),
-                location: sugar_location(n.location(), self.base_len),
+                loc: Loc::Normalized {
+                    path: n.to_location(),
+                    skip: self.base_len,
+                    prefix,
+                },
             })
             .collect()
     }
 
+    /// Whether the path starts at the Observation's `json` member.
+    pub fn reads_json(&self) -> bool {
+        self.json_alias.is_some()
+    }
+
+    /// Find the values of a path into `json` in an Observation whose `json`
+    /// is its result's `structuredContent` (stored once, under `result`).
+    /// Locations read as they would under `json`.
+    pub fn find_json_in_structured<'a>(&'a self, obs: &'a Value) -> Vec<Found<'a>> {
+        match &self.json_alias {
+            Some(alias) => {
+                let prefix = if self.base_len == 0 {
+                    Some("json")
+                } else {
+                    None
+                };
+                alias.find_with(obs, prefix)
+            }
+            None => self.find(obs),
+        }
+    }
+
     /// The values only.
     pub fn values<'a>(&self, doc: &'a Value) -> Vec<&'a Value> {
-        self.compiled.query(doc).all()
+        match &self.simple {
+            Some(segs) => follow(doc, segs).into_iter().collect(),
+            None => self.compiled.query(doc).all(),
+        }
     }
 
     /// The first value selected, if any.
     pub fn first<'a>(&self, doc: &'a Value) -> Option<&'a Value> {
-        self.compiled.query(doc).first()
+        match &self.simple {
+            Some(segs) => follow(doc, segs),
+            None => self.compiled.query(doc).first(),
+        }
     }
 
     /// Whether the path can select more than one value (has a wildcard,
@@ -144,6 +432,29 @@ impl Path {
             || self.written.contains('?')
             || self.written.contains(':')
     }
+}
+
+/// The same JSONPath text with a leading `json` member read as
+/// `result.structuredContent`; the alias hides two leading elements where the
+/// original hid one (or none, for a path written from the root).
+fn json_alias_of(c: &str, base_len: usize) -> Option<Path> {
+    let rest = c.strip_prefix("$['json']").or_else(|| {
+        c.strip_prefix("$.json")
+            .filter(|r| r.is_empty() || r.starts_with(['.', '[']))
+    })?;
+    let text = format!("$['result']['structuredContent']{rest}");
+    let compiled = JsonPath::parse(&text).ok()?;
+    let skip = if base_len == 0 { 2 } else { base_len + 1 };
+    let simple = simple_segments(&text);
+    Some(Path {
+        simple_loc: simple_location(simple.as_deref(), skip),
+        wild: wild_of(&text, skip).map(Box::new),
+        written: text,
+        base_len: skip,
+        compiled,
+        simple,
+        json_alias: None,
+    })
 }
 
 fn bracket_name(name: &str) -> String {
@@ -281,7 +592,7 @@ mod tests {
             Path::parse_under(&["json"], "results[*].type").unwrap_or_else(|e| panic!("{e}"));
         let found = path.find(&doc);
         assert_eq!(found.len(), 2);
-        assert_eq!(found[1].location, "results[1].type");
+        assert_eq!(found[1].location(), "results[1].type");
         assert_eq!(found[1].value, &json!("log"));
         assert!(path.is_plural());
     }

@@ -21,7 +21,7 @@
 
 use serde_json::Value;
 
-use crate::check::{Check, Facts, Outcome, Status, evaluate};
+use crate::check::{Check, Ctx, Facts, Outcome, Status, evaluate_in};
 use crate::expect::{Expectations, Item};
 
 /// Tolerance for comparing a rounded score with a threshold.
@@ -163,6 +163,7 @@ fn fraction(pairs: impl Iterator<Item = (f64, bool)>) -> f64 {
 
 /// Evaluate every check and decide the test's verdict.
 pub fn score(exp: &Expectations, obs: &Value, facts: &Facts) -> Scored {
+    let ctx = Ctx::new(obs, facts);
     let mut checks = Vec::new();
     let mut sets = Vec::new();
     // (weight, passed) of each top-level item.
@@ -172,7 +173,7 @@ pub fn score(exp: &Expectations, obs: &Value, facts: &Facts) -> Scored {
     for item in &exp.items {
         match item {
             Item::Check(c) => {
-                let outcome = evaluate(c, obs, facts);
+                let outcome = evaluate_in(c, &ctx);
                 let ok = outcome.status == Status::Pass;
                 items.push((c.weight, ok));
                 if c.named {
@@ -187,7 +188,7 @@ pub fn score(exp: &Expectations, obs: &Value, facts: &Facts) -> Scored {
             Item::Set(s) => {
                 let mut inner = Vec::new();
                 for c in &s.checks {
-                    let outcome = evaluate(c, obs, facts);
+                    let outcome = evaluate_in(c, &ctx);
                     let ok = outcome.status == Status::Pass;
                     inner.push((c.weight, ok));
                     if c.named {

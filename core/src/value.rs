@@ -92,13 +92,65 @@ pub fn as_number(v: &Value) -> Option<f64> {
 pub fn show(v: &Value, max: usize) -> String {
     match v {
         Value::String(s) => format!("'{}'", truncate(s, max)),
-        other => truncate(&other.to_string(), max),
+        other => show_json(other, max),
     }
 }
 
-/// Compact JSON, cut to `max` characters.
+/// Compact JSON, cut to `max` characters. Serialization stops early, so
+/// showing a large value costs what is shown, not its size.
 pub fn show_json(v: &Value, max: usize) -> String {
-    truncate(&v.to_string(), max)
+    let mut w = Bounded {
+        buf: Vec::new(),
+        limit: max.saturating_mul(4).saturating_add(4),
+    };
+    let _ = serde_json::to_writer(&mut w, v);
+    truncate(&String::from_utf8_lossy(&w.buf), max)
+}
+
+/// A list of values shown as a JSON array, cut to `max` characters.
+pub fn show_list<'a>(values: impl IntoIterator<Item = &'a Value>, max: usize) -> String {
+    let mut out = String::from("[");
+    for (i, v) in values.into_iter().enumerate() {
+        if out.chars().count() > max {
+            break;
+        }
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&show_json(v, max));
+    }
+    out.push(']');
+    truncate(&out, max)
+}
+
+/// A writer that refuses bytes past its limit (stopping serialization).
+struct Bounded {
+    buf: Vec<u8>,
+    limit: usize,
+}
+
+impl std::io::Write for Bounded {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if self.buf.len() >= self.limit {
+            return Err(std::io::Error::other("enough"));
+        }
+        let room = self.limit - self.buf.len();
+        let n = data.len().min(room);
+        self.buf.extend_from_slice(&data[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The plain string form, borrowed when the value is a string.
+pub fn plain_cow(v: &Value) -> std::borrow::Cow<'_, str> {
+    match v {
+        Value::String(s) => std::borrow::Cow::Borrowed(s.as_str()),
+        other => std::borrow::Cow::Owned(plain(other)),
+    }
 }
 
 /// Cut `s` to at most `max` characters, marking the cut with `…`.
@@ -156,6 +208,14 @@ mod tests {
         assert!(json_eq(&json!({"a": [1, 2.0]}), &json!({"a": [1.0, 2]})));
         assert!(!json_eq(&json!("1"), &json!(1)));
         assert!(!json_eq(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
+    }
+
+    #[test]
+    fn large_values_are_shown_cut() {
+        let big = json!({"a": vec![1; 100_000]});
+        let shown = show_json(&big, 20);
+        assert_eq!(shown, "{\"a\":[1,1,1,1,1,1,1,…");
+        assert_eq!(show_list([&json!(1), &json!("x")], 50), "[1,\"x\"]");
     }
 
     #[test]

@@ -61,7 +61,7 @@ fn run_case(path: &Path) -> Result<(), String> {
     })?;
     let facts = api::facts_from_json(case.get("options").unwrap_or(&Value::Null))
         .map_err(|e| format!("{name}: bad options: {e}"))?;
-    let result = api::check_response(&doc, &case["observation"], &facts);
+    let result = api::check_response(&doc, case["observation"].clone(), &facts);
     let verdict = result.status.as_str();
     let messages: Vec<&str> = result
         .checks

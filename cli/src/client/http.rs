@@ -194,19 +194,18 @@ pub fn streamable(
                             .headers()
                             .get(SESSION_HEADER)
                             .and_then(|h| h.to_str().ok())
+                            && let Ok(mut cur) = p_session.lock()
                         {
-                            if let Ok(mut cur) = p_session.lock() {
-                                *cur = Some(s.to_string());
-                            }
+                            *cur = Some(s.to_string());
                         }
                         let _ = sent_tx.send(());
                         let status = resp.status();
                         if status.is_success() {
                             read_body(resp, &p_inbound, &p_stop).await;
-                            if let Ok(mut v) = p_version.lock() {
-                                if v.is_none() {
-                                    *v = negotiated_version(&p_inbound);
-                                }
+                            if let Ok(mut v) = p_version.lock()
+                                && v.is_none()
+                            {
+                                *v = negotiated_version(&p_inbound);
                             }
                         } else {
                             let headers = resp.headers().clone();
@@ -277,10 +276,10 @@ fn open_get_stream(
         };
         // 405: the server offers no stream; any other failure is not fatal
         // for requests, which carry their own answers.
-        if let Ok(resp) = resp {
-            if resp.status().is_success() {
-                read_body(resp, &inbound, &stop).await;
-            }
+        if let Ok(resp) = resp
+            && resp.status().is_success()
+        {
+            read_body(resp, &inbound, &stop).await;
         }
     });
 }

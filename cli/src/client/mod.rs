@@ -79,7 +79,6 @@ pub struct Session {
     service: Option<RunningService<RoleClient, MockClient>>,
     pub tap: Arc<Tap>,
     conn: Option<Conn>,
-    pub endpoint: Endpoint,
 }
 
 /// The raw answer to one request.
@@ -87,8 +86,6 @@ pub struct Session {
 pub struct Reply {
     pub result: Option<Value>,
     pub error: Option<Value>,
-    /// Tap index before the request was sent.
-    pub start: usize,
     /// Tap index just after the answer (or the current end on failure).
     pub end: usize,
     pub duration_ms: u64,
@@ -151,7 +148,6 @@ impl Session {
             service: None,
             tap: tap.clone(),
             conn: Some(conn),
-            endpoint: endpoint.clone(),
         };
         let started = tokio::time::timeout_at(deadline, handler.serve(transport)).await;
         match started {
@@ -222,10 +218,7 @@ impl Session {
     ) -> Reply {
         let start = self.tap.mark();
         let began = Instant::now();
-        let mut reply = Reply {
-            start,
-            ..Reply::default()
-        };
+        let mut reply = Reply::default();
         let Some(service) = self.service.as_ref() else {
             reply.failure = Some("the session is closed".into());
             return reply;

@@ -7,7 +7,7 @@
 //! the runner can build observations from the raw response.
 
 use std::sync::Mutex;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -24,8 +24,6 @@ pub enum Dir {
 #[derive(Clone, Debug)]
 pub struct Event {
     pub dir: Dir,
-    /// Milliseconds since the session started.
-    pub at_ms: u64,
     /// Wall-clock time, RFC 3339 UTC.
     pub time: String,
     /// The text as it crossed the wire.
@@ -76,7 +74,6 @@ pub struct WireProblem {
 
 #[derive(Debug)]
 pub struct Tap {
-    start: Instant,
     events: Mutex<Vec<Event>>,
     problems: Mutex<Vec<WireProblem>>,
     changed: Notify,
@@ -85,7 +82,6 @@ pub struct Tap {
 impl Default for Tap {
     fn default() -> Self {
         Tap {
-            start: Instant::now(),
             events: Mutex::new(Vec::new()),
             problems: Mutex::new(Vec::new()),
             changed: Notify::new(),
@@ -109,7 +105,6 @@ impl Tap {
         let json = serde_json::from_str::<Value>(raw.trim()).ok();
         let ev = Event {
             dir,
-            at_ms: self.start.elapsed().as_millis() as u64,
             time: now_rfc3339(),
             raw: raw.to_string(),
             json,

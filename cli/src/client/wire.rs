@@ -92,12 +92,11 @@ impl Transport<RoleClient> for WireTransport {
         let pending = self.pending.clone();
         async move {
             let text = encoded?;
-            if let ClientJsonRpcMessage::Request(r) = &item {
-                if let Ok(id) = serde_json::to_value(&r.id) {
-                    if let Ok(mut p) = pending.lock() {
-                        p.insert(id_key(&id));
-                    }
-                }
+            if let ClientJsonRpcMessage::Request(r) = &item
+                && let Ok(id) = serde_json::to_value(&r.id)
+                && let Ok(mut p) = pending.lock()
+            {
+                p.insert(id_key(&id));
             }
             tap.record(Dir::Out, &text);
             out.send(text).map_err(|_| WireError::Closed)

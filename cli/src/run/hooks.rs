@@ -138,24 +138,24 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
         .spawn()
         .map_err(|e| format!("`{}` could not start: {e}", step.command))?;
     let pgid = child.id().map(|p| p as i32);
-    if step.context {
-        if let Some(mut stdin) = child.stdin.take() {
-            let payload = json!({
-                "phase": ctx.phase,
-                "suite": {"name": ctx.suite},
-                "test": ctx.test.map(|t| json!({"name": t})),
-                "env": ctx.env,
-                "vars": ctx.vars,
-                "result": ctx.result,
-            });
-            let bytes = payload.to_string().into_bytes();
-            // A hook that does not read its stdin must not block us.
-            let _ = tokio::time::timeout(Duration::from_secs(5), async {
-                let _ = stdin.write_all(&bytes).await;
-                let _ = stdin.shutdown().await;
-            })
-            .await;
-        }
+    if step.context
+        && let Some(mut stdin) = child.stdin.take()
+    {
+        let payload = json!({
+            "phase": ctx.phase,
+            "suite": {"name": ctx.suite},
+            "test": ctx.test.map(|t| json!({"name": t})),
+            "env": ctx.env,
+            "vars": ctx.vars,
+            "result": ctx.result,
+        });
+        let bytes = payload.to_string().into_bytes();
+        // A hook that does not read its stdin must not block us.
+        let _ = tokio::time::timeout(Duration::from_secs(5), async {
+            let _ = stdin.write_all(&bytes).await;
+            let _ = stdin.shutdown().await;
+        })
+        .await;
     }
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();

@@ -151,14 +151,14 @@ async fn run(args: RunArgs) -> ExitCode {
             }
         },
     };
-    if let Some(f) = &args.fixture {
-        if !f.is_dir() {
-            err(&format!(
-                "mcpcheck run: --fixture {}: not a directory\n",
-                f.display()
-            ));
-            return ExitCode::from(2);
-        }
+    if let Some(f) = &args.fixture
+        && !f.is_dir()
+    {
+        err(&format!(
+            "mcpcheck run: --fixture {}: not a directory\n",
+            f.display()
+        ));
+        return ExitCode::from(2);
     }
     let filters = match build_filter(&args.filter) {
         Ok(f) => f,
