@@ -254,7 +254,7 @@ pub fn check_response(
         None => Value::Null,
     };
     let facts = api::facts_from_json(&options).map_err(|e| plain_error(&e))?;
-    Ok(to_js(&api::check_response(&doc, &response, &facts)))
+    Ok(to_js(&api::check_response(&doc, response, &facts)))
 }
 
 /// Check a trace against trajectory assertions. Returns the test outcome;
