@@ -1,10 +1,13 @@
 // Record the playground's example responses from real MCP servers (the
-// reference servers installed in tests/node-servers) and write them to
+// reference servers installed in tests/node-servers, and `mcpcheck serve`,
+// whose audit log becomes a trajectory example) and write them to
 // ../js/recorded.js. Run again when the servers change:
 //
-//   npm ci --prefix tests/node-servers && node web/play/examples/record.mjs
+//   npm ci --prefix tests/node-servers && cargo build -p mcpcheck \
+//     && node web/play/examples/record.mjs
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,8 +16,8 @@ const root = join(here, '..', '..', '..');
 const servers = join(root, 'tests', 'node-servers');
 
 /** One stdio session: initialize, then each request in turn. */
-async function session(args, requests) {
-  const child = spawn('node', args, { cwd: servers, stdio: ['pipe', 'pipe', 'ignore'] });
+async function session(args, requests, command = 'node') {
+  const child = spawn(command, args, { cwd: servers, stdio: ['pipe', 'pipe', 'ignore'] });
   let buf = '';
   const waiting = new Map();
   child.stdout.on('data', (d) => {
@@ -50,7 +53,8 @@ async function session(args, requests) {
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   const out = {};
   for (const [name, method, params] of requests) out[name] = await send(method, params);
-  child.kill();
+  child.stdin.end();
+  await new Promise((resolve) => child.on('exit', resolve));
   return out;
 }
 
@@ -72,10 +76,27 @@ const filesystem = await session(
   ],
 );
 
+const mcpcheck = process.env.MCPCHECK ?? join(root, 'target', 'debug', 'mcpcheck');
+const logDir = mkdtempSync(join(tmpdir(), 'mcpcheck-record-'));
+const auditLog = join(logDir, 'audit.jsonl');
+const serve = await session(
+  ['serve', '--stdio', '--audit-log', auditLog],
+  [
+    ['tools', 'tools/list', {}],
+    ['structured_wrong', 'tools/call', { name: 'structured_wrong', arguments: { city: 'Porto' } }],
+    ['lorem', 'tools/call', { name: 'lorem', arguments: { words: 12, seed: 'playground' } }],
+    ['fail', 'tools/call', { name: 'fail', arguments: { message: 'the upstream service is down' } }],
+    ['echo', 'tools/call', { name: 'echo', arguments: { message: 'done', token: 'not-for-logs' } }],
+  ],
+  mcpcheck,
+);
+serve.audit_log = readFileSync(auditLog, 'utf8');
+rmSync(logDir, { recursive: true, force: true });
+
 // The fixture's absolute path is this machine's; examples show it as /data.
-const text = JSON.stringify({ everything, filesystem }, null, 2).replaceAll(join(servers, 'fixture'), '/data');
+const text = JSON.stringify({ everything, filesystem, serve }, null, 2).replaceAll(join(servers, 'fixture'), '/data');
 writeFileSync(
   join(here, '..', 'js', 'recorded.js'),
-  `// Responses recorded from real MCP servers by web/play/examples/record.mjs\n// (server-everything and server-filesystem, as pinned in tests/node-servers).\nexport const RECORDED = ${text};\n`,
+  `// Responses recorded from real MCP servers by web/play/examples/record.mjs\n// (server-everything and server-filesystem, as pinned in tests/node-servers,\n// and mcpcheck serve).\nexport const RECORDED = ${text};\n`,
 );
 console.log('wrote web/play/js/recorded.js');
