@@ -10,6 +10,8 @@ mod check_cmd;
 mod client;
 mod files;
 mod output;
+mod report_cmd;
+mod reports;
 mod run;
 mod serve;
 mod validate;
@@ -27,8 +29,10 @@ enum Command {
     /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
     Serve(serve::ServeArgs),
     Run(run::RunArgs),
+    Ci(run::CiArgs),
     Check(check_cmd::CheckArgs),
     Validate(validate::ValidateArgs),
+    Report(report_cmd::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,7 +40,9 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Serve(args) => serve::main(args),
         Command::Run(args) => run::main(args),
+        Command::Ci(args) => run::ci_main(args),
         Command::Check(args) => check_cmd::main(args),
         Command::Validate(args) => validate::main(args),
+        Command::Report(args) => report_cmd::main(args),
     }
 }

@@ -98,3 +98,38 @@ fn server_filesystem_suite_gets_its_verdicts_and_leaves_the_fixture_alone() {
     assert!(!fixture.join("moved.md").exists());
     assert!(!fixture.join("docs/new.txt").exists());
 }
+
+#[test]
+fn secrets_from_the_environment_never_reach_reports_or_captures() {
+    let Some(dir) = servers_dir() else { return };
+    // server-everything's get-env returns its whole environment, so the
+    // secret comes back in the answer, the failing check's actual value and
+    // the capture: all must show *** instead.
+    let tmp = std::env::temp_dir().join(format!("mcpcheck-secrets-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let suite = tmp.join("leak.yaml");
+    std::fs::write(
+        &suite,
+        "name: leak\nserver:\n  command: node\n  args: [node_modules/@modelcontextprotocol/server-everything/dist/index.js, stdio]\n  env:\n    MY_API_TOKEN: \"${MCPCHECK_TEST_SECRET}\"\nassert:\n  tool: get-env\n  expect:\n    contains: [MY_API_TOKEN]\n    equals: nothing\n",
+    )
+    .unwrap();
+    let secret = "hunter2-very-secret-value";
+    let o = Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        .args(["run", "--json", "--suite"])
+        .arg(&suite)
+        .arg("--capture")
+        .arg(tmp.join("cap"))
+        .current_dir(&dir)
+        .env("MCPCHECK_TEST_SECRET", secret)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["tests"][0]["status"], "fail", "{out}");
+    assert!(!out.contains(secret), "{out}");
+    let cap = std::fs::read_to_string(tmp.join("cap/leak.json")).unwrap();
+    assert!(cap.contains("MY_API_TOKEN"), "the capture has the answer");
+    assert!(cap.contains("***"), "the value is shown masked");
+    assert!(!cap.contains(secret), "{cap}");
+}

@@ -688,3 +688,110 @@ fn hooks_bracket_tests_and_can_skip_or_fail_them() {
     assert!(out.contains("beforeAll hook"), "{out}");
     assert!(out.contains("exited with status 3: seed failed"), "{out}");
 }
+
+#[test]
+fn ci_fails_on_a_regression_and_passes_within_a_threshold() {
+    let d = tmp("ci");
+    let s = serve("");
+    let suite = d.join("suite");
+    write(
+        &suite,
+        "a.yaml",
+        &format!(
+            "name: steady\n{s}assert:\n  tool: echo\n  args: {{message: a}}\n  expect: {{equals: a}}\n"
+        ),
+    );
+    write(
+        &suite,
+        "b.yaml",
+        &format!(
+            "name: flaky\n{s}assert:\n  tool: echo\n  args: {{message: b}}\n  expect: {{equals: b}}\n"
+        ),
+    );
+    let base = d.join("baseline.json");
+    let summary = d.join("summary.md");
+    let ci = |extra: &[&str]| {
+        let o = Command::new(bin())
+            .args(["ci", "--suite", suite.to_str().unwrap()])
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            ),
+        )
+    };
+    let (code, out) = ci(&[
+        "--save-baseline",
+        base.to_str().unwrap(),
+        "--junit",
+        d.join("j.xml").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(
+        std::fs::read_to_string(&summary)
+            .unwrap()
+            .contains("all 2 tests passed")
+    );
+    assert!(
+        std::fs::read_to_string(d.join("j.xml"))
+            .unwrap()
+            .contains("<testcase name=\"flaky\"")
+    );
+
+    // The flaky test now fails.
+    write(
+        &suite,
+        "b.yaml",
+        &format!(
+            "name: flaky\n{s}assert:\n  tool: echo\n  args: {{message: b}}\n  expect: {{equals: c}}\n"
+        ),
+    );
+    let (code, out) = ci(&[
+        "--baseline",
+        base.to_str().unwrap(),
+        "--fail-on-regression",
+        "--threshold",
+        "50",
+    ]);
+    assert_eq!(
+        code,
+        Some(1),
+        "a regression fails even within the threshold:\n{out}"
+    );
+    assert!(out.contains("regress"), "{out}");
+    let (code, out) = ci(&["--baseline", base.to_str().unwrap(), "--threshold", "50"]);
+    assert_eq!(code, Some(0), "1 of 2 passed meets 50%:\n{out}");
+    let (code, out) = ci(&[]);
+    assert_eq!(
+        code,
+        Some(1),
+        "without a threshold every test must pass:\n{out}"
+    );
+}
+
+#[test]
+fn trials_report_pass_at_k_and_pass_hat_k() {
+    let d = tmp("trials");
+    write(
+        &d,
+        "a.yaml",
+        &format!(
+            "name: stable\n{}assert:\n  tool: echo\n  args: {{message: a}}\n  expect: {{equals: a}}\n",
+            serve("")
+        ),
+    );
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap(), "--trials", "3", "--json"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["tests"][0]["trials"]["count"], 3);
+    assert_eq!(v["tests"][0]["trials"]["pass_at_k"], true);
+    assert_eq!(v["tests"][0]["trials"]["pass_hat_k"], true);
+    assert_eq!(v["reliability"]["trials"], 3);
+}

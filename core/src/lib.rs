@@ -8,12 +8,15 @@
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod baseline;
 pub mod check;
 pub mod diag;
 pub mod expect;
+pub mod gate;
 pub mod observation;
 pub mod path;
 pub mod read;
+pub mod redact;
 pub mod report;
 pub mod results;
 pub mod score;

@@ -196,6 +196,13 @@ impl Session {
             }
             if let Some(status) = child.exit_status() {
                 parts.push(format!("the server {status}"));
+                // It is gone: let the reader drain what it wrote to stderr.
+                for _ in 0..40 {
+                    if child.stderr.finished() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
             }
             let tail = child.stderr.text();
             if !tail.is_empty() {

@@ -42,9 +42,14 @@ pub fn kill_all_groups() {
 
 /// The last bytes a process wrote to stderr.
 #[derive(Clone, Default)]
-pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>);
+pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>, Arc<std::sync::atomic::AtomicBool>);
 
 impl StderrTail {
+    /// Whether the process closed its stderr (all of it has been read).
+    pub fn finished(&self) -> bool {
+        self.1.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     fn push(&self, bytes: &[u8]) {
         if let Ok(mut buf) = self.0.lock() {
             buf.extend(bytes);
@@ -200,6 +205,7 @@ pub fn spawn(
                 }
                 tail.push(&chunk[..n]);
             }
+            tail.1.store(true, std::sync::atomic::Ordering::Release);
         });
     }
     Ok(ChildProc {

@@ -74,6 +74,14 @@ pub struct RunArgs {
     /// that check notifications and set no `settle:`.
     #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration)]
     settle: Duration,
+
+    /// Run every test N times and report pass@k (passed at least once) and
+    /// pass^k (passed every time).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    trials: u32,
+
+    #[command(flatten)]
+    reports: crate::reports::ReportFlags,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -102,10 +110,35 @@ pub fn main(args: RunArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    runtime.block_on(run(args))
+    runtime.block_on(run(args, false))
 }
 
-async fn run(args: RunArgs) -> ExitCode {
+/// `run` with CI defaults: the Markdown summary is appended to
+/// `$GITHUB_STEP_SUMMARY` when it is set, and the run fails unless every test
+/// that ran passed (or `--threshold` percent did).
+#[derive(Debug, Args)]
+pub struct CiArgs {
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+pub fn ci_main(args: CiArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            err(&format!(
+                "mcpcheck ci: cannot start the async runtime: {e}\n"
+            ));
+            return ExitCode::from(2);
+        }
+    };
+    runtime.block_on(run(args.run, true))
+}
+
+async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
     let started = Instant::now();
     let paint_err = paint_for_stderr();
     let files = match suite_files(&args.suites) {
@@ -201,8 +234,16 @@ async fn run(args: RunArgs) -> ExitCode {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
         .max(1);
-    let total = plan.len();
-    let printer = Arc::new(Mutex::new(Printer::new(total, args.json)));
+    let per_trial = plan.len();
+    let total = per_trial * args.trials as usize;
+    let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
+    // With trials, tests are reported once, folded, after the last trial.
+    let print_tests = !args.json && args.trials == 1;
+    let printer = Arc::new(Mutex::new(Printer::new(
+        total,
+        print_tests,
+        redactor.clone(),
+    )));
 
     // Ctrl-C: kill every server process group, then leave.
     tokio::spawn(async {
@@ -213,12 +254,79 @@ async fn run(args: RunArgs) -> ExitCode {
         }
     });
 
+    let record = args.capture.is_some();
+    let mut runs: Vec<Vec<TestResult>> = Vec::new();
+    let mut logs: Vec<Option<exec::SessionLog>> = Vec::new();
+    for trial in 0..args.trials as usize {
+        let (results, trial_logs) = run_plan(
+            &plan,
+            &suites,
+            &settings,
+            jobs,
+            record,
+            printer.clone(),
+            trial * per_trial,
+        )
+        .await;
+        runs.push(results);
+        // Captures record the last trial.
+        logs = trial_logs;
+    }
+    let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
+    let doc = redactor.redact_results(&doc);
+    printer.lock().await.finish();
+
+    if let Some(dir) = &args.capture {
+        write_captures(dir, &doc, logs, &redactor);
+    }
+    let paint = paint_for_stdout();
+    if args.json {
+        out(&format!("{}\n", doc.to_json()));
+    } else if args.trials > 1 {
+        let opts = TextOptions {
+            paint,
+            all_checks: false,
+        };
+        out(&mcpcheck_core::report::text::render(&doc, opts));
+    } else {
+        out(&format!("\n{}", summary_line(&doc, paint)));
+    }
+    let how = crate::reports::Conclude {
+        step_summary: is_ci,
+        gate: true,
+        comparison: if args.json {
+            crate::reports::Print::Stderr
+        } else {
+            crate::reports::Print::Stdout
+        },
+    };
+    crate::reports::conclude(&doc, &args.reports, how).exit_code()
+}
+
+/// Run every planned test once; results in plan order. `offset` counts the
+/// tests of earlier trials, for the progress line.
+async fn run_plan(
+    plan: &[Planned],
+    suites: &[SuiteFile],
+    settings: &RunSettings,
+    jobs: usize,
+    record: bool,
+    printer: Arc<Mutex<Printer>>,
+    offset: usize,
+) -> (Vec<TestResult>, Vec<Option<exec::SessionLog>>) {
+    let total = plan.len();
+    printer.lock().await.next_trial(offset);
     let mut results: Vec<Option<TestResult>> = vec![None; total];
     let mut logs: Vec<Option<exec::SessionLog>> = (0..total).map(|_| None).collect();
     // Consecutive files without hooks share one parallel batch; a file with
     // hooks is its own batch, bracketed by beforeAll/afterAll.
     let mut batches: Vec<(Option<usize>, Vec<Planned>)> = Vec::new();
     for p in plan {
+        let p = Planned {
+            index: p.index,
+            file: p.file,
+            test: p.test.clone(),
+        };
         let hooked = !suites[p.file].hooks.is_empty();
         match batches.last_mut() {
             Some((Some(f), items)) if hooked && *f == p.file => items.push(p),
@@ -226,7 +334,6 @@ async fn run(args: RunArgs) -> ExitCode {
             _ => batches.push((hooked.then_some(p.file), vec![p])),
         }
     }
-    let record = args.capture.is_some();
     for (hook_file, items) in batches {
         let done: Vec<(usize, exec::Finished)> = match hook_file {
             None => {
@@ -239,10 +346,10 @@ async fn run(args: RunArgs) -> ExitCode {
                         (p, env)
                     })
                     .collect();
-                run_parallel(work, &settings, jobs, record, printer.clone()).await
+                run_parallel(work, settings, jobs, record, printer.clone()).await
             }
             Some(fi) => {
-                run_hooked(items, &settings, &suites[fi], jobs, record, printer.clone()).await
+                run_hooked(items, settings, &suites[fi], jobs, record, printer.clone()).await
             }
         };
         for (i, f) in done {
@@ -250,24 +357,7 @@ async fn run(args: RunArgs) -> ExitCode {
             logs[i] = f.session;
         }
     }
-
-    let tests: Vec<TestResult> = results.into_iter().flatten().collect();
-    let doc = Results::new(tests, started.elapsed().as_millis() as u64);
-    printer.lock().await.finish();
-
-    if let Some(dir) = &args.capture {
-        write_captures(dir, &doc, logs);
-    }
-    if args.json {
-        out(&format!("{}\n", doc.to_json()));
-    } else {
-        out(&format!("\n{}", summary_line(&doc, paint_for_stdout())));
-    }
-    if doc.ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    (results.into_iter().flatten().collect(), logs)
 }
 
 fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
@@ -449,23 +539,33 @@ struct Printer {
     done: usize,
     next: usize,
     pending: BTreeMap<usize, TestResult>,
-    quiet: bool,
+    /// Print each test's block as soon as its predecessors are printed.
+    print_tests: bool,
     paint: Paint,
     live: bool,
+    redactor: mcpcheck_core::redact::Redactor,
 }
 
 impl Printer {
-    fn new(total: usize, json: bool) -> Self {
+    fn new(total: usize, print_tests: bool, redactor: mcpcheck_core::redact::Redactor) -> Self {
         use std::io::IsTerminal;
         Printer {
             total,
             done: 0,
             next: 0,
             pending: BTreeMap::new(),
-            quiet: json,
+            print_tests,
             paint: paint_for_stdout(),
             live: std::io::stderr().is_terminal(),
+            redactor,
         }
+    }
+
+    /// A new trial's tests are numbered from 0 again.
+    fn next_trial(&mut self, done_so_far: usize) {
+        self.done = done_so_far;
+        self.next = 0;
+        self.pending.clear();
     }
 
     fn started(&mut self, name: &str) {
@@ -485,7 +585,8 @@ impl Printer {
             err("\r\x1b[K");
         }
         while let Some(r) = self.pending.remove(&self.next) {
-            if !self.quiet {
+            if self.print_tests {
+                let r = self.redactor.redact_test(&r);
                 out(&test_block(
                     &r,
                     TextOptions {
@@ -505,7 +606,12 @@ impl Printer {
     }
 }
 
-fn write_captures(dir: &std::path::Path, doc: &Results, logs: Vec<Option<exec::SessionLog>>) {
+fn write_captures(
+    dir: &std::path::Path,
+    doc: &Results,
+    logs: Vec<Option<exec::SessionLog>>,
+    redactor: &mcpcheck_core::redact::Redactor,
+) {
     if let Err(e) = std::fs::create_dir_all(dir) {
         err(&format!(
             "mcpcheck run: cannot create the capture directory {}: {e}\n",
@@ -515,7 +621,7 @@ fn write_captures(dir: &std::path::Path, doc: &Results, logs: Vec<Option<exec::S
     }
     for (t, log) in doc.tests.iter().zip(logs) {
         let Some(log) = log else { continue };
-        let capture = crate::capture::from_log(&log);
+        let capture = redactor.redact_json(&crate::capture::from_log(&log));
         let name = sanitize(&t.name);
         let path = dir.join(format!("{name}.json"));
         let text = serde_json::to_string_pretty(&capture).unwrap_or_default();

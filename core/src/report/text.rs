@@ -14,11 +14,17 @@
 //! 4 tests: 1 passed, 1 failed, 1 error, 1 skipped (0.1 s)
 //! ```
 //!
-//! Every failing check is listed, not only the first.
+//! Every failing check is listed, not only the first. When the tests ran
+//! several times (`--trials k`), each test line says how many trials passed
+//! and a reliability section (pass@k, pass^k, the tests that were not
+//! reliable) precedes the summary; derived metrics add a metric-rollup
+//! section. [`comparison`] renders what changed against a baseline.
 
 use std::fmt::Write as _;
 
+use crate::baseline::{Comparison, TestKey, Transition};
 use crate::diag::{Paint, Style};
+use crate::report::percent;
 use crate::results::{CheckStatus, Results, TestResult, TestStatus};
 use crate::score::round3;
 
@@ -79,6 +85,21 @@ pub fn test_block(t: &TestResult, opts: TextOptions) -> String {
             p.paint(
                 Style::Dim,
                 &format!("score {} / threshold {}", round3(s), round3(th))
+            )
+        );
+    }
+    if let Some(tr) = &t.trials {
+        let _ = write!(
+            out,
+            " {} {}",
+            p.paint(Style::Dim, "·"),
+            p.paint(
+                if tr.pass_hat_k {
+                    Style::Dim
+                } else {
+                    Style::Warning
+                },
+                &format!("{}/{} trials passed", tr.passed, tr.count)
             )
         );
     }
@@ -151,9 +172,14 @@ pub fn test_block(t: &TestResult, opts: TextOptions) -> String {
             .threshold
             .map(|t| format!(" (threshold {})", round3(t)))
             .unwrap_or_default();
+        let verdict = if verdict.is_empty() {
+            verdict
+        } else {
+            format!(" {verdict}")
+        };
         let _ = writeln!(
             out,
-            "{indent}metric {} = {}{th} {verdict}",
+            "{indent}metric {} = {}{th}{verdict}",
             p.text(&m.name),
             round3(m.value)
         );
@@ -207,11 +233,178 @@ pub fn summary_line(r: &Results, paint: Paint) -> String {
     )
 }
 
-/// The whole run: one block per test, then the summary.
+/// pass@k and pass^k over the run, then every test that did not pass every
+/// trial. Empty when the tests ran once.
+pub fn reliability(r: &Results, paint: Paint) -> String {
+    let Some(rel) = &r.reliability else {
+        return String::new();
+    };
+    let k = rel.trials;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}",
+        paint.paint(Style::Bold, &format!("Reliability over {k} trials"))
+    );
+    let _ = writeln!(
+        out,
+        "  pass@{k}  {}/{} tests ({}) passed at least once",
+        rel.pass_at_k,
+        rel.tests,
+        percent(rel.pass_at_k, rel.tests)
+    );
+    let _ = writeln!(
+        out,
+        "  pass^{k}  {}/{} tests ({}) passed every time",
+        rel.pass_hat_k,
+        rel.tests,
+        percent(rel.pass_hat_k, rel.tests)
+    );
+    for t in &r.tests {
+        let Some(tr) = t.trials.as_ref().filter(|tr| !tr.pass_hat_k) else {
+            continue;
+        };
+        let (word, style) = if tr.pass_at_k {
+            ("flaky ", Style::Warning)
+        } else {
+            ("broken", Style::Error)
+        };
+        let place = match t.line {
+            Some(l) if !t.file.is_empty() => format!(" ({}:{l})", t.file),
+            _ if !t.file.is_empty() => format!(" ({})", t.file),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "  {} {:>5}  {}{}",
+            paint.paint(style, word),
+            format!("{}/{}", tr.passed, tr.count),
+            paint.text(&t.name),
+            paint.paint(Style::Dim, &place)
+        );
+    }
+    out
+}
+
+/// The mean and count of every derived metric over the run. Empty when no
+/// test reported one.
+pub fn metric_rollups(r: &Results, paint: Paint) -> String {
+    if r.metric_rollups.is_empty() {
+        return String::new();
+    }
+    let width = r
+        .metric_rollups
+        .iter()
+        .map(|m| m.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", paint.paint(Style::Bold, "Metric rollups"));
+    for m in &r.metric_rollups {
+        let pad = " ".repeat(width.saturating_sub(m.name.chars().count()));
+        let _ = writeln!(
+            out,
+            "  {}{pad}  mean {} over {} test{}",
+            paint.text(&m.name),
+            round3(m.mean),
+            m.count,
+            if m.count == 1 { "" } else { "s" }
+        );
+    }
+    out
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What changed against a baseline: regressions first, then stale expected
+/// failures, new tests and tests gone from the run. Empty when nothing did.
+pub fn comparison(c: &Comparison, paint: Paint) -> String {
+    if c.is_quiet() {
+        return String::new();
+    }
+    let mut parts = Vec::new();
+    if !c.regressions.is_empty() {
+        parts.push(paint.paint(
+            Style::Error,
+            &plural(c.regressions.len(), "regression", "regressions"),
+        ));
+    }
+    if !c.stale.is_empty() {
+        parts.push(paint.paint(
+            Style::Warning,
+            &plural(
+                c.stale.len(),
+                "stale expected failure",
+                "stale expected failures",
+            ),
+        ));
+    }
+    if !c.new_tests.is_empty() {
+        parts.push(plural(c.new_tests.len(), "new test", "new tests"));
+    }
+    if !c.gone.is_empty() {
+        parts.push(plural(c.gone.len(), "test gone", "tests gone"));
+    }
+    let mut out = format!(
+        "{} {}\n",
+        paint.paint(Style::Bold, "Baseline:"),
+        parts.join(", ")
+    );
+    let moved = |out: &mut String, label: &str, style: Style, t: &Transition, note: &str| {
+        let _ = writeln!(
+            out,
+            "  {} {} › {} ({} → {}){note}",
+            paint.paint(style, label),
+            paint.text(&t.file),
+            paint.text(&t.name),
+            t.was.as_str(),
+            t.now.as_str()
+        );
+    };
+    for t in &c.regressions {
+        moved(&mut out, "REGRESSION", Style::Error, t, "");
+    }
+    for t in &c.stale {
+        moved(
+            &mut out,
+            "STALE     ",
+            Style::Warning,
+            t,
+            ": passes now, update the baseline",
+        );
+    }
+    let key = |out: &mut String, label: &str, k: &TestKey| {
+        let _ = writeln!(
+            out,
+            "  {} {} › {}",
+            paint.paint(Style::Dim, label),
+            paint.text(&k.file),
+            paint.text(&k.name)
+        );
+    };
+    for k in &c.new_tests {
+        key(&mut out, "new       ", k);
+    }
+    for k in &c.gone {
+        key(&mut out, "gone      ", k);
+    }
+    out
+}
+
+/// The whole run: one block per test, the reliability and metric-rollup
+/// sections when there is something to say, then the summary.
 pub fn render(r: &Results, opts: TextOptions) -> String {
     let mut out = String::new();
     for t in &r.tests {
         out.push_str(&test_block(t, opts));
+    }
+    for section in [reliability(r, opts.paint), metric_rollups(r, opts.paint)] {
+        if !section.is_empty() {
+            out.push('\n');
+            out.push_str(&section);
+        }
     }
     out.push('\n');
     out.push_str(&summary_line(r, opts.paint));

@@ -1,0 +1,144 @@
+//! `mcpcheck report`: re-render a saved run (`mcpcheck run --json`) without
+//! running it again, in any format, and optionally write every report file a
+//! run would have written and compare it with a baseline.
+//!
+//! Authorization values and bearer tokens are redacted on the way in (the
+//! run that saved the document has already hidden the suite's own secrets).
+//!
+//! Exit codes: 0 rendered; 2 the results (or an `--output`) could not be read
+//! or written. With `--threshold` or `--fail-on-regression` the saved run is
+//! judged like `ci` judges a live one: 1 when it does not pass.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use mcpcheck_core::baseline::Comparison;
+use mcpcheck_core::diag::Paint;
+use mcpcheck_core::redact::Redactor;
+use mcpcheck_core::report::{badge, junit, markdown, sarif, text};
+use mcpcheck_core::results::Results;
+
+use crate::files::read_text;
+use crate::output::{err, out, paint_for_stdout};
+use crate::reports::{Conclude, Print, ReportFlags, conclude, write_file};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// What the terminal shows.
+    Text,
+    /// JUnit XML.
+    Junit,
+    /// A Markdown summary.
+    Markdown,
+    /// A shields.io endpoint badge (JSON).
+    Badge,
+    /// A SARIF 2.1.0 log.
+    Sarif,
+}
+
+/// Re-render a saved run without re-running it.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The results document to render (`mcpcheck run --json` output; `-` reads
+    /// standard input).
+    #[arg(long, value_name = "FILE")]
+    from: PathBuf,
+
+    /// The format printed (or written to --output).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+
+    /// Write the --format rendering to FILE instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    #[command(flatten)]
+    reports: ReportFlags,
+}
+
+fn read_results(path: &Path) -> Result<Results, String> {
+    let text = if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        s
+    } else {
+        read_text(path)?
+    };
+    let name = if path.as_os_str() == "-" {
+        "standard input".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let results = Results::from_json(&text).map_err(|e| format!("{name}: {e}"))?;
+    // A saved run may come from anywhere: whatever its writer did, no
+    // Authorization value or bearer token leaves through a report.
+    Ok(Redactor::new().redact_results(&results))
+}
+
+fn render(r: &Results, format: Format, paint: Paint, comparison: Option<&Comparison>) -> String {
+    match format {
+        Format::Text => {
+            let mut s = text::render(
+                r,
+                text::TextOptions {
+                    paint,
+                    all_checks: false,
+                },
+            );
+            if let Some(c) = comparison {
+                let cmp = text::comparison(c, paint);
+                if !cmp.is_empty() {
+                    s.push('\n');
+                    s.push_str(&cmp);
+                }
+            }
+            s
+        }
+        Format::Junit => junit::render(r),
+        Format::Markdown => markdown::render_with(r, comparison),
+        Format::Badge => badge::render(r),
+        Format::Sarif => sarif::render(r),
+    }
+}
+
+pub fn main(args: ReportArgs) -> ExitCode {
+    let results = match read_results(&args.from) {
+        Ok(r) => r,
+        Err(e) => {
+            err(&format!("mcpcheck report: {e}\n"));
+            return ExitCode::from(2);
+        }
+    };
+    let how = |comparison| Conclude {
+        step_summary: false,
+        gate: args.reports.gates(),
+        comparison,
+    };
+    match (&args.output, args.format) {
+        // As a run shows it: the tests, then what changed against the baseline.
+        (None, Format::Text) => {
+            out(&render(&results, Format::Text, paint_for_stdout(), None));
+            conclude(&results, &args.reports, how(Print::Stdout)).exit_code()
+        }
+        // Standard output carries a document: the comparison goes to stderr.
+        (None, format) => {
+            let done = conclude(&results, &args.reports, how(Print::Stderr));
+            let comparison = done.outcome.comparison.as_ref();
+            out(&render(&results, format, Paint::Plain, comparison));
+            done.exit_code()
+        }
+        (Some(path), format) => {
+            let done = conclude(&results, &args.reports, how(Print::Nowhere));
+            let comparison = done.outcome.comparison.as_ref();
+            if let Err(e) = write_file(path, &render(&results, format, Paint::Plain, comparison)) {
+                err(&format!("mcpcheck report: {e}\n"));
+                return ExitCode::from(2);
+            }
+            done.exit_code()
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! After a run: the report files, the baseline, the job summary and the CI
+//! verdict. `mcpcheck run`, `mcpcheck ci` and `mcpcheck report` all end here,
+//! so a saved run re-rendered with `report` gives the files the run gave.
+//!
+//! Reports never fail a run by themselves: a file that cannot be written, or
+//! a `--baseline` that cannot be read, is named on stderr and the run goes
+//! on (a missing baseline on the first CI run is normal). Only the verdict
+//! from [`gate::decide`] sets the exit code.
+//!
+//! The results handed in must already be redacted
+//! ([`mcpcheck_core::redact::Redactor::redact_results`]): these functions
+//! write what they are given.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+use mcpcheck_core::baseline::{self, Baseline, Comparison};
+use mcpcheck_core::gate::{self, GateOptions, GateVerdict};
+use mcpcheck_core::report::{badge, junit, markdown, sarif, text};
+use mcpcheck_core::results::Results;
+
+use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
+
+/// GitHub refuses a job summary larger than 1 MiB; stay under it.
+const STEP_SUMMARY_LIMIT: usize = 1000 * 1024;
+
+/// The report and baseline flags shared by `run`, `ci` and `report`.
+#[derive(Clone, Debug, Default, Args)]
+pub struct ReportFlags {
+    /// Write a JUnit XML report to FILE (pass@k/pass^k, scores and metrics
+    /// as <properties>).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+
+    /// Write a Markdown summary to FILE (a table, failures in <details>,
+    /// reliability and metric rollups).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+
+    /// Write a shields.io endpoint badge (JSON) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub badge: Option<PathBuf>,
+
+    /// Write a SARIF 2.1.0 log to FILE: each failing check located at its
+    /// YAML file and line, for code-scanning views.
+    #[arg(long, value_name = "FILE")]
+    pub sarif: Option<PathBuf>,
+
+    /// Save this run's statuses as a baseline to FILE (after comparing with
+    /// --baseline, so both may name the same file).
+    #[arg(long, value_name = "FILE")]
+    pub save_baseline: Option<PathBuf>,
+
+    /// Compare with a baseline FILE (saved with --save-baseline, or the
+    /// --json output of an earlier run): report regressions (passed then,
+    /// not now), stale expected failures, new and gone tests.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Fail (exit 1) when a test that passed in the --baseline does not pass
+    /// now, even within --threshold.
+    #[arg(long, requires = "baseline")]
+    pub fail_on_regression: bool,
+
+    /// Pass when at least PCT percent of the tests that ran passed (skipped
+    /// tests are left out). Without it every test that ran must pass.
+    #[arg(long, value_name = "PCT", value_parser = parse_percent)]
+    pub threshold: Option<f64>,
+}
+
+/// A percentage from 0 to 100 (a trailing `%` is allowed).
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    let n: f64 = s
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("`{s}` is not a percentage (give a number from 0 to 100)"))?;
+    if !(0.0..=100.0).contains(&n) {
+        return Err(format!("{s} is not between 0 and 100"));
+    }
+    Ok(n)
+}
+
+impl ReportFlags {
+    /// The files to write; `step_summary` also appends the Markdown to
+    /// `$GITHUB_STEP_SUMMARY` when that is set (what `ci` does).
+    pub fn options(&self, step_summary: bool) -> ReportOptions {
+        ReportOptions {
+            junit: self.junit.clone(),
+            markdown: self.markdown.clone(),
+            badge: self.badge.clone(),
+            sarif: self.sarif.clone(),
+            save_baseline: self.save_baseline.clone(),
+            baseline: self.baseline.clone(),
+            step_summary,
+        }
+    }
+
+    /// The verdict's options.
+    pub fn gate(&self) -> GateOptions {
+        GateOptions {
+            threshold: self.threshold,
+            fail_on_regression: self.fail_on_regression,
+        }
+    }
+
+    /// Whether any flag asks for a verdict beyond "every test passed".
+    pub fn gates(&self) -> bool {
+        self.threshold.is_some() || self.fail_on_regression
+    }
+}
+
+/// Where the report files go.
+#[derive(Clone, Debug, Default)]
+pub struct ReportOptions {
+    pub junit: Option<PathBuf>,
+    pub markdown: Option<PathBuf>,
+    pub badge: Option<PathBuf>,
+    pub sarif: Option<PathBuf>,
+    pub save_baseline: Option<PathBuf>,
+    pub baseline: Option<PathBuf>,
+    /// Append the Markdown summary to `$GITHUB_STEP_SUMMARY` (when set).
+    pub step_summary: bool,
+}
+
+/// What writing the reports found out.
+#[derive(Clone, Debug, Default)]
+pub struct ReportOutcome {
+    /// The comparison with `--baseline`, when it could be read.
+    pub comparison: Option<Comparison>,
+    /// Why `--baseline` could not be used (already printed on stderr).
+    pub baseline_error: Option<String>,
+    /// The files that could not be written (already printed on stderr).
+    pub write_errors: Vec<String>,
+}
+
+/// Read a baseline file.
+pub fn load_baseline(path: &Path) -> Result<Baseline, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the baseline {}: {e}", path.display()))?;
+    Baseline::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Write `text` to `path`, creating its directory.
+pub fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn append_file(path: &Path, text: &str) -> Result<(), String> {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    f.write_all(text.as_bytes())
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// The Markdown cut to GitHub's job-summary limit, at a section or failure
+/// boundary, with a note saying where the rest is.
+pub fn fit_step_summary(md: &str) -> String {
+    if md.len() <= STEP_SUMMARY_LIMIT {
+        return md.to_string();
+    }
+    let mut cut = STEP_SUMMARY_LIMIT - 200;
+    while !md.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let head = &md[..cut];
+    let at = [head.rfind("\n\n<details>"), head.rfind("\n\n### ")]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(cut);
+    format!(
+        "{}\n\n_The summary was cut at GitHub's size limit: the JUnit and Markdown reports have the rest._\n",
+        &md[..at]
+    )
+}
+
+/// Write every report the options ask for. Never fails: problems are
+/// printed on stderr and listed in the outcome.
+pub fn write_reports(results: &Results, opts: &ReportOptions) -> ReportOutcome {
+    let summary = opts
+        .step_summary
+        .then(|| std::env::var_os("GITHUB_STEP_SUMMARY"))
+        .flatten()
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from);
+    write_reports_to(results, opts, summary.as_deref())
+}
+
+/// [`write_reports`] with the job-summary file given (`None`: no summary).
+fn write_reports_to(
+    results: &Results,
+    opts: &ReportOptions,
+    step_summary: Option<&Path>,
+) -> ReportOutcome {
+    let mut outcome = ReportOutcome::default();
+    // Compare before saving, so --baseline and --save-baseline may be one file.
+    if let Some(path) = &opts.baseline {
+        match load_baseline(path) {
+            Ok(b) => outcome.comparison = Some(baseline::compare(&b, results)),
+            Err(e) => {
+                err(&format!(
+                    "mcpcheck: {e} (continuing without a baseline comparison)\n"
+                ));
+                outcome.baseline_error = Some(e);
+            }
+        }
+    }
+    let comparison = outcome.comparison.as_ref();
+    let mut files: Vec<(&Path, &str, String)> = Vec::new();
+    if let Some(p) = &opts.junit {
+        files.push((p, "JUnit report", junit::render(results)));
+    }
+    if let Some(p) = &opts.sarif {
+        files.push((p, "SARIF log", sarif::render(results)));
+    }
+    if let Some(p) = &opts.badge {
+        files.push((p, "badge", badge::render(results)));
+    }
+    let md = (opts.markdown.is_some() || step_summary.is_some())
+        .then(|| markdown::render_with(results, comparison));
+    if let (Some(p), Some(md)) = (&opts.markdown, &md) {
+        files.push((p, "Markdown summary", md.clone()));
+    }
+    if let Some(p) = &opts.save_baseline {
+        let mut text = Baseline::of(results).to_json();
+        text.push('\n');
+        files.push((p, "baseline", text));
+    }
+    for (path, what, text) in files {
+        if let Err(e) = write_file(path, &text) {
+            err(&format!("mcpcheck: {what} not written: {e}\n"));
+            outcome.write_errors.push(e);
+        }
+    }
+    if let (Some(md), Some(path)) = (&md, step_summary)
+        && let Err(e) = append_file(path, &format!("{}\n", fit_step_summary(md)))
+    {
+        err(&format!("mcpcheck: job summary not written: {e}\n"));
+        outcome.write_errors.push(e);
+    }
+    outcome
+}
+
+/// Where the baseline comparison is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Print {
+    Stdout,
+    /// When stdout carries a document (`--json`, `report --format junit`).
+    Stderr,
+    /// The caller renders it itself.
+    Nowhere,
+}
+
+/// How a command ends.
+#[derive(Clone, Copy, Debug)]
+pub struct Conclude {
+    /// Append the Markdown to `$GITHUB_STEP_SUMMARY` (`ci`).
+    pub step_summary: bool,
+    /// Decide pass/fail ([`gate::decide`]); without it the command exits 0.
+    pub gate: bool,
+    pub comparison: Print,
+}
+
+/// What [`conclude`] did.
+#[derive(Clone, Debug)]
+pub struct Concluded {
+    pub outcome: ReportOutcome,
+    pub verdict: Option<GateVerdict>,
+}
+
+impl Concluded {
+    /// 0 when the verdict passed (or none was asked for), else 1.
+    pub fn exit_code(&self) -> ExitCode {
+        match &self.verdict {
+            Some(v) => ExitCode::from(v.exit_code()),
+            None => ExitCode::SUCCESS,
+        }
+    }
+}
+
+/// The end of a run: write the reports, print what changed against the
+/// baseline, decide the verdict and print why it failed. The text report of
+/// the tests themselves is the caller's to print, before this.
+pub fn conclude(results: &Results, flags: &ReportFlags, how: Conclude) -> Concluded {
+    let outcome = write_reports(results, &flags.options(how.step_summary));
+    if let Some(c) = &outcome.comparison {
+        match how.comparison {
+            Print::Stdout => out(&with_gap(text::comparison(c, paint_for_stdout()))),
+            Print::Stderr => err(&with_gap(text::comparison(c, paint_for_stderr()))),
+            Print::Nowhere => {}
+        }
+    }
+    let verdict = how.gate.then(|| {
+        let v = gate::decide(results, outcome.comparison.as_ref(), &flags.gate());
+        for reason in &v.reasons {
+            err(&format!("mcpcheck: failed: {reason}\n"));
+        }
+        v
+    });
+    Concluded { outcome, verdict }
+}
+
+fn with_gap(s: String) -> String {
+    if s.is_empty() { s } else { format!("\n{s}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentages() {
+        assert_eq!(parse_percent("90"), Ok(90.0));
+        assert_eq!(parse_percent("87.5%"), Ok(87.5));
+        assert!(parse_percent("101").is_err());
+        assert!(parse_percent("-1").is_err());
+        assert!(parse_percent("most").is_err());
+    }
+
+    #[test]
+    fn step_summary_is_appended_and_baseline_compared_before_saving() {
+        use mcpcheck_core::results::{TestResult, TestStatus};
+        let dir = tempfile::tempdir().unwrap();
+        let summary = dir.path().join("summary.md");
+        std::fs::write(&summary, "earlier step\n").unwrap();
+        let baseline = dir.path().join("baseline.json");
+        let mut pass = TestResult::error("t", "a.yaml", Some(1), "", 1);
+        pass.status = TestStatus::Pass;
+        let first = Results::new(vec![pass], 1);
+        let failing = Results::new(vec![TestResult::fail("t", "a.yaml", Some(1), "no", 1)], 1);
+        let opts = ReportOptions {
+            baseline: Some(baseline.clone()),
+            save_baseline: Some(baseline.clone()),
+            step_summary: true,
+            ..ReportOptions::default()
+        };
+        // First run: no baseline yet (a warning, not a failure), one is saved.
+        let o = write_reports_to(&first, &opts, Some(&summary));
+        assert!(o.comparison.is_none() && o.baseline_error.is_some());
+        assert!(o.write_errors.is_empty());
+        // Second run compares with it, then overwrites it.
+        let o = write_reports_to(&failing, &opts, Some(&summary));
+        assert_eq!(o.comparison.unwrap().regressions.len(), 1);
+        let saved = load_baseline(&baseline).unwrap();
+        assert_eq!(saved.tests[0].status, TestStatus::Fail);
+        let md = std::fs::read_to_string(&summary).unwrap();
+        assert!(md.starts_with("earlier step\n## ✅ mcpcheck"), "{md}");
+        assert!(md.contains("## ❌ mcpcheck: 0 of 1 tests passed"), "{md}");
+        assert!(md.contains("**1 regression**"), "{md}");
+    }
+
+    #[test]
+    fn unwritable_reports_are_listed_not_fatal() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = ReportOptions {
+            // A directory cannot be written as a file.
+            junit: Some(dir.path().to_path_buf()),
+            badge: Some(dir.path().join("nested/dir/badge.json")),
+            ..ReportOptions::default()
+        };
+        let o = write_reports_to(&Results::new(Vec::new(), 0), &opts, None);
+        assert_eq!(o.write_errors.len(), 1, "{:?}", o.write_errors);
+        assert!(dir.path().join("nested/dir/badge.json").is_file());
+    }
+
+    #[test]
+    fn step_summary_is_cut_at_a_boundary_under_the_limit() {
+        let small = "## ok\n";
+        assert_eq!(fit_step_summary(small), small);
+        let mut big = String::from("## head\n\n### Failures\n");
+        while big.len() < STEP_SUMMARY_LIMIT + 5000 {
+            big.push_str("\n\n<details><summary>x</summary>\n\n- é detail\n\n</details>");
+        }
+        let cut = fit_step_summary(&big);
+        assert!(cut.len() < STEP_SUMMARY_LIMIT, "{}", cut.len());
+        assert!(
+            cut.contains("</details>\n\n_The summary was cut"),
+            "{}",
+            &cut[cut.len() - 300..]
+        );
+    }
+}
