@@ -119,6 +119,22 @@ export interface TestResult {
   sets?: SetResult[];
   derived_metrics?: MetricResult[];
   warnings?: string[];
+  /** Only in results of `mcpcheck run --trials`; never from this package. */
+  trials?: Trials;
+}
+
+/** A test run several times (`mcpcheck run --trials N`). */
+export interface Trials {
+  /** The trials in which the test ran (skipped trials are not counted). */
+  count: number;
+  /** How many of them passed. */
+  passed: number;
+  /** Passed at least once. */
+  pass_at_k: boolean;
+  /** Passed every time. */
+  pass_hat_k: boolean;
+  /** Every trial's status, in trial order (skipped ones included). */
+  statuses: TestStatus[];
 }
 
 /** A problem in an input, with its position (1-based lines and columns,
