@@ -6,6 +6,8 @@ import { RECORDED } from './recorded.js';
 const json = (v) => `${JSON.stringify(v, null, 2)}\n`;
 const ev = RECORDED.everything;
 const fs = RECORDED.filesystem;
+const serve = RECORDED.serve;
+const outputSchema = serve.tools.result.tools.find((t) => t.name === 'structured_wrong').outputSchema;
 
 export const EXAMPLES = [
   {
@@ -136,6 +138,54 @@ expect:
     },
   },
   {
+    id: 'serve-output-schema',
+    tab: 'response',
+    title: 'Output that breaks its own schema (mcpcheck serve) — fail',
+    verdict: 'fail',
+    fields: {
+      expect: `# structured_wrong {city: Porto}, from mcpcheck serve: humidity comes
+# back as "65%" where the tool's outputSchema (from tools/list) wants an
+# integer. The schema below is that outputSchema.
+expect:
+  - target: result.structuredContent
+    matcher:
+      schema: ${JSON.stringify(outputSchema)}
+  - {target: result.structuredContent.city, matcher: {exact: Porto}}
+  - {target: result.isError, matcher: {exact: false}}
+`,
+      response: json(serve.structured_wrong),
+    },
+  },
+  {
+    id: 'serve-lorem',
+    tab: 'response',
+    title: 'Deterministic text (mcpcheck serve lorem) — pass',
+    verdict: 'pass',
+    fields: {
+      expect: `# lorem {words: 12, seed: playground}: twelve lowercase words, the same
+# every time.
+expect:
+  not_error: true
+  matches_regex: ['^([a-z]+ ){11}[a-z]+$']
+`,
+      response: json(serve.lorem),
+    },
+  },
+  {
+    id: 'serve-tool-error',
+    tab: 'response',
+    title: 'A tool error, expected (mcpcheck serve fail) — pass',
+    verdict: 'pass',
+    fields: {
+      expect: `# The fail tool answers with isError: true and the message it was given.
+expect:
+  is_error: true
+  contains: ["upstream service is down"]
+`,
+      response: json(serve.fail),
+    },
+  },
+  {
     id: 'typo',
     tab: 'response',
     title: 'A typo in the expectations — shown at its line',
@@ -169,6 +219,26 @@ expect:
   - type: args_contain
     tool: get-structured-content
     args: {location: Lisbon}
+`,
+    },
+  },
+  {
+    id: 'serve-audit-log',
+    tab: 'trajectory',
+    title: 'The audit log of a mcpcheck serve session — pass',
+    verdict: 'pass',
+    fields: {
+      trace: serve.audit_log,
+      assertions: `# mcpcheck serve --audit-log wrote one line per tools/call (secrets in
+# arguments are redacted there).
+trajectory:
+  - type: order
+    tools: [structured_wrong, lorem, fail, echo]
+  - type: absence
+    tools: [slow, crash]
+  - type: args_contain
+    tool: echo
+    args: {message: done}
 `,
     },
   },

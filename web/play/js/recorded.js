@@ -1,5 +1,6 @@
 // Responses recorded from real MCP servers by web/play/examples/record.mjs
-// (server-everything and server-filesystem, as pinned in tests/node-servers).
+// (server-everything and server-filesystem, as pinned in tests/node-servers,
+// and mcpcheck serve).
 export const RECORDED = {
   "everything": {
     "structured": {
@@ -484,5 +485,374 @@ export const RECORDED = {
       "jsonrpc": "2.0",
       "id": 3
     }
+  },
+  "serve": {
+    "tools": {
+      "jsonrpc": "2.0",
+      "id": 2,
+      "result": {
+        "tools": [
+          {
+            "name": "echo",
+            "description": "Returns `message` unchanged as a single text block.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "message": {
+                  "description": "text to return",
+                  "type": "string"
+                }
+              },
+              "required": [
+                "message"
+              ],
+              "type": "object"
+            }
+          },
+          {
+            "name": "add",
+            "description": "Returns the sum of `a` and `b` as text; integers stay integers.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "a": {
+                  "description": "first addend",
+                  "type": "number"
+                },
+                "b": {
+                  "description": "second addend",
+                  "type": "number"
+                }
+              },
+              "required": [
+                "a",
+                "b"
+              ],
+              "type": "object"
+            }
+          },
+          {
+            "name": "lorem",
+            "description": "Returns `words` lowercase lorem-ipsum words separated by single spaces. The text is a pure function of `words` and `seed`: same seed, same text.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "seed": {
+                  "description": "seed; defaults to the empty string",
+                  "type": "string"
+                },
+                "words": {
+                  "description": "number of words; defaults to 50 when absent or zero",
+                  "maximum": 100000,
+                  "minimum": 0,
+                  "type": "integer"
+                }
+              },
+              "type": "object"
+            }
+          },
+          {
+            "name": "progress",
+            "description": "Sleeps `steps` times for `delay_ms`, sending notifications/progress after each step when the request carries a progressToken, then returns `completed N steps`.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "delay_ms": {
+                  "description": "delay before each step in milliseconds; defaults to 10",
+                  "maximum": 60000,
+                  "minimum": 0,
+                  "type": "integer"
+                },
+                "steps": {
+                  "description": "number of steps; defaults to 3",
+                  "maximum": 1000,
+                  "minimum": 0,
+                  "type": "integer"
+                }
+              },
+              "type": "object"
+            }
+          },
+          {
+            "name": "slow",
+            "description": "Sleeps `ms` milliseconds, then returns `slept N ms`.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "ms": {
+                  "description": "milliseconds to sleep; defaults to 1000",
+                  "maximum": 600000,
+                  "minimum": 0,
+                  "type": "integer"
+                }
+              },
+              "type": "object"
+            }
+          },
+          {
+            "name": "fail",
+            "description": "Always returns a tool error (isError: true) whose text is `message`.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "message": {
+                  "description": "error text; defaults to `the fail tool always fails`",
+                  "type": "string"
+                }
+              },
+              "type": "object"
+            }
+          },
+          {
+            "name": "structured",
+            "description": "Returns fixed weather data for `city` as structuredContent that matches the outputSchema, mirrored as JSON in a text block.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "city": {
+                  "description": "city name; defaults to Lisbon",
+                  "type": "string"
+                }
+              },
+              "type": "object"
+            },
+            "outputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "city": {
+                  "type": "string"
+                },
+                "conditions": {
+                  "type": "string"
+                },
+                "humidity": {
+                  "description": "percent",
+                  "maximum": 100,
+                  "minimum": 0,
+                  "type": "integer"
+                },
+                "temperature": {
+                  "description": "degrees Celsius",
+                  "type": "number"
+                }
+              },
+              "required": [
+                "city",
+                "temperature",
+                "conditions",
+                "humidity"
+              ],
+              "type": "object"
+            }
+          },
+          {
+            "name": "structured_wrong",
+            "description": "Like `structured`, but its structuredContent violates the outputSchema: `humidity` is a string where an integer is required.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "city": {
+                  "description": "city name; defaults to Lisbon",
+                  "type": "string"
+                }
+              },
+              "type": "object"
+            },
+            "outputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "city": {
+                  "type": "string"
+                },
+                "conditions": {
+                  "type": "string"
+                },
+                "humidity": {
+                  "description": "percent",
+                  "maximum": 100,
+                  "minimum": 0,
+                  "type": "integer"
+                },
+                "temperature": {
+                  "description": "degrees Celsius",
+                  "type": "number"
+                }
+              },
+              "required": [
+                "city",
+                "temperature",
+                "conditions",
+                "humidity"
+              ],
+              "type": "object"
+            }
+          },
+          {
+            "name": "big",
+            "description": "Returns a text block of exactly `bytes` bytes: the letters a to z, repeated.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "bytes": {
+                  "description": "size of the text in bytes; defaults to 1024",
+                  "maximum": 67108864,
+                  "minimum": 0,
+                  "type": "integer"
+                }
+              },
+              "type": "object"
+            }
+          },
+          {
+            "name": "log",
+            "description": "Sends notifications/message at `level` with `message` as data, unless the level is below the one set by logging/setLevel; returns what it did.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "level": {
+                  "description": "log level; defaults to info",
+                  "enum": [
+                    "debug",
+                    "info",
+                    "notice",
+                    "warning",
+                    "error",
+                    "critical",
+                    "alert",
+                    "emergency"
+                  ],
+                  "type": "string"
+                },
+                "message": {
+                  "description": "log data; defaults to `hello from mcpcheck serve`",
+                  "type": "string"
+                }
+              },
+              "type": "object"
+            }
+          },
+          {
+            "name": "sample",
+            "description": "Asks the client sampling/createMessage with `prompt` as the user message and returns the text of the answer.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "prompt": {
+                  "description": "user message; defaults to `Say hello.`",
+                  "type": "string"
+                }
+              },
+              "type": "object"
+            }
+          },
+          {
+            "name": "elicit",
+            "description": "Asks the client elicitation/create with `message` and a one-field form (`answer`, a string) and returns the client's result as JSON.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "message": {
+                  "description": "message shown to the user; defaults to `Please enter a value.`",
+                  "type": "string"
+                }
+              },
+              "type": "object"
+            }
+          },
+          {
+            "name": "roots",
+            "description": "Asks the client roots/list and returns the roots as a JSON array.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {},
+              "type": "object"
+            }
+          },
+          {
+            "name": "add_tool",
+            "description": "Registers a tool named `name` that echoes `message` like `echo`, then sends notifications/tools/list_changed. Registered tools last for the session.",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {
+                "name": {
+                  "description": "name of the new tool; defaults to dynamic_N, N counting from 1",
+                  "pattern": "^[A-Za-z0-9_.-]{1,64}$",
+                  "type": "string"
+                }
+              },
+              "type": "object"
+            }
+          },
+          {
+            "name": "whoami",
+            "description": "Returns the caller's identity: `anonymous` without authentication, else the label of the credential that matched (`api-key#1`, `bearer#2`, ...).",
+            "inputSchema": {
+              "additionalProperties": false,
+              "properties": {},
+              "type": "object"
+            }
+          }
+        ]
+      }
+    },
+    "structured_wrong": {
+      "jsonrpc": "2.0",
+      "id": 3,
+      "result": {
+        "content": [
+          {
+            "type": "text",
+            "text": "{\"city\":\"Porto\",\"conditions\":\"Partly cloudy\",\"humidity\":\"65%\",\"temperature\":22.5}"
+          }
+        ],
+        "structuredContent": {
+          "city": "Porto",
+          "conditions": "Partly cloudy",
+          "humidity": "65%",
+          "temperature": 22.5
+        },
+        "isError": false
+      }
+    },
+    "lorem": {
+      "jsonrpc": "2.0",
+      "id": 4,
+      "result": {
+        "content": [
+          {
+            "type": "text",
+            "text": "dolor magna esse consequat sit laboris elit officia fugiat anim incididunt cupidatat"
+          }
+        ],
+        "isError": false
+      }
+    },
+    "fail": {
+      "jsonrpc": "2.0",
+      "id": 5,
+      "result": {
+        "content": [
+          {
+            "type": "text",
+            "text": "the upstream service is down"
+          }
+        ],
+        "isError": true
+      }
+    },
+    "echo": {
+      "jsonrpc": "2.0",
+      "id": 6,
+      "result": {
+        "content": [
+          {
+            "type": "text",
+            "text": "unknown argument `token`; expected: message"
+          }
+        ],
+        "isError": true
+      }
+    },
+    "audit_log": "{\"args\":{\"city\":\"Porto\"},\"duration_ms\":0,\"identity\":\"anonymous\",\"is_error\":false,\"response_bytes\":276,\"time\":\"2026-11-22T17:05:59.629Z\",\"tool\":\"structured_wrong\"}\n{\"args\":{\"seed\":\"playground\",\"words\":12},\"duration_ms\":0,\"identity\":\"anonymous\",\"is_error\":false,\"response_bytes\":163,\"time\":\"2026-11-22T17:05:59.629Z\",\"tool\":\"lorem\"}\n{\"args\":{\"message\":\"the upstream service is down\"},\"duration_ms\":0,\"identity\":\"anonymous\",\"is_error\":true,\"response_bytes\":106,\"time\":\"2026-11-22T17:05:59.630Z\",\"tool\":\"fail\"}\n{\"args\":{\"message\":\"done\",\"token\":\"***\"},\"duration_ms\":0,\"identity\":\"anonymous\",\"is_error\":true,\"response_bytes\":121,\"time\":\"2026-11-22T17:05:59.630Z\",\"tool\":\"echo\"}\n"
   }
 };
