@@ -7,13 +7,17 @@
 //
 // Screenshots and the first-verdict time go to target/e2e/.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
+
+import { EXAMPLES } from '../play/js/examples.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dist = join(root, 'dist');
@@ -160,6 +164,36 @@ test('pasted cases get the verdicts and messages of the shared vectors', async (
   }
   assert.ok(compared >= 50, `only ${compared} vectors compared`);
   assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('every example in the menu gets the verdict and reasons of `mcpcheck check`', async (t) => {
+  // The CLI binary that `cargo test --workspace` builds.
+  const cli = process.env.MCPCHECK ?? join(root, 'target', 'debug', 'mcpcheck');
+  if (!existsSync(cli)) {
+    t.skip(`no ${cli}: build it with cargo build -p mcpcheck`);
+    return;
+  }
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  const dir = join(tmpdir(), `mcpcheck-e2e-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  for (const x of EXAMPLES.filter((e) => e.tab === 'response' && e.verdict !== 'invalid')) {
+    const n = await checkedCount(page);
+    await page.locator('#examples').selectOption(x.id);
+    await settled(page, n);
+    writeFileSync(join(dir, 'expect.yaml'), x.fields.expect);
+    writeFileSync(join(dir, 'response.json'), x.fields.response);
+    let out;
+    try {
+      out = execFileSync(cli, ['check', '--expect', join(dir, 'expect.yaml'), '--response', join(dir, 'response.json'), '--json'], { encoding: 'utf8' });
+    } catch (e) {
+      out = e.stdout; // exit 1 for a failing test
+    }
+    const want = JSON.parse(out);
+    assert.equal(await verdict(page), want.status, x.id);
+    assert.deepEqual(await reasons(page), want.checks.map((c) => c.reason ?? '').filter((r) => r !== ''), x.id);
+  }
   await context.close();
 });
 
