@@ -9,6 +9,7 @@ mod capture;
 mod check_cmd;
 mod client;
 mod files;
+mod invariants;
 mod output;
 mod report_cmd;
 mod reports;
@@ -33,6 +34,11 @@ enum Command {
     Check(check_cmd::CheckArgs),
     Validate(validate::ValidateArgs),
     Report(report_cmd::ReportArgs),
+    /// Check the conformance invariants of a captured session, offline.
+    Invariants(invariants::InvariantsArgs),
+    /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
+    #[command(subcommand)]
+    Compliance(invariants::ComplianceCommand),
 }
 
 fn main() -> ExitCode {
@@ -44,5 +50,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check_cmd::main(args),
         Command::Validate(args) => validate::main(args),
         Command::Report(args) => report_cmd::main(args),
+        Command::Invariants(args)
+        | Command::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
+            invariants::run(&args)
+        }
     }
 }

@@ -9,10 +9,12 @@
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod baseline;
+pub mod capture;
 pub mod check;
 pub mod diag;
 pub mod expect;
 pub mod gate;
+pub mod invariants;
 pub mod observation;
 pub mod path;
 pub mod read;

@@ -1,0 +1,190 @@
+//! Conformance invariants over captured MCP sessions.
+//!
+//! An invariant is a property of a whole captured session, not of one message: the
+//! handshake comes first, a server answers only for capabilities it advertised, every
+//! response answers exactly one request, and every message matches the official
+//! schema of the session's revision. [`check`] runs every rule of [`rules`] over each
+//! session of a [`Capture`], then, for a capture of several sessions, looks for
+//! composition hazards. It is a pure function of the capture: the same capture always
+//! gives the same [`Report`], findings in a stable order (by exchange index, then rule
+//! ID; session-level findings first).
+//!
+//! [`render_json`] and [`render_text`] turn a report into the documented output; the
+//! JSON form is versioned (`"version": 1`, see `docs/capture.md`).
+
+mod capability;
+mod composition;
+mod envelope;
+mod fast;
+mod json;
+mod lifecycle;
+mod pagination;
+mod progress;
+mod render;
+mod rules;
+mod schema;
+mod session;
+#[cfg(not(target_family = "wasm"))]
+mod tape;
+mod tools;
+
+pub use render::{render_json, render_rules_json, render_rules_text, render_text};
+pub use rules::{HAZARDS, HazardInfo, HazardKind, Rule, RuleInfo};
+pub use schema::embedded_schema_bytes;
+
+use crate::capture::{self, Capture, CaptureDiagnostic};
+use session::SessionCtx;
+
+/// The version of the JSON report format.
+pub const REPORT_VERSION: u32 = 1;
+
+/// Every invariant, in ID order.
+pub fn rules() -> impl ExactSizeIterator<Item = &'static RuleInfo> {
+    rules::ALL.iter().map(|r| r.info())
+}
+
+/// One violated invariant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// The rule that does not hold.
+    pub rule: Rule,
+    /// The offending exchange (for unmatched messages, the exchange they followed);
+    /// `None` for a finding about the session as a whole.
+    pub exchange: Option<usize>,
+    /// What happened, in one line.
+    pub message: String,
+}
+
+/// The findings of one session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionReport {
+    /// The session's `server_label`.
+    pub server_label: Option<String>,
+    /// Violations only, in report order.
+    pub findings: Vec<Finding>,
+}
+
+/// One composition hazard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hazard {
+    /// What kind of hazard.
+    pub kind: HazardKind,
+    /// The servers involved, by label (`#<index>` for a session without one).
+    pub servers: Vec<String>,
+    /// What happened, in one line.
+    pub message: String,
+}
+
+/// The outcome of checking a capture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// One entry per session, in capture order.
+    pub sessions: Vec<SessionReport>,
+    /// Composition hazards (only for captures of two or more sessions).
+    pub hazards: Vec<Hazard>,
+}
+
+impl Report {
+    /// Whether every invariant holds and no hazard was found.
+    pub fn passed(&self) -> bool {
+        self.hazards.is_empty() && self.sessions.iter().all(|s| s.findings.is_empty())
+    }
+
+    /// The number of findings over all sessions.
+    pub fn finding_count(&self) -> usize {
+        self.sessions.iter().map(|s| s.findings.len()).sum()
+    }
+}
+
+/// Where rules put their findings.
+pub(crate) struct Sink {
+    findings: Vec<Finding>,
+}
+
+impl Sink {
+    pub(crate) fn push(&mut self, rule: Rule, exchange: Option<usize>, message: String) {
+        self.findings.push(Finding {
+            rule,
+            exchange,
+            message,
+        });
+    }
+}
+
+/// Checks a parsed capture.
+pub fn check(capture: &Capture<'_>) -> Report {
+    Checker::default().check(capture)
+}
+
+/// Parses capture text and checks it; the diagnostics when it is not a capture.
+pub fn check_text(text: &str) -> Result<Report, Vec<CaptureDiagnostic>> {
+    capture::parse(text).map(|capture| check(&capture))
+}
+
+/// A checker that keeps its compiled schemas between captures, for callers that
+/// check many (the playground on every edit, test suites). Its reports are the same
+/// as [`check`]'s.
+#[derive(Default)]
+pub struct Checker {
+    schemas: schema::SchemaCache,
+}
+
+impl std::fmt::Debug for Checker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checker").finish_non_exhaustive()
+    }
+}
+
+impl Checker {
+    /// Checks a parsed capture.
+    pub fn check(&mut self, capture: &Capture<'_>) -> Report {
+        check_with(capture, &mut self.schemas)
+    }
+
+    /// Parses capture text and checks it.
+    pub fn check_text(&mut self, text: &str) -> Result<Report, Vec<CaptureDiagnostic>> {
+        capture::parse(text).map(|capture| self.check(&capture))
+    }
+}
+
+fn check_with(capture: &Capture<'_>, schemas: &mut schema::SchemaCache) -> Report {
+    let mut sessions = Vec::with_capacity(capture.sessions.len());
+    let mut tool_lists = Vec::with_capacity(capture.sessions.len());
+    for session in &capture.sessions {
+        let ctx = SessionCtx::new(session);
+        let lists = tools::tool_lists(&session.exchanges);
+        let mut sink = Sink {
+            findings: Vec::new(),
+        };
+        let out = &mut sink;
+        lifecycle::initialize_first(&ctx, out);
+        lifecycle::initialized_follows(&ctx, out);
+        capability::list_needs_capability(&ctx, out);
+        capability::capability_not_all_errors(&ctx, out);
+        tools::tool_calls(&ctx, &lists, out);
+        envelope::error_envelope(&ctx, out);
+        envelope::method_not_found_code(&ctx, out);
+        envelope::response_pairing(&ctx, out);
+        envelope::result_xor_error(&ctx, out);
+        envelope::notification_no_id(&ctx, out);
+        progress::progress(&ctx, out);
+        tools::tool_names(&ctx, &lists, out);
+        capability::notification_capabilities(&ctx, out);
+        capability::client_capabilities(&ctx, out);
+        lifecycle::known_protocol_version(&ctx, out);
+        pagination::cursor_loop(&ctx, out);
+        envelope::server_writes_json(&ctx, out);
+        schema::schema_family(&ctx, schemas, out);
+        let mut findings = sink.findings;
+        // Stable: findings of one rule at one exchange keep the order the rule found
+        // them in.
+        findings.sort_by_key(|f| (f.exchange, f.rule));
+        sessions.push(SessionReport {
+            server_label: session.server_label.as_deref().map(str::to_string),
+            findings,
+        });
+        tool_lists.push(lists);
+    }
+    let hazards = composition::hazards(capture, &tool_lists);
+    Report { sessions, hazards }
+}

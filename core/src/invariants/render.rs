@@ -1,0 +1,237 @@
+//! The two forms of an invariants report, and of the rule list.
+//!
+//! The JSON form is the contract shared by the CLI, the npm package and the
+//! playground; its shape is defined here and nowhere else:
+//!
+//! ```text
+//! { "version": 1,
+//!   "passed": bool,
+//!   "sessions": [ { "server_label": string | null,
+//!                   "findings": [ { "id": "INV-NNN", "category": string,
+//!                                   "message": string, "exchange": integer | null } ] } ],
+//!   "hazards": [ { "kind": string, "servers": [string], "message": string } ] }
+//! ```
+//!
+//! `findings` and `hazards` hold violations only. Keys appear in the order above.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use super::rules::{ALL, HAZARDS};
+use super::{REPORT_VERSION, Report};
+
+#[derive(Serialize)]
+struct ReportOut<'r> {
+    version: u32,
+    passed: bool,
+    sessions: Vec<SessionOut<'r>>,
+    hazards: Vec<HazardOut<'r>>,
+}
+
+#[derive(Serialize)]
+struct SessionOut<'r> {
+    server_label: Option<&'r str>,
+    findings: Vec<FindingOut<'r>>,
+}
+
+#[derive(Serialize)]
+struct FindingOut<'r> {
+    id: &'static str,
+    category: &'static str,
+    message: &'r str,
+    exchange: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct HazardOut<'r> {
+    kind: &'static str,
+    servers: &'r [String],
+    message: &'r str,
+}
+
+#[derive(Serialize)]
+struct RulesOut {
+    version: u32,
+    rules: Vec<RuleOut>,
+    hazards: Vec<HazardRuleOut>,
+}
+
+#[derive(Serialize)]
+struct RuleOut {
+    id: &'static str,
+    category: &'static str,
+    property: &'static str,
+    citation: &'static str,
+}
+
+#[derive(Serialize)]
+struct HazardRuleOut {
+    kind: &'static str,
+    property: &'static str,
+    citation: &'static str,
+}
+
+fn pretty<T: Serialize>(value: &T) -> String {
+    // Serializing these plain structs to a String cannot fail (no maps with
+    // non-string keys, no foreign Serialize impls).
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+/// The report as the documented JSON document (pretty-printed, no trailing newline).
+pub fn render_json(report: &Report) -> String {
+    let out = ReportOut {
+        version: REPORT_VERSION,
+        passed: report.passed(),
+        sessions: report
+            .sessions
+            .iter()
+            .map(|s| SessionOut {
+                server_label: s.server_label.as_deref(),
+                findings: s
+                    .findings
+                    .iter()
+                    .map(|f| FindingOut {
+                        id: f.rule.id(),
+                        category: f.rule.category(),
+                        message: &f.message,
+                        exchange: f.exchange,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        hazards: report
+            .hazards
+            .iter()
+            .map(|h| HazardOut {
+                kind: h.kind.info().kind,
+                servers: &h.servers,
+                message: &h.message,
+            })
+            .collect(),
+    };
+    pretty(&out)
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The report for people: one block per session, then hazards, then a verdict line.
+pub fn render_text(report: &Report) -> String {
+    let mut out = String::new();
+    let rule_count = ALL.len();
+    for (index, session) in report.sessions.iter().enumerate() {
+        let label = session
+            .server_label
+            .clone()
+            .unwrap_or_else(|| format!("#{index}"));
+        if session.findings.is_empty() {
+            let _ = writeln!(out, "PASS {label}: all {rule_count} invariants hold");
+            continue;
+        }
+        let _ = writeln!(
+            out,
+            "FAIL {label}: {}",
+            plural(session.findings.len(), "finding", "findings")
+        );
+        for finding in &session.findings {
+            let at = finding
+                .exchange
+                .map_or_else(|| "session".to_string(), |i| format!("exchange {i}"));
+            let _ = writeln!(
+                out,
+                "  {at}: {} [{}] {}",
+                finding.rule.id(),
+                finding.rule.category(),
+                finding.message
+            );
+        }
+    }
+    if !report.hazards.is_empty() {
+        let _ = writeln!(out, "HAZARDS {}", report.hazards.len());
+        for hazard in &report.hazards {
+            let _ = writeln!(
+                out,
+                "  {} ({}): {}",
+                hazard.kind.info().kind,
+                hazard.servers.join(", "),
+                hazard.message
+            );
+        }
+    }
+    let sessions = plural(report.sessions.len(), "session", "sessions");
+    if report.passed() {
+        let _ = write!(out, "passed: every invariant holds in {sessions}");
+        if report.sessions.len() > 1 {
+            out.push_str("; no composition hazards");
+        }
+    } else {
+        let failing = report
+            .sessions
+            .iter()
+            .filter(|s| !s.findings.is_empty())
+            .count();
+        let _ = write!(
+            out,
+            "failed: {} in {failing} of {sessions}, {}",
+            plural(report.finding_count(), "finding", "findings"),
+            plural(
+                report.hazards.len(),
+                "composition hazard",
+                "composition hazards"
+            )
+        );
+    }
+    out
+}
+
+/// The rule list as JSON: `{"version": 1, "rules": [{id, category, property,
+/// citation}], "hazards": [{kind, property, citation}]}`.
+pub fn render_rules_json() -> String {
+    let out = RulesOut {
+        version: REPORT_VERSION,
+        rules: ALL
+            .iter()
+            .map(|r| {
+                let info = r.info();
+                RuleOut {
+                    id: info.id,
+                    category: info.category,
+                    property: info.property,
+                    citation: info.citation,
+                }
+            })
+            .collect(),
+        hazards: HAZARDS
+            .iter()
+            .map(|h| {
+                let info = h.info();
+                HazardRuleOut {
+                    kind: info.kind,
+                    property: info.property,
+                    citation: info.citation,
+                }
+            })
+            .collect(),
+    };
+    pretty(&out)
+}
+
+/// The rule list for people.
+pub fn render_rules_text() -> String {
+    let mut out = String::new();
+    for rule in ALL {
+        let info = rule.info();
+        let _ = writeln!(out, "{}  {:<15} {}", info.id, info.category, info.property);
+        let _ = writeln!(out, "{:24}{}", "", info.citation);
+    }
+    out.push_str("\ncomposition hazards (captures of several sessions):\n");
+    for hazard in HAZARDS {
+        let info = hazard.info();
+        let _ = writeln!(out, "{}  {}", info.kind, info.property);
+        let _ = writeln!(out, "{:24}{}", "", info.citation);
+    }
+    out.pop();
+    out
+}
