@@ -305,3 +305,37 @@ pub fn diagnostic_json(d: &Diagnostic) -> Value {
         "hint": d.hint,
     })
 }
+
+/// Check a capture (its JSON text) against the conformance invariants: the
+/// report in its documented JSON shape (`invariants::render_json`, see
+/// docs/capture.md), or, when the text is not a usable capture, its problems
+/// as diagnostics of `file` (the JSON pointer of each in its hint).
+pub fn check_capture(file: &str, text: &str) -> Result<Value, Vec<Diagnostic>> {
+    let report = crate::invariants::check_text(text).map_err(|problems| {
+        problems
+            .iter()
+            .map(|p| {
+                let span = match (p.line, p.column) {
+                    (Some(line), column) => {
+                        let (line, col) = (line as u32, column.unwrap_or(1) as u32);
+                        Span::new(line, col, line, col + 1)
+                    }
+                    (None, _) => Span::none(),
+                };
+                let pointer = if p.pointer.is_empty() {
+                    "the whole document".to_string()
+                } else {
+                    format!("at {}", p.pointer)
+                };
+                Diagnostic::error(file, span, p.message.clone()).with_hint(pointer)
+            })
+            .collect::<Vec<_>>()
+    })?;
+    serde_json::from_str(&crate::invariants::render_json(&report)).map_err(|e| {
+        vec![Diagnostic::error(
+            file,
+            Span::none(),
+            format!("the invariants report is not JSON: {e}"),
+        )]
+    })
+}

@@ -5,7 +5,7 @@
 // some other way.
 import initWasm from '../web/mcpcheck-web.js';
 
-export { checkResponse, checkTrajectory, validateSuite, version } from '../web/mcpcheck-web.js';
+export { checkResponse, checkTrajectory, checkCapture, validateSuite, version } from '../web/mcpcheck-web.js';
 
 let loading;
 

@@ -10,6 +10,7 @@ async function init() {}
 module.exports = {
   checkResponse: wasm.checkResponse,
   checkTrajectory: wasm.checkTrajectory,
+  checkCapture: wasm.checkCapture,
   validateSuite: wasm.validateSuite,
   version: wasm.version,
   init,

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
-import init, { checkResponse, checkTrajectory, validateSuite, version } from '../lib/node.mjs';
+import init, { checkCapture, checkResponse, checkTrajectory, validateSuite, version } from '../lib/node.mjs';
 
 const require = createRequire(import.meta.url);
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
@@ -151,6 +151,31 @@ test('checkTrajectory: text, JSONL and objects', () => {
   assert.throws(() => checkTrajectory('{"tool": "a"}\nnot json\n', assertions), /audit log line 2/);
 });
 
+test('checkCapture: the invariants report, from text or an object', () => {
+  const session = (exchanges) => ({ server_capabilities: { tools: {} }, exchanges });
+  const init = {
+    request: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } },
+    response: { jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 's', version: '1' } } },
+  };
+  const initialized = { request: { jsonrpc: '2.0', method: 'notifications/initialized' } };
+  const call = (code) => ({
+    request: { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x', arguments: {} } },
+    response: { jsonrpc: '2.0', id: 2, error: { code, message: 'unknown tool' } },
+  });
+  const good = checkCapture(session([init, initialized, call(-32602)]));
+  assert.equal(good.version, 1);
+  assert.equal(good.sessions.length, 1);
+  const bad = checkCapture(JSON.stringify(session([init, initialized, call('-32602')])));
+  assert.equal(bad.passed, false);
+  const inv6 = bad.sessions[0].findings.find((f) => f.id === 'INV-006');
+  assert.ok(inv6, JSON.stringify(bad));
+  assert.equal(inv6.exchange, 2);
+  assert.equal(inv6.category, 'error-envelope');
+  // A capture without exchanges is not a capture.
+  assert.throws(() => checkCapture('{"server_label": "x"}'), (e) => e.diagnostics.length > 0 && e.diagnostics[0].file === '<capture>');
+  assert.throws(() => checkCapture('{"exchanges": [}'), (e) => e.diagnostics[0].line === 1);
+});
+
 test('validateSuite: a good file lists its tests, a bad one every problem', () => {
   const good = `name: read a file
 server:
@@ -185,7 +210,7 @@ assert:
 
 test('CommonJS and ES module entries expose the same functions', () => {
   const cjs = require('../lib/node.cjs');
-  for (const name of ['checkResponse', 'checkTrajectory', 'validateSuite', 'version', 'init']) {
+  for (const name of ['checkResponse', 'checkTrajectory', 'checkCapture', 'validateSuite', 'version', 'init']) {
     assert.equal(typeof cjs[name], 'function', name);
   }
   assert.equal(cjs.version(), version());
@@ -194,10 +219,10 @@ test('CommonJS and ES module entries expose the same functions', () => {
 
 test('the TypeScript declarations name every export and shape', () => {
   const dts = readFileSync(new URL('../node/mcpcheck-web.d.ts', import.meta.url), 'utf8');
-  for (const fn of ['checkResponse', 'checkTrajectory', 'validateSuite', 'version']) {
+  for (const fn of ['checkResponse', 'checkTrajectory', 'checkCapture', 'validateSuite', 'version']) {
     assert.match(dts, new RegExp(`export function ${fn}\\(`), fn);
   }
-  for (const t of ['TestResult', 'CheckResult', 'Diagnostic', 'SuiteValidation', 'McpcheckError', 'CheckOptions']) {
+  for (const t of ['TestResult', 'CheckResult', 'Diagnostic', 'SuiteValidation', 'McpcheckError', 'CheckOptions', 'InvariantsReport', 'InvariantFinding', 'Capture']) {
     assert.match(dts, new RegExp(`export (interface|type) ${t}\\b`), t);
   }
   assert.match(dts, /checkResponse\(expect: Expectations, response: McpResponse, options\?: CheckOptions\): TestResult/);

@@ -23,6 +23,7 @@ const EXPECT_FILE: &str = "<expect>";
 const RESPONSE_FILE: &str = "<response>";
 const TRACE_FILE: &str = "<trace>";
 const TRAJECTORY_FILE: &str = "<trajectory>";
+const CAPTURE_FILE: &str = "<capture>";
 
 #[wasm_bindgen(typescript_custom_section)]
 const TS_TYPES: &str = r#"
@@ -183,6 +184,39 @@ export function checkResponse(expect: Expectations, response: McpResponse, optio
  * {@link McpcheckError} when either cannot be read. */
 export function checkTrajectory(trace: Trace, assertions: TrajectoryAssertions): TestResult;
 
+/** A captured MCP session (docs/capture.md): `exchanges` of
+ * `{request, response}` with `server_capabilities`, or a list of sessions;
+ * as JSON text or as an object. */
+export type Capture = string | { [key: string]: unknown } | { [key: string]: unknown }[];
+
+/** One violated invariant. */
+export interface InvariantFinding {
+  /** The rule, `INV-NNN`. */
+  id: string;
+  /** The rule's family, e.g. `lifecycle`, `capability`, `error-envelope`. */
+  category: string;
+  message: string;
+  /** The index of the offending exchange in its session; `null` for a
+   * finding about the session as a whole. */
+  exchange: number | null;
+}
+
+/** The invariants report (`mcpcheck invariants --format json`). */
+export interface InvariantsReport {
+  version: 1;
+  /** Every invariant holds and no hazard was found. */
+  passed: boolean;
+  /** One entry per session, in capture order; findings are violations only. */
+  sessions: { server_label: string | null; findings: InvariantFinding[] }[];
+  /** Composition hazards (captures of two or more sessions). */
+  hazards: { kind: string; servers: string[]; message: string }[];
+}
+
+/** Check a captured session against the conformance invariants, as
+ * `mcpcheck invariants` does; throws a {@link McpcheckError} when the input
+ * is not a usable capture. */
+export function checkCapture(capture: Capture): InvariantsReport;
+
 /** Load a suite file (either form) and report every problem in it, as
  * `mcpcheck validate` does. Never throws: the problems are the result. */
 export function validateSuite(yamlText: string, fileName?: string): SuiteValidation;
@@ -284,6 +318,19 @@ pub fn check_trajectory(trace: JsValue, assertions: JsValue) -> Result<JsValue, 
     let doc = api::load_trajectory_value(TRAJECTORY_FILE, &assertions)
         .map_err(|d| load_error(&d, assertions.as_str()))?;
     Ok(to_js(&api::check_trajectory(&doc, &entries)))
+}
+
+/// Check a capture against the conformance invariants. Returns the
+/// invariants report; throws when the input is not a usable capture.
+#[wasm_bindgen(js_name = checkCapture, skip_typescript)]
+pub fn check_capture(capture: JsValue) -> Result<JsValue, JsValue> {
+    let text = match from_js(&capture, "the capture")? {
+        Value::String(text) => text,
+        other => other.to_string(),
+    };
+    let report =
+        api::check_capture(CAPTURE_FILE, &text).map_err(|d| load_error(&d, Some(&text)))?;
+    Ok(to_js(&report))
 }
 
 /// Load a suite file (either form) and report every problem in it, as

@@ -1,6 +1,8 @@
 // The examples menu. Responses are the ones recorded from real MCP servers
-// (recorded.js); each example states the verdict it gives, and
+// (recorded.js), captures recorded from mcpcheck serve (captures.js); each
+// example states the verdict (or, for a capture, the finding) it gives, and
 // pkg/test/examples.test.mjs holds the package to it.
+import { CAPTURES } from './captures.js';
 import { RECORDED } from './recorded.js';
 
 const json = (v) => `${JSON.stringify(v, null, 2)}\n`;
@@ -262,4 +264,11 @@ trajectory:
 `,
     },
   },
+  ...CAPTURES.map((c) => ({
+    id: c.id,
+    tab: 'capture',
+    title: c.title,
+    finding: c.finding,
+    fields: { capture: json(c.capture) },
+  })),
 ];
