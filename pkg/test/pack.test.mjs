@@ -80,7 +80,7 @@ test('TypeScript type-checks a user module against the declarations', () => {
   const tsc = join(pkgDir, 'node_modules', 'typescript', 'bin', 'tsc');
   writeFileSync(
     join(project, 'check.mts'),
-    `import init, { checkResponse, checkTrajectory, validateSuite, version, type TestResult, type McpcheckError } from 'mcpcheck';
+    `import init, { checkCapture, checkResponse, checkTrajectory, validateSuite, version, type InvariantsReport, type TestResult, type McpcheckError } from 'mcpcheck';
 await init();
 const r: TestResult = checkResponse({ expect: { contains: ['a'] }, threshold: 0.5 }, '{"content": []}', { today: '2026-01-31' });
 const statuses: ('pass' | 'fail' | 'error' | 'skip')[] = [r.status];
@@ -88,8 +88,11 @@ const reasons: (string | undefined)[] = r.checks.map((c) => c.reason);
 const t: TestResult = checkTrajectory([{ tool: 'a', args: {} }], 'trajectory: []');
 const v = validateSuite('name: x', 'x.yaml');
 const lines: (number | null)[] = v.diagnostics.map((d) => d.line);
+const report: InvariantsReport = checkCapture({ exchanges: [] });
+const rules: string[] = report.sessions.flatMap((s) => s.findings.map((f) => f.id));
+const at: (number | null)[] = report.sessions.flatMap((s) => s.findings.map((f) => f.exchange));
 try { checkResponse('expect: [', {}); } catch (e) { const m = e as McpcheckError; console.log(m.diagnostics[0]?.hint, m.rendered); }
-console.log(statuses, reasons, t.score, lines, version().length);
+console.log(statuses, reasons, t.score, lines, version().length, rules, at, report.passed);
 `,
   );
   writeFileSync(
