@@ -1,153 +1,288 @@
-//! Captures: a session's wire log written in the capture format
-//! (`docs/capture.md`), so `mcpcheck invariants` and the playground can judge
-//! it later.
+//! Captures: a session's wire log written in the capture format of
+//! `docs/capture.md`, so `mcpcheck invariants` and the playground can judge it.
 //!
-//! Client requests pair with the server's responses by id; client
-//! notifications are exchanges without a response; server notifications and
-//! server→client requests attach to the client request that was open when
-//! they arrived (or stand alone when none was). Lines that were not JSON are
-//! kept verbatim under `raw`.
+//! Messages are written exactly as they crossed the wire (as raw JSON text),
+//! and placed as the format says: client requests pair with responses by id;
+//! client notifications are exchanges without a response; progress
+//! notifications join the exchange whose request carried their token, other
+//! server notifications and server→client requests the most recent exchange
+//! still open; what matches nothing goes to `unmatched`; lines that were not
+//! JSON go to `raw`.
 
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
 
-use crate::client::tap::Dir;
-use crate::run::exec::SessionLog;
+use crate::client::tap::{Dir, Event};
 
-/// Build the capture document of one session.
-pub fn from_log(log: &SessionLog) -> Value {
-    let mut exchanges: Vec<Map<String, Value>> = Vec::new();
-    // Indices into `exchanges` of client requests still waiting for an answer.
-    let mut open: Vec<usize> = Vec::new();
-    let mut raw: Vec<Value> = Vec::new();
-    let mut server_caps = Value::Null;
-    let mut client_caps = Value::Null;
-    let mut unmatched: Vec<Value> = Vec::new();
+#[derive(Serialize)]
+struct Session {
+    server_label: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    server_capabilities: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client_capabilities: Option<Value>,
+    protocol_version: String,
+    transport: &'static str,
+    exchanges: Vec<Exchange>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unmatched: Vec<Unmatched>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    raw: Vec<RawLine>,
+}
 
-    for e in &log.events {
-        let Some(msg) = e.json.clone() else {
-            raw.push(json!({"direction": dir_name(e.dir), "time": e.time, "text": e.raw}));
+#[derive(Serialize)]
+struct Exchange {
+    request: Box<RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response: Option<Box<RawValue>>,
+    request_time: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_time: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notifications: Vec<Box<RawValue>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    notification_times: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    server_requests: Vec<ServerRequest>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    raw: Vec<RawLine>,
+    /// The request's id, method and progress token, to place what follows.
+    #[serde(skip)]
+    id: Option<Value>,
+    #[serde(skip)]
+    method: Option<String>,
+    #[serde(skip)]
+    progress_token: Option<Value>,
+}
+
+#[derive(Serialize)]
+struct ServerRequest {
+    request: Box<RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response: Option<Box<RawValue>>,
+    request_time: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_time: Option<String>,
+    #[serde(skip)]
+    id: Option<Value>,
+}
+
+#[derive(Serialize)]
+struct Unmatched {
+    message: Box<RawValue>,
+    time: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    after_exchange: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response: Option<Box<RawValue>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_time: Option<String>,
+    #[serde(skip)]
+    id: Option<Value>,
+}
+
+#[derive(Serialize)]
+struct RawLine {
+    text: String,
+    from: &'static str,
+    time: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    after_exchange: Option<usize>,
+}
+
+/// What a capture is made from.
+pub struct Recording<'a> {
+    pub label: &'a str,
+    pub transport: &'static str,
+    pub protocol_version: &'a str,
+    pub events: &'a [Event],
+}
+
+fn raw(e: &Event) -> Box<RawValue> {
+    // The tap kept the text and parsed it; only JSON events come here.
+    RawValue::from_string(e.raw.trim().to_string()).unwrap_or_else(|_| {
+        RawValue::from_string(
+            e.json
+                .as_ref()
+                .map(Value::to_string)
+                .unwrap_or_else(|| "null".into()),
+        )
+        .unwrap_or_else(|_| Box::<RawValue>::default())
+    })
+}
+
+/// Build the capture document (pretty JSON text) of one session.
+pub fn render(rec: &Recording<'_>) -> String {
+    let mut s = Session {
+        server_label: rec.label.to_string(),
+        server_capabilities: None,
+        client_capabilities: None,
+        protocol_version: rec.protocol_version.to_string(),
+        transport: rec.transport,
+        exchanges: Vec::new(),
+        unmatched: Vec::new(),
+        raw: Vec::new(),
+    };
+    for e in rec.events {
+        let last_sent = s.exchanges.len().checked_sub(1);
+        let open = s
+            .exchanges
+            .iter()
+            .rposition(|x| x.id.is_some() && x.response.is_none());
+        let Some(json) = &e.json else {
+            let line = RawLine {
+                text: e.raw.clone(),
+                from: if e.dir == Dir::In { "server" } else { "client" },
+                time: e.time.clone(),
+                after_exchange: None,
+            };
+            match open {
+                Some(i) => s.exchanges[i].raw.push(line),
+                None => s.raw.push(RawLine {
+                    after_exchange: last_sent,
+                    ..line
+                }),
+            }
             continue;
         };
         match e.dir {
-            Dir::Out if e.is_request() => {
+            Dir::Out if e.method().is_some() => {
                 if e.method() == Some("initialize") {
-                    client_caps = msg
-                        .pointer("/params/capabilities")
-                        .cloned()
-                        .unwrap_or(Value::Null);
+                    s.client_capabilities = json.pointer("/params/capabilities").cloned();
                 }
-                let mut x = Map::new();
-                x.insert("request".into(), msg);
-                x.insert("request_time".into(), json!(e.time));
-                exchanges.push(x);
-                open.push(exchanges.len() - 1);
-            }
-            Dir::Out if e.is_notification() => {
-                let mut x = Map::new();
-                x.insert("request".into(), msg);
-                x.insert("request_time".into(), json!(e.time));
-                exchanges.push(x);
+                s.exchanges.push(Exchange {
+                    request: raw(e),
+                    response: None,
+                    request_time: e.time.clone(),
+                    response_time: None,
+                    notifications: Vec::new(),
+                    notification_times: Vec::new(),
+                    server_requests: Vec::new(),
+                    raw: Vec::new(),
+                    id: e.id().cloned(),
+                    method: e.method().map(str::to_string),
+                    progress_token: json.pointer("/params/_meta/progressToken").cloned(),
+                });
             }
             Dir::Out => {
                 // Our answer to a server→client request.
                 let id = e.id().cloned();
-                let target = exchanges.iter_mut().rev().find_map(|x| {
-                    x.get_mut("server_requests")
-                        .and_then(Value::as_array_mut)
-                        .and_then(|list| {
-                            list.iter_mut().find(|sr| {
-                                sr.pointer("/request/id") == id.as_ref()
-                                    && sr.get("response").is_none()
-                            })
-                        })
+                let in_exchange = s.exchanges.iter_mut().rev().find_map(|x| {
+                    x.server_requests
+                        .iter_mut()
+                        .find(|r| r.id == id && r.response.is_none())
                 });
-                match target {
-                    Some(sr) => {
-                        if let Some(o) = sr.as_object_mut() {
-                            o.insert("response".into(), msg);
-                            o.insert("response_time".into(), json!(e.time));
-                        }
-                    }
-                    None => unmatched
-                        .push(json!({"direction": "client", "time": e.time, "message": msg})),
+                if let Some(r) = in_exchange {
+                    r.response = Some(raw(e));
+                    r.response_time = Some(e.time.clone());
+                } else if let Some(u) = s
+                    .unmatched
+                    .iter_mut()
+                    .rev()
+                    .find(|u| u.id == id && u.response.is_none())
+                {
+                    u.response = Some(raw(e));
+                    u.response_time = Some(e.time.clone());
+                } else {
+                    s.unmatched.push(Unmatched {
+                        message: raw(e),
+                        time: e.time.clone(),
+                        after_exchange: last_sent,
+                        response: None,
+                        response_time: None,
+                        id: None,
+                    });
                 }
             }
             Dir::In if e.is_response() => {
-                let id = e.id().cloned();
-                let pos = open.iter().position(|&i| {
-                    exchanges[i].get("request").and_then(|r| r.get("id")) == id.as_ref()
-                });
-                match pos {
-                    Some(p) => {
-                        let i = open.remove(p);
-                        if exchanges[i]
-                            .get("request")
-                            .and_then(|r| r.get("method"))
-                            .and_then(Value::as_str)
-                            == Some("initialize")
+                let id = e.id();
+                let target = s
+                    .exchanges
+                    .iter()
+                    .position(|x| x.id.as_ref() == id && id.is_some() && x.response.is_none());
+                match target {
+                    Some(i) => {
+                        let x = &mut s.exchanges[i];
+                        if x.method.as_deref() == Some("initialize")
+                            && s.server_capabilities.is_none()
                         {
-                            server_caps = msg
-                                .pointer("/result/capabilities")
-                                .cloned()
-                                .unwrap_or(Value::Null);
+                            s.server_capabilities = json.pointer("/result/capabilities").cloned();
                         }
-                        exchanges[i].insert("response".into(), msg);
-                        exchanges[i].insert("response_time".into(), json!(e.time));
+                        x.response = Some(raw(e));
+                        x.response_time = Some(e.time.clone());
                     }
-                    None => unmatched
-                        .push(json!({"direction": "server", "time": e.time, "message": msg})),
+                    None => s.unmatched.push(Unmatched {
+                        message: raw(e),
+                        time: e.time.clone(),
+                        after_exchange: last_sent,
+                        response: None,
+                        response_time: None,
+                        id: None,
+                    }),
                 }
             }
+            Dir::In if e.is_request() => match open {
+                Some(i) => s.exchanges[i].server_requests.push(ServerRequest {
+                    request: raw(e),
+                    response: None,
+                    request_time: e.time.clone(),
+                    response_time: None,
+                    id: e.id().cloned(),
+                }),
+                None => s.unmatched.push(Unmatched {
+                    message: raw(e),
+                    time: e.time.clone(),
+                    after_exchange: last_sent,
+                    response: None,
+                    response_time: None,
+                    id: e.id().cloned(),
+                }),
+            },
             Dir::In => {
-                let key = if e.is_request() {
-                    "server_requests"
-                } else {
-                    "notifications"
+                // A notification (or a message that is neither): progress goes
+                // with the request that carried its token.
+                let token = (e.method() == Some("notifications/progress"))
+                    .then(|| json.pointer("/params/progressToken").cloned())
+                    .flatten();
+                let target = match &token {
+                    Some(t) => s
+                        .exchanges
+                        .iter()
+                        .rposition(|x| x.progress_token.as_ref() == Some(t))
+                        .or(open),
+                    None => open,
                 };
-                let item = if e.is_request() {
-                    json!({"request": msg, "request_time": e.time})
-                } else {
-                    let mut m = msg;
-                    if let Some(o) = m.as_object_mut() {
-                        o.insert("_time".into(), json!(e.time));
+                match target {
+                    Some(i) => {
+                        s.exchanges[i].notifications.push(raw(e));
+                        s.exchanges[i].notification_times.push(e.time.clone());
                     }
-                    m
-                };
-                match open.last() {
-                    Some(&i) => {
-                        let list = exchanges[i].entry(key).or_insert_with(|| json!([]));
-                        if let Some(a) = list.as_array_mut() {
-                            a.push(item);
-                        }
-                    }
-                    None => unmatched
-                        .push(json!({"direction": "server", "time": e.time, "message": item})),
+                    None => s.unmatched.push(Unmatched {
+                        message: raw(e),
+                        time: e.time.clone(),
+                        after_exchange: last_sent,
+                        response: None,
+                        response_time: None,
+                        id: None,
+                    }),
                 }
             }
         }
     }
-    let mut doc = Map::new();
-    doc.insert("server_label".into(), json!(log.label));
-    doc.insert("server_capabilities".into(), server_caps);
-    doc.insert("client_capabilities".into(), client_caps);
-    doc.insert("transport".into(), json!(log.transport));
-    doc.insert("protocol_version".into(), json!(log.protocol_version));
-    doc.insert(
-        "exchanges".into(),
-        Value::Array(exchanges.into_iter().map(Value::Object).collect()),
-    );
-    if !unmatched.is_empty() {
-        doc.insert("unmatched".into(), Value::Array(unmatched));
-    }
-    if !raw.is_empty() {
-        doc.insert("raw".into(), Value::Array(raw));
-    }
-    Value::Object(doc)
+    serde_json::to_string_pretty(&s).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
-fn dir_name(d: Dir) -> &'static str {
-    match d {
-        Dir::Out => "client",
-        Dir::In => "server",
+/// Hide secrets in a capture's text: each secret as written and as it reads
+/// inside a JSON string (where quotes and backslashes are escaped).
+pub fn redact(text: &str, redactor: &mcpcheck_core::redact::Redactor) -> String {
+    let mut r = redactor.clone();
+    for secret in redactor.secrets() {
+        let quoted = serde_json::to_string(secret).unwrap_or_default();
+        let inner = quoted.trim_start_matches('"').trim_end_matches('"');
+        if inner != secret {
+            r.secret(inner);
+        }
     }
+    r.redact_str(text)
 }

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod capture;
 mod check_cmd;
 mod client;
+mod conformance;
 mod files;
 mod invariants;
 mod output;
@@ -36,6 +37,7 @@ enum Command {
     Report(report_cmd::ReportArgs),
     /// Check the conformance invariants of a captured session, offline.
     Invariants(invariants::InvariantsArgs),
+    Conformance(conformance::ConformanceArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check_cmd::main(args),
         Command::Validate(args) => validate::main(args),
         Command::Report(args) => report_cmd::main(args),
+        Command::Conformance(args) => conformance::main(args),
         Command::Invariants(args)
         | Command::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
             invariants::run(&args)

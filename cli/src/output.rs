@@ -37,3 +37,19 @@ pub fn err(text: &str) {
     let _ = stderr.write_all(text.as_bytes());
     let _ = stderr.flush();
 }
+
+/// The async runtime of a command; a failure to start it is reported.
+pub fn runtime(command: &str) -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            err(&format!(
+                "mcpcheck {command}: cannot start the async runtime: {e}\n"
+            ));
+            None
+        }
+    }
+}

@@ -249,7 +249,7 @@ fn list_prints_every_rule_with_its_citation() {
     assert_eq!(json.status.code(), Some(0));
     let list: Value = serde_json::from_str(&stdout(&json)).expect("JSON list");
     let rules = list["rules"].as_array().expect("rules");
-    assert_eq!(rules.len(), 25);
+    assert_eq!(rules.len(), 26);
     for rule in rules {
         for key in ["id", "category", "property", "citation"] {
             assert!(rule[key].as_str().is_some_and(|v| !v.is_empty()), "{rule}");

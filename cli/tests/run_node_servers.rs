@@ -133,3 +133,29 @@ fn secrets_from_the_environment_never_reach_reports_or_captures() {
     assert!(cap.contains("***"), "the value is shown masked");
     assert!(!cap.contains(secret), "{cap}");
 }
+
+#[test]
+fn conformance_finds_nothing_wrong_with_the_reference_servers() {
+    let Some(dir) = servers_dir() else { return };
+    let fixture = dir.join("fixture");
+    for server in [
+        "node node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio".to_string(),
+        format!(
+            "node node_modules/@modelcontextprotocol/server-filesystem/dist/index.js {}",
+            fixture.display()
+        ),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+            .args(["conformance", "--server", &server])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{server}:\n{out}\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

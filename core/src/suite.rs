@@ -1592,20 +1592,7 @@ fn check_vars(
     };
     if let Some(s) = server {
         let mut names = Vec::new();
-        for a in &s.args {
-            names.extend(vars_in(a));
-        }
-        for (_, v) in s.env.iter().chain(s.headers.iter()) {
-            names.extend(vars_in(v));
-        }
-        if let Some(u) = &s.url {
-            names.extend(vars_in(u));
-        }
-        if let Some(r) = &s.client.roots {
-            for x in r {
-                names.extend(vars_in(x));
-            }
-        }
+        server_vars(s, &mut names);
         // Setup captures do not exist yet when the server starts.
         report(cx, names, &["fixture".to_string()], s.span);
     }
@@ -1620,11 +1607,64 @@ fn check_vars(
         }
     }
     let mut names = Vec::new();
+    action_vars(action, &mut names);
+    file_check_vars(expect, &mut names);
+    report(cx, names, &known, test.span);
+}
+
+/// The span of the first scalar (or key) under `node` that mentions `{{name}}`.
+fn find_var(node: &Node, name: &str) -> Option<Span> {
+    match &node.kind {
+        yaml::NodeKind::Scalar { text, .. } => {
+            vars_in(text).iter().any(|v| v == name).then_some(node.span)
+        }
+        yaml::NodeKind::Seq(items) => items.iter().find_map(|i| find_var(i, name)),
+        yaml::NodeKind::Map(entries) => entries
+            .iter()
+            .find_map(|(k, v)| find_var(k, name).or_else(|| find_var(v, name))),
+    }
+}
+
+impl Test {
+    /// Every `{{name}}` the test refers to: in its server, setup, request and
+    /// file checks (not in expected values, which are compared as written).
+    pub fn referenced_vars(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        if let Some(s) = &self.server {
+            server_vars(s, &mut names);
+        }
+        for step in &self.setup {
+            vars_in_value(&step.args, &mut names);
+        }
+        action_vars(&self.action, &mut names);
+        file_check_vars(&self.expect, &mut names);
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+/// The `{{vars}}` in a server's command, arguments, environment, headers,
+/// URL and roots.
+fn server_vars(s: &Server, names: &mut Vec<String>) {
+    for a in s.args.iter().chain(s.command.iter()) {
+        names.extend(vars_in(a));
+    }
+    for (_, v) in s.env.iter().chain(s.headers.iter()) {
+        names.extend(vars_in(v));
+    }
+    for u in s.url.iter().chain(s.client.roots.iter().flatten()) {
+        names.extend(vars_in(u));
+    }
+}
+
+/// The `{{vars}}` in what a test sends.
+fn action_vars(action: &Action, names: &mut Vec<String>) {
     match action {
         Action::Tool { args, .. }
         | Action::Sampling { args, .. }
         | Action::Notifications { args, .. }
-        | Action::Logging { args, .. } => vars_in_value(args, &mut names),
+        | Action::Logging { args, .. } => vars_in_value(args, names),
         Action::Prompts(PromptOp::Get { name, arguments }) => {
             names.extend(vars_in(name));
             for (_, v) in arguments {
@@ -1653,99 +1693,19 @@ fn check_vars(
             names.extend(vars_in(ref_name));
             names.extend(vars_in(&argument.1));
             if let Some(c) = context {
-                vars_in_value(c, &mut names);
+                vars_in_value(c, names);
             }
         }
         Action::Trajectory(TraceSource::AuditLog(p)) => names.extend(vars_in(p)),
-        _ => {}
+        Action::Prompts(PromptOp::List { .. }) | Action::Trajectory(TraceSource::Inline(_)) => {}
     }
+}
+
+/// The `{{vars}}` in the paths of file checks.
+fn file_check_vars(expect: &Expectations, names: &mut Vec<String>) {
     for c in expect.checks() {
         if let crate::check::Target::File(p) = &c.target {
             names.extend(vars_in(p));
         }
-    }
-    report(cx, names, &known, test.span);
-}
-
-/// The span of the first scalar (or key) under `node` that mentions `{{name}}`.
-fn find_var(node: &Node, name: &str) -> Option<Span> {
-    match &node.kind {
-        yaml::NodeKind::Scalar { text, .. } => {
-            vars_in(text).iter().any(|v| v == name).then_some(node.span)
-        }
-        yaml::NodeKind::Seq(items) => items.iter().find_map(|i| find_var(i, name)),
-        yaml::NodeKind::Map(entries) => entries
-            .iter()
-            .find_map(|(k, v)| find_var(k, name).or_else(|| find_var(v, name))),
-    }
-}
-
-impl Test {
-    /// Every `{{name}}` the test refers to: in its server, setup, request and
-    /// file checks (not in expected values, which are compared as written).
-    pub fn referenced_vars(&self) -> Vec<String> {
-        let mut names = Vec::new();
-        if let Some(s) = &self.server {
-            for a in s.args.iter().chain(s.command.iter()) {
-                names.extend(vars_in(a));
-            }
-            for (_, v) in s.env.iter().chain(s.headers.iter()) {
-                names.extend(vars_in(v));
-            }
-            for u in s.url.iter().chain(s.client.roots.iter().flatten()) {
-                names.extend(vars_in(u));
-            }
-        }
-        for step in &self.setup {
-            vars_in_value(&step.args, &mut names);
-        }
-        match &self.action {
-            Action::Tool { args, .. }
-            | Action::Sampling { args, .. }
-            | Action::Notifications { args, .. }
-            | Action::Logging { args, .. } => vars_in_value(args, &mut names),
-            Action::Prompts(PromptOp::Get { name, arguments }) => {
-                names.extend(vars_in(name));
-                for (_, v) in arguments {
-                    names.extend(vars_in(v));
-                }
-            }
-            Action::Resources {
-                op,
-                subscribe,
-                unsubscribe,
-                ..
-            } => {
-                if let ResourceOp::Read { uri } = op {
-                    names.extend(vars_in(uri));
-                }
-                for s in [subscribe, unsubscribe].into_iter().flatten() {
-                    names.extend(vars_in(s));
-                }
-            }
-            Action::Completion {
-                ref_name,
-                argument,
-                context,
-                ..
-            } => {
-                names.extend(vars_in(ref_name));
-                names.extend(vars_in(&argument.1));
-                if let Some(c) = context {
-                    vars_in_value(c, &mut names);
-                }
-            }
-            Action::Trajectory(TraceSource::AuditLog(p)) => names.extend(vars_in(p)),
-            Action::Prompts(PromptOp::List { .. }) | Action::Trajectory(TraceSource::Inline(_)) => {
-            }
-        }
-        for c in self.expect.checks() {
-            if let crate::check::Target::File(p) = &c.target {
-                names.extend(vars_in(p));
-            }
-        }
-        names.sort();
-        names.dedup();
-        names
     }
 }

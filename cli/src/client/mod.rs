@@ -95,10 +95,11 @@ pub struct Reply {
     pub failure: Option<String>,
 }
 
-/// Why a session could not be used.
+/// Why a session could not be used, and what the wire carried until then.
 #[derive(Debug)]
 pub struct SessionError {
     pub message: String,
+    pub events: Vec<tap::Event>,
 }
 
 impl std::fmt::Display for SessionError {
@@ -117,8 +118,10 @@ impl Session {
     ) -> Result<Session, SessionError> {
         let tap = Arc::new(Tap::default());
         let (transport, out, inbound) = wire::pair(tap.clone());
-        let handler =
-            MockClient::new(protocol_version, mocks).map_err(|message| SessionError { message })?;
+        let handler = MockClient::new(protocol_version, mocks).map_err(|message| SessionError {
+            message,
+            events: Vec::new(),
+        })?;
         let conn = match endpoint {
             Endpoint::Stdio { command, args, env } => {
                 let spec = stdio::StdioSpec {
@@ -127,20 +130,27 @@ impl Session {
                     env: env.clone(),
                 };
                 Conn::Stdio(
-                    stdio::spawn(&spec, inbound, out)
-                        .map_err(|message| SessionError { message })?,
+                    stdio::spawn(&spec, inbound, out).map_err(|message| SessionError {
+                        message,
+                        events: Vec::new(),
+                    })?,
                 )
             }
             Endpoint::Http { url, headers } => Conn::Http(
-                http::streamable(url, headers, inbound, out)
-                    .map_err(|message| SessionError { message })?,
+                http::streamable(url, headers, inbound, out).map_err(|message| SessionError {
+                    message,
+                    events: Vec::new(),
+                })?,
             ),
             Endpoint::Sse { url, headers } => {
                 let wait = deadline.saturating_duration_since(Deadline::now());
                 Conn::Sse(
                     http::legacy_sse(url, headers, inbound, out, wait)
                         .await
-                        .map_err(|message| SessionError { message })?,
+                        .map_err(|message| SessionError {
+                            message,
+                            events: Vec::new(),
+                        })?,
                 )
             }
         };
@@ -150,6 +160,9 @@ impl Session {
             conn: Some(conn),
         };
         let started = tokio::time::timeout_at(deadline, handler.serve(transport)).await;
+        // What comes after the client gives up is not part of the session
+        // (giving up closes the transport, which some servers answer late).
+        let events = tap.all();
         match started {
             Ok(Ok(service)) => {
                 session.service = Some(service);
@@ -159,13 +172,13 @@ impl Session {
                 let detail = session.failure_detail(0).await;
                 let message = format!("initialize failed: {e}{detail}");
                 session.close().await;
-                Err(SessionError { message })
+                Err(SessionError { message, events })
             }
             Err(_) => {
                 let detail = session.failure_detail(0).await;
                 let message = format!("the server did not answer initialize in time{detail}");
                 session.close().await;
-                Err(SessionError { message })
+                Err(SessionError { message, events })
             }
         }
     }

@@ -382,7 +382,13 @@ pub async fn run_test(
                         &e.message,
                         elapsed(&started),
                     ),
-                    session: None,
+                    // The capture shows how far the handshake got.
+                    session: record.then(|| SessionLog {
+                        label: endpoint.label(),
+                        transport: endpoint.transport(),
+                        events: e.events,
+                        protocol_version: settings.protocol_version.clone(),
+                    }),
                 };
             }
         };

@@ -98,17 +98,8 @@ struct Planned {
 }
 
 pub fn main(args: RunArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            err(&format!(
-                "mcpcheck run: cannot start the async runtime: {e}\n"
-            ));
-            return ExitCode::from(2);
-        }
+    let Some(runtime) = crate::output::runtime("run") else {
+        return ExitCode::from(2);
     };
     runtime.block_on(run(args, false))
 }
@@ -123,17 +114,8 @@ pub struct CiArgs {
 }
 
 pub fn ci_main(args: CiArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            err(&format!(
-                "mcpcheck ci: cannot start the async runtime: {e}\n"
-            ));
-            return ExitCode::from(2);
-        }
+    let Some(runtime) = crate::output::runtime("ci") else {
+        return ExitCode::from(2);
     };
     runtime.block_on(run(args.run, true))
 }
@@ -621,10 +603,15 @@ fn write_captures(
     }
     for (t, log) in doc.tests.iter().zip(logs) {
         let Some(log) = log else { continue };
-        let capture = redactor.redact_json(&crate::capture::from_log(&log));
+        let text = crate::capture::render(&crate::capture::Recording {
+            label: &log.label,
+            transport: log.transport,
+            protocol_version: &log.protocol_version,
+            events: &log.events,
+        });
+        let text = crate::capture::redact(&text, redactor);
         let name = sanitize(&t.name);
         let path = dir.join(format!("{name}.json"));
-        let text = serde_json::to_string_pretty(&capture).unwrap_or_default();
         if let Err(e) = std::fs::write(&path, text + "\n") {
             err(&format!(
                 "mcpcheck run: cannot write {}: {e}\n",

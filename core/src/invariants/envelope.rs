@@ -398,3 +398,46 @@ pub(crate) fn server_writes_json(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         report(line.after_exchange, &line.text);
     }
 }
+
+/// INV-022: every request the client sent gets a response (or an error),
+/// unless the client cancelled it with `notifications/cancelled`. A server
+/// that crashed or hung leaves its request unanswered.
+pub(crate) fn request_answered(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
+    let exchanges = &ctx.session.exchanges;
+    // Ids the client cancelled, as their JSON text.
+    let cancelled: Vec<String> = exchanges
+        .iter()
+        .filter(|x| x.request.method_is("notifications/cancelled"))
+        .filter_map(|x| x.request.params())
+        .filter_map(|p| serde_json::from_str::<serde_json::Value>(p).ok())
+        .filter_map(|p| p.get("requestId").map(serde_json::Value::to_string))
+        .collect();
+    // A response that arrived out of place (in `unmatched`) still answers.
+    let answered_elsewhere: Vec<String> = ctx
+        .session
+        .unmatched
+        .iter()
+        .filter(|u| u.message.is_response())
+        .filter_map(|u| u.message.id())
+        .map(|id| id.to_string())
+        .collect();
+    for (index, exchange) in exchanges.iter().enumerate() {
+        let request = &exchange.request;
+        if !request.is_request() || exchange.response.is_some() {
+            continue;
+        }
+        let Some(id) = request.id() else { continue };
+        let id_text = id.to_string();
+        if cancelled.contains(&id_text) || answered_elsewhere.contains(&id_text) {
+            continue;
+        }
+        out.push(
+            Rule::RequestAnswered,
+            Some(index),
+            format!(
+                "request {} (id {id}) was never answered",
+                request.method_str()
+            ),
+        );
+    }
+}

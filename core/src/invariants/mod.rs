@@ -174,6 +174,7 @@ fn check_with(capture: &Capture<'_>, schemas: &mut schema::SchemaCache) -> Repor
         lifecycle::known_protocol_version(&ctx, out);
         pagination::cursor_loop(&ctx, out);
         envelope::server_writes_json(&ctx, out);
+        envelope::request_answered(&ctx, out);
         schema::schema_family(&ctx, schemas, out);
         let mut findings = sink.findings;
         // Stable: findings of one rule at one exchange keep the order the rule found

@@ -53,6 +53,8 @@ pub enum Rule {
     CursorLoop,
     /// INV-021: the server writes only JSON.
     ServerWritesJson,
+    /// INV-022: every request gets an answer.
+    RequestAnswered,
     /// INV-030: requests match their schema type.
     SchemaRequest,
     /// INV-031: results match the result type of their request.
@@ -77,7 +79,7 @@ pub struct RuleInfo {
 }
 
 /// Every rule, in ID order.
-pub const ALL: [Rule; 25] = [
+pub const ALL: [Rule; 26] = [
     Rule::InitializeFirst,
     Rule::InitializedFollows,
     Rule::ListNeedsCapability,
@@ -99,6 +101,7 @@ pub const ALL: [Rule; 25] = [
     Rule::KnownProtocolVersion,
     Rule::CursorLoop,
     Rule::ServerWritesJson,
+    Rule::RequestAnswered,
     Rule::SchemaRequest,
     Rule::SchemaResult,
     Rule::SchemaNotification,
@@ -123,7 +126,7 @@ impl Rule {
     }
 }
 
-const INFOS: [RuleInfo; 25] = [
+const INFOS: [RuleInfo; 26] = [
     RuleInfo {
         id: "INV-001",
         category: "lifecycle",
@@ -249,6 +252,12 @@ const INFOS: [RuleInfo; 25] = [
         category: "transport",
         property: "Everything the server writes is a JSON message; no line is non-JSON.",
         citation: "MCP 2025-11-25 basic/transports §stdio; MCP 2025-11-25 basic/index §Messages",
+    },
+    RuleInfo {
+        id: "INV-022",
+        category: "jsonrpc",
+        property: "Every request the client sent is answered, unless the client cancelled it.",
+        citation: "MCP 2025-11-25 basic/index §Responses (\"Responses MUST be sent in reply to requests\"); MCP 2025-11-25 basic/utilities/cancellation",
     },
     RuleInfo {
         id: "INV-030",

@@ -1,0 +1,298 @@
+//! `mcpcheck conformance`: connect to a live server, run a fixed probe
+//! sequence that changes nothing on it, record the session below rmcp, and
+//! judge the capture with every conformance invariant.
+//!
+//! The probe sequence, in order (every step has a timeout; a step that fails
+//! does not stop the ones after it):
+//!
+//! 1. `initialize`, then `notifications/initialized`;
+//! 2. `ping`;
+//! 3. `tools/list`, `prompts/list`, `resources/list` and
+//!    `resources/templates/list`, each followed through `nextCursor` (at most
+//!    50 pages, and never the same cursor twice) — asked whatever the server
+//!    advertised, so a list served without its capability is seen;
+//! 4. `prompts/get` for each listed prompt (at most 20), its required arguments
+//!    given the value `example`;
+//! 5. `resources/read` for each listed resource (at most 20);
+//! 6. an unknown method, `mcpcheck/no-such-method` (a server must answer -32601);
+//! 7. a call with invalid parameters, `tools/call` of a tool that does not
+//!    exist (`mcpcheck.probe.no-such-tool`): the server must answer with an
+//!    error (-32602 in the spec), and no tool runs.
+//!
+//! Nothing is called that could change the server: no tool is run.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use mcpcheck_core::invariants;
+use serde_json::{Value, json};
+use tokio::time::Instant as Deadline;
+
+use crate::capture::{Recording, render};
+use crate::client::handler::Mocks;
+use crate::client::{Endpoint, Session};
+use crate::output::{err, out};
+
+/// Probe a live server with a fixed, read-only sequence of requests and
+/// check the recorded session against every conformance invariant.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 every invariant holds; 1 a finding (or the server could not be \
+reached or initialized); 2 a usage error."
+)]
+pub struct ConformanceArgs {
+    /// The server to start on stdio (split like a shell would).
+    #[arg(
+        long,
+        value_name = "CMD",
+        conflicts_with = "url",
+        required_unless_present = "url"
+    )]
+    server: Option<String>,
+
+    /// The server's URL (Streamable HTTP, or legacy SSE with --transport sse).
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+
+    /// The HTTP transport for --url.
+    #[arg(long, value_enum, default_value_t = HttpTransport::Http, requires = "url")]
+    transport: HttpTransport,
+
+    /// An HTTP header for --url, as `Name: value` (repeatable).
+    #[arg(long = "header", value_name = "HEADER", requires = "url")]
+    headers: Vec<String>,
+
+    /// Write the recorded session (the capture) to FILE.
+    #[arg(long, value_name = "FILE")]
+    capture_out: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+
+    /// How long each step may take.
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    timeout: Duration,
+
+    /// The protocol version to ask for at initialize.
+    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    protocol_version: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum HttpTransport {
+    /// Streamable HTTP.
+    Http,
+    /// Legacy HTTP+SSE.
+    Sse,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    mcpcheck_core::read::parse_duration_ms(s)
+        .map(Duration::from_millis)
+        .ok_or_else(|| format!("`{s}` is not a duration; write it like 10s or 500ms"))
+}
+
+const MAX_PAGES: usize = 50;
+const MAX_ITEMS: usize = 20;
+
+pub fn main(args: ConformanceArgs) -> ExitCode {
+    let endpoint = match endpoint(&args) {
+        Ok(e) => e,
+        Err(e) => {
+            err(&format!("mcpcheck conformance: {e}\n"));
+            return ExitCode::from(2);
+        }
+    };
+    let Some(runtime) = crate::output::runtime("conformance") else {
+        return ExitCode::from(2);
+    };
+    runtime.block_on(probe_and_judge(&args, &endpoint))
+}
+
+fn endpoint(args: &ConformanceArgs) -> Result<Endpoint, String> {
+    if let Some(cmd) = &args.server {
+        let argv = shlex::split(cmd)
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| format!("cannot split --server {cmd:?}: check its quotes"))?;
+        let (command, rest) = argv.split_first().ok_or("--server is empty")?;
+        return Ok(Endpoint::Stdio {
+            command: command.clone(),
+            args: rest.to_vec(),
+            env: Vec::new(),
+        });
+    }
+    let url = args.url.clone().ok_or("give --server CMD or --url URL")?;
+    let mut headers = Vec::new();
+    for h in &args.headers {
+        let (k, v) = h
+            .split_once(':')
+            .ok_or_else(|| format!("--header {h:?}: write it as `Name: value`"))?;
+        headers.push((k.trim().to_string(), v.trim().to_string()));
+    }
+    Ok(match args.transport {
+        HttpTransport::Http => Endpoint::Http { url, headers },
+        HttpTransport::Sse => Endpoint::Sse { url, headers },
+    })
+}
+
+/// Follow a list through its pages; returns every item of `key`.
+async fn list_all(session: &mut Session, method: &str, key: &str, step: Duration) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+        let reply = session
+            .request(method, params, Deadline::now() + step)
+            .await;
+        let Some(result) = reply.result else { break };
+        if let Some(list) = result.get(key).and_then(Value::as_array) {
+            items.extend(list.iter().cloned());
+        }
+        match result.get("nextCursor").and_then(Value::as_str) {
+            Some(next) if !seen.iter().any(|c| c == next) => {
+                seen.push(next.to_string());
+                cursor = Some(next.to_string());
+            }
+            // No more pages, or a cursor seen before: the invariant reports
+            // the loop from the capture; the probe stops here.
+            _ => break,
+        }
+    }
+    items
+}
+
+async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCode {
+    let step = args.timeout;
+    let connected = Session::connect(
+        endpoint,
+        &args.protocol_version,
+        &Mocks::default(),
+        Deadline::now() + step,
+    )
+    .await;
+    let (events, failure) = match connected {
+        Err(e) => (e.events, Some(e.message)),
+        Ok(mut session) => {
+            let _ = session.request("ping", None, Deadline::now() + step).await;
+            let _ = list_all(&mut session, "tools/list", "tools", step).await;
+            let prompts = list_all(&mut session, "prompts/list", "prompts", step).await;
+            let resources = list_all(&mut session, "resources/list", "resources", step).await;
+            let _ = list_all(
+                &mut session,
+                "resources/templates/list",
+                "resourceTemplates",
+                step,
+            )
+            .await;
+            for p in prompts.iter().take(MAX_ITEMS) {
+                let Some(name) = p.get("name").and_then(Value::as_str) else {
+                    continue;
+                };
+                let mut arguments = serde_json::Map::new();
+                for a in p
+                    .get("arguments")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    if a.get("required").and_then(Value::as_bool) == Some(true)
+                        && let Some(n) = a.get("name").and_then(Value::as_str)
+                    {
+                        arguments.insert(n.to_string(), json!("example"));
+                    }
+                }
+                let mut params = json!({"name": name});
+                if !arguments.is_empty() {
+                    params["arguments"] = Value::Object(arguments);
+                }
+                let _ = session
+                    .request("prompts/get", Some(params), Deadline::now() + step)
+                    .await;
+            }
+            for r in resources.iter().take(MAX_ITEMS) {
+                if let Some(uri) = r.get("uri").and_then(Value::as_str) {
+                    let _ = session
+                        .request(
+                            "resources/read",
+                            Some(json!({"uri": uri})),
+                            Deadline::now() + step,
+                        )
+                        .await;
+                }
+            }
+            let _ = session
+                .request(
+                    "mcpcheck/no-such-method",
+                    Some(json!({})),
+                    Deadline::now() + step,
+                )
+                .await;
+            let bad = json!({"name": "mcpcheck.probe.no-such-tool", "arguments": {}});
+            let _ = session
+                .request("tools/call", Some(bad), Deadline::now() + step)
+                .await;
+            let events = session.tap.all();
+            session.close().await;
+            (events, None)
+        }
+    };
+    let protocol_version = events
+        .iter()
+        .find_map(|e| {
+            e.json
+                .as_ref()?
+                .pointer("/result/protocolVersion")?
+                .as_str()
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| args.protocol_version.clone());
+    let capture = render(&Recording {
+        label: &endpoint.label(),
+        transport: endpoint.transport(),
+        protocol_version: &protocol_version,
+        events: &events,
+    });
+    if let Some(path) = &args.capture_out
+        && let Err(e) = std::fs::write(path, format!("{capture}\n"))
+    {
+        err(&format!(
+            "mcpcheck conformance: cannot write {}: {e}\n",
+            path.display()
+        ));
+    }
+    if let Some(f) = &failure {
+        err(&format!("mcpcheck conformance: {f}\n"));
+    }
+    let report = match invariants::check_text(&capture) {
+        Ok(r) => r,
+        Err(d) => {
+            err(&format!(
+                "mcpcheck conformance: the recorded session is not a capture: {d:?}\n"
+            ));
+            return ExitCode::from(1);
+        }
+    };
+    let text = match args.format {
+        Format::Text => invariants::render_text(&report),
+        Format::Json => invariants::render_json(&report),
+    };
+    out(&text);
+    if !text.ends_with('\n') {
+        out("\n");
+    }
+    if report.passed() && failure.is_none() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

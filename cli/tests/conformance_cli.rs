@@ -1,0 +1,112 @@
+//! `mcpcheck conformance` end to end: the probe against `mcpcheck serve`,
+//! healthy and with each fault, reads the finding each fault must produce.
+
+use std::process::Command;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mcpcheck")
+}
+
+fn conformance(server_args: &str, extra: &[&str]) -> (Option<i32>, String, String) {
+    let o = Command::new(bin())
+        .args([
+            "conformance",
+            "--server",
+            &format!("{} serve {server_args}", bin()),
+        ])
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_healthy_server_passes_and_its_capture_is_kept() {
+    let cap =
+        std::env::temp_dir().join(format!("mcpcheck-conformance-{}.json", std::process::id()));
+    let (code, out, err) = conformance("", &["--capture-out", cap.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("every invariant holds"), "{out}");
+    let text = std::fs::read_to_string(&cap).unwrap();
+    let c: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let methods: Vec<&str> = c["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["request"]["method"].as_str())
+        .collect();
+    for m in [
+        "initialize",
+        "notifications/initialized",
+        "ping",
+        "tools/list",
+        "prompts/list",
+        "prompts/get",
+        "resources/list",
+        "resources/read",
+        "resources/templates/list",
+        "mcpcheck/no-such-method",
+        "tools/call",
+    ] {
+        assert!(methods.contains(&m), "the probe sends {m}: {methods:?}");
+    }
+    // The unknown method was answered with -32601, and no tool ran.
+    let unknown = c["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["request"]["method"] == "mcpcheck/no-such-method")
+        .unwrap();
+    assert_eq!(unknown["response"]["error"]["code"], -32601);
+    // The same capture, judged offline, passes too.
+    let o = Command::new(bin())
+        .args(["invariants", "--capture"])
+        .arg(&cap)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn each_fault_produces_its_finding() {
+    let cases = [
+        ("--fault garbage-stdout", "INV-021"),
+        ("--fault wrong-id", "INV-009"),
+        ("--fault string-error-code", "INV-006"),
+        ("--fault result-and-error", "INV-010"),
+        ("--fault tools-without-capability", "INV-003"),
+        ("--fault crash-on-call", "INV-022"),
+        ("--fault hang-on-call", "INV-022"),
+        ("--fault hang-on-initialize", "INV-022"),
+    ];
+    for (args, id) in cases {
+        let (code, out, err) = conformance(args, &["--timeout", "1s", "--format", "json"]);
+        assert_eq!(code, Some(1), "{args}: {out}{err}");
+        let v: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args}: {e}: {out}"));
+        let ids: Vec<&str> = v["sessions"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["id"].as_str())
+            .collect();
+        assert!(ids.contains(&id), "{args}: expected {id} in {ids:?}");
+        assert_eq!(v["passed"], false);
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let o = Command::new(bin()).args(["conformance"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = Command::new(bin())
+        .args(["conformance", "--server", "'unclosed"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
