@@ -13,6 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { checkResponse } from '../lib/node.mjs';
+import { members } from '../scripts/json-members.mjs';
 
 const dir = new URL('../../core/tests/vectors/expect/', import.meta.url);
 const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
@@ -80,46 +81,6 @@ test('as objects, every case gives the same verdict (and messages)', () => {
   }
   assert.ok(compared > files.length * 0.8, `messages compared for only ${compared} cases`);
 });
-
-/** The raw JSON text of each member of a top-level object. */
-function members(text) {
-  const out = {};
-  let i = text.indexOf('{') + 1;
-  const ws = () => {
-    while (/\s/.test(text[i])) i++;
-  };
-  const str = () => {
-    const start = i++;
-    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++;
-    return text.slice(start, i);
-  };
-  for (;;) {
-    ws();
-    if (text[i] === '}') return out;
-    const key = JSON.parse(str());
-    ws();
-    i++; // ':'
-    ws();
-    const start = i;
-    let depth = 0;
-    while (i < text.length) {
-      const ch = text[i];
-      if (ch === '"') {
-        str();
-        continue;
-      }
-      if (ch === '{' || ch === '[') depth++;
-      else if (ch === '}' || ch === ']') {
-        if (depth === 0) break;
-        depth--;
-      } else if (ch === ',' && depth === 0) break;
-      i++;
-    }
-    out[key] = text.slice(start, i).trim();
-    if (text[i] === ',') i++;
-  }
-}
 
 function reasons(r) {
   return r.checks.map((x) => x.reason ?? '').filter((s) => s !== '');
