@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::check::Facts;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Span};
 use crate::expect::{self, Block, Expectations};
 use crate::observation::{self, Method};
 use crate::read::Cx;
@@ -122,12 +122,14 @@ pub fn load_trace(file: &str, text: &str) -> Result<Vec<TraceEntry>, Vec<Diagnos
         return trajectory::parse_audit_log(file, text).map_err(|d| vec![d]);
     }
     let root = yaml::parse(file, text)?;
+    load_trace_node(file, &root)
+}
+
+/// Read a trace from a node (e.g. built from a JS array or object).
+pub fn load_trace_node(file: &str, root: &Node) -> Result<Vec<TraceEntry>, Vec<Diagnostic>> {
     let mut cx = Cx::new(file);
-    let list = match root.get("trace") {
-        Some(t) => t.clone(),
-        None => root,
-    };
-    let entries = trajectory::read_trace(&mut cx, &list);
+    let list = root.get("trace").unwrap_or(root);
+    let entries = trajectory::read_trace(&mut cx, list);
     if cx.has_errors() {
         Err(cx.diags)
     } else {
@@ -139,6 +141,11 @@ pub fn load_trace(file: &str, text: &str) -> Result<Vec<TraceEntry>, Vec<Diagnos
 /// (optionally with `name` and `threshold`).
 pub fn load_trajectory(file: &str, text: &str) -> Result<ExpectDoc, Vec<Diagnostic>> {
     let root = yaml::parse(file, text)?;
+    load_trajectory_node(file, &root)
+}
+
+/// Read trajectory assertions from a node (e.g. built from a JS value).
+pub fn load_trajectory_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Diagnostic>> {
     let mut cx = Cx::new(file);
     let mut doc = ExpectDoc {
         name: crate::suite::file_stem(file),
@@ -147,7 +154,7 @@ pub fn load_trajectory(file: &str, text: &str) -> Result<ExpectDoc, Vec<Diagnost
     };
     if root.as_map().is_some() {
         for (k, _, v) in cx.entries(
-            &root,
+            root,
             "trajectory document",
             &["name", "trajectory", "threshold"],
         ) {
@@ -169,7 +176,7 @@ pub fn load_trajectory(file: &str, text: &str) -> Result<ExpectDoc, Vec<Diagnost
             );
         }
     } else {
-        doc.expect.items = trajectory::compile(&mut cx, &root);
+        doc.expect.items = trajectory::compile(&mut cx, root);
     }
     if cx.has_errors() {
         Err(cx.diags)
@@ -242,4 +249,93 @@ pub fn load_expect_value(file: &str, v: &Value) -> Result<ExpectDoc, Vec<Diagnos
         Value::String(text) => load_expect(file, text),
         other => load_expect_node(file, &Node::from_json(other)),
     }
+}
+
+/// A trace given as text (YAML, JSON or a JSONL audit log) or as a JSON value.
+pub fn load_trace_value(file: &str, v: &Value) -> Result<Vec<TraceEntry>, Vec<Diagnostic>> {
+    match v {
+        Value::String(text) => load_trace(file, text),
+        other => load_trace_node(file, &Node::from_json(other)),
+    }
+}
+
+/// Trajectory assertions given as YAML/JSON text or as a JSON value.
+pub fn load_trajectory_value(file: &str, v: &Value) -> Result<ExpectDoc, Vec<Diagnostic>> {
+    match v {
+        Value::String(text) => load_trajectory(file, text),
+        other => load_trajectory_node(file, &Node::from_json(other)),
+    }
+}
+
+/// Read a response document (a raw MCP result, a JSON-RPC envelope or an
+/// Observation) from JSON text; a syntax error becomes a diagnostic at its
+/// line and column.
+pub fn load_response(file: &str, text: &str) -> Result<Value, Diagnostic> {
+    serde_json::from_str(text).map_err(|e| {
+        let (line, col) = (e.line() as u32, e.column() as u32);
+        Diagnostic::error(
+            file,
+            Span::new(line, col, line, col + 1),
+            format!("the response is not valid JSON: {e}"),
+        )
+        .with_hint("give a raw MCP result, a JSON-RPC response envelope, or an Observation")
+    })
+}
+
+/// A diagnostic as JSON, the shape the npm package and the playground show:
+/// `{severity, file, line, column, end_line, end_column, message, hint}`;
+/// positions are `null` for a diagnostic without one (input given as JSON),
+/// `hint` is `null` when there is none.
+pub fn diagnostic_json(d: &Diagnostic) -> Value {
+    let pos = |n: u32| {
+        if d.span.is_none() {
+            Value::Null
+        } else {
+            Value::from(n)
+        }
+    };
+    serde_json::json!({
+        "severity": d.severity.as_str(),
+        "file": d.file,
+        "line": pos(d.span.line),
+        "column": pos(d.span.col),
+        "end_line": pos(d.span.end_line),
+        "end_column": pos(d.span.end_col),
+        "message": d.message,
+        "hint": d.hint,
+    })
+}
+
+/// Check a capture (its JSON text) against the conformance invariants: the
+/// report in its documented JSON shape (`invariants::render_json`, see
+/// docs/capture.md), or, when the text is not a usable capture, its problems
+/// as diagnostics of `file` (the JSON pointer of each in its hint).
+pub fn check_capture(file: &str, text: &str) -> Result<Value, Vec<Diagnostic>> {
+    let report = crate::invariants::check_text(text).map_err(|problems| {
+        problems
+            .iter()
+            .map(|p| {
+                let span = match (p.line, p.column) {
+                    (Some(line), column) => {
+                        let (line, col) = (line as u32, column.unwrap_or(1) as u32);
+                        Span::new(line, col, line, col + 1)
+                    }
+                    (None, _) => Span::none(),
+                };
+                let pointer = if p.pointer.is_empty() {
+                    "the whole document".to_string()
+                } else {
+                    format!("at {}", p.pointer)
+                };
+                Diagnostic::error(file, span, p.message.clone()).with_hint(pointer)
+            })
+            .collect::<Vec<_>>()
+    })?;
+    serde_json::from_str(&crate::invariants::render_json(&report)).map_err(|e| {
+        vec![Diagnostic::error(
+            file,
+            Span::none(),
+            format!("the invariants report is not JSON: {e}"),
+        )]
+    })
 }

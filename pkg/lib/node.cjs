@@ -1,0 +1,18 @@
+// CommonJS entry for Node: the `nodejs` glue loads the .wasm synchronously
+// on first require, so every export is ready at once. `init` exists so that
+// code written for browsers runs unchanged.
+'use strict';
+
+const wasm = require('../node/mcpcheck-web.js');
+
+async function init() {}
+
+module.exports = {
+  checkResponse: wasm.checkResponse,
+  checkTrajectory: wasm.checkTrajectory,
+  checkCapture: wasm.checkCapture,
+  validateSuite: wasm.validateSuite,
+  version: wasm.version,
+  init,
+  default: init,
+};

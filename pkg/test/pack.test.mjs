@@ -1,0 +1,118 @@
+// As a user gets it: `npm pack` the package, install the tarball into a
+// fresh project, and use it from a plain .mjs, a .cjs and TypeScript, plus
+// the browser entry (fed the .wasm bytes, as a bundler would hand them over).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const pkgDir = fileURLToPath(new URL('..', import.meta.url));
+const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const node = (args, cwd) => execFileSync(process.execPath, args, { cwd, encoding: 'utf8' });
+let work;
+let project;
+let tarball;
+
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'mcpcheck-pack-'));
+  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', work], pkgDir));
+  tarball = join(work, packed[0].filename);
+  project = join(work, 'project');
+  execFileSync('mkdir', [project]);
+  writeFileSync(join(project, 'package.json'), '{"name": "user-project", "private": true}\n');
+  npm(['install', '--offline', '--no-audit', '--no-fund', tarball], project);
+});
+
+after(() => rmSync(work, { recursive: true, force: true }));
+
+test('the tarball holds the entries, the glue, one .wasm and the types, nothing else', () => {
+  const files = JSON.parse(npm(['pack', '--dry-run', '--json'], pkgDir))[0].files.map((f) => f.path).sort();
+  assert.deepEqual(files, [
+    'README.md',
+    'lib/browser.mjs',
+    'lib/index.d.cts',
+    'lib/index.d.mts',
+    'lib/node.cjs',
+    'lib/node.mjs',
+    'node/mcpcheck-web.d.ts',
+    'node/mcpcheck-web.js',
+    'node/mcpcheck-web_bg.wasm',
+    'package.json',
+    'web/mcpcheck-web.d.ts',
+    'web/mcpcheck-web.js',
+  ]);
+});
+
+const SCRIPT = `
+const r = checkResponse('expect:\\n  contains: [Paris]\\n', { content: [{ type: 'text', text: 'Paris' }] });
+const f = checkResponse({ contains: ['Rome'] }, { content: [{ type: 'text', text: 'Paris' }] });
+console.log(JSON.stringify({ pass: r.status, fail: f.status, reason: f.checks.find((c) => c.status === 'fail').reason, version: version() }));
+`;
+const want = (v) => ({ pass: 'pass', fail: 'fail', reason: "expected text to contain 'Rome'", version: v });
+const version = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')).version;
+
+test('a plain .mjs imports it', () => {
+  writeFileSync(join(project, 'check.mjs'), `import { checkResponse, version } from 'mcpcheck';\n${SCRIPT}`);
+  assert.deepEqual(JSON.parse(node(['check.mjs'], project)), want(version));
+});
+
+test('a .cjs requires it', () => {
+  writeFileSync(join(project, 'check.cjs'), `const { checkResponse, version } = require('mcpcheck');\n${SCRIPT}`);
+  assert.deepEqual(JSON.parse(node(['check.cjs'], project)), want(version));
+});
+
+test('the browser entry works once init() is given the module', () => {
+  // Node resolves `mcpcheck` to the Node entry; load the browser file itself.
+  writeFileSync(
+    join(project, 'browser.mjs'),
+    `import { readFileSync } from 'node:fs';
+import init, { checkResponse, version } from './node_modules/mcpcheck/lib/browser.mjs';
+await init(readFileSync('./node_modules/mcpcheck/node/mcpcheck-web_bg.wasm'));
+${SCRIPT}`,
+  );
+  assert.deepEqual(JSON.parse(node(['browser.mjs'], project)), want(version));
+});
+
+test('TypeScript type-checks a user module against the declarations', () => {
+  const tsc = join(pkgDir, 'node_modules', 'typescript', 'bin', 'tsc');
+  writeFileSync(
+    join(project, 'check.mts'),
+    `import init, { checkCapture, checkResponse, checkTrajectory, validateSuite, version, type InvariantsReport, type TestResult, type McpcheckError } from 'mcpcheck';
+await init();
+const r: TestResult = checkResponse({ expect: { contains: ['a'] }, threshold: 0.5 }, '{"content": []}', { today: '2026-01-31' });
+const statuses: ('pass' | 'fail' | 'error' | 'skip')[] = [r.status];
+const reasons: (string | undefined)[] = r.checks.map((c) => c.reason);
+const t: TestResult = checkTrajectory([{ tool: 'a', args: {} }], 'trajectory: []');
+const v = validateSuite('name: x', 'x.yaml');
+const lines: (number | null)[] = v.diagnostics.map((d) => d.line);
+const report: InvariantsReport = checkCapture({ exchanges: [] });
+const rules: string[] = report.sessions.flatMap((s) => s.findings.map((f) => f.id));
+const at: (number | null)[] = report.sessions.flatMap((s) => s.findings.map((f) => f.exchange));
+try { checkResponse('expect: [', {}); } catch (e) { const m = e as McpcheckError; console.log(m.diagnostics[0]?.hint, m.rendered); }
+console.log(statuses, reasons, t.score, lines, version().length, rules, at, report.passed);
+`,
+  );
+  writeFileSync(
+    join(project, 'check.cts'),
+    `import mcpcheck = require('mcpcheck');
+const r: mcpcheck.TestResult = mcpcheck.checkResponse('expect:\\n  not_error: true', { content: [] });
+void mcpcheck.init();
+console.log(r.status, mcpcheck.version());
+`,
+  );
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], skipLibCheck: false } }),
+  );
+  execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: project, encoding: 'utf8' });
+  // And a wrong use is caught.
+  rmSync(join(project, 'check.cts'));
+  writeFileSync(join(project, 'check.mts'), `import { checkResponse } from 'mcpcheck';\nconst n: number = checkResponse({}, {}).status;\n`);
+  assert.throws(
+    () => execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: project, encoding: 'utf8', stdio: 'pipe' }),
+    (e) => /check\.mts\(2,7\): error TS2322: .* not assignable to type 'number'/.test(e.stdout),
+  );
+});

@@ -1,0 +1,117 @@
+// The capture view: the invariants report (from the worker) as findings, and
+// the session's exchanges as a timeline, the offending ones highlighted and
+// expandable. The capture text is parsed here only to show its messages; what
+// is wrong with them comes from the report.
+import { el } from './dom.js';
+
+/** Sessions of a capture document: one session, or a list of them. */
+function sessionsOf(text) {
+  try {
+    const doc = JSON.parse(text);
+    return Array.isArray(doc) ? doc : [doc];
+  } catch {
+    return [];
+  }
+}
+
+function summary(x) {
+  const req = x?.request ?? {};
+  const method = typeof req.method === 'string' ? req.method : '(no method)';
+  const id = req.id === undefined ? 'notification' : `id ${JSON.stringify(req.id)}`;
+  let answer = '';
+  if (x?.response?.error) answer = `← error ${x.response.error.code ?? ''}`;
+  else if (x?.response) answer = '← result';
+  else if (req.id !== undefined) answer = '← no response';
+  return { method, id, answer };
+}
+
+function block(title, value) {
+  return el('div', {}, el('h4', {}, title), el('pre', {}, JSON.stringify(value, null, 2)));
+}
+
+function exchangeItem(s, i, x, findings) {
+  const { method, id, answer } = summary(x);
+  const details = el('details', {},
+    el('summary', {},
+      el('span', { class: 'idx' }, `#${i} `),
+      el('span', { class: 'method' }, method),
+      ` (${id}) ${answer}`,
+      findings.length ? el('span', { class: 'tags' }, findings.map((f) => el('span', { class: 'badge fail', title: f.message }, f.id))) : null));
+  // Bodies are built when first opened: a capture may hold thousands of exchanges.
+  details.addEventListener('toggle', () => {
+    if (!details.open || details.dataset.filled) return;
+    details.dataset.filled = '1';
+    for (const f of findings) details.append(el('p', { class: 'reason' }, `${f.id}: ${f.message}`));
+    details.append(block('request', x?.request));
+    if (x?.response !== undefined) details.append(block('response', x.response));
+    if (x?.notifications?.length) details.append(block('notifications', x.notifications));
+    if (x?.server_requests?.length) details.append(block('server requests', x.server_requests));
+  });
+  return el('li', { id: `s${s}-x${i}`, class: findings.length ? 'offending' : '' }, details);
+}
+
+function reveal(s, i) {
+  const li = document.getElementById(`s${s}-x${i}`);
+  if (!li) return;
+  const d = li.querySelector('details');
+  d.open = true;
+  d.dispatchEvent(new Event('toggle'));
+  li.scrollIntoView({ block: 'center' });
+  d.querySelector('summary').focus();
+}
+
+export function renderCapture(report, text) {
+  const box = el('div', { class: 'capture-report' });
+  const total = report.sessions.reduce((n, s) => n + s.findings.length, 0) + report.hazards.length;
+  box.append(el('p', { class: 'verdict-line' },
+    el('span', { id: 'verdict', class: `badge ${report.passed ? 'pass' : 'fail'}`, 'data-status': report.passed ? 'pass' : 'fail' }, report.passed ? 'PASS' : 'FAIL'),
+    ` ${total === 1 ? '1 finding' : `${total} findings`}`));
+  const sessions = sessionsOf(text);
+  report.sessions.forEach((s, si) => {
+    const exchanges = Array.isArray(sessions[si]?.exchanges) ? sessions[si].exchanges : [];
+    const label = s.server_label ?? `session ${si + 1}`;
+    if (report.sessions.length > 1 || s.server_label) box.append(el('h3', {}, label));
+    if (s.findings.length) {
+      box.append(el('ul', { class: 'findings' }, s.findings.map((f) =>
+        el('li', { class: 'finding', 'data-rule': f.id },
+          el('span', { class: 'rule' }, f.id), ` ${f.category}: ${f.message}`,
+          f.exchange === null || f.exchange === undefined
+            ? null
+            : [' — ', el('button', { type: 'button', class: 'link', onclick: () => reveal(si, f.exchange) }, `exchange #${f.exchange}`)]))));
+    } else {
+      box.append(el('p', { class: 'dim' }, 'Every invariant holds.'));
+    }
+    const byExchange = new Map();
+    for (const f of s.findings) {
+      if (f.exchange === null || f.exchange === undefined) continue;
+      byExchange.set(f.exchange, [...(byExchange.get(f.exchange) ?? []), f]);
+    }
+    box.append(el('h4', {}, `Timeline: ${exchanges.length} exchanges`),
+      el('ol', { class: 'timeline', start: '0' }, exchanges.map((x, i) => exchangeItem(si, i, x, byExchange.get(i) ?? []))));
+    // Messages that answer nothing the client sent (a finding about one has
+    // no exchange); shown after the exchanges.
+    const unmatched = Array.isArray(sessions[si]?.unmatched) ? sessions[si].unmatched : [];
+    if (unmatched.length) {
+      box.append(el('h4', {}, `Unmatched messages: ${unmatched.length}`),
+        el('ul', { class: 'timeline' }, unmatched.map((u) =>
+          el('li', { class: 'offending' }, el('details', { open: true },
+            el('summary', {}, u.direction ? `from the ${u.direction}` : 'unmatched', u.after_exchange !== undefined ? `, after exchange #${u.after_exchange}` : ''),
+            el('pre', {}, JSON.stringify(u.message ?? u, null, 2)))))));
+    }
+    // The first offending exchange is open from the start.
+    const first = s.findings.find((f) => Number.isInteger(f.exchange));
+    if (first) queueMicrotask(() => {
+      const d = box.querySelector(`#s${si}-x${first.exchange} details`);
+      if (d) {
+        d.open = true;
+        d.dispatchEvent(new Event('toggle'));
+      }
+    });
+  });
+  if (report.hazards.length) {
+    box.append(el('h3', {}, 'Composition hazards'),
+      el('ul', { class: 'findings' }, report.hazards.map((h) =>
+        el('li', { class: 'hazard' }, el('span', { class: 'rule' }, h.kind), ` ${h.message} (${h.servers.join(', ')})`))));
+  }
+  return box;
+}

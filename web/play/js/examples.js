@@ -1,0 +1,274 @@
+// The examples menu. Responses are the ones recorded from real MCP servers
+// (recorded.js), captures recorded from mcpcheck serve (captures.js); each
+// example states the verdict (or, for a capture, the finding) it gives, and
+// pkg/test/examples.test.mjs holds the package to it.
+import { CAPTURES } from './captures.js';
+import { RECORDED } from './recorded.js';
+
+const json = (v) => `${JSON.stringify(v, null, 2)}\n`;
+const ev = RECORDED.everything;
+const fs = RECORDED.filesystem;
+const serve = RECORDED.serve;
+const outputSchema = serve.tools.result.tools.find((t) => t.name === 'structured_wrong').outputSchema;
+
+export const EXAMPLES = [
+  {
+    id: 'weather-pass',
+    tab: 'response',
+    title: 'Structured weather (server-everything) — pass',
+    verdict: 'pass',
+    fields: {
+      expect: `# get-structured-content {location: New York}, from server-everything.
+# Seed-001 style: JSONPath inside the structured content.
+expect:
+  not_error: true
+  json_path:
+    '$.temperature': 33
+    '$.conditions': Cloudy
+  contains: [temperature]
+`,
+      response: json(ev.structured),
+    },
+  },
+  {
+    id: 'sum-fail',
+    tab: 'response',
+    title: 'Sum of 2 and 3 (server-everything) — fail',
+    verdict: 'fail',
+    fields: {
+      expect: `# get-sum {a: 2, b: 3}. The server says 5; these expectations want 6.
+expect:
+  not_error: true
+  contains: ["is 6"]
+  matches_regex: ['sum of \\d+ and \\d+ is 6']
+`,
+      response: json(ev.sum),
+    },
+  },
+  {
+    id: 'scored-list',
+    tab: 'response',
+    title: 'Weighted checks with a threshold — score',
+    verdict: 'pass',
+    fields: {
+      expect: `# List form: each check has a target, a matcher and a weight; the test
+# passes when the weighted score reaches the threshold.
+expect:
+  - {target: result.isError, matcher: {exact: false}, weight: 2}
+  - name: temperature in range
+    target: json.temperature
+    matcher: {range: {min: -50, max: 60}}
+  - name: humidity is a string
+    target: json.humidity
+    matcher: {schema: {type: string}}
+  - {target: text, matcher: {contains: Cloudy}}
+threshold: 0.7
+`,
+      response: json(ev.structured),
+    },
+  },
+  {
+    id: 'unknown-tool',
+    tab: 'response',
+    title: 'Unknown tool is an error result (server-everything) — pass',
+    verdict: 'pass',
+    fields: {
+      expect: `# Calling a tool that does not exist: the server answers with isError.
+expect:
+  is_error: true
+  contains: ["not found"]
+`,
+      response: json(ev.unknown),
+    },
+  },
+  {
+    id: 'fs-read',
+    tab: 'response',
+    title: 'Read a file (server-filesystem) — pass',
+    verdict: 'pass',
+    fields: {
+      expect: `# read_text_file on the fixture's notes.md.
+expect:
+  not_error: true
+  in_order: ["line one", "line two"]
+  not_contains: ["Access denied"]
+`,
+      response: json(fs.read),
+    },
+  },
+  {
+    id: 'fs-denied',
+    tab: 'response',
+    title: 'Path outside the allowed roots (server-filesystem) — fail',
+    verdict: 'fail',
+    fields: {
+      expect: `# The server must refuse /etc/hostname; these expectations wrongly
+# want it to succeed.
+expect:
+  not_error: true
+  not_empty: true
+`,
+      response: json(fs.outside),
+    },
+  },
+  {
+    id: 'tools-list',
+    tab: 'response',
+    title: 'tools/list (server-everything) — JSONPath and a schema',
+    verdict: 'pass',
+    fields: {
+      expect: `# A tools/list result, checked with JSONPath targets and a schema.
+method: tools/list
+expect:
+  - name: at least five tools
+    target: result.tools
+    matcher: {length: {min: 5}}
+  - name: get-sum is listed
+    target: 'result.tools[?@.name == "get-sum"]'
+    matcher: {exists: true}
+  - name: echo takes a string message
+    target: 'result.tools[?@.name == "echo"].inputSchema'
+    matcher:
+      schema:
+        type: object
+        required: [type, properties]
+        properties:
+          type: {const: object}
+          properties: {required: [message]}
+`,
+      response: json(ev.tools),
+    },
+  },
+  {
+    id: 'serve-output-schema',
+    tab: 'response',
+    title: 'Output that breaks its own schema (mcpcheck serve) — fail',
+    verdict: 'fail',
+    fields: {
+      expect: `# structured_wrong {city: Porto}, from mcpcheck serve: humidity comes
+# back as "65%" where the tool's outputSchema (from tools/list) wants an
+# integer. The schema below is that outputSchema.
+expect:
+  - target: result.structuredContent
+    matcher:
+      schema: ${JSON.stringify(outputSchema)}
+  - {target: result.structuredContent.city, matcher: {exact: Porto}}
+  - {target: result.isError, matcher: {exact: false}}
+`,
+      response: json(serve.structured_wrong),
+    },
+  },
+  {
+    id: 'serve-lorem',
+    tab: 'response',
+    title: 'Deterministic text (mcpcheck serve lorem) — pass',
+    verdict: 'pass',
+    fields: {
+      expect: `# lorem {words: 12, seed: playground}: twelve lowercase words, the same
+# every time.
+expect:
+  not_error: true
+  matches_regex: ['^([a-z]+ ){11}[a-z]+$']
+`,
+      response: json(serve.lorem),
+    },
+  },
+  {
+    id: 'serve-tool-error',
+    tab: 'response',
+    title: 'A tool error, expected (mcpcheck serve fail) — pass',
+    verdict: 'pass',
+    fields: {
+      expect: `# The fail tool answers with isError: true and the message it was given.
+expect:
+  is_error: true
+  contains: ["upstream service is down"]
+`,
+      response: json(serve.fail),
+    },
+  },
+  {
+    id: 'typo',
+    tab: 'response',
+    title: 'A typo in the expectations — shown at its line',
+    verdict: 'invalid',
+    fields: {
+      expect: `expect:
+  not_eror: true
+  contains: ["Echo"]
+`,
+      response: json(ev.echo),
+    },
+  },
+  {
+    id: 'trajectory-pass',
+    tab: 'trajectory',
+    title: 'Calls in the expected order — pass',
+    verdict: 'pass',
+    fields: {
+      trace: `- tool: search
+  args: {query: weather in Lisbon}
+- tool: get-structured-content
+  args: {location: Lisbon}
+- tool: echo
+  args: {message: done}
+`,
+      assertions: `trajectory:
+  - type: order
+    tools: [search, get-structured-content]
+  - type: absence
+    tools: [delete_file]
+  - type: args_contain
+    tool: get-structured-content
+    args: {location: Lisbon}
+`,
+    },
+  },
+  {
+    id: 'serve-audit-log',
+    tab: 'trajectory',
+    title: 'The audit log of a mcpcheck serve session — pass',
+    verdict: 'pass',
+    fields: {
+      trace: serve.audit_log,
+      assertions: `# mcpcheck serve --audit-log wrote one line per tools/call (secrets in
+# arguments are redacted there).
+trajectory:
+  - type: order
+    tools: [structured_wrong, lorem, fail, echo]
+  - type: absence
+    tools: [slow, crash]
+  - type: args_contain
+    tool: echo
+    args: {message: done}
+`,
+    },
+  },
+  {
+    id: 'trajectory-fail',
+    tab: 'trajectory',
+    title: 'An audit log with a forbidden call — fail',
+    verdict: 'fail',
+    fields: {
+      trace: `{"tool": "list_directory", "args": {"path": "/data"}}
+{"tool": "read_text_file", "args": {"path": "/data/notes.md"}}
+{"tool": "write_file", "args": {"path": "/data/notes.md", "content": "x"}}
+`,
+      assertions: `trajectory:
+  - type: presence
+    tools: [read_text_file]
+  - type: absence
+    tools: [write_file, move_file]
+  - type: order
+    tools: [read_text_file, list_directory]
+`,
+    },
+  },
+  ...CAPTURES.map((c) => ({
+    id: c.id,
+    tab: 'capture',
+    title: c.title,
+    finding: c.finding,
+    fields: { capture: json(c.capture) },
+  })),
+];

@@ -1,0 +1,387 @@
+// The playground page: editors, the examples menu, the state in the URL
+// fragment, and the rendering of results. Every verdict comes from the
+// worker (mcpcheck-web, the checker core compiled to WebAssembly); this file
+// only moves text in and shows the results document. Text from the editors
+// and from results is only ever set as textContent, never parsed as HTML.
+
+// First, so the worker starts loading the module before the rest of the
+// page's scripts run.
+import { checker } from './start.js';
+import { EXAMPLES } from './examples.js';
+import { decodeState, encodeState } from './state.js';
+import { el, clear } from './dom.js';
+
+const TABS = ['response', 'capture', 'trajectory'];
+const EDITORS = ['expect', 'response', 'capture', 'trace', 'assertions'];
+const field = (id) => document.getElementById(id);
+
+let tab = 'response';
+const runs = { response: 0, capture: 0, trajectory: 0 };
+
+// ---------------------------------------------------------------- editors
+
+/** Line numbers beside each textarea, with the lines diagnostics point at marked. */
+class Editor {
+  constructor(textarea) {
+    this.ta = textarea;
+    this.box = textarea.parentElement;
+    this.gutter = this.box.querySelector('.gutter');
+    this.file = this.box.dataset.file;
+    this.bad = new Map();
+    this.lines = 0;
+    textarea.addEventListener('scroll', () => {
+      this.gutter.scrollTop = textarea.scrollTop;
+    });
+    textarea.addEventListener('input', () => this.refresh());
+  }
+
+  get value() {
+    return this.ta.value;
+  }
+
+  set value(v) {
+    this.ta.value = v;
+    this.refresh();
+  }
+
+  /** Mark lines: a Map of line → message. */
+  mark(bad) {
+    this.bad = bad;
+    this.lines = -1;
+    this.refresh();
+    this.box.classList.toggle('has-error', bad.size > 0);
+  }
+
+  refresh() {
+    const n = countLines(this.ta.value);
+    if (n === this.lines) return;
+    this.lines = n;
+    clear(this.gutter);
+    // Plain numbers in one text node between marked lines, so a large
+    // document costs a few nodes, not one per line.
+    let from = 1;
+    const marked = [...this.bad.keys()].filter((l) => l >= 1 && l <= n).sort((a, b) => a - b);
+    for (const line of marked) {
+      if (line > from) this.gutter.append(numbers(from, line - 1));
+      this.gutter.append(el('span', { class: 'bad', title: this.bad.get(line) }, `${line}\n`));
+      from = line + 1;
+    }
+    if (from <= n) this.gutter.append(numbers(from, n));
+    this.gutter.scrollTop = this.ta.scrollTop;
+  }
+
+  /** Put the caret on a line (and column) and show it. */
+  goto(line, column = 1) {
+    const text = this.ta.value;
+    let pos = 0;
+    for (let l = 1; l < line && pos !== -1; l++) pos = text.indexOf('\n', pos) + 1 || -1;
+    if (pos < 0) pos = text.length;
+    const end = text.indexOf('\n', pos);
+    const start = Math.min(pos + Math.max(0, column - 1), end === -1 ? text.length : end);
+    this.ta.focus();
+    this.ta.setSelectionRange(start, end === -1 ? text.length : end);
+    const lh = parseFloat(getComputedStyle(this.ta).lineHeight) || 20;
+    this.ta.scrollTop = Math.max(0, (line - 3) * lh);
+  }
+}
+
+function countLines(s) {
+  let n = 1;
+  for (let i = s.indexOf('\n'); i !== -1; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+function numbers(from, to) {
+  let s = '';
+  for (let i = from; i <= to; i++) s += `${i}\n`;
+  return s;
+}
+
+const editors = Object.fromEntries(EDITORS.map((id) => [id, new Editor(field(id))]));
+const byFile = Object.fromEntries(Object.values(editors).map((e) => [e.file, e]));
+
+// ---------------------------------------------------------------- tabs
+
+function selectTab(name, { focus = false, run = true } = {}) {
+  tab = name;
+  for (const t of TABS) {
+    const button = field(`tab-${t}`);
+    const on = t === name;
+    button.setAttribute('aria-selected', String(on));
+    button.tabIndex = on ? 0 : -1;
+    field(`panel-${t}`).hidden = !on;
+    if (on && focus) button.focus();
+  }
+  saveState();
+  if (run) check();
+}
+
+for (const t of TABS) {
+  const button = field(`tab-${t}`);
+  button.addEventListener('click', () => selectTab(t));
+  button.addEventListener('keydown', (e) => {
+    const shown = TABS.filter((x) => !field(`tab-${x}`).hidden);
+    const i = shown.indexOf(t);
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: shown.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    selectTab(shown[(to + shown.length) % shown.length], { focus: true });
+  });
+}
+
+// ---------------------------------------------------------------- checking
+
+function today() {
+  const d = new Date();
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+async function check() {
+  const which = tab;
+  const run = ++runs[which];
+  const out = field(`result-${which}`);
+  let reply;
+  if (which === 'response') {
+    if (!editors.expect.value.trim() && !editors.response.value.trim()) return showEmpty(out, 'Write expectations and paste a response, or pick an example.');
+    // The CLI checks dates against today; so does the page.
+    reply = await checker.call('checkResponse', editors.expect.value, editors.response.value, { today: today() });
+  } else if (which === 'trajectory') {
+    if (!editors.trace.value.trim() && !editors.assertions.value.trim()) return showEmpty(out, 'Paste a trace and write assertions, or pick an example.');
+    reply = await checker.call('checkTrajectory', editors.trace.value, editors.assertions.value);
+  } else {
+    if (!editors.capture.value.trim()) return showEmpty(out, 'Drop, choose or paste a capture file, or pick an example.');
+    if (!(await checker.has('checkCapture'))) return showEmpty(out, 'This build has no capture checks.');
+    reply = await checker.call('checkCapture', editors.capture.value);
+  }
+  if (run !== runs[which]) return; // a newer edit is on its way
+  markEditors(which, reply.ok ? [] : reply.error.diagnostics);
+  clear(out);
+  if (!reply.ok) {
+    out.append(renderError(reply.error));
+  } else if (which === 'capture') {
+    out.append((await import('./capture.js')).renderCapture(reply.value, editors.capture.value));
+  } else {
+    out.append(renderTest(reply.value, which === 'response' ? editors.expect : editors.assertions));
+  }
+  out.dataset.ms = String(Math.round(reply.ms ?? 0));
+  document.body.dataset.checked = String((Number(document.body.dataset.checked) || 0) + 1);
+}
+
+function showEmpty(out, text) {
+  markEditors(tab, []);
+  clear(out);
+  out.append(el('p', { class: 'dim empty' }, text));
+}
+
+function markEditors(which, diagnostics) {
+  const names = { response: ['expect', 'response'], trajectory: ['trace', 'assertions'], capture: ['capture'] }[which];
+  for (const name of names) {
+    const ed = editors[name];
+    const bad = new Map();
+    for (const d of diagnostics) if (d.file === ed.file && d.line) bad.set(d.line, d.message);
+    ed.mark(bad);
+  }
+}
+
+let timer;
+function schedule() {
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    saveState();
+    check();
+  }, 150);
+}
+for (const ed of Object.values(editors)) ed.ta.addEventListener('input', schedule);
+
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+    e.preventDefault();
+    check();
+  }
+});
+
+// ---------------------------------------------------------------- results
+
+const STATUS = { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIP' };
+const fmt = (x) => (typeof x === 'number' ? x.toFixed(3) : '');
+
+function renderTest(t, sourceEditor) {
+  const box = el('div', { class: 'test' });
+  box.append(
+    el('p', { class: 'verdict-line' },
+      el('span', { id: 'verdict', class: `badge ${t.status}`, 'data-status': t.status }, STATUS[t.status] ?? t.status),
+      ' ',
+      t.checks.length === 1 ? '1 check' : `${t.checks.length} checks`,
+      t.score !== undefined ? el('span', { class: 'score' }, ` · score ${fmt(t.score)}`, t.threshold !== undefined ? ` (threshold ${fmt(t.threshold)})` : '') : null),
+  );
+  if (t.message) box.append(el('p', { class: 'message' }, t.message));
+  if (t.checks.length) {
+    const rows = t.checks.map((c) =>
+      el('tr', { class: `check ${c.status}`, 'data-status': c.status },
+        el('td', { 'data-label': 'status' }, el('span', { class: `badge ${c.status}` }, STATUS[c.status])),
+        el('td', { 'data-label': 'check' },
+          c.line && sourceEditor
+            ? el('button', { type: 'button', class: 'link', title: `line ${c.line}`, onclick: () => sourceEditor.goto(c.line) }, c.name || c.matcher)
+            : c.name || c.matcher,
+          c.set ? el('span', { class: 'dim' }, ` [${c.set}]`) : null),
+        el('td', { 'data-label': 'target' }, el('code', {}, c.target)),
+        el('td', { 'data-label': 'expected' }, c.expected),
+        el('td', { 'data-label': 'actual' }, el('span', { class: 'actual' }, c.actual)),
+        el('td', { 'data-label': 'reason', class: 'reason' }, c.reason ?? ''),
+        el('td', { 'data-label': 'weight', class: 'num' }, c.weight === 1 ? '' : fmt(c.weight))));
+    box.append(
+      el('table', { class: 'checks' },
+        el('thead', {}, el('tr', {}, ...['', 'check', 'target', 'expected', 'actual', 'reason', 'weight'].map((h) => el('th', { scope: 'col' }, h)))),
+        el('tbody', {}, rows)),
+    );
+  }
+  if (t.sets?.length) {
+    box.append(el('h3', {}, 'Assert-sets'),
+      el('table', { class: 'small' },
+        el('thead', {}, el('tr', {}, ...['set', 'score', 'threshold', 'weight', 'passed'].map((h) => el('th', { scope: 'col' }, h)))),
+        el('tbody', {}, t.sets.map((s) => el('tr', { class: s.passed ? 'pass' : 'fail' },
+          el('td', {}, s.name), el('td', { class: 'num' }, fmt(s.score)), el('td', { class: 'num' }, fmt(s.threshold)),
+          el('td', { class: 'num' }, fmt(s.weight)), el('td', {}, s.passed ? 'yes' : 'no'))))));
+  }
+  if (t.derived_metrics?.length) {
+    box.append(el('h3', {}, 'Derived metrics'),
+      el('table', { class: 'small' },
+        el('thead', {}, el('tr', {}, ...['metric', 'value', 'threshold', 'passed', 'unresolved'].map((h) => el('th', { scope: 'col' }, h)))),
+        el('tbody', {}, t.derived_metrics.map((m) => el('tr', { class: m.passed === false ? 'fail' : '' },
+          el('td', {}, m.name), el('td', { class: 'num' }, fmt(m.value)), el('td', { class: 'num' }, fmt(m.threshold)),
+          el('td', {}, m.passed === undefined ? '' : m.passed ? 'yes' : 'no'), el('td', {}, (m.unresolved ?? []).join(', ')))))));
+  }
+  for (const w of t.warnings ?? []) box.append(el('p', { class: 'warn' }, `warning: ${w}`));
+  return box;
+}
+
+function renderError(err) {
+  const box = el('div', { class: 'load-error' });
+  box.append(el('p', { class: 'verdict-line' }, el('span', { id: 'verdict', class: 'badge invalid', 'data-status': 'invalid' }, 'INVALID'), ' the input could not be read'));
+  if (!err.diagnostics.length) {
+    box.append(el('pre', { class: 'diag' }, err.message));
+    return box;
+  }
+  const list = el('ul', { class: 'diagnostics' });
+  for (const d of err.diagnostics) {
+    const ed = byFile[d.file];
+    const where = d.line ? `${d.file}:${d.line}:${d.column}` : d.file;
+    list.append(el('li', { class: d.severity },
+      ed && d.line
+        ? el('button', { type: 'button', class: 'link', onclick: () => ed.goto(d.line, d.column) }, where)
+        : where,
+      ` ${d.severity}: ${d.message}`,
+      d.hint ? el('span', { class: 'hint' }, ` — hint: ${d.hint}`) : null));
+  }
+  box.append(list);
+  if (err.rendered) box.append(el('pre', { class: 'diag' }, err.rendered));
+  return box;
+}
+
+// ---------------------------------------------------------------- capture input
+
+const drop = field('capture-drop');
+async function loadCaptureFile(file) {
+  if (!file) return;
+  editors.capture.value = await file.text();
+  saveState();
+  check();
+}
+field('capture-file').addEventListener('change', (e) => loadCaptureFile(e.target.files[0]));
+drop.addEventListener('dragover', (e) => {
+  e.preventDefault();
+  drop.classList.add('over');
+});
+drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+drop.addEventListener('drop', (e) => {
+  e.preventDefault();
+  drop.classList.remove('over');
+  loadCaptureFile(e.dataTransfer.files[0]);
+});
+
+// ---------------------------------------------------------------- examples
+
+const select = field('examples');
+for (const group of TABS) {
+  const items = EXAMPLES.filter((x) => x.tab === group);
+  if (!items.length) continue;
+  const og = el('optgroup', { label: field(`tab-${group}`).textContent });
+  for (const x of items) og.append(el('option', { value: x.id }, x.title));
+  select.append(og);
+}
+select.addEventListener('change', () => {
+  const x = EXAMPLES.find((e) => e.id === select.value);
+  if (!x) return;
+  for (const [k, v] of Object.entries(x.fields)) editors[k].value = v;
+  selectTab(x.tab);
+});
+
+// ---------------------------------------------------------------- state in the URL
+
+// A link carries the tab and every editor's text (compressed). Captures
+// larger than the limit are left out of links: browsers cap URL length.
+const LINK_LIMIT = 60000;
+let saving = Promise.resolve();
+function saveState() {
+  const state = { tab };
+  for (const k of EDITORS) if (editors[k].value) state[k] = editors[k].value;
+  saving = saving.then(async () => {
+    let frag = await encodeState(state);
+    let note = '';
+    if (frag.length > LINK_LIMIT && state.capture) {
+      delete state.capture;
+      frag = await encodeState(state);
+      note = 'the capture is too large for a link; the link has the other editors';
+    }
+    if (location.hash.slice(1) !== frag) history.replaceState(null, '', `#${frag}`);
+    field('share-status').textContent = note;
+  });
+  return saving;
+}
+
+async function loadState() {
+  const state = await decodeState(location.hash.slice(1));
+  if (!state) return false;
+  for (const k of EDITORS) editors[k].value = typeof state[k] === 'string' ? state[k] : '';
+  selectTab(TABS.includes(state.tab) ? state.tab : 'response', { run: false });
+  return true;
+}
+
+window.addEventListener('hashchange', async () => {
+  const frag = location.hash.slice(1);
+  const current = await encodeState(currentState());
+  if (frag !== current && (await loadState())) check();
+});
+
+function currentState() {
+  const state = { tab };
+  for (const k of EDITORS) if (editors[k].value) state[k] = editors[k].value;
+  return state;
+}
+
+field('share').addEventListener('click', async () => {
+  await saveState();
+  try {
+    await navigator.clipboard.writeText(location.href);
+    field('share-status').textContent = 'link copied';
+  } catch {
+    field('share-status').textContent = 'copy the address bar to share';
+  }
+});
+
+// ---------------------------------------------------------------- start
+
+checker.ready.then((info) => {
+  field('version').textContent = `v${info.version}`;
+  // A build without capture checks shows no capture tab.
+  if (!info.ops.includes('checkCapture')) field('tab-capture').hidden = true;
+});
+
+if (!(await loadState())) {
+  const first = EXAMPLES.find((x) => x.tab === 'response');
+  for (const [k, v] of Object.entries(first.fields)) editors[k].value = v;
+  select.value = first.id;
+  selectTab('response', { run: false });
+}
+check();

@@ -1,0 +1,49 @@
+// Trunk post-build hook: finish dist/ for a page that makes no request.
+// - The worker's .wasm is optimized here, as the npm package's is (trunk's
+//   own wasm-opt step is off): when `npm --prefix pkg run build` already
+//   optimized the very same module, its result is reused.
+// - The .wasm then becomes a script module (`mcpcheck-web_bg.wasm.js`,
+//   the bytes as base64) and the .wasm is dropped, so the module arrives
+//   without fetch() and the CSP can say `connect-src 'none'`.
+// - The `<link data-trunk rel="rust">` trunk leaves in the page (it injects
+//   no loader: the worker loads the module) is removed.
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { FLAGS, wasmOpt } from '../../pkg/scripts/wasm-opt.mjs';
+
+const dir = process.env.TRUNK_STAGING_DIR;
+if (!dir) {
+  console.error('post-build: TRUNK_STAGING_DIR is not set (run through trunk)');
+  process.exit(1);
+}
+const wasm = join(dir, 'mcpcheck-web_bg.wasm');
+const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
+const pkgBuild = new URL('../../pkg/node/build.json', import.meta.url);
+const built = existsSync(pkgBuild) ? JSON.parse(readFileSync(pkgBuild, 'utf8')) : null;
+if (
+  built?.inputSha256 === sha256(readFileSync(wasm)) &&
+  JSON.stringify(built.wasmOptFlags) === JSON.stringify(FLAGS)
+) {
+  console.log('post-build: the npm build optimized this module already; reusing it');
+  copyFileSync(new URL('../../pkg/node/mcpcheck-web_bg.wasm', import.meta.url), wasm);
+} else {
+  wasmOpt(wasm, wasm);
+}
+const bytes = readFileSync(wasm);
+writeFileSync(
+  join(dir, 'mcpcheck-web_bg.wasm.js'),
+  `// mcpcheck-web_bg.wasm (${bytes.length} bytes), as base64.\nexport const wasmBase64 = "${bytes.toString('base64')}";\n`,
+);
+rmSync(wasm);
+
+const page = join(dir, 'index.html');
+const html = readFileSync(page, 'utf8');
+const cleaned = html.replace(/^\s*<link data-trunk rel="rust"[^>]*>\n/m, '');
+if (cleaned === html) {
+  console.error('post-build: no <link data-trunk rel="rust"> in index.html');
+  process.exit(1);
+}
+writeFileSync(page, cleaned);
+console.log(`post-build: ${bytes.length} bytes of wasm embedded`);
