@@ -139,17 +139,15 @@ impl Node {
         }
     }
 
-    /// Convert to JSON. Mapping keys become their text; floats that are not
-    /// finite become strings (JSON has no NaN or infinity).
+    /// Convert to JSON. Mapping keys become their text; floats become numbers
+    /// as [`float_json`] writes them.
     pub fn to_json(&self) -> Value {
         match &self.kind {
             NodeKind::Scalar { value, .. } => match value {
                 Scalar::Null => Value::Null,
                 Scalar::Bool(b) => Value::Bool(*b),
                 Scalar::Int(i) => Value::Number((*i).into()),
-                Scalar::Float(f) => Number::from_f64(*f)
-                    .map(Value::Number)
-                    .unwrap_or_else(|| Value::String(f.to_string())),
+                Scalar::Float(f) => float_json(*f),
                 Scalar::Str(s) => Value::String(s.clone()),
             },
             NodeKind::Seq(items) => Value::Array(items.iter().map(Node::to_json).collect()),
@@ -483,6 +481,23 @@ fn is_merge_key(k: &Node) -> bool {
     matches!(&k.kind, NodeKind::Scalar { text, quoted: false, .. } if text == "<<")
 }
 
+/// A YAML float as a JSON number, written the way mcp-assert writes it (Go's
+/// `encoding/json`): a value without a fraction has no fraction either, so
+/// `y: 2.0` reaches a server as `2`, not `2.0`. Servers that tell integers
+/// from floats (Python's `json`, for one) then see what they saw under
+/// mcp-assert. Other values keep their shortest form (`1.5`); floats that
+/// are not finite become strings (JSON has no NaN or infinity).
+fn float_json(f: f64) -> Value {
+    // 2^63 as f64 is exact, so this range holds every f64 that fits an i64.
+    const LIMIT: f64 = 9_223_372_036_854_775_808.0;
+    if f.fract() == 0.0 && (-LIMIT..LIMIT).contains(&f) {
+        return Value::Number((f as i64).into());
+    }
+    Number::from_f64(f)
+        .map(Value::Number)
+        .unwrap_or_else(|| Value::String(f.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -497,7 +512,7 @@ mod tests {
         .unwrap_or_else(|d| panic!("{d:?}"));
         assert_eq!(
             n.to_json(),
-            json!({"a": 3.1, "b": "42", "c": 42, "d": null, "e": true, "f": 31, "g": 1000.0, "h": -7})
+            json!({"a": 3.1, "b": "42", "c": 42, "d": null, "e": true, "f": 31, "g": 1000, "h": -7})
         );
         assert_eq!(n.get("a").and_then(Node::scalar_text), Some("3.10"));
         assert_eq!(n.get("b").and_then(Node::as_str), Some("42"));
@@ -543,6 +558,20 @@ mod tests {
         let err = parse("t", "a: 1\n---\nb: 2\n").err().unwrap_or_default();
         assert_eq!(err.len(), 1);
         assert_eq!(err[0].span.line, 2);
+    }
+
+    #[test]
+    fn integral_floats_are_written_without_a_fraction() {
+        let n = parse(
+            "t",
+            "a: 2.0\nb: 1.5\nc: -0.0\nd: 1e3\ne: .inf\nf: 1e300\ng: -3.0\n",
+        )
+        .unwrap_or_else(|d| panic!("{d:?}"));
+        let text = n.to_json().to_string();
+        assert_eq!(
+            text,
+            r#"{"a":2,"b":1.5,"c":0,"d":1000,"e":"inf","f":1e+300,"g":-3}"#
+        );
     }
 
     #[test]
