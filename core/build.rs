@@ -1,0 +1,86 @@
+//! Prepares the MCP schemas that `src/invariants/schema.rs` embeds.
+//!
+//! The vendored `schemas/mcp/<revision>/schema.json` files stay byte for byte as
+//! published; what the binary embeds is each one with its `description`
+//! annotations removed and without whitespace. Descriptions are prose for
+//! readers: no validation result and no finding depends on them, and they are
+//! four fifths of the text (about 57 KB of the gzipped wasm module).
+//!
+//! Only the `description` *keyword* goes. Where a schema declares a property
+//! named `description` (`Tool.properties.description`), that declaration stays:
+//! the walk knows which members hold subschemas and which hold names or data.
+
+// A build script reads its inputs from the package; the core's ban on I/O is
+// for the library.
+#![allow(clippy::disallowed_methods)]
+
+use std::path::Path;
+
+use serde_json::Value;
+
+const REVISIONS: [&str; 5] = [
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
+
+fn main() {
+    let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts");
+    for revision in REVISIONS {
+        let source = format!("schemas/mcp/{revision}/schema.json");
+        println!("cargo::rerun-if-changed={source}");
+        let text =
+            std::fs::read_to_string(&source).unwrap_or_else(|e| panic!("reading {source}: {e}"));
+        let mut schema: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{source} is not JSON: {e}"));
+        strip_schema(&mut schema);
+        let target = Path::new(&out).join(format!("schema-{revision}.json"));
+        std::fs::write(&target, schema.to_string())
+            .unwrap_or_else(|e| panic!("writing {}: {e}", target.display()));
+    }
+}
+
+/// Remove the annotations from a schema and from every subschema in it.
+fn strip_schema(schema: &mut Value) {
+    let Value::Object(members) = schema else {
+        return; // `true`, `false`
+    };
+    members.remove("description");
+    members.remove("$comment");
+    for (keyword, value) in members.iter_mut() {
+        match keyword.as_str() {
+            // Maps from a name to a subschema.
+            "properties" | "patternProperties" | "definitions" | "$defs" | "dependentSchemas" => {
+                if let Value::Object(named) = value {
+                    named.values_mut().for_each(strip_schema);
+                }
+            }
+            // One subschema, or (`items` in draft 7) an array of them.
+            "items"
+            | "additionalItems"
+            | "additionalProperties"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "contains"
+            | "propertyNames"
+            | "not"
+            | "if"
+            | "then"
+            | "else" => match value {
+                Value::Array(list) => list.iter_mut().for_each(strip_schema),
+                other => strip_schema(other),
+            },
+            // Arrays of subschemas.
+            "allOf" | "anyOf" | "oneOf" | "prefixItems" => {
+                if let Value::Array(list) = value {
+                    list.iter_mut().for_each(strip_schema);
+                }
+            }
+            // Data (`const`, `enum`, `default`, `examples`), names (`required`)
+            // and numbers are kept as they are.
+            _ => {}
+        }
+    }
+}
