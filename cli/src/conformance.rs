@@ -73,7 +73,7 @@ pub struct ConformanceArgs {
     format: Format,
 
     /// How long each step may take.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 
     /// The protocol version to ask for at initialize.
@@ -93,12 +93,6 @@ enum HttpTransport {
 enum Format {
     Text,
     Json,
-}
-
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    mcpcheck_core::read::parse_duration_ms(s)
-        .map(Duration::from_millis)
-        .ok_or_else(|| format!("`{s}` is not a duration; write it like 10s or 500ms"))
 }
 
 const MAX_PAGES: usize = 50;

@@ -53,3 +53,22 @@ pub fn runtime(command: &str) -> Option<tokio::runtime::Runtime> {
         }
     }
 }
+
+/// A `--timeout`-style argument: `30s`, `1m30s`, `500ms` (core's duration syntax).
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    mcpcheck_core::read::parse_duration_ms(s)
+        .map(std::time::Duration::from_millis)
+        .ok_or_else(|| format!("`{s}` is not a duration; write it like 30s, 1m30s or 500ms"))
+}
+
+/// A duration the way a suite writes one: `1s`, `1500ms`, `2m`.
+pub fn duration_text(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 60_000 == 0 && ms > 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms % 1000 == 0 && ms > 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}

@@ -239,6 +239,15 @@ fn every_fault_ends_as_error_and_the_run_goes_on() {
             block.contains(message),
             "{fault}: expected {message:?} in:\n{block}"
         );
+        // A test cut by its timeout names it, and how to change it (a wrong id
+        // leaves the call unanswered too).
+        let hint =
+            "(the test's timeout of 2s ran out: raise it with `timeout:` in the test or --timeout)";
+        assert_eq!(
+            block.contains(hint),
+            matches!(fault, "hang-on-initialize" | "hang-on-call" | "wrong-id"),
+            "{fault}: the timeout hint in:\n{block}"
+        );
     }
     assert!(out.contains("ERROR string-error-code ("), "{out}");
     assert!(out.contains("the error code is not an integer"), "{out}");

@@ -379,7 +379,7 @@ pub async fn run_test(
                         &test.name,
                         &test.file,
                         line,
-                        &e.message,
+                        &timeout_hint(e.message, deadline, timeout),
                         elapsed(&started),
                     ),
                     // The capture shows how far the handshake got.
@@ -405,6 +405,7 @@ pub async fn run_test(
     let mut result = match outcome {
         Ok(r) => r,
         Err((status_fail, msg)) => {
+            let msg = timeout_hint(msg, deadline, timeout);
             if status_fail {
                 TestResult::fail(&test.name, &test.file, line, &msg, elapsed(&started))
             } else {
@@ -756,4 +757,16 @@ async fn perform(
         Action::Trajectory(_) => return Err((false, "a trajectory has no request".into())),
     };
     Ok((reply, from))
+}
+
+/// A test that ended because its time ran out says which timeout that was and
+/// how to change it.
+fn timeout_hint(message: String, deadline: Deadline, timeout: Duration) -> String {
+    if Deadline::now() < deadline {
+        return message;
+    }
+    format!(
+        "{message}\n(the test's timeout of {} ran out: raise it with `timeout:` in the test or --timeout)",
+        crate::output::duration_text(timeout)
+    )
 }

@@ -50,7 +50,7 @@ pub struct RunArgs {
     jobs: Option<usize>,
 
     /// The timeout of a test without its own `timeout:` (e.g. 30s, 1m).
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 
     /// Run only tests whose name (or `file:name`) matches this glob; may be
@@ -72,7 +72,7 @@ pub struct RunArgs {
 
     /// How long to keep collecting notifications after an answer, for tests
     /// that check notifications and set no `settle:`.
-    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = crate::output::parse_duration)]
     settle: Duration,
 
     /// Run every test N times and report pass@k (passed at least once) and
@@ -82,12 +82,6 @@ pub struct RunArgs {
 
     #[command(flatten)]
     reports: crate::reports::ReportFlags,
-}
-
-fn parse_duration(s: &str) -> Result<Duration, String> {
-    mcpcheck_core::read::parse_duration_ms(s)
-        .map(Duration::from_millis)
-        .ok_or_else(|| format!("`{s}` is not a duration; write it like 30s, 1m30s or 500ms"))
 }
 
 /// One test to run, with where its result goes.
