@@ -64,9 +64,9 @@ pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
 /// A duration the way a suite writes one: `1s`, `1500ms`, `2m`.
 pub fn duration_text(d: std::time::Duration) -> String {
     let ms = d.as_millis();
-    if ms % 60_000 == 0 && ms > 0 {
+    if ms > 0 && ms.is_multiple_of(60_000) {
         format!("{}m", ms / 60_000)
-    } else if ms % 1000 == 0 && ms > 0 {
+    } else if ms > 0 && ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")
