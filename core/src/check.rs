@@ -1231,11 +1231,20 @@ fn eval_each(
 ) -> Outcome {
     let elements = container.value.as_array().map_or(&[][..], Vec::as_slice);
     let field_written = field.as_str().trim_start_matches('$');
-    let mut present: Pairs<'_> = Vec::new();
+    let mut present: Pairs<'_> = Vec::with_capacity(elements.len());
     // (how many values came before it, which element) of the first element
     // without the field.
     let mut first_missing: Option<(usize, usize)> = None;
     for (i, el) in elements.iter().enumerate() {
+        // A simple field (the common case) is looked up without a list per element.
+        if let Some(hit) = field.find_simple(el) {
+            match hit {
+                Some(h) => present.push((h.value, Loc::Inner(container, i, h))),
+                None if first_missing.is_none() => first_missing = Some((present.len(), i)),
+                None => {}
+            }
+            continue;
+        }
         let hits = field.find(el);
         // Only a singular field can be missing: an element whose inner list
         // (`tags[*]`) is empty has nothing to check, not a missing field.

@@ -324,6 +324,18 @@ impl Path {
         self.find_with(doc, None)
     }
 
+    /// A simple path's value in `doc` (no wildcard, filter or slice), without
+    /// a list: `Some(None)` when it is absent; `None` when the path is not
+    /// simple and [`Path::find`] must be used. The same result as `find`,
+    /// for loops over many elements.
+    pub fn find_simple<'a>(&'a self, doc: &'a Value) -> Option<Option<Found<'a>>> {
+        let segs = self.simple.as_ref()?;
+        Some(follow(doc, segs).map(|value| Found {
+            value,
+            loc: Loc::Simple(self.simple_loc.clone()),
+        }))
+    }
+
     fn find_with<'a>(&'a self, doc: &'a Value, prefix: Option<&'static str>) -> Vec<Found<'a>> {
         if let Some(segs) = &self.simple {
             return match follow(doc, segs) {
