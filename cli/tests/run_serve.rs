@@ -804,3 +804,106 @@ fn trials_report_pass_at_k_and_pass_hat_k() {
     assert_eq!(v["tests"][0]["trials"]["pass_hat_k"], true);
     assert_eq!(v["reliability"]["trials"], 3);
 }
+
+#[test]
+fn share_server_runs_a_files_tests_on_one_session() {
+    let d = tmp("share");
+    let cap = d.join("captures");
+    let server = serve("");
+    // `add_tool` names its tools dynamic_1, dynamic_2, … per session, so the
+    // names tell which tests shared a server.
+    write(
+        &d,
+        "s/shared.yaml",
+        &format!(
+            "share_server: true\n{server}tests:\n  - name: first\n    tool: add_tool\n    expect: {{equals: added tool dynamic_1}}\n  - name: second\n    tool: add_tool\n    expect: {{equals: added tool dynamic_2}}\n  - name: hangs\n    tool: slow\n    args: {{ms: 5000}}\n    timeout: 1s\n  - name: fresh\n    tool: add_tool\n    expect: {{equals: added tool dynamic_1}}\n"
+        ),
+    );
+    write(
+        &d,
+        "s/separate.yaml",
+        &format!(
+            "{server}tests:\n  - name: own-a\n    tool: add_tool\n    expect: {{equals: added tool dynamic_1}}\n  - name: own-b\n    tool: add_tool\n    expect: {{equals: added tool dynamic_1}}\n"
+        ),
+    );
+    let (code, out, err) = run(&[
+        "--suite",
+        d.join("s").to_str().unwrap(),
+        "--jobs",
+        "8",
+        "--capture",
+        cap.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    for pass in ["first", "second", "fresh", "own-a", "own-b"] {
+        assert!(out.contains(&format!("PASS  {pass} (")), "{pass}:\n{out}");
+    }
+    // The hang ends as an error, and the next test gets a new server.
+    assert!(out.contains("ERROR hangs ("), "{out}");
+    assert!(out.contains("6 tests: 5 passed, 1 error"), "{out}");
+
+    // Each test's capture: the shared handshake, then its own exchanges only;
+    // a valid session for the invariants.
+    let path = cap.join("second.json");
+    let c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let methods: Vec<&str> = c["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|x| x["request"]["method"].as_str())
+        .collect();
+    assert_eq!(methods.first(), Some(&"initialize"), "{c}");
+    let calls: Vec<_> = c["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["request"]["method"] == "tools/call")
+        .collect();
+    assert_eq!(calls.len(), 1, "{c}");
+    assert_eq!(
+        calls[0]["response"]["result"]["content"][0]["text"],
+        "added tool dynamic_2"
+    );
+    let inv = Command::new(bin())
+        .args(["invariants", "--capture", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        inv.status.success(),
+        "{}",
+        String::from_utf8_lossy(&inv.stdout)
+    );
+}
+
+#[test]
+fn share_server_is_a_boolean() {
+    let d = tmp("share-bad");
+    write(
+        &d,
+        "bad.yaml",
+        &format!(
+            "share_server: yes please\n{}tests:\n  - name: a\n    tool: echo\n",
+            serve("")
+        ),
+    );
+    let (code, _, err) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("share_server"), "{err}");
+}
+
+#[test]
+fn share_server_holds_across_per_test_hooks() {
+    let d = tmp("share-hooked");
+    write(
+        &d,
+        "hooked.yaml",
+        &format!(
+            "share_server: true\n{}hooks:\n  beforeEach: \"true\"\ntests:\n  - name: one\n    tool: add_tool\n    expect: {{equals: added tool dynamic_1}}\n  - name: two\n    tool: add_tool\n    expect: {{equals: added tool dynamic_2}}\n",
+            serve("")
+        ),
+    );
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("2 tests: 2 passed"), "{out}");
+}

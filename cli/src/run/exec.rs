@@ -1,7 +1,8 @@
 //! Running one test: gather its inputs (fixture copy, templates, server
 //! session, setup calls, the request, files), then ask core for the verdict.
 //!
-//! The lifecycle follows mcp-assert: one server per test, `setup` calls in
+//! The lifecycle follows mcp-assert: one server per test (unless the suite
+//! sets `share_server`, see [`Shared`]), `setup` calls in
 //! order on the same session (a JSON-RPC or transport error in setup fails
 //! the test; an `isError` result is a warning), `capture` into `{{vars}}`,
 //! snapshots for `file_unchanged` before the call, the call, the checks. A
@@ -14,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use mcpcheck_core::check::Facts;
 use mcpcheck_core::observation::{self, Method};
-use mcpcheck_core::results::TestResult;
+use mcpcheck_core::results::{TestResult, TestStatus};
 use mcpcheck_core::score;
 use mcpcheck_core::suite::{Action, PromptOp, ResourceOp, Server, Test, TraceSource, Transport};
 use mcpcheck_core::template;
@@ -259,12 +260,59 @@ fn cursor_params(cursor: &Option<String>) -> Option<Value> {
     cursor.as_ref().map(|c| json!({"cursor": c}))
 }
 
+/// The server session and fixture copy that the tests of a `share_server`
+/// suite reuse, one test after another.
+///
+/// A test reuses the live session when its server (command, arguments,
+/// environment or URL and headers) and client mocks are the same as the
+/// previous test's; otherwise the old session is closed and a new one
+/// started. A test that ends as `error` (a crash, a hang, a malformed
+/// answer) closes the session, so the next test starts a fresh server. The
+/// fixture is copied once for all of them: changes one test makes are seen
+/// by the next, as they would be by the shared server itself.
+#[derive(Default)]
+pub struct Shared {
+    fixture: Option<fixture::FixtureCopy>,
+    live: Option<Live>,
+}
+
+struct Live {
+    key: String,
+    session: Session,
+    /// Tap index just after the handshake; each test's capture is the
+    /// handshake and then its own exchanges.
+    handshake_end: usize,
+}
+
+impl Shared {
+    /// The live session for `key`, if there is one; a session for another
+    /// server is closed.
+    async fn checkout(&mut self, key: &str) -> Option<(Session, usize)> {
+        let live = self.live.take()?;
+        if live.key == key {
+            return Some((live.session, live.handshake_end));
+        }
+        let mut old = live.session;
+        old.close().await;
+        None
+    }
+
+    /// Close the session and remove the fixture copy.
+    pub async fn close(&mut self) {
+        if let Some(mut live) = self.live.take() {
+            live.session.close().await;
+        }
+        self.fixture = None;
+    }
+}
+
 /// Run one test to its result. Never panics; every failure is a result.
 pub async fn run_test(
     test: &Test,
     settings: &RunSettings,
     tenv: &TestEnv,
     record: bool,
+    mut shared: Option<&mut Shared>,
 ) -> Finished {
     let started = Instant::now();
     let line = Some(test.line);
@@ -307,17 +355,27 @@ pub async fn run_test(
     if settings.fixture.is_none() && test.referenced_vars().iter().any(|v| v == "fixture") {
         return error("`{{fixture}}` is used but no --fixture directory was given".into());
     }
-    let fixture_copy = match &settings.fixture {
-        Some(src) => match fixture::copy(src) {
-            Ok(c) => {
-                t.vars
-                    .insert("fixture".into(), c.path.display().to_string());
-                Some(c)
+    // The test's own fixture copy, or the one its shared session uses.
+    let mut fixture_copy = None;
+    let fixture_path: Option<PathBuf> = match &settings.fixture {
+        Some(src) => {
+            let slot = match shared.as_deref_mut() {
+                Some(sh) => &mut sh.fixture,
+                None => &mut fixture_copy,
+            };
+            if slot.is_none() {
+                match fixture::copy(src) {
+                    Ok(c) => *slot = Some(c),
+                    Err(e) => return error(e),
+                }
             }
-            Err(e) => return error(e),
-        },
+            slot.as_ref().map(|c| c.path.clone())
+        }
         None => None,
     };
+    if let Some(path) = &fixture_path {
+        t.vars.insert("fixture".into(), path.display().to_string());
+    }
 
     // Trajectories need no server.
     if let Action::Trajectory(source) = &test.action {
@@ -355,12 +413,7 @@ pub async fn run_test(
     let Some(server) = &test.server else {
         return error("this test has no server".into());
     };
-    let endpoint = match endpoint_for(
-        server,
-        settings,
-        &mut t,
-        fixture_copy.as_ref().map(|f| f.path.as_path()),
-    ) {
+    let endpoint = match endpoint_for(server, settings, &mut t, fixture_path.as_deref()) {
         Ok(e) => e,
         Err(msg) => return error(msg),
     };
@@ -370,29 +423,43 @@ pub async fn run_test(
     let mocks = mocks_for(server, &test.action, &mut t);
     let mut warnings: Vec<String> = Vec::new();
 
-    let mut session =
-        match Session::connect(&endpoint, &settings.protocol_version, &mocks, deadline).await {
-            Ok(s) => s,
-            Err(e) => {
-                return Finished {
-                    result: TestResult::error(
-                        &test.name,
-                        &test.file,
-                        line,
-                        &timeout_hint(e.message, deadline, timeout),
-                        elapsed(&started),
-                    ),
-                    // The capture shows how far the handshake got.
-                    session: record.then(|| SessionLog {
-                        label: endpoint.label(),
-                        transport: endpoint.transport(),
-                        events: e.events,
-                        protocol_version: settings.protocol_version.clone(),
-                    }),
-                };
-            }
-        };
+    let key = format!("{endpoint:?} {mocks:?}");
+    let reused = match shared.as_deref_mut() {
+        Some(sh) => sh.checkout(&key).await,
+        None => None,
+    };
+    let connected = match reused {
+        Some(live) => Ok(live),
+        None => Session::connect(&endpoint, &settings.protocol_version, &mocks, deadline)
+            .await
+            .map(|s| {
+                let end = s.tap.mark();
+                (s, end)
+            }),
+    };
+    let (mut session, handshake_end) = match connected {
+        Ok(s) => s,
+        Err(e) => {
+            return Finished {
+                result: TestResult::error(
+                    &test.name,
+                    &test.file,
+                    line,
+                    &timeout_hint(e.message, deadline, timeout),
+                    elapsed(&started),
+                ),
+                // The capture shows how far the handshake got.
+                session: record.then(|| SessionLog {
+                    label: endpoint.label(),
+                    transport: endpoint.transport(),
+                    events: e.events,
+                    protocol_version: settings.protocol_version.clone(),
+                }),
+            };
+        }
+    };
 
+    let test_start = session.tap.mark();
     let outcome = drive(
         test,
         settings,
@@ -427,7 +494,12 @@ pub async fn run_test(
     let log = record.then(|| SessionLog {
         label: endpoint.label(),
         transport: endpoint.transport(),
-        events: session.tap.all(),
+        events: {
+            // On a shared session: the handshake, then this test's exchanges.
+            let mut events = session.tap.all();
+            events.drain(handshake_end.min(test_start)..test_start);
+            events
+        },
         protocol_version: session
             .initialize_result()
             .and_then(|r| {
@@ -437,7 +509,16 @@ pub async fn run_test(
             })
             .unwrap_or_else(|| settings.protocol_version.clone()),
     });
-    session.close().await;
+    match shared {
+        Some(sh) if result.status != TestStatus::Error => {
+            sh.live = Some(Live {
+                key,
+                session,
+                handshake_end,
+            });
+        }
+        _ => session.close().await,
+    }
     drop(fixture_copy);
     Finished {
         result,

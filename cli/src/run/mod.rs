@@ -10,7 +10,7 @@ pub mod exec;
 pub mod fixture;
 pub mod hooks;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -324,7 +324,13 @@ async fn run_plan(
                         (p, env)
                     })
                     .collect();
-                run_parallel(work, settings, jobs, record, printer.clone()).await
+                let sharing = suites
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, s)| s.share_server)
+                    .map(|(i, _)| i)
+                    .collect();
+                run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await
             }
             Some(fi) => {
                 run_hooked(items, settings, &suites[fi], jobs, record, printer.clone()).await
@@ -349,31 +355,57 @@ fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
     b.build().map(Some).map_err(|e| format!("--filter: {e}"))
 }
 
+/// Run tests `jobs` at a time. The tests of a file in `sharing` (its suite
+/// sets `share_server`) are one unit of work: they run one after another, in
+/// suite order, on one server session (see [`exec::Shared`]).
 async fn run_parallel(
     items: Vec<(Planned, TestEnv)>,
+    sharing: &BTreeSet<usize>,
     settings: &RunSettings,
     jobs: usize,
     record: bool,
     printer: Arc<Mutex<Printer>>,
 ) -> Vec<(usize, exec::Finished)> {
+    let mut units: Vec<(bool, Vec<(Planned, TestEnv)>)> = Vec::new();
+    let mut unit_of_file: BTreeMap<usize, usize> = BTreeMap::new();
+    for (p, tenv) in items {
+        if sharing.contains(&p.file) {
+            let u = *unit_of_file.entry(p.file).or_insert_with(|| {
+                units.push((true, Vec::new()));
+                units.len() - 1
+            });
+            units[u].1.push((p, tenv));
+        } else {
+            units.push((false, vec![(p, tenv)]));
+        }
+    }
     let sem = Arc::new(Semaphore::new(jobs));
     let mut handles = Vec::new();
-    for (p, tenv) in items {
+    for (share, unit) in units {
         let sem = sem.clone();
         let settings = settings.clone();
         let printer = printer.clone();
         handles.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await;
-            printer.lock().await.started(&p.test.name);
-            let finished = exec::run_test(&p.test, &settings, &tenv, record).await;
-            printer.lock().await.finished(p.index, &finished.result);
-            (p.index, finished)
+            let mut shared = share.then(exec::Shared::default);
+            let mut done = Vec::new();
+            for (p, tenv) in unit {
+                printer.lock().await.started(&p.test.name);
+                let finished =
+                    exec::run_test(&p.test, &settings, &tenv, record, shared.as_mut()).await;
+                printer.lock().await.finished(p.index, &finished.result);
+                done.push((p.index, finished));
+            }
+            if let Some(sh) = shared.as_mut() {
+                sh.close().await;
+            }
+            done
         }));
     }
     let mut out = Vec::new();
     for h in handles {
         if let Ok(r) = h.await {
-            out.push(r);
+            out.extend(r);
         }
     }
     out
@@ -418,7 +450,9 @@ async fn run_hooked(
         return done;
     }
 
+    let items_file = items.first().map(|p| p.file);
     if suite.hooks.has_per_test() {
+        let mut shared = suite.share_server.then(exec::Shared::default);
         for p in items {
             printer.lock().await.started(&p.test.name);
             let mut test_vars = vars.clone();
@@ -455,6 +489,7 @@ async fn run_hooked(
                             env: test_env.clone(),
                         },
                         record,
+                        shared.as_mut(),
                     )
                     .await
                 }
@@ -480,12 +515,19 @@ async fn run_hooked(
             printer.lock().await.finished(p.index, &finished.result);
             done.push((p.index, finished));
         }
+        if let Some(sh) = shared.as_mut() {
+            sh.close().await;
+        }
     } else {
         let work = items
             .into_iter()
             .map(|p| (p, TestEnv { env: env.clone() }))
             .collect();
-        done = run_parallel(work, settings, jobs, record, printer.clone()).await;
+        let sharing = items_file
+            .filter(|_| suite.share_server)
+            .into_iter()
+            .collect();
+        done = run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await;
     }
 
     let summary = serde_json::json!({
