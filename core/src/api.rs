@@ -307,10 +307,12 @@ pub fn diagnostic_json(d: &Diagnostic) -> Value {
 }
 
 /// Check a capture (its JSON text) against the conformance invariants: the
-/// report in its documented JSON shape (`invariants::render_json`, see
-/// docs/capture.md), or, when the text is not a usable capture, its problems
-/// as diagnostics of `file` (the JSON pointer of each in its hint).
-pub fn check_capture(file: &str, text: &str) -> Result<Value, Vec<Diagnostic>> {
+/// report as the text `mcpcheck invariants --format json` prints
+/// (`invariants::render_json`, see docs/capture.md), so a caller that parses
+/// it keeps the documented key order and can write it back byte for byte;
+/// or, when the text is not a usable capture, its problems as diagnostics of
+/// `file` (the JSON pointer of each in its hint).
+pub fn check_capture(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
     let report = crate::invariants::check_text(text).map_err(|problems| {
         problems
             .iter()
@@ -331,11 +333,5 @@ pub fn check_capture(file: &str, text: &str) -> Result<Value, Vec<Diagnostic>> {
             })
             .collect::<Vec<_>>()
     })?;
-    serde_json::from_str(&crate::invariants::render_json(&report)).map_err(|e| {
-        vec![Diagnostic::error(
-            file,
-            Span::none(),
-            format!("the invariants report is not JSON: {e}"),
-        )]
-    })
+    Ok(crate::invariants::render_json(&report))
 }

@@ -330,7 +330,10 @@ pub fn check_capture(capture: JsValue) -> Result<JsValue, JsValue> {
     };
     let report =
         api::check_capture(CAPTURE_FILE, &text).map_err(|d| load_error(&d, Some(&text)))?;
-    Ok(to_js(&report))
+    // Parsed from the CLI's own text, so the object's keys come in the
+    // documented order and `JSON.stringify(report, null, 2)` is byte for byte
+    // what `mcpcheck invariants --format json` prints.
+    Ok(js_sys::JSON::parse(&report).unwrap_or(JsValue::NULL))
 }
 
 /// Load a suite file (either form) and report every problem in it, as

@@ -1,0 +1,63 @@
+// checkCapture and `mcpcheck invariants --format json` give the same report,
+// byte for byte: for every invariant vector and every capture recorded for
+// the playground, JSON.stringify(checkCapture(text), null, 2) is what the CLI
+// prints. Needs the CLI binary: MCPCHECK_BIN, or the newest of
+// target/{debug,release}/mcpcheck (scripts/test-all builds it first).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { checkCapture } from '../lib/node.mjs';
+import { members } from '../scripts/json-members.mjs';
+import { CAPTURES } from '../../web/play/js/captures.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+function cli() {
+  if (process.env.MCPCHECK_BIN) return process.env.MCPCHECK_BIN;
+  const built = ['debug', 'release']
+    .map((p) => join(root, 'target', p, 'mcpcheck'))
+    .filter((f) => existsSync(f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  assert.ok(built.length, 'no mcpcheck binary: run `cargo build -p mcpcheck` first, or set MCPCHECK_BIN');
+  return built[0];
+}
+
+const bin = cli();
+const dir = mkdtempSync(join(tmpdir(), 'mcpcheck-parity-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** What `mcpcheck invariants --capture FILE --format json` prints, and its exit code. */
+function fromCli(name, text) {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, text);
+  try {
+    return { stdout: execFileSync(bin, ['invariants', '--capture', file, '--format', 'json'], { encoding: 'utf8' }), code: 0 };
+  } catch (e) {
+    return { stdout: e.stdout, code: e.status };
+  }
+}
+
+const cases = [];
+const vectors = new URL('../../core/tests/vectors/invariants/', import.meta.url);
+for (const f of readdirSync(vectors).filter((f) => f.endsWith('.json')).sort()) {
+  cases.push([f, members(readFileSync(new URL(f, vectors), 'utf8')).capture]);
+}
+for (const c of CAPTURES) cases.push([`playground ${c.id}`, JSON.stringify(c.capture)]);
+
+test('there are cases with and without findings', () => {
+  assert.ok(cases.length >= 50, `only ${cases.length} cases`);
+});
+
+cases.forEach(([name, text], i) => {
+  test(`same report from the CLI and checkCapture: ${name}`, () => {
+    const report = checkCapture(text);
+    const { stdout, code } = fromCli(`case-${i}`, text);
+    assert.equal(code, report.passed ? 0 : 1, stdout);
+    assert.equal(JSON.stringify(report, null, 2) + '\n', stdout);
+  });
+});
