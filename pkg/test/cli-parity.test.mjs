@@ -2,7 +2,8 @@
 // byte for byte: for every invariant vector and every capture recorded for
 // the playground, JSON.stringify(checkCapture(text), null, 2) is what the CLI
 // prints. Needs the CLI binary: MCPCHECK_BIN, or the newest of
-// target/{debug,release}/mcpcheck (scripts/test-all builds it first).
+// {debug,release}/mcpcheck in the cargo target directory (scripts/test-all
+// builds it first).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -20,7 +21,7 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 function cli() {
   if (process.env.MCPCHECK_BIN) return process.env.MCPCHECK_BIN;
   const built = ['debug', 'release']
-    .map((p) => join(root, 'target', p, 'mcpcheck'))
+    .map((p) => join(process.env.CARGO_TARGET_DIR || join(root, 'target'), p, 'mcpcheck'))
     .filter((f) => existsSync(f))
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   assert.ok(built.length, 'no mcpcheck binary: run `cargo build -p mcpcheck` first, or set MCPCHECK_BIN');
