@@ -68,6 +68,20 @@ struct ServerRequest {
     id: Option<Value>,
 }
 
+impl Unmatched {
+    /// A message that belongs to no exchange, after exchange `after` (if any).
+    fn lone(e: &Event, after: Option<usize>, id: Option<Value>) -> Self {
+        Unmatched {
+            message: raw(e),
+            time: e.time.clone(),
+            after_exchange: after,
+            response: None,
+            response_time: None,
+            id,
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct Unmatched {
     message: Box<RawValue>,
@@ -185,14 +199,7 @@ pub fn render(rec: &Recording<'_>) -> String {
                     u.response = Some(raw(e));
                     u.response_time = Some(e.time.clone());
                 } else {
-                    s.unmatched.push(Unmatched {
-                        message: raw(e),
-                        time: e.time.clone(),
-                        after_exchange: last_sent,
-                        response: None,
-                        response_time: None,
-                        id: None,
-                    });
+                    s.unmatched.push(Unmatched::lone(e, last_sent, None));
                 }
             }
             Dir::In if e.is_response() => {
@@ -212,14 +219,7 @@ pub fn render(rec: &Recording<'_>) -> String {
                         x.response = Some(raw(e));
                         x.response_time = Some(e.time.clone());
                     }
-                    None => s.unmatched.push(Unmatched {
-                        message: raw(e),
-                        time: e.time.clone(),
-                        after_exchange: last_sent,
-                        response: None,
-                        response_time: None,
-                        id: None,
-                    }),
+                    None => s.unmatched.push(Unmatched::lone(e, last_sent, None)),
                 }
             }
             Dir::In if e.is_request() => match open {
@@ -230,14 +230,9 @@ pub fn render(rec: &Recording<'_>) -> String {
                     response_time: None,
                     id: e.id().cloned(),
                 }),
-                None => s.unmatched.push(Unmatched {
-                    message: raw(e),
-                    time: e.time.clone(),
-                    after_exchange: last_sent,
-                    response: None,
-                    response_time: None,
-                    id: e.id().cloned(),
-                }),
+                None => s
+                    .unmatched
+                    .push(Unmatched::lone(e, last_sent, e.id().cloned())),
             },
             Dir::In => {
                 // A notification (or a message that is neither): progress goes
@@ -258,14 +253,7 @@ pub fn render(rec: &Recording<'_>) -> String {
                         s.exchanges[i].notifications.push(raw(e));
                         s.exchanges[i].notification_times.push(e.time.clone());
                     }
-                    None => s.unmatched.push(Unmatched {
-                        message: raw(e),
-                        time: e.time.clone(),
-                        after_exchange: last_sent,
-                        response: None,
-                        response_time: None,
-                        id: None,
-                    }),
+                    None => s.unmatched.push(Unmatched::lone(e, last_sent, None)),
                 }
             }
         }

@@ -195,10 +195,19 @@ fn simple_location(simple: Option<&[Seg]>, skip: usize) -> std::sync::Arc<str> {
 }
 
 fn render_simple(segs: &[Seg]) -> String {
+    render_elements(segs.iter().map(|seg| match seg {
+        Seg::Name(n) => Ok(n.as_str()),
+        Seg::Index(i) => Err(*i),
+    }))
+}
+
+/// Render path elements (a member name, or an array index) as sugar:
+/// `results[1].type`, names that are not plain in brackets, `$` for none.
+fn render_elements<'n>(elements: impl Iterator<Item = Result<&'n str, i64>>) -> String {
     let mut s = String::new();
-    for seg in segs {
-        match seg {
-            Seg::Name(n) => {
+    for el in elements {
+        match el {
+            Ok(n) => {
                 let plain = !n.is_empty()
                     && n.chars()
                         .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
@@ -211,7 +220,7 @@ fn render_simple(segs: &[Seg]) -> String {
                     s.push_str(&bracket_name(n));
                 }
             }
-            Seg::Index(i) => {
+            Err(i) => {
                 s.push('[');
                 s.push_str(&i.to_string());
                 s.push(']');
@@ -548,30 +557,10 @@ fn sugar(text: &str) -> Option<String> {
 
 /// Render a normalized path as sugar: `results[1].type`.
 fn sugar_location(loc: &NormalizedPath<'_>, skip: usize) -> String {
-    let mut s = String::new();
-    for el in loc.iter().skip(skip) {
-        match el {
-            PathElement::Name(n) => {
-                let plain = !n.is_empty()
-                    && n.chars()
-                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-');
-                if plain {
-                    if !s.is_empty() {
-                        s.push('.');
-                    }
-                    s.push_str(n);
-                } else {
-                    s.push_str(&bracket_name(n));
-                }
-            }
-            PathElement::Index(i) => {
-                s.push('[');
-                s.push_str(&i.to_string());
-                s.push(']');
-            }
-        }
-    }
-    if s.is_empty() { "$".to_string() } else { s }
+    render_elements(loc.iter().skip(skip).map(|el| match el {
+        PathElement::Name(n) => Ok(*n),
+        PathElement::Index(i) => Err(i64::try_from(*i).unwrap_or(i64::MAX)),
+    }))
 }
 
 #[cfg(test)]

@@ -288,12 +288,11 @@ impl Shared {
     /// The live session for `key`, if there is one; a session for another
     /// server is closed.
     async fn checkout(&mut self, key: &str) -> Option<(Session, usize)> {
-        let live = self.live.take()?;
+        let mut live = self.live.take()?;
         if live.key == key {
             return Some((live.session, live.handshake_end));
         }
-        let mut old = live.session;
-        old.close().await;
+        live.session.close().await;
         None
     }
 

@@ -1,7 +1,9 @@
 //! Per-test fixture copies: each test gets a fresh copy of the fixture
-//! directory in a temporary directory, so servers may change files freely and
-//! the originals are never touched. The copy keeps the fixture's base name
-//! (`/tmp/mcpcheck-fixture-XXXX/test-data`), so relative layouts still hold.
+//! directory in a temporary directory (the tests of a `share_server` file
+//! share one), so servers may change files freely and the originals are never
+//! touched. The copy keeps the fixture's base name (a fixture `test-data` is
+//! copied to `/tmp/mcpcheck-fixture-k3Rb9Q/test-data`), so relative layouts
+//! still hold.
 //! Symbolic links are copied as links, never followed.
 
 use std::path::{Path, PathBuf};

@@ -174,6 +174,36 @@ pub(crate) fn snippet(text: &str, limit: usize) -> String {
     out
 }
 
+/// Why `instance` fails `validator`, as findings quote it: the first error
+/// (where, what, the schema path) and how many more there are; `None` when
+/// it is valid.
+pub(super) fn schema_failure(
+    validator: &jsonschema::Validator,
+    instance: &Value,
+) -> Option<String> {
+    if validator.is_valid(instance) {
+        return None;
+    }
+    let mut errors = validator.iter_errors(instance);
+    let first = errors.next().map_or_else(
+        || "it is invalid".to_string(),
+        |e| {
+            let at = e.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_string() } else { at };
+            format!(
+                "at {at}: {} (schema path {})",
+                snippet(&e.to_string(), 160),
+                e.schema_path()
+            )
+        },
+    );
+    let more = match errors.count() {
+        0 => String::new(),
+        n => format!("; and {n} more"),
+    };
+    Some(format!("{first}{more}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -384,31 +384,14 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
                 return;
             }
         };
-        if validator.is_valid(&instance) {
+        let Some(failure) = json::schema_failure(validator, &instance) else {
             return;
-        }
-        let errors: Vec<String> = validator
-            .iter_errors(&instance)
-            .map(|e| {
-                let at = e.instance_path().to_string();
-                let at = if at.is_empty() { "/".to_string() } else { at };
-                format!(
-                    "at {at}: {} (schema path {})",
-                    json::snippet(&e.to_string(), 160),
-                    e.schema_path()
-                )
-            })
-            .collect();
-        let first = errors.first().map_or("it is invalid", String::as_str);
-        let more = match errors.len() {
-            0 | 1 => String::new(),
-            n => format!("; and {} more", n - 1),
         };
         out.push(
             rule,
             located.exchange,
             format!(
-                "{} does not match {type_name} ({}): {first}{more}",
+                "{} does not match {type_name} ({}): {failure}",
                 located.place(),
                 revision.as_str()
             ),

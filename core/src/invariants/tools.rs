@@ -248,32 +248,14 @@ fn output_schema(
     let Some(instance) = json::to_value(structured) else {
         return;
     };
-    if validator.value.is_valid(&instance) {
+    let Some(failure) = json::schema_failure(&validator.value, &instance) else {
         return;
-    }
-    let errors: Vec<String> = validator
-        .value
-        .iter_errors(&instance)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            let at = if at.is_empty() { "/".to_string() } else { at };
-            format!(
-                "at {at}: {} (schema path {})",
-                json::snippet(&e.to_string(), 160),
-                e.schema_path()
-            )
-        })
-        .collect();
-    let first = errors.first().map_or("it is invalid", String::as_str);
-    let more = match errors.len() {
-        0 | 1 => String::new(),
-        n => format!("; and {} more", n - 1),
     };
     out.push(
         Rule::OutputSchema,
         Some(index),
         format!(
-            "the structuredContent of tool `{name}` does not match its outputSchema (tools/list in exchange {list_index}): {first}{more}"
+            "the structuredContent of tool `{name}` does not match its outputSchema (tools/list in exchange {list_index}): {failure}"
         ),
     );
 }
