@@ -66,6 +66,19 @@ impl Cx {
     /// A mapping's entries as (key text, key node, value), rejecting keys not
     /// in `allowed` with a "did you mean" hint, and duplicate keys.
     pub fn entries<'n>(&mut self, n: &'n Node, what: &str, allowed: &[&str]) -> Entries<'n> {
+        self.entries_placed(n, what, allowed, |_| None)
+    }
+
+    /// [`Cx::entries`], where `elsewhere` may say where an unknown key belongs
+    /// instead (e.g. "`tool` goes under `assert:`"); that hint wins over the
+    /// "did you mean" one.
+    pub fn entries_placed<'n>(
+        &mut self,
+        n: &'n Node,
+        what: &str,
+        allowed: &[&str],
+        elsewhere: impl Fn(&str) -> Option<String>,
+    ) -> Entries<'n> {
         let Some(m) = self.map(n, what) else {
             return Vec::new();
         };
@@ -80,16 +93,18 @@ impl Cx {
                 continue;
             }
             if !allowed.contains(&key) {
-                let hint = did_you_mean(key, allowed.iter().copied()).unwrap_or_else(|| {
-                    format!(
-                        "`{what}` accepts: {}",
-                        allowed
-                            .iter()
-                            .map(|a| format!("`{a}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                });
+                let hint = elsewhere(key)
+                    .or_else(|| did_you_mean(key, allowed.iter().copied()))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "`{what}` accepts: {}",
+                            allowed
+                                .iter()
+                                .map(|a| format!("`{a}`"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    });
                 self.error_hint(k.span, format!("unknown key `{key}` in `{what}`"), hint);
                 continue;
             }

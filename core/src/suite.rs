@@ -834,7 +834,19 @@ fn load_test(
 ) -> Option<Test> {
     let composed = defaults.is_some();
     let keys = test_keys(composed);
-    let entries = cx.entries(node, if composed { "test" } else { "test file" }, &keys);
+    let entries = if composed {
+        cx.entries(node, "test", &keys)
+    } else {
+        cx.entries_placed(node, "test file", &keys, |key| {
+            COMPOSED_TEST_EXTRA.contains(&key).then(|| {
+                format!(
+                    "in a test file, `{key}` goes under `assert:`, as in \
+                     `assert: {{tool: echo, args: {{text: hi}}, expect: {{not_error: true}}}}` \
+                     (a top-level `{key}` is the `tests:` list form)"
+                )
+            })
+        })
+    };
     node.as_map()?;
     let get = |k: &str| {
         entries
