@@ -1,54 +1,31 @@
 //! End-to-end tests of `mcpcheck check` and `mcpcheck validate`: the real
 //! binary, real files, exit codes, stdout and stderr.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod cli_support;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
-    c.env("NO_COLOR", "1");
-    c
-}
+use std::path::Path;
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpcheck-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
+use cli_support::{mcpcheck, outcome, scratch, write};
 
 const RESPONSE: &str = r#"{"content":[{"type":"text","text":"{\"status\":\"success\",\"results\":[{\"file\":\"journal/a.md\"},{\"file\":\"work/b.md\"}]}"}],"isError":false}"#;
 
 #[test]
 fn check_passes_with_exit_0_and_lists_every_check() {
-    let d = tmp("pass");
+    let d = scratch("pass");
     let e = write(
         &d,
         "e.yaml",
         "expect:\n  not_error: true\n  status: success\n  results_min: 2\n",
     );
     let r = write(&d, "r.json", RESPONSE);
-    let o = bin()
+    let o = mcpcheck()
         .args(["check", "--expect"])
         .arg(&e)
         .arg("--response")
         .arg(&r)
         .output()
         .unwrap();
-    let (out, err) = text(&o);
+    let (_, out, err) = outcome(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     assert!(out.starts_with("PASS  e ("), "{out}");
     assert!(out.contains("✓ status"), "{out}");
@@ -57,21 +34,21 @@ fn check_passes_with_exit_0_and_lists_every_check() {
 
 #[test]
 fn check_fails_with_exit_1_and_reports_every_failure() {
-    let d = tmp("fail");
+    let d = scratch("fail");
     let e = write(
         &d,
         "e.yaml",
         "expect:\n  status: error\n  all_match_pattern: {path: \"results[*].file\", regex: \"^journal/\"}\n  contains: [nowhere]\n",
     );
     let r = write(&d, "r.json", RESPONSE);
-    let o = bin()
+    let o = mcpcheck()
         .args(["check", "--expect"])
         .arg(&e)
         .arg("--response")
         .arg(&r)
         .output()
         .unwrap();
-    let (out, _) = text(&o);
+    let (_, out, _) = outcome(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(
         out.contains("reason:   Expected status 'error', got 'success'"),
@@ -89,21 +66,21 @@ fn check_fails_with_exit_1_and_reports_every_failure() {
 
 #[test]
 fn check_json_is_the_test_outcome_shape() {
-    let d = tmp("json");
+    let d = scratch("json");
     let e = write(
         &d,
         "e.yaml",
         "name: weighted\nthreshold: 0.7\nexpect:\n  - target: result.isError\n    matcher: {exact: false}\n    weight: 3\n  - target: text\n    matcher: {contains: rust}\n",
     );
     let r = write(&d, "r.json", RESPONSE);
-    let o = bin()
+    let o = mcpcheck()
         .args(["check", "--json", "--expect"])
         .arg(&e)
         .arg("--response")
         .arg(&r)
         .output()
         .unwrap();
-    let (out, err) = text(&o);
+    let (_, out, err) = outcome(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["name"], "weighted");
@@ -116,36 +93,36 @@ fn check_json_is_the_test_outcome_shape() {
 
 #[test]
 fn check_bad_input_exits_2_with_file_line_and_hint() {
-    let d = tmp("bad");
+    let d = scratch("bad");
     let e = write(&d, "e.yaml", "expect:\n  not_eror: true\n");
     let r = write(&d, "r.json", RESPONSE);
-    let o = bin()
+    let o = mcpcheck()
         .args(["check", "--expect"])
         .arg(&e)
         .arg("--response")
         .arg(&r)
         .output()
         .unwrap();
-    let (_, err) = text(&o);
+    let (_, _, err) = outcome(&o);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("e.yaml:2:3"), "{err}");
     assert!(err.contains("did you mean `not_error`?"), "{err}");
 
     let bad_json = write(&d, "bad.json", "{\"content\": [}");
     let e2 = write(&d, "e2.yaml", "expect: {not_error: true}\n");
-    let o = bin()
+    let o = mcpcheck()
         .args(["check", "--expect"])
         .arg(&e2)
         .arg("--response")
         .arg(&bad_json)
         .output()
         .unwrap();
-    let (_, err) = text(&o);
+    let (_, _, err) = outcome(&o);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("bad.json:1:"), "{err}");
     assert!(err.contains("not valid JSON"), "{err}");
 
-    let o = bin()
+    let o = mcpcheck()
         .args(["check", "--expect"])
         .arg(d.join("missing.yaml"))
         .arg("--response")
@@ -153,12 +130,12 @@ fn check_bad_input_exits_2_with_file_line_and_hint() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains("missing.yaml"));
+    assert!(outcome(&o).2.contains("missing.yaml"));
 }
 
 #[test]
 fn check_trajectory_against_a_jsonl_audit_log() {
-    let d = tmp("traj");
+    let d = scratch("traj");
     let log = write(
         &d,
         "audit.jsonl",
@@ -169,23 +146,23 @@ fn check_trajectory_against_a_jsonl_audit_log() {
         "ok.yaml",
         "trajectory:\n  - type: order\n    tools: [prepare, rename]\n  - type: args_contain\n    tool: prepare\n    args: {line: 6}\n",
     );
-    let o = bin()
+    let o = mcpcheck()
         .args(["check", "--trace"])
         .arg(&log)
         .arg("--trajectory")
         .arg(&ok)
         .output()
         .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    assert_eq!(o.status.code(), Some(0), "{:?}", outcome(&o));
     let bad = write(&d, "bad.yaml", "- type: absence\n  tools: [rename]\n");
-    let o = bin()
+    let o = mcpcheck()
         .args(["check", "--trace"])
         .arg(&log)
         .arg("--trajectory")
         .arg(&bad)
         .output()
         .unwrap();
-    let (out, _) = text(&o);
+    let (_, out, _) = outcome(&o);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         out.contains("absence: 'rename' appeared in trace but should not have"),
@@ -195,13 +172,13 @@ fn check_trajectory_against_a_jsonl_audit_log() {
 
 #[test]
 fn check_requires_a_mode() {
-    let o = bin().arg("check").output().unwrap();
+    let o = mcpcheck().arg("check").output().unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
 fn validate_reports_all_problems_and_exits_2() {
-    let d = tmp("validate");
+    let d = scratch("validate");
     write(
         &d,
         "good.yaml",
@@ -214,8 +191,8 @@ fn validate_reports_all_problems_and_exits_2() {
         "name: bad\nserver: {command: node}\nassert:\n  tool: echo\n  expect:\n    not_eror: true\n    matches_regex: ['(']\n",
     );
     write(&d, "notes.txt", "not yaml");
-    let o = bin().arg("validate").arg(&d).output().unwrap();
-    let (out, err) = text(&o);
+    let o = mcpcheck().arg("validate").arg(&d).output().unwrap();
+    let (_, out, err) = outcome(&o);
     assert_eq!(o.status.code(), Some(2), "{out}{err}");
     assert!(
         out.contains("2 files, 2 tests: 2 errors, 0 warnings"),
@@ -225,18 +202,18 @@ fn validate_reports_all_problems_and_exits_2() {
     assert!(err.contains("bad.yml:7:21"), "{err}");
 
     std::fs::remove_file(d.join("sub/bad.yml")).unwrap();
-    let o = bin().arg("validate").arg(&d).output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = mcpcheck().arg("validate").arg(&d).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{:?}", outcome(&o));
 
-    let empty = tmp("validate-empty");
-    let o = bin().arg("validate").arg(&empty).output().unwrap();
+    let empty = scratch("validate-empty");
+    let o = mcpcheck().arg("validate").arg(&empty).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).1.contains("no .yaml or .yml test files"));
+    assert!(outcome(&o).2.contains("no .yaml or .yml test files"));
 }
 
 #[test]
 fn validate_loads_the_mcp_assert_fixture_suites() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/suites/mcp-assert");
-    let o = bin().arg("validate").arg(&dir).output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{:?}", text(&o));
+    let o = mcpcheck().arg("validate").arg(&dir).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{:?}", outcome(&o));
 }

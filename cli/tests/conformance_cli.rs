@@ -1,28 +1,14 @@
 //! `mcpcheck conformance` end to end: the probe against `mcpcheck serve`,
 //! healthy and with each fault, reads the finding each fault must produce.
 
-use std::process::Command;
+mod cli_support;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_mcpcheck")
-}
+use cli_support::{BIN, mcpcheck, run_mcpcheck};
 
+/// `mcpcheck conformance --server "mcpcheck serve ARGS" EXTRA`: (exit code, stdout, stderr).
 fn conformance(server_args: &str, extra: &[&str]) -> (Option<i32>, String, String) {
-    let o = Command::new(bin())
-        .args([
-            "conformance",
-            "--server",
-            &format!("{} serve {server_args}", bin()),
-        ])
-        .args(extra)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    let server = format!("{BIN} serve {server_args}");
+    run_mcpcheck(&[&["conformance", "--server", server.as_str()], extra].concat())
 }
 
 #[test]
@@ -64,7 +50,7 @@ fn a_healthy_server_passes_and_its_capture_is_kept() {
         .unwrap();
     assert_eq!(unknown["response"]["error"]["code"], -32601);
     // The same capture, judged offline, passes too.
-    let o = Command::new(bin())
+    let o = mcpcheck()
         .args(["invariants", "--capture"])
         .arg(&cap)
         .output()
@@ -102,9 +88,9 @@ fn each_fault_produces_its_finding() {
 
 #[test]
 fn usage_errors_exit_2() {
-    let o = Command::new(bin()).args(["conformance"]).output().unwrap();
+    let o = mcpcheck().args(["conformance"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
-    let o = Command::new(bin())
+    let o = mcpcheck()
         .args(["conformance", "--server", "'unclosed"])
         .output()
         .unwrap();

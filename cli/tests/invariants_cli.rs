@@ -1,18 +1,27 @@
 //! End-to-end tests of `mcpcheck invariants` (and `mcpcheck compliance invariants`):
 //! the real binary, real files, exit codes, stdout and stderr.
 
+mod cli_support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
 
 fn mcpcheck(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+    cli_support::mcpcheck()
         .args(args)
-        .env("NO_COLOR", "1")
         .output()
         .expect("the binary runs")
+}
+
+/// `mcpcheck invariants --capture FILE --format json`: exit code and report.
+fn json_report(capture: &TempFile) -> (Option<i32>, Value) {
+    let path = capture.to_str().expect("path");
+    let json = mcpcheck(&["invariants", "--capture", path, "--format", "json"]);
+    let report = serde_json::from_str(&stdout(&json)).expect("JSON report");
+    (json.status.code(), report)
 }
 
 /// A file in a directory of its own under the system temp dir, removed on drop.
@@ -83,15 +92,8 @@ fn a_conforming_capture_exits_0() {
         stdout(&text)
     );
 
-    let json = mcpcheck(&[
-        "invariants",
-        "--capture",
-        capture.to_str().expect("path"),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(json.status.code(), Some(0));
-    let report: Value = serde_json::from_str(&stdout(&json)).expect("JSON report");
+    let (code, report) = json_report(&capture);
+    assert_eq!(code, Some(0));
     assert_eq!(report["version"], 1);
     assert_eq!(report["passed"], true);
     assert_eq!(report["sessions"][0]["findings"], serde_json::json!([]));
@@ -139,15 +141,8 @@ fn a_violation_exits_1_and_names_rule_and_exchange() {
 #[test]
 fn a_hazard_alone_fails_the_run() {
     let capture = vector_capture("hazard-tool-overlap-breaks");
-    let json = mcpcheck(&[
-        "invariants",
-        "--capture",
-        capture.to_str().expect("path"),
-        "--format",
-        "json",
-    ]);
-    assert_eq!(json.status.code(), Some(1));
-    let report: Value = serde_json::from_str(&stdout(&json)).expect("JSON report");
+    let (code, report) = json_report(&capture);
+    assert_eq!(code, Some(1));
     assert_eq!(report["hazards"][0]["kind"], "tool-namespace-overlap");
     assert_eq!(
         report["hazards"][0]["servers"],

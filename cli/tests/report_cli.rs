@@ -3,32 +3,22 @@
 //! format, writing report files, comparing with baselines and judging a
 //! saved run; exit codes, stdout and stderr.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod cli_support;
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use cli_support::{mcpcheck, outcome, scratch};
+
+/// `mcpcheck`, without a `GITHUB_STEP_SUMMARY` inherited from a CI running the tests.
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mcpcheck"));
-    c.env("NO_COLOR", "1");
+    let mut c = mcpcheck();
     c.env_remove("GITHUB_STEP_SUMMARY");
     c
 }
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../core/tests/fixtures/results.json")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpcheck-report-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(o: &Output) -> (String, String) {
-    (
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 fn report(args: &[&str]) -> (Option<i32>, String, String) {
@@ -39,8 +29,7 @@ fn report(args: &[&str]) -> (Option<i32>, String, String) {
         .args(args)
         .output()
         .unwrap();
-    let (out, err) = text(&o);
-    (o.status.code(), out, err)
+    outcome(&o)
 }
 
 /// The fixture with every test that ran passing: a baseline in which
@@ -118,7 +107,7 @@ fn every_format_renders_what_core_renders() {
 
 #[test]
 fn output_writes_the_file_and_nothing_to_stdout() {
-    let d = tmp("output");
+    let d = scratch("output");
     let path = d.join("out/summary.md");
     let (code, out, err) = report(&["--format", "markdown", "--output", path.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
@@ -144,21 +133,21 @@ fn standard_input_is_read_with_a_dash() {
             .unwrap();
     }
     let o = child.wait_with_output().unwrap();
-    let (out, err) = text(&o);
+    let (_, out, err) = outcome(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(out.contains("\"3/7 passed · pass@3 4/7\""), "{out}");
 }
 
 #[test]
 fn unreadable_or_invalid_results_exit_2() {
-    let d = tmp("invalid");
+    let d = scratch("invalid");
     let missing = d.join("missing.json");
     let o = bin()
         .args(["report", "--from"])
         .arg(&missing)
         .output()
         .unwrap();
-    let (out, err) = text(&o);
+    let (_, out, err) = outcome(&o);
     assert_eq!(o.status.code(), Some(2));
     assert!(out.is_empty());
     assert!(err.starts_with("mcpcheck report: cannot read "), "{err}");
@@ -176,7 +165,7 @@ fn unreadable_or_invalid_results_exit_2() {
         let p = d.join(name);
         std::fs::write(&p, body).unwrap();
         let o = bin().args(["report", "--from"]).arg(&p).output().unwrap();
-        let (_, err) = text(&o);
+        let (_, _, err) = outcome(&o);
         assert_eq!(o.status.code(), Some(2), "{name}: {err}");
         assert!(err.contains(want), "{name}: {err}");
     }
@@ -184,7 +173,7 @@ fn unreadable_or_invalid_results_exit_2() {
 
 #[test]
 fn unwritable_output_exits_2() {
-    let d = tmp("unwritable-output");
+    let d = scratch("unwritable-output");
     let (code, _, err) = report(&["--format", "junit", "--output", d.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.starts_with("mcpcheck report: cannot write "), "{err}");
@@ -192,7 +181,7 @@ fn unwritable_output_exits_2() {
 
 #[test]
 fn report_files_are_written_and_a_failed_write_does_not_fail() {
-    let d = tmp("files");
+    let d = scratch("files");
     let p = |n: &str| d.join(n).to_str().unwrap().to_string();
     let (code, out, err) = report(&[
         "--junit",
@@ -231,7 +220,7 @@ fn report_files_are_written_and_a_failed_write_does_not_fail() {
 
 #[test]
 fn baseline_regressions_are_shown_and_fail_only_when_asked() {
-    let d = tmp("baseline");
+    let d = scratch("baseline");
     let base = all_passing(&d);
     let base = base.to_str().unwrap();
 
@@ -284,7 +273,7 @@ fn baseline_regressions_are_shown_and_fail_only_when_asked() {
 
 #[test]
 fn a_missing_baseline_is_a_warning_not_a_failure() {
-    let d = tmp("no-baseline");
+    let d = scratch("no-baseline");
     let missing = d.join("none.json");
     let (code, _, err) = report(&[
         "--baseline",
@@ -328,7 +317,7 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn authorization_values_never_leave_through_a_report() {
-    let d = tmp("redact");
+    let d = scratch("redact");
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
     v["tests"][2]["checks"][0]["actual"] =
@@ -342,7 +331,7 @@ fn authorization_values_never_leave_through_a_report() {
             .arg(&p)
             .output()
             .unwrap();
-        let (out, err) = text(&o);
+        let (_, out, err) = outcome(&o);
         assert_eq!(o.status.code(), Some(0), "{format}: {err}");
         assert!(!out.contains("sk-live-abcdef123456"), "{format}: {out}");
         assert!(!out.contains("eyJhbGciOiJIUzI1NiJ9"), "{format}: {out}");

@@ -8,8 +8,11 @@
 //! `MCPCHECK_REQUIRE_NODE_SERVERS=1` (set by the project's test script),
 //! which makes their absence a failure.
 
+mod cli_support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+use cli_support::mcpcheck;
 
 fn servers_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/node-servers");
@@ -31,7 +34,7 @@ fn servers_dir() -> Option<PathBuf> {
 }
 
 fn run_json(dir: &Path, args: &[&str]) -> serde_json::Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+    let o = mcpcheck()
         .arg("run")
         .args(args)
         .arg("--json")
@@ -115,7 +118,7 @@ fn secrets_from_the_environment_never_reach_reports_or_captures() {
     )
     .unwrap();
     let secret = "hunter2-very-secret-value";
-    let o = Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+    let o = mcpcheck()
         .args(["run", "--json", "--suite"])
         .arg(&suite)
         .arg("--capture")
@@ -145,7 +148,7 @@ fn conformance_finds_nothing_wrong_with_the_reference_servers() {
             fixture.display()
         ),
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+        let o = mcpcheck()
             .args(["conformance", "--server", &server])
             .current_dir(&dir)
             .output()

@@ -2,55 +2,29 @@
 //! every fault, every transport, fixtures, hooks, captures, ordering, exit
 //! codes — the real binary on real suites.
 
+mod cli_support;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_mcpcheck")
-}
+use cli_support::{BIN, mcpcheck, scratch, write};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn tmp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpcheck-run-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    if let Some(parent) = p.parent() {
-        std::fs::create_dir_all(parent).unwrap();
-    }
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-/// `mcpcheck run ARGS` with NO_COLOR, returning (exit code, stdout, stderr).
+/// `mcpcheck run ARGS`: (exit code, stdout, stderr).
 fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let o: Output = Command::new(bin())
-        .arg("run")
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    (
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    cli_support::run_mcpcheck(&[&["run"], args].concat())
 }
 
 /// A server block for `mcpcheck serve ARGS…`.
 fn serve(args: &str) -> String {
     format!(
         "server:\n  command: {}\n  args: [serve{}]\n",
-        bin(),
+        BIN,
         if args.is_empty() {
             String::new()
         } else {
@@ -62,7 +36,7 @@ fn serve(args: &str) -> String {
 #[test]
 fn the_examples_pass_in_suite_order() {
     let examples = root().join("examples/serve");
-    let server = format!("{} serve", bin());
+    let server = format!("{} serve", BIN);
     let (code, out, err) = run(&[
         "--suite",
         examples.to_str().unwrap(),
@@ -93,7 +67,7 @@ fn the_examples_pass_in_suite_order() {
 
 #[test]
 fn every_block_reports_its_failures() {
-    let d = tmp("blocks-fail");
+    let d = scratch("blocks-fail");
     let s = serve("");
     write(
         &d,
@@ -185,7 +159,7 @@ fn every_block_reports_its_failures() {
 
 #[test]
 fn every_fault_ends_as_error_and_the_run_goes_on() {
-    let d = tmp("faults");
+    let d = scratch("faults");
     let cases = [
         ("crash-on-call", "the server exited with status 70"),
         ("hang-on-initialize", "did not answer initialize in time"),
@@ -278,7 +252,7 @@ fn processes_with(marker: &str) -> Vec<String> {
 
 #[test]
 fn no_process_outlives_a_timed_out_test() {
-    let d = tmp("orphans");
+    let d = scratch("orphans");
     // The server forks a grandchild and then hangs: killing only the direct
     // child would leave `sleep` behind.
     let marker = format!(
@@ -286,7 +260,7 @@ fn no_process_outlives_a_timed_out_test() {
         4000 + std::process::id() % 1000,
         std::process::id()
     );
-    let script = format!("sleep {marker} & exec {} serve --fault hang-on-call", bin());
+    let script = format!("sleep {marker} & exec {} serve --fault hang-on-call", BIN);
     write(
         &d,
         "hang.yaml",
@@ -311,7 +285,7 @@ fn no_process_outlives_a_timed_out_test() {
 
 #[test]
 fn fixtures_are_copied_per_test_and_originals_stay_untouched() {
-    let d = tmp("fixture");
+    let d = scratch("fixture");
     let fixture = d.join("data");
     write(&fixture, "hello.txt", "original\n");
     let suite = d.join("suite");
@@ -320,7 +294,7 @@ fn fixtures_are_copied_per_test_and_originals_stay_untouched() {
     let server = |cmd: &str| {
         format!(
             "server:\n  command: sh\n  args: [-c, \"{cmd}; exec {} serve\"]\n",
-            bin()
+            BIN
         )
     };
     write(
@@ -360,7 +334,7 @@ fn fixtures_are_copied_per_test_and_originals_stay_untouched() {
 
 #[test]
 fn setup_captures_feed_later_calls() {
-    let d = tmp("setup");
+    let d = scratch("setup");
     write(
         &d,
         "t.yaml",
@@ -393,7 +367,7 @@ fn setup_captures_feed_later_calls() {
 
 #[test]
 fn skips_and_filters() {
-    let d = tmp("skip");
+    let d = scratch("skip");
     let s = serve("");
     write(
         &d,
@@ -431,7 +405,7 @@ fn skips_and_filters() {
 
 #[test]
 fn json_results_document() {
-    let d = tmp("json");
+    let d = scratch("json");
     let s = serve("");
     write(
         &d,
@@ -468,7 +442,7 @@ fn json_results_document() {
 
 #[test]
 fn bad_suites_exit_2_before_running_anything() {
-    let d = tmp("bad-suite");
+    let d = scratch("bad-suite");
     write(
         &d,
         "a.yaml",
@@ -481,7 +455,7 @@ fn bad_suites_exit_2_before_running_anything() {
 
 #[test]
 fn captures_record_the_wire() {
-    let d = tmp("capture");
+    let d = scratch("capture");
     let cap = d.join("captures");
     write(
         &d,
@@ -529,7 +503,7 @@ impl Drop for HttpServe {
 }
 
 fn http_serve(extra: &[&str]) -> HttpServe {
-    let mut child = Command::new(bin())
+    let mut child = mcpcheck()
         .args(["serve", "--http", "127.0.0.1:0"])
         .args(extra)
         .stdin(Stdio::null())
@@ -553,7 +527,7 @@ fn http_serve(extra: &[&str]) -> HttpServe {
 fn streamable_http_and_legacy_sse_transports() {
     let server = http_serve(&["--bearer", "s3cret"]);
     let sse_url = server.url.replace("/mcp", "/sse");
-    let d = tmp("http");
+    let d = scratch("http");
     let block = "assert:\n  tool: whoami\n  expect:\n    equals: bearer#1\n";
     write(
         &d,
@@ -586,9 +560,8 @@ fn streamable_http_and_legacy_sse_transports() {
             server.url
         ),
     );
-    let o = Command::new(bin())
+    let o = mcpcheck()
         .args(["run", "--suite", d.to_str().unwrap()])
-        .env("NO_COLOR", "1")
         .env("MCPCHECK_TEST_TOKEN", "s3cret")
         .output()
         .unwrap();
@@ -601,9 +574,8 @@ fn streamable_http_and_legacy_sse_transports() {
     );
 
     // Without the credential, the 401 is reported.
-    let o = Command::new(bin())
+    let o = mcpcheck()
         .args(["run", "--suite", d.join("a_http.yaml").to_str().unwrap()])
-        .env("NO_COLOR", "1")
         .env("MCPCHECK_TEST_TOKEN", "wrong")
         .output()
         .unwrap();
@@ -614,7 +586,7 @@ fn streamable_http_and_legacy_sse_transports() {
 
 #[test]
 fn hooks_bracket_tests_and_can_skip_or_fail_them() {
-    let d = tmp("hooks");
+    let d = scratch("hooks");
     let log = d.join("hooks.log");
     let hook = write(
         &d,
@@ -700,7 +672,7 @@ fn hooks_bracket_tests_and_can_skip_or_fail_them() {
 
 #[test]
 fn ci_fails_on_a_regression_and_passes_within_a_threshold() {
-    let d = tmp("ci");
+    let d = scratch("ci");
     let s = serve("");
     let suite = d.join("suite");
     write(
@@ -720,10 +692,9 @@ fn ci_fails_on_a_regression_and_passes_within_a_threshold() {
     let base = d.join("baseline.json");
     let summary = d.join("summary.md");
     let ci = |extra: &[&str]| {
-        let o = Command::new(bin())
+        let o = mcpcheck()
             .args(["ci", "--suite", suite.to_str().unwrap()])
             .args(extra)
-            .env("NO_COLOR", "1")
             .env("GITHUB_STEP_SUMMARY", &summary)
             .output()
             .unwrap();
@@ -787,7 +758,7 @@ fn ci_fails_on_a_regression_and_passes_within_a_threshold() {
 
 #[test]
 fn trials_report_pass_at_k_and_pass_hat_k() {
-    let d = tmp("trials");
+    let d = scratch("trials");
     write(
         &d,
         "a.yaml",
@@ -807,7 +778,7 @@ fn trials_report_pass_at_k_and_pass_hat_k() {
 
 #[test]
 fn share_server_runs_a_files_tests_on_one_session() {
-    let d = tmp("share");
+    let d = scratch("share");
     let cap = d.join("captures");
     let server = serve("");
     // `add_tool` names its tools dynamic_1, dynamic_2, … per session, so the
@@ -865,7 +836,7 @@ fn share_server_runs_a_files_tests_on_one_session() {
         calls[0]["response"]["result"]["content"][0]["text"],
         "added tool dynamic_2"
     );
-    let inv = Command::new(bin())
+    let inv = mcpcheck()
         .args(["invariants", "--capture", path.to_str().unwrap()])
         .output()
         .unwrap();
@@ -878,7 +849,7 @@ fn share_server_runs_a_files_tests_on_one_session() {
 
 #[test]
 fn share_server_is_a_boolean() {
-    let d = tmp("share-bad");
+    let d = scratch("share-bad");
     write(
         &d,
         "bad.yaml",
@@ -894,7 +865,7 @@ fn share_server_is_a_boolean() {
 
 #[test]
 fn share_server_holds_across_per_test_hooks() {
-    let d = tmp("share-hooked");
+    let d = scratch("share-hooked");
     write(
         &d,
         "hooked.yaml",

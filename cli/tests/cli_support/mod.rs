@@ -1,0 +1,52 @@
+//! Helpers shared by the integration tests that run the `mcpcheck` binary the
+//! way a user does: without colour, on files in a scratch directory, reading
+//! its exit code, stdout and stderr.
+#![allow(
+    dead_code,
+    reason = "each test crate includes this module and uses a part of it"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_mcpcheck");
+
+/// `mcpcheck` with `NO_COLOR=1`, ready for its arguments.
+pub fn mcpcheck() -> Command {
+    let mut c = Command::new(BIN);
+    c.env("NO_COLOR", "1");
+    c
+}
+
+/// The exit code, stdout and stderr of a finished command.
+pub fn outcome(o: &Output) -> (Option<i32>, String, String) {
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// Runs `mcpcheck ARGS` to its end: (exit code, stdout, stderr).
+pub fn run_mcpcheck(args: &[&str]) -> (Option<i32>, String, String) {
+    outcome(&mcpcheck().args(args).output().expect("start mcpcheck"))
+}
+
+/// An empty directory for one test, unique to this test process.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcpcheck-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a scratch directory");
+    dir
+}
+
+/// Writes `text` to `dir/name`, creating the directories on the way.
+pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).expect("create a directory");
+    }
+    std::fs::write(&p, text).expect("write a test file");
+    p
+}
