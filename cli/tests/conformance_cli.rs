@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{BIN, mcpcheck, run_mcpcheck};
+use cli_support::{BIN, mcpcheck, request_methods, run_mcpcheck};
 
 /// `mcpcheck conformance --server "mcpcheck serve ARGS" EXTRA`: (exit code, stdout, stderr).
 fn conformance(server_args: &str, extra: &[&str]) -> (Option<i32>, String, String) {
@@ -20,12 +20,7 @@ fn a_healthy_server_passes_and_its_capture_is_kept() {
     assert!(out.contains("every invariant holds"), "{out}");
     let text = std::fs::read_to_string(&cap).unwrap();
     let c: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let methods: Vec<&str> = c["exchanges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|x| x["request"]["method"].as_str())
-        .collect();
+    let methods = request_methods(&c);
     for m in [
         "initialize",
         "notifications/initialized",

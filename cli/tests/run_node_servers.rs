@@ -12,7 +12,7 @@ mod cli_support;
 
 use std::path::{Path, PathBuf};
 
-use cli_support::mcpcheck;
+use cli_support::{mcpcheck, outcome};
 
 fn servers_dir() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/node-servers");
@@ -153,12 +153,7 @@ fn conformance_finds_nothing_wrong_with_the_reference_servers() {
             .current_dir(&dir)
             .output()
             .unwrap();
-        let out = String::from_utf8_lossy(&o.stdout);
-        assert_eq!(
-            o.status.code(),
-            Some(0),
-            "{server}:\n{out}\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let (code, out, err) = outcome(&o);
+        assert_eq!(code, Some(0), "{server}:\n{out}\n{err}");
     }
 }

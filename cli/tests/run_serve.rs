@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::{BIN, mcpcheck, scratch, write};
+use cli_support::{BIN, mcpcheck, outcome, request_methods, scratch, write};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -565,13 +565,8 @@ fn streamable_http_and_legacy_sse_transports() {
         .env("MCPCHECK_TEST_TOKEN", "s3cret")
         .output()
         .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{out}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (code, out, err) = outcome(&o);
+    assert_eq!(code, Some(0), "{out}\n{err}");
 
     // Without the credential, the 401 is reported.
     let o = mcpcheck()
@@ -818,12 +813,7 @@ fn share_server_runs_a_files_tests_on_one_session() {
     let path = cap.join("second.json");
     let c: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    let methods: Vec<&str> = c["exchanges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|x| x["request"]["method"].as_str())
-        .collect();
+    let methods = request_methods(&c);
     assert_eq!(methods.first(), Some(&"initialize"), "{c}");
     let calls: Vec<_> = c["exchanges"]
         .as_array()

@@ -9,6 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use serde_json::Value;
+
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_mcpcheck");
 
@@ -49,4 +51,14 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     }
     std::fs::write(&p, text).expect("write a test file");
     p
+}
+
+/// The methods of a capture's client messages, in order.
+pub fn request_methods(capture: &Value) -> Vec<&str> {
+    capture["exchanges"]
+        .as_array()
+        .expect("a capture has exchanges")
+        .iter()
+        .filter_map(|x| x["request"]["method"].as_str())
+        .collect()
 }
