@@ -79,7 +79,7 @@ use std::fmt;
 
 use serde_json::value::RawValue;
 
-pub(crate) use parse::{Str, borrowed_str, raw_members};
+pub(crate) use parse::{Str, borrowed_str, first_byte, is_null, json_type, raw_members};
 pub use pointer::pointer_at_offset;
 
 /// A parsed capture: one session, or several recorded side by side.

@@ -299,21 +299,18 @@ impl<'de, S: ContainerSeed<'de>> Visitor<'de> for Tolerant<S> {
     }
 }
 
-/// Whether a raw value is JSON `null`.
-fn is_null(raw: &RawValue) -> bool {
-    raw.get().trim() == "null"
+/// Whether a value's JSON text is `null`.
+pub(crate) fn is_null(raw: &str) -> bool {
+    raw.trim() == "null"
 }
 
-fn first_byte(raw: &RawValue) -> u8 {
-    raw.get()
-        .trim_start()
-        .as_bytes()
-        .first()
-        .copied()
-        .unwrap_or(b' ')
+/// The first byte of a value's JSON text, which tells its type.
+pub(crate) fn first_byte(raw: &str) -> u8 {
+    raw.trim_start().as_bytes().first().copied().unwrap_or(b' ')
 }
 
-fn json_type(raw: &RawValue) -> &'static str {
+/// The JSON type of a value's text, for messages ("an object", "null" …).
+pub(crate) fn json_type(raw: &str) -> &'static str {
     match first_byte(raw) {
         b'{' => "an object",
         b'[' => "an array",
@@ -326,17 +323,17 @@ fn json_type(raw: &RawValue) -> &'static str {
 
 /// Reads an optional string field; `null` is absent.
 fn opt_string<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<Cow<'a, str>> {
-    if is_null(raw) {
+    if is_null(raw.get()) {
         return None;
     }
-    let decoded = (first_byte(raw) == b'"')
+    let decoded = (first_byte(raw.get()) == b'"')
         .then(|| borrowed_str(raw.get().trim()))
         .flatten();
     if decoded.is_none() {
         ctx.report(
             path,
             Some(raw.get()),
-            format!("must be a string, found {}", json_type(raw)),
+            format!("must be a string, found {}", json_type(raw.get())),
         );
     }
     decoded
@@ -344,7 +341,7 @@ fn opt_string<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<C
 
 /// Reads a required string field.
 fn req_string<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<Cow<'a, str>> {
-    if is_null(raw) {
+    if is_null(raw.get()) {
         ctx.report(path, Some(raw.get()), "must be a string, found null");
         return None;
     }
@@ -353,14 +350,14 @@ fn req_string<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<C
 
 /// Reads an optional object field, kept verbatim; `null` is absent.
 fn opt_object<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<&'a RawValue> {
-    match first_byte(raw) {
+    match first_byte(raw.get()) {
         b'{' => Some(raw),
         b'n' => None,
         _ => {
             ctx.report(
                 path,
                 Some(raw.get()),
-                format!("must be an object or null, found {}", json_type(raw)),
+                format!("must be an object or null, found {}", json_type(raw.get())),
             );
             None
         }
@@ -444,7 +441,7 @@ fn opt_time<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<&'a
 
 /// Reads an optional non-negative integer; `null` is absent.
 fn opt_index(ctx: &Ctx<'_>, path: &Path<'_>, raw: &RawValue) -> Option<usize> {
-    if is_null(raw) {
+    if is_null(raw.get()) {
         return None;
     }
     match raw.get().trim().parse::<usize>() {
@@ -462,7 +459,7 @@ fn opt_index(ctx: &Ctx<'_>, path: &Path<'_>, raw: &RawValue) -> Option<usize> {
 
 /// Reads a message slot; `null` is absent.
 fn opt_message<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<Message<'a>> {
-    if is_null(raw) {
+    if is_null(raw.get()) {
         return None;
     }
     if u32::try_from(raw.get().len()).is_err() {
@@ -478,7 +475,7 @@ fn opt_message<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<
 
 /// Reads a required message slot.
 fn req_message<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<Message<'a>> {
-    if is_null(raw) {
+    if is_null(raw.get()) {
         ctx.report(path, Some(raw.get()), "must be a message, found null");
         return None;
     }
@@ -785,7 +782,7 @@ impl<'de> ContainerSeed<'de> for ExchangeSeed<'_, 'de, '_> {
                     each_element(ctx, &path, &mut map, |at, raw| {
                         if let Some(time) = opt_time(ctx, at, raw) {
                             list.push(time);
-                        } else if is_null(raw) {
+                        } else if is_null(raw.get()) {
                             ctx.report(
                                 at,
                                 Some(raw.get()),
@@ -861,11 +858,11 @@ fn object_members<'a>(
     raw: &'a RawValue,
     what: &str,
 ) -> Option<Vec<(Cow<'a, str>, &'a RawValue)>> {
-    if first_byte(raw) != b'{' {
+    if first_byte(raw.get()) != b'{' {
         ctx.report(
             path,
             Some(raw.get()),
-            format!("{what} must be an object, found {}", json_type(raw)),
+            format!("{what} must be an object, found {}", json_type(raw.get())),
         );
         return None;
     }
@@ -1102,7 +1099,7 @@ pub(super) fn message_from_raw(raw: &RawValue) -> Message<'_> {
     let text = raw.get();
     // Spans are `u32`; a message of 4 GiB or more is reported by the caller and kept
     // as an opaque value.
-    if first_byte(raw) != b'{' || u32::try_from(text.len()).is_err() {
+    if first_byte(raw.get()) != b'{' || u32::try_from(text.len()).is_err() {
         return message;
     }
     // The slice is known to be valid JSON, so this cannot fail on syntax; it reads

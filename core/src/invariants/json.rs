@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::capture::{Id, Str, borrowed_str, raw_members};
+use crate::capture::{Id, Str, borrowed_str, first_byte, raw_members};
 
 /// The value of member `key` of the object `raw` (the last one, if repeated).
 ///
@@ -84,35 +84,18 @@ impl<'a> Object<'a> {
     }
 }
 
-fn first(raw: &str) -> u8 {
-    raw.trim_start().as_bytes().first().copied().unwrap_or(b' ')
-}
-
-/// Whether the value is `null`.
-pub(crate) fn is_null(raw: &str) -> bool {
-    raw.trim() == "null"
-}
+/// Whether the value is `null`, and its JSON type for messages ("an object" …):
+/// the capture parser's readers, which work on the same verbatim text.
+pub(crate) use crate::capture::{is_null, json_type as type_name};
 
 /// Whether the value is an object.
 pub(crate) fn is_object(raw: &str) -> bool {
-    first(raw) == b'{'
+    first_byte(raw) == b'{'
 }
 
 /// Whether the value is an array.
 pub(crate) fn is_array(raw: &str) -> bool {
-    first(raw) == b'['
-}
-
-/// The JSON type of a value, for messages.
-pub(crate) fn type_name(raw: &str) -> &'static str {
-    match first(raw) {
-        b'{' => "an object",
-        b'[' => "an array",
-        b'"' => "a string",
-        b't' | b'f' => "a boolean",
-        b'n' => "null",
-        _ => "a number",
-    }
+    first_byte(raw) == b'['
 }
 
 /// The value as a string, when it is one.
@@ -131,7 +114,7 @@ pub(crate) fn as_bool(raw: &str) -> Option<bool> {
 
 /// The value as a number, when it is one.
 pub(crate) fn as_f64(raw: &str) -> Option<f64> {
-    match first(raw) {
+    match first_byte(raw) {
         b'-' | b'0'..=b'9' => raw.trim().parse::<f64>().ok(),
         _ => None,
     }

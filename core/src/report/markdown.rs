@@ -26,7 +26,8 @@
 use std::fmt::Write as _;
 
 use crate::baseline::Comparison;
-use crate::report::percent;
+use crate::diag::Paint;
+use crate::report::{percent, text};
 use crate::results::{CheckStatus, Results, TestResult, TestStatus};
 use crate::score::round3;
 
@@ -123,27 +124,6 @@ fn heading(r: &Results) -> String {
         format!("{} of {} tests passed", s.passed, ran)
     };
     format!("## {mark} mcpcheck: {verdict}\n")
-}
-
-fn counts(r: &Results) -> String {
-    let s = &r.summary;
-    let mut parts = vec![format!("{} passed", s.passed)];
-    if s.failed > 0 {
-        parts.push(format!("{} failed", s.failed));
-    }
-    if s.errored > 0 {
-        parts.push(format!("{} error", s.errored));
-    }
-    if s.skipped > 0 {
-        parts.push(format!("{} skipped", s.skipped));
-    }
-    format!(
-        "{} test{}: {} ({:.1} s)\n",
-        s.total,
-        if s.total == 1 { "" } else { "s" },
-        parts.join(", "),
-        s.duration_ms as f64 / 1000.0
-    )
 }
 
 fn table(r: &Results) -> String {
@@ -421,7 +401,7 @@ pub fn render_with(r: &Results, comparison: Option<&Comparison>) -> String {
     if !r.tests.is_empty() {
         sections.push(table(r));
     }
-    sections.push(counts(r));
+    sections.push(text::summary_line(r, Paint::Plain));
     if let Some(c) = comparison {
         sections.push(baseline(c));
     }
