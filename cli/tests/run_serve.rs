@@ -580,6 +580,38 @@ fn streamable_http_and_legacy_sse_transports() {
 }
 
 #[test]
+fn a_url_given_the_other_transport_says_which_one_to_use() {
+    let server = http_serve(&[]);
+    let sse_url = server.url.replace("/mcp", "/sse");
+    let d = scratch("mixup");
+    let block = "assert:\n  tool: echo\n  args: {message: hi}\n  expect:\n    contains: [hi]\n";
+    // The legacy SSE endpoint asked for Streamable HTTP, and the other way round.
+    write(
+        &d,
+        "a.yaml",
+        &format!("name: a\nserver:\n  transport: http\n  url: {sse_url}\n{block}"),
+    );
+    write(
+        &d,
+        "b.yaml",
+        &format!(
+            "name: b\nserver:\n  transport: sse\n  url: {}\n{block}",
+            server.url
+        ),
+    );
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(
+        out.contains("405") && out.contains("use the `sse` transport"),
+        "{out}"
+    );
+    assert!(
+        out.contains("400") && out.contains("use the `http` transport"),
+        "{out}"
+    );
+}
+
+#[test]
 fn hooks_bracket_tests_and_can_skip_or_fail_them() {
     let d = scratch("hooks");
     let log = d.join("hooks.log");

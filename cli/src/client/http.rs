@@ -65,11 +65,60 @@ fn describe_http_error(status: reqwest::StatusCode, headers: &HeaderMap, body: &
         msg.push_str(&format!(" (WWW-Authenticate: {auth})"));
     }
     let body = body.trim();
+    let body = html_text(body).unwrap_or_else(|| body.to_string());
     if !body.is_empty() {
         msg.push_str(": ");
-        msg.push_str(&mcpcheck_core::value::truncate(body, 300));
+        msg.push_str(&mcpcheck_core::value::truncate(&body, 300));
     }
     msg
+}
+
+/// The text of an HTML error page (a web framework's or a proxy's
+/// `<body><pre>Cannot POST /sse</pre></body>` becomes `Cannot POST /sse`), so
+/// that it reads as one line; `None` when `body` is not an HTML document.
+fn html_text(body: &str) -> Option<String> {
+    let head: String = body
+        .chars()
+        .take(15)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    if !(head.starts_with("<!doctype html") || head.starts_with("<html")) {
+        return None;
+    }
+    let lower = body.to_ascii_lowercase();
+    let from = lower.find("<body").unwrap_or(0);
+    let mut text = String::new();
+    let mut in_tag = false;
+    for c in body[from..].chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                text.push(' ');
+            }
+            _ if !in_tag => text.push(c),
+            _ => {}
+        }
+    }
+    Some(text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// What to try when an HTTP status says the URL does not speak the transport
+/// that was asked of it: the hint for `status` answering the legacy SSE
+/// transport's opening GET, or (`sse == false`) Streamable HTTP's `initialize`
+/// POST.
+pub(crate) fn transport_hint(status: u16, sse: bool) -> Option<&'static str> {
+    match (sse, status) {
+        (true, 400 | 404 | 405 | 406) => Some(
+            "; if this is a Streamable HTTP endpoint, use the `http` transport \
+             (`transport: http` in a suite, `--transport http` for conformance)",
+        ),
+        (false, 404 | 405) => Some(
+            "; if this is a legacy SSE endpoint, use the `sse` transport \
+             (`transport: sse` in a suite, `--transport sse` for conformance)",
+        ),
+        _ => None,
+    }
 }
 
 /// Read a response body as JSON or as an SSE stream, delivering every
@@ -158,6 +207,7 @@ pub fn streamable(
         while let Some(text) = out.recv().await {
             let id = request_id(&text);
             let is_initialized = text.contains("\"notifications/initialized\"");
+            let is_initialize = text.contains("\"method\":\"initialize\"");
             let mut req = client
                 .post(&url)
                 .headers(headers.clone())
@@ -210,7 +260,12 @@ pub fn streamable(
                         } else {
                             let headers = resp.headers().clone();
                             let body = resp.text().await.unwrap_or_default();
-                            let msg = describe_http_error(status, &headers, &body);
+                            let mut msg = describe_http_error(status, &headers, &body);
+                            if is_initialize {
+                                msg.push_str(
+                                    transport_hint(status.as_u16(), false).unwrap_or_default(),
+                                );
+                            }
                             match id {
                                 Some(id) => p_inbound.fail_request(&id, msg),
                                 None => {
@@ -323,8 +378,9 @@ pub async fn legacy_sse(
         let h = resp.headers().clone();
         let body = resp.text().await.unwrap_or_default();
         return Err(format!(
-            "GET {url}: {}",
-            describe_http_error(status, &h, &body)
+            "GET {url}: {}{}",
+            describe_http_error(status, &h, &body),
+            transport_hint(status.as_u16(), true).unwrap_or_default()
         ));
     }
     let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
@@ -402,4 +458,44 @@ pub async fn legacy_sse(
         }
     });
     Ok(SseSession { stop })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_html_error_page_reads_as_its_text() {
+        let page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /sse</pre>\n</body>\n</html>\n";
+        let status = reqwest::StatusCode::NOT_FOUND;
+        assert_eq!(
+            describe_http_error(status, &HeaderMap::new(), page),
+            "HTTP 404 Not Found: Cannot POST /sse"
+        );
+        // Anything else is quoted as it came.
+        let json = r#"{"error":"Session ID is required"}"#;
+        assert_eq!(
+            describe_http_error(status, &HeaderMap::new(), json),
+            format!("HTTP 404 Not Found: {json}")
+        );
+        assert_eq!(html_text("<b>bold</b>"), None);
+    }
+
+    #[test]
+    fn statuses_that_mean_the_other_transport_get_a_hint() {
+        assert!(
+            transport_hint(400, true)
+                .unwrap()
+                .contains("`transport: http`")
+        );
+        assert!(
+            transport_hint(405, false)
+                .unwrap()
+                .contains("`transport: sse`")
+        );
+        // A refused credential or a server error is not a transport mix-up.
+        assert_eq!(transport_hint(401, true), None);
+        assert_eq!(transport_hint(400, false), None);
+        assert_eq!(transport_hint(500, false), None);
+    }
 }
