@@ -73,6 +73,23 @@ fn describe_http_error(status: reqwest::StatusCode, headers: &HeaderMap, body: &
     msg
 }
 
+/// An error with the chain of its causes (`error sending request for url
+/// (…): client error (Connect): tcp connect error: Connection refused`): an
+/// HTTP client's own message rarely says what went wrong underneath.
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let part = c.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// The text of an HTML error page (a web framework's or a proxy's
 /// `<body><pre>Cannot POST /sse</pre></body>` becomes `Cannot POST /sse`), so
 /// that it reads as one line; `None` when `body` is not an HTML document.
@@ -236,7 +253,10 @@ pub fn streamable(
                     Err(e) => {
                         let _ = sent_tx.send(());
                         if let Some(id) = id {
-                            p_inbound.fail_request(&id, format!("HTTP request failed: {e}"));
+                            p_inbound.fail_request(
+                                &id,
+                                format!("HTTP request failed: {}", with_causes(&e)),
+                            );
                         }
                     }
                     Ok(resp) => {
@@ -372,7 +392,7 @@ pub async fn legacy_sse(
     )
     .await
     .map_err(|_| format!("no answer from {url} within {} s", wait.as_secs()))?
-    .map_err(|e| format!("cannot connect to {url}: {e}"))?;
+    .map_err(|e| format!("cannot connect to {url}: {}", with_causes(&e)))?;
     if !resp.status().is_success() {
         let status = resp.status();
         let h = resp.headers().clone();
@@ -451,7 +471,8 @@ pub async fn legacy_sse(
                 }
                 Err(e) => {
                     if let Some(id) = id {
-                        inbound.fail_request(&id, format!("HTTP request failed: {e}"));
+                        inbound
+                            .fail_request(&id, format!("HTTP request failed: {}", with_causes(&e)));
                     }
                 }
             }
@@ -479,6 +500,28 @@ mod tests {
             format!("HTTP 404 Not Found: {json}")
         );
         assert_eq!(html_text("<b>bold</b>"), None);
+    }
+
+    #[test]
+    fn an_error_names_its_causes() {
+        #[derive(Debug)]
+        struct Outer(std::io::Error);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("error sending request")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let refused =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "Connection refused");
+        assert_eq!(
+            with_causes(&Outer(refused)),
+            "error sending request: Connection refused"
+        );
     }
 
     #[test]
