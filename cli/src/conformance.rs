@@ -139,7 +139,12 @@ fn endpoint(args: &ConformanceArgs) -> Result<Endpoint, String> {
 }
 
 /// Follow a list through its pages; returns every item of `key`.
-async fn list_all(session: &mut Session, method: &str, key: &str, step: Duration) -> Vec<Value> {
+pub(crate) async fn list_all(
+    session: &mut Session,
+    method: &str,
+    key: &str,
+    step: Duration,
+) -> Vec<Value> {
     let mut items = Vec::new();
     let mut seen: Vec<String> = Vec::new();
     let mut cursor: Option<String> = None;

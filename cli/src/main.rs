@@ -9,6 +9,7 @@ mod capture;
 mod check_cmd;
 mod client;
 mod conformance;
+mod coverage;
 mod files;
 mod invariants;
 mod output;
@@ -38,6 +39,7 @@ enum Command {
     /// Check the conformance invariants of a captured session, offline.
     Invariants(invariants::InvariantsArgs),
     Conformance(conformance::ConformanceArgs),
+    Coverage(coverage::CoverageArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate::main(args),
         Command::Report(args) => report_cmd::main(args),
         Command::Conformance(args) => conformance::main(args),
+        Command::Coverage(args) => coverage::main(args),
         Command::Invariants(args)
         | Command::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
             invariants::run(&args)

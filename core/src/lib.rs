@@ -11,6 +11,7 @@
 pub mod baseline;
 pub mod capture;
 pub mod check;
+pub mod coverage;
 pub mod diag;
 pub mod expect;
 pub mod gate;

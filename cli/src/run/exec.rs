@@ -138,6 +138,30 @@ impl<'a> Templates<'a> {
     }
 }
 
+/// The endpoint of `test`'s server as it is before any `setup` step runs
+/// (`${ENV}` from `env` and the process, `{{fixture}}` as `fixture`), for
+/// commands that only look at what a server offers; `None` for a test without
+/// a server (a trajectory).
+pub(crate) fn endpoint_of(
+    test: &Test,
+    settings: &RunSettings,
+    env: &BTreeMap<String, String>,
+    fixture: Option<&Path>,
+) -> Result<Option<Endpoint>, String> {
+    let Some(server) = &test.server else {
+        return Ok(None);
+    };
+    let mut t = Templates::new(env);
+    if let Some(path) = fixture {
+        t.vars.insert("fixture".into(), path.display().to_string());
+    }
+    let endpoint = endpoint_for(server, settings, &mut t, fixture)?;
+    match t.take_undefined() {
+        Some(msg) => Err(msg),
+        None => Ok(Some(endpoint)),
+    }
+}
+
 fn endpoint_for(
     server: &Server,
     settings: &RunSettings,

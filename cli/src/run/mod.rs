@@ -114,14 +114,15 @@ pub fn ci_main(args: CiArgs) -> ExitCode {
     runtime.block_on(run(args.run, true))
 }
 
-async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
-    let started = Instant::now();
+/// Load every suite file under `paths`, printing each file's diagnostics;
+/// `None` (after saying so) when a path cannot be read or a file has errors.
+pub(crate) fn load_suites(paths: &[PathBuf], command: &str) -> Option<Vec<SuiteFile>> {
     let paint_err = paint_for_stderr();
-    let files = match suite_files(&args.suites) {
+    let files = match suite_files(paths) {
         Ok(f) => f,
         Err(e) => {
-            err(&format!("mcpcheck run: {e}\n"));
-            return ExitCode::from(2);
+            err(&format!("mcpcheck {command}: {e}\n"));
+            return None;
         }
     };
     let mut suites: Vec<SuiteFile> = Vec::new();
@@ -145,28 +146,54 @@ async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
         suites.push(loaded.suite);
     }
     if load_errors {
-        err("mcpcheck run: fix the errors above (`mcpcheck validate` lists them) and run again\n");
-        return ExitCode::from(2);
+        err(&format!(
+            "mcpcheck {command}: fix the errors above (`mcpcheck validate` lists them) and run again\n"
+        ));
+        return None;
     }
-    let server_override = match &args.server {
-        None => None,
+    Some(suites)
+}
+
+/// `--server CMD` split like a shell would: `Some(None)` without it, `None`
+/// (after saying so) when its quotes do not close.
+pub(crate) fn split_server(server: Option<&str>, command: &str) -> Option<Option<Vec<String>>> {
+    match server {
+        None => Some(None),
         Some(s) => match shlex::split(s) {
-            Some(argv) if !argv.is_empty() => Some(argv),
+            Some(argv) if !argv.is_empty() => Some(Some(argv)),
             _ => {
                 err(&format!(
-                    "mcpcheck run: cannot split --server {s:?}: check its quotes\n"
+                    "mcpcheck {command}: cannot split --server {s:?}: check its quotes\n"
                 ));
-                return ExitCode::from(2);
+                None
             }
         },
+    }
+}
+
+/// Whether `--fixture` is absent or a directory (saying so when it is not).
+pub(crate) fn fixture_is_dir(fixture: Option<&std::path::Path>, command: &str) -> bool {
+    match fixture {
+        Some(f) if !f.is_dir() => {
+            err(&format!(
+                "mcpcheck {command}: --fixture {}: not a directory\n",
+                f.display()
+            ));
+            false
+        }
+        _ => true,
+    }
+}
+
+async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
+    let started = Instant::now();
+    let Some(suites) = load_suites(&args.suites, "run") else {
+        return ExitCode::from(2);
     };
-    if let Some(f) = &args.fixture
-        && !f.is_dir()
-    {
-        err(&format!(
-            "mcpcheck run: --fixture {}: not a directory\n",
-            f.display()
-        ));
+    let Some(server_override) = split_server(args.server.as_deref(), "run") else {
+        return ExitCode::from(2);
+    };
+    if !fixture_is_dir(args.fixture.as_deref(), "run") {
         return ExitCode::from(2);
     }
     let filters = match build_filter(&args.filter) {

@@ -1,0 +1,227 @@
+//! `mcpcheck coverage`: which tools, prompts, resources and resource templates
+//! of each server the suites use, and which names they use that the server
+//! does not offer. Each server is started (or connected to) once and listed;
+//! no tool is called. What counts as used is decided by
+//! `mcpcheck_core::coverage`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use mcpcheck_core::coverage::{self, Coverage, Offered};
+use mcpcheck_core::suite::Test;
+use tokio::time::Instant as Deadline;
+
+use crate::client::handler::Mocks;
+use crate::client::{Endpoint, Session};
+use crate::conformance::list_all;
+use crate::output::{err, out};
+use crate::run::exec::{self, RunSettings};
+use crate::run::{fixture, fixture_is_dir, load_suites, split_server};
+
+/// Show which tools, prompts and resources of each server the suites use, and
+/// which names they use that the server does not offer.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Each server the suites name is started (or connected to) once and listed; no \
+tool is called. A test uses what its block calls (`assert` and the other tool blocks their \
+`tool`, `assert_prompts.get` its prompt, `assert_resources.read`/`subscribe` their URI or the \
+template it expands, `assert_completion` its `ref`); tools called only in `setup` are shown but \
+not counted; tests with `skip:` are left out. Tests whose servers differ only in environment \
+or headers share one listing.\n\nExit status: 0 done (and at least --min \
+percent used); 1 below --min, or a server could not be listed; 2 a usage or configuration error."
+)]
+pub struct CoverageArgs {
+    /// Suite files or directories (a directory's .yaml/.yml files and those of
+    /// its subdirectories).
+    #[arg(long = "suite", required = true, num_args = 1.., value_name = "PATH")]
+    suites: Vec<PathBuf>,
+
+    /// Override every stdio server's command (split like a shell would).
+    #[arg(long, value_name = "CMD")]
+    server: Option<String>,
+
+    /// A fixture directory, copied once, as `{{fixture}}` in server commands.
+    #[arg(long, value_name = "DIR")]
+    fixture: Option<PathBuf>,
+
+    /// Exit 1 when less than PCT percent of the offered items are used (all
+    /// servers together).
+    #[arg(long, value_name = "PCT", value_parser = percent)]
+    min: Option<f64>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+
+    /// How long starting and listing one server may take.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
+    timeout: Duration,
+
+    /// The MCP protocol version to ask for at initialize.
+    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    protocol_version: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+fn percent(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
+        _ => Err(format!("`{s}` is not a percentage from 0 to 100")),
+    }
+}
+
+pub fn main(args: CoverageArgs) -> ExitCode {
+    let Some(runtime) = crate::output::runtime("coverage") else {
+        return ExitCode::from(2);
+    };
+    runtime.block_on(coverage(args))
+}
+
+/// One server and the tests that use it.
+struct Group<'a> {
+    endpoint: Endpoint,
+    tests: Vec<&'a Test>,
+}
+
+async fn coverage(args: CoverageArgs) -> ExitCode {
+    let Some(suites) = load_suites(&args.suites, "coverage") else {
+        return ExitCode::from(2);
+    };
+    let Some(server_override) = split_server(args.server.as_deref(), "coverage") else {
+        return ExitCode::from(2);
+    };
+    if !fixture_is_dir(args.fixture.as_deref(), "coverage") {
+        return ExitCode::from(2);
+    }
+    let copy = match &args.fixture {
+        Some(f) => match fixture::copy(f) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                err(&format!("mcpcheck coverage: {e}\n"));
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let settings = RunSettings {
+        fixture: args.fixture.clone(),
+        server_override,
+        default_timeout: args.timeout,
+        protocol_version: args.protocol_version.clone(),
+        today: chrono::Utc::now().date_naive(),
+        default_settle: Duration::ZERO,
+    };
+
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    let mut problems = false;
+    for s in &suites {
+        let env: BTreeMap<String, String> = s.env.iter().cloned().collect();
+        for t in s.tests.iter().filter(|t| t.skip.is_none()) {
+            let endpoint = match exec::endpoint_of(
+                t,
+                &settings,
+                &env,
+                copy.as_ref().map(|c| c.path.as_path()),
+            ) {
+                Ok(Some(e)) => e,
+                Ok(None) => continue,
+                Err(e) => {
+                    err(&format!(
+                        "{}:{}: test \"{}\": {e}\n",
+                        t.file, t.line, t.name
+                    ));
+                    problems = true;
+                    continue;
+                }
+            };
+            // One listing per command line or URL: tests that differ only in
+            // environment or headers share it (the first one's is used).
+            let key = endpoint.label();
+            match groups.iter_mut().find(|g| g.endpoint.label() == key) {
+                Some(g) => g.tests.push(t),
+                None => groups.push(Group {
+                    endpoint,
+                    tests: vec![t],
+                }),
+            }
+        }
+    }
+    if problems {
+        err("mcpcheck coverage: fix the server settings above and run again\n");
+        return ExitCode::from(2);
+    }
+    if groups.is_empty() {
+        err("mcpcheck coverage: no test of these suites uses a server\n");
+        return ExitCode::from(2);
+    }
+
+    let mut all: Vec<Coverage> = Vec::new();
+    let mut unlisted = false;
+    for g in &groups {
+        match list(&g.endpoint, &args).await {
+            Ok(offered) => all.push(coverage::compute(&g.endpoint.label(), &offered, &g.tests)),
+            Err(e) => {
+                err(&format!(
+                    "mcpcheck coverage: {}: cannot list what it offers: {e}\n",
+                    g.endpoint.label()
+                ));
+                unlisted = true;
+            }
+        }
+    }
+    crate::client::stdio::reap_all().await;
+    drop(copy);
+
+    match args.format {
+        Format::Text => out(&coverage::render_text(&all)),
+        Format::Json => out(&format!("{:#}\n", coverage::render_json(&all))),
+    }
+    let total = coverage::total_percent(&all);
+    let below = args.min.is_some_and(|min| total < min);
+    if let (Some(min), true) = (args.min, below) {
+        err(&format!(
+            "mcpcheck coverage: {total:.1}% of the offered items are used, below --min {min}%\n"
+        ));
+    }
+    if unlisted || below {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Start (or connect to) the server once and list everything it offers.
+async fn list(endpoint: &Endpoint, args: &CoverageArgs) -> Result<Offered, String> {
+    let deadline = Deadline::now() + args.timeout;
+    let mut session = Session::connect(
+        endpoint,
+        &args.protocol_version,
+        &Mocks::default(),
+        deadline,
+    )
+    .await
+    .map_err(|e| e.message)?;
+    let left = || deadline.saturating_duration_since(Deadline::now());
+    let tools = list_all(&mut session, "tools/list", "tools", left()).await;
+    let prompts = list_all(&mut session, "prompts/list", "prompts", left()).await;
+    let resources = list_all(&mut session, "resources/list", "resources", left()).await;
+    let templates = list_all(
+        &mut session,
+        "resources/templates/list",
+        "resourceTemplates",
+        left(),
+    )
+    .await;
+    session.close().await;
+    Ok(Offered::from_lists(
+        &tools, &prompts, &resources, &templates,
+    ))
+}
