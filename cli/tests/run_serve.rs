@@ -900,3 +900,92 @@ fn share_server_holds_across_per_test_hooks() {
     assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(out.contains("2 tests: 2 passed"), "{out}");
 }
+
+/// Writes an executable script `dir/name`.
+fn executable(dir: &Path, name: &str, text: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let p = write(dir, name, text);
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    p
+}
+
+#[test]
+fn context_hook_vars_fill_templates() {
+    let d = scratch("hook-vars");
+    let all = executable(
+        &d,
+        "all.sh",
+        &format!(
+            "#!/bin/sh\ncat >/dev/null\necho '{{\"vars\": {{\"greeting\": \"hi\", \"who\": \"all\", \"audit\": \"{}\"}}}}'\n",
+            d.join("audit.jsonl").display()
+        ),
+    );
+    let each = executable(
+        &d,
+        "each.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"vars\": {\"who\": \"each\"}}'\n",
+    );
+    // beforeAll and beforeEach: the tests run one at a time. Hook vars reach
+    // the server's arguments, the request and file paths; a setup capture
+    // replaces a hook var of its name.
+    write(
+        &d,
+        "suite/each.yaml",
+        &r#"name: vars from both phases
+server:
+  command: BIN
+  args: [serve, --audit-log, "{{audit}}"]
+hooks:
+  beforeAll:
+    - command: ALL
+      mode: context
+  beforeEach:
+    - command: EACH
+      mode: context
+tests:
+  - name: beforeEach vars replace beforeAll vars
+    tool: echo
+    args: {message: "{{greeting}} {{who}}"}
+    expect:
+      equals: "hi each"
+      file_contains: {"{{audit}}": "echo"}
+  - name: a capture replaces a hook var
+    setup:
+      - tool: structured
+        args: {city: Porto}
+        capture: {who: "$.city"}
+    tool: echo
+    args: {message: "{{greeting}} {{ who }}"}
+    expect: {equals: "hi Porto"}
+"#
+        .replace("BIN", BIN)
+        .replace("ALL", all.to_str().unwrap())
+        .replace("EACH", each.to_str().unwrap()),
+    );
+    // beforeAll only: the tests run in parallel, each with its vars.
+    write(
+        &d,
+        "suite/all.yaml",
+        &r#"name: vars from beforeAll
+server: {command: BIN, args: [serve]}
+hooks:
+  beforeAll:
+    - command: ALL
+      mode: context
+tests:
+  - name: beforeAll vars reach a tool call
+    tool: echo
+    args: {message: "{{greeting}} {{who}}"}
+    expect: {equals: "hi all"}
+  - name: beforeAll vars reach a prompt
+    assert_prompts:
+      get: {name: greeting, arguments: {name: "{{who}}"}}
+    expect: {contains: ["greeting for all."]}
+"#
+        .replace("BIN", BIN)
+        .replace("ALL", all.to_str().unwrap()),
+    );
+    let (code, out, err) = run(&["--suite", d.join("suite").to_str().unwrap(), "--jobs", "4"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("4 tests: 4 passed"), "{out}");
+}

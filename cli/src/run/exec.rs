@@ -47,6 +47,9 @@ pub struct RunSettings {
 pub struct TestEnv {
     /// Suite-level and hook-provided environment for the server.
     pub env: BTreeMap<String, String>,
+    /// `{{var}}` values set by the `beforeAll` and `beforeEach` context
+    /// hooks; a setup `capture` of the same name replaces one.
+    pub vars: BTreeMap<String, String>,
 }
 
 /// A finished test: its result and, when recorded, its wire log.
@@ -375,6 +378,7 @@ pub async fn run_test(
     let deadline = Deadline::now() + timeout;
 
     let mut t = Templates::new(&tenv.env);
+    t.vars.extend(tenv.vars.clone());
     if settings.fixture.is_none() && test.referenced_vars().iter().any(|v| v == "fixture") {
         return error("`{{fixture}}` is used but no --fixture directory was given".into());
     }

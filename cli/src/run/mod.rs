@@ -347,6 +347,7 @@ async fn run_plan(
                     .map(|p| {
                         let env = TestEnv {
                             env: suites[p.file].env.iter().cloned().collect(),
+                            vars: BTreeMap::new(),
                         };
                         (p, env)
                     })
@@ -514,6 +515,7 @@ async fn run_hooked(
                         settings,
                         &TestEnv {
                             env: test_env.clone(),
+                            vars: test_vars.clone(),
                         },
                         record,
                         shared.as_mut(),
@@ -548,7 +550,13 @@ async fn run_hooked(
     } else {
         let work = items
             .into_iter()
-            .map(|p| (p, TestEnv { env: env.clone() }))
+            .map(|p| {
+                let tenv = TestEnv {
+                    env: env.clone(),
+                    vars: vars.clone(),
+                };
+                (p, tenv)
+            })
             .collect();
         let sharing = items_file
             .filter(|_| suite.share_server)
