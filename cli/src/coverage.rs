@@ -4,7 +4,6 @@
 //! no tool is called. What counts as used is decided by
 //! `mcpcheck_core::coverage`.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -123,7 +122,7 @@ async fn coverage(args: CoverageArgs) -> ExitCode {
     let mut groups: Vec<Group<'_>> = Vec::new();
     let mut problems = false;
     for s in &suites {
-        let env: BTreeMap<String, String> = s.env.iter().cloned().collect();
+        let env = exec::TestEnv::for_file(&s.env);
         for t in s.tests.iter().filter(|t| t.skip.is_none()) {
             let endpoint = match exec::endpoint_of(
                 t,

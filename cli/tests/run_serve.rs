@@ -989,3 +989,92 @@ tests:
     assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(out.contains("4 tests: 4 passed"), "{out}");
 }
+
+#[test]
+fn file_env_is_expanded_once_and_hook_env_overrides_it_everywhere() {
+    let d = scratch("env-rules");
+    let hook = executable(
+        &d,
+        "hook.sh",
+        "#!/bin/sh\ncat >/dev/null\nprintf 'BASE=%s' \"$BASE\" > \"$MCPCHECK_TEST_ENV_DIR/hook.txt\"\necho '{\"env\": {\"SHARED\": \"from-hook\", \"TOKEN\": \"t\"}}'\n",
+    );
+    // The server writes what it was given to a file named after it.
+    let script = format!(
+        "'printf \"BASE=%s SHARED=%s\" \"$BASE\" \"$SHARED\" > \"$BASE/server-$SHARED.txt\" && exec {BIN} serve'"
+    );
+    write(
+        &d,
+        "suite/env.yaml",
+        &r#"name: env rules
+servers:
+  inherits:
+    command: sh
+    args: ["-c", SCRIPT]
+  own:
+    command: sh
+    args: ["-c", SCRIPT]
+    env: {SHARED: own}
+env:
+  BASE: "${MCPCHECK_TEST_ENV_DIR}"
+  SHARED: from-file
+  TOKEN: "${MCPCHECK_TEST_UNSET_VAR}"
+hooks:
+  beforeAll:
+    - command: HOOK
+      mode: context
+tests:
+  - name: a hook's value replaces the file's, for the server and for ${NAME}
+    server: inherits
+    tool: echo
+    args: {message: hi}
+    expect:
+      file_contains:
+        "${BASE}/server-${SHARED}.txt": "BASE=@DIR@ SHARED=from-hook"
+        "${BASE}/hook.txt": "BASE=@DIR@"
+  - name: a server's own value stays its own
+    server: own
+    tool: echo
+    args: {message: hi}
+    expect:
+      file_contains:
+        "${BASE}/server-own.txt": "BASE=@DIR@ SHARED=own"
+"#
+        .replace("SCRIPT", &script)
+        .replace("HOOK", hook.to_str().unwrap())
+        .replace("@DIR@", d.to_str().unwrap()),
+    );
+    // Without hooks: the file's values, expanded, everywhere; a value naming
+    // an unset variable is a warning on the test.
+    write(
+        &d,
+        "suite/plain.yaml",
+        &r#"name: env without hooks
+server: {command: sh, args: ["-c", SCRIPT]}
+env:
+  BASE: "${MCPCHECK_TEST_ENV_DIR}"
+  SHARED: plain
+  TOKEN: "${MCPCHECK_TEST_UNSET_VAR}"
+tests:
+  - name: the file's value, expanded, for the server and for ${NAME}
+    tool: echo
+    args: {message: hi}
+    expect:
+      file_contains:
+        "${BASE}/server-${SHARED}.txt": "BASE=@DIR@ SHARED=plain"
+"#
+        .replace("SCRIPT", &script)
+        .replace("@DIR@", d.to_str().unwrap()),
+    );
+    let (code, out, err) = outcome(
+        &mcpcheck()
+            .args(["run", "--suite", d.join("suite").to_str().unwrap()])
+            .env("MCPCHECK_TEST_ENV_DIR", &d)
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("3 tests: 3 passed"), "{out}");
+    // Only where no hook replaced TOKEN.
+    let unset = "environment variable MCPCHECK_TEST_UNSET_VAR is not set";
+    assert_eq!(out.matches(unset).count(), 1, "{out}");
+}

@@ -45,8 +45,14 @@ pub struct RunSettings {
 /// Per-test inputs that come from outside the suite file.
 #[derive(Clone, Debug, Default)]
 pub struct TestEnv {
-    /// Suite-level and hook-provided environment for the server.
+    /// The environment every server and hook gets and `${NAME}` reads before
+    /// the process's: the file's `env`, expanded once, with the values set by
+    /// context hooks replacing the file's.
     pub env: BTreeMap<String, String>,
+    /// The file's `env` as written. The loader copies it into every server's
+    /// `env` (unless the server sets the name itself), so a server entry
+    /// equal to one of these stands for the file's value, which `env` holds.
+    pub file_env: BTreeMap<String, String>,
     /// `{{var}}` values set by the `beforeAll` and `beforeEach` context
     /// hooks; a setup `capture` of the same name replaces one.
     pub vars: BTreeMap<String, String>,
@@ -66,6 +72,27 @@ pub struct SessionLog {
     pub protocol_version: String,
 }
 
+impl TestEnv {
+    /// A file's environment before any hook runs: its `env`, each value
+    /// expanded once from the process environment.
+    pub fn for_file(file_env: &[(String, String)]) -> TestEnv {
+        TestEnv {
+            env: file_env
+                .iter()
+                .map(|(k, v)| (k.clone(), expand_file_value(v).0))
+                .collect(),
+            file_env: file_env.iter().cloned().collect(),
+            vars: BTreeMap::new(),
+        }
+    }
+}
+
+/// A value of the file's `env` with its `${NAME}`s read from the process
+/// environment, and the names that were unset.
+fn expand_file_value(v: &str) -> (String, Vec<String>) {
+    template::expand_env(v, &|n| std::env::var(n).ok())
+}
+
 fn lookup_env(extra: &BTreeMap<String, String>) -> impl Fn(&str) -> Option<String> + '_ {
     move |name: &str| {
         extra
@@ -78,15 +105,18 @@ fn lookup_env(extra: &BTreeMap<String, String>) -> impl Fn(&str) -> Option<Strin
 struct Templates<'a> {
     vars: BTreeMap<String, String>,
     env: &'a BTreeMap<String, String>,
+    file_env: &'a BTreeMap<String, String>,
     unset_env: Vec<String>,
     undefined: Vec<String>,
 }
 
 impl<'a> Templates<'a> {
-    fn new(env: &'a BTreeMap<String, String>) -> Self {
+    /// `{{var}}` starts with the hooks' vars; `${NAME}` reads `tenv.env`.
+    fn new(tenv: &'a TestEnv) -> Self {
         Templates {
-            vars: BTreeMap::new(),
-            env,
+            vars: tenv.vars.clone(),
+            env: &tenv.env,
+            file_env: &tenv.file_env,
             unset_env: Vec::new(),
             undefined: Vec::new(),
         }
@@ -148,7 +178,7 @@ impl<'a> Templates<'a> {
 pub(crate) fn endpoint_of(
     test: &Test,
     settings: &RunSettings,
-    env: &BTreeMap<String, String>,
+    env: &TestEnv,
     fixture: Option<&Path>,
 ) -> Result<Option<Endpoint>, String> {
     let Some(server) = &test.server else {
@@ -188,6 +218,18 @@ fn endpoint_for(
             let mut env: Vec<(String, String)> =
                 t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             for (k, v) in &server.env {
+                if t.file_env.get(k) == Some(v)
+                    && let Some(current) = t.env.get(k)
+                {
+                    // The file's value, already in `env`: expanded, or
+                    // replaced by a hook's. Its unset names are reported
+                    // unless a hook replaced it.
+                    let (value, unset) = expand_file_value(v);
+                    if *current == value {
+                        t.unset_env.extend(unset);
+                    }
+                    continue;
+                }
                 let value = t.text(v);
                 env.retain(|(ek, _)| ek != k);
                 env.push((k.clone(), value));
@@ -377,8 +419,7 @@ pub async fn run_test(
         .unwrap_or(settings.default_timeout);
     let deadline = Deadline::now() + timeout;
 
-    let mut t = Templates::new(&tenv.env);
-    t.vars.extend(tenv.vars.clone());
+    let mut t = Templates::new(tenv);
     if settings.fixture.is_none() && test.referenced_vars().iter().any(|v| v == "fixture") {
         return error("`{{fixture}}` is used but no --fixture directory was given".into());
     }

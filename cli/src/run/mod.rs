@@ -345,10 +345,7 @@ async fn run_plan(
                 let work = items
                     .into_iter()
                     .map(|p| {
-                        let env = TestEnv {
-                            env: suites[p.file].env.iter().cloned().collect(),
-                            vars: BTreeMap::new(),
-                        };
+                        let env = TestEnv::for_file(&suites[p.file].env);
                         (p, env)
                     })
                     .collect();
@@ -448,7 +445,9 @@ async fn run_hooked(
     printer: Arc<Mutex<Printer>>,
 ) -> Vec<(usize, exec::Finished)> {
     let suite_name = suite.name.clone().unwrap_or_else(|| suite.file.clone());
-    let mut env: BTreeMap<String, String> = suite.env.iter().cloned().collect();
+    // Hooks see the file's `env` expanded, and what they set replaces it.
+    let file_env = TestEnv::for_file(&suite.env);
+    let mut env = file_env.env.clone();
     let mut vars: BTreeMap<String, String> = BTreeMap::new();
     let mut done = Vec::new();
 
@@ -516,6 +515,7 @@ async fn run_hooked(
                         &TestEnv {
                             env: test_env.clone(),
                             vars: test_vars.clone(),
+                            file_env: file_env.file_env.clone(),
                         },
                         record,
                         shared.as_mut(),
@@ -554,6 +554,7 @@ async fn run_hooked(
                 let tenv = TestEnv {
                     env: env.clone(),
                     vars: vars.clone(),
+                    file_env: file_env.file_env.clone(),
                 };
                 (p, tenv)
             })
