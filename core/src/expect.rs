@@ -1153,7 +1153,9 @@ fn compile_set(cx: &mut Cx, node: &Node, block: Block) -> Option<AssertSet> {
     })
 }
 
-fn weight_of(cx: &mut Cx, v: &Node) -> Option<f64> {
+/// A `weight`: a number, not negative (list-form checks, assert-sets,
+/// metric references and trajectory checks share the rule).
+pub(crate) fn weight_of(cx: &mut Cx, v: &Node) -> Option<f64> {
     let w = cx.number(v, "weight")?;
     if w < 0.0 {
         cx.error(v.span, "`weight` must not be negative");

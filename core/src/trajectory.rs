@@ -201,7 +201,7 @@ pub fn compile(cx: &mut Cx, node: &Node) -> Vec<Item> {
         let Some(matcher) = matcher else { continue };
         let name = get("name").and_then(|n| cx.name(n, "name"));
         let weight = get("weight")
-            .and_then(|w| cx.number(w, "weight"))
+            .and_then(|w| crate::expect::weight_of(cx, w))
             .unwrap_or(1.0);
         out.push(Item::Check(Check {
             named: name.is_some(),
@@ -376,6 +376,25 @@ mod tests {
                 "args_contain: 'prepare_rename' arg 'line': want 7, got 6",
             ]
         );
+    }
+
+    /// Diagnostics of compiling `assertions_yaml`: (line, error?, message).
+    fn diagnostics(assertions_yaml: &str) -> Vec<(u32, bool, String)> {
+        let mut cx = Cx::new("t");
+        let node = parse("t", assertions_yaml).unwrap_or_else(|d| panic!("{d:?}"));
+        let _ = compile(&mut cx, &node);
+        cx.diags
+            .iter()
+            .map(|d| (d.span.line, d.is_error(), d.message.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_negative_weight_is_an_error() {
+        let d = diagnostics(
+            "- type: presence\n  tools: [a]\n  weight: -2\n- type: absence\n  tools: [b]\n  weight: 0\n",
+        );
+        assert_eq!(d, [(3, true, "`weight` must not be negative".to_string())]);
     }
 
     #[test]
