@@ -1330,8 +1330,10 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
             let mut ref_name = None;
             match get("ref") {
                 Some(r) => {
-                    for (k, _, x) in cx.entries(r, "ref", &["type", "name", "uri"]) {
-                        match k {
+                    let entries = cx.entries(r, "ref", &["type", "name", "uri"]);
+                    let mut named: Option<(&str, &Node)> = None;
+                    for (k, key, x) in &entries {
+                        match *k {
                             "type" => {
                                 ref_type = cx.string(x, "type");
                                 if let Some(t) = &ref_type
@@ -1345,7 +1347,35 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                                     );
                                 }
                             }
-                            _ => ref_name = cx.string(x, k),
+                            _ => match named {
+                                // `name` and `uri` are two spellings of one
+                                // value; keeping either would hide a typo.
+                                Some((first, _)) => cx.error_hint(
+                                    key.span,
+                                    format!("`ref` has both `{first}` and `{k}`"),
+                                    "give one: `name` for a prompt, `uri` for a resource template",
+                                ),
+                                None => {
+                                    named = Some((k, x));
+                                    ref_name = cx.string(x, k);
+                                }
+                            },
+                        }
+                    }
+                    if r.as_map().is_some() {
+                        if !entries.iter().any(|(k, _, _)| *k == "type") {
+                            cx.error_hint(
+                                r.span,
+                                "`ref` needs `type`",
+                                "`type: ref/prompt` (with `name`) or `type: ref/resource` (with `uri`)",
+                            );
+                        }
+                        if named.is_none() {
+                            cx.error_hint(
+                                r.span,
+                                "`ref` needs `name` or `uri`",
+                                "the prompt's `name` for `ref/prompt`, the template's `uri` for `ref/resource`",
+                            );
                         }
                     }
                 }
@@ -1362,12 +1392,20 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
             let mut arg = (None, String::new());
             match get("argument") {
                 Some(a) => {
-                    for (k, _, x) in cx.entries(a, "argument", &["name", "value"]) {
-                        if k == "name" {
+                    let entries = cx.entries(a, "argument", &["name", "value"]);
+                    for (k, _, x) in &entries {
+                        if *k == "name" {
                             arg.0 = cx.name(x, "name");
                         } else {
                             arg.1 = x.scalar_text().unwrap_or_default().to_string();
                         }
+                    }
+                    if a.as_map().is_some() && !entries.iter().any(|(k, _, _)| *k == "name") {
+                        cx.error_hint(
+                            a.span,
+                            "`argument` needs `name`",
+                            "name the argument being completed: `argument: {name: style, value: \"\"}`",
+                        );
                     }
                 }
                 None => {
