@@ -1057,6 +1057,26 @@ fn load_test(
     }
     if is_trajectory {
         server = None;
+        // mcp-assert routes a trajectory before it starts anything, so a
+        // published suite may carry these; they load, with a word that they
+        // do nothing.
+        if let Some(span) = key_span("server") {
+            cx.warning(
+                span,
+                "a trajectory test starts no server: `server` is not used",
+                Some("remove it; a trajectory checks the calls in `trace` or `audit_log`".into()),
+            );
+        }
+        if let Some(span) = key_span("setup") {
+            cx.warning(
+                span,
+                "a trajectory test starts no server: `setup` is not run",
+                Some(
+                    "remove it, or move the calls to a test with a block that calls the server"
+                        .into(),
+                ),
+            );
+        }
     }
 
     // skip / skip_unless_env.
@@ -1094,6 +1114,8 @@ fn load_test(
     }
 
     let block = block?;
+    // Not run (see above), so not reported as used either.
+    let setup = if is_trajectory { Vec::new() } else { setup };
     Some(Test {
         name,
         file: cx.file.clone(),

@@ -159,6 +159,38 @@ pub fn compile(cx: &mut Cx, node: &Node) -> Vec<Item> {
                 }
             }
         };
+        // mcp-assert reads `tools` for order/presence/absence and `tool` +
+        // `args` for args_contain, and ignores the others: say so rather than
+        // let a check look stricter than it is.
+        let unused: &[(&str, &str, &str)] = match kind.as_str() {
+            "order" | "presence" | "absence" => &[
+                (
+                    "tool",
+                    "it checks the tools listed in `tools`",
+                    "remove it, or add the tool to `tools: [...]`",
+                ),
+                (
+                    "args",
+                    "only `args_contain` checks arguments",
+                    "remove it, or check the arguments in an `args_contain` assertion with `tool` and `args`",
+                ),
+            ],
+            "args_contain" => &[(
+                "tools",
+                "it checks the one tool named by `tool`",
+                "remove it; to check that tools were called, add a `presence` assertion",
+            )],
+            _ => &[],
+        };
+        for (key, why, hint) in unused {
+            if let Some((_, k, _)) = entries.iter().find(|(e, _, _)| e == key) {
+                cx.warning(
+                    k.span,
+                    format!("`{key}` is not used by `type: {kind}`: {why}"),
+                    Some((*hint).to_string()),
+                );
+            }
+        }
         let matcher = match kind.as_str() {
             "order" => tools(cx).map(Matcher::TraceOrder),
             "presence" => tools(cx).map(Matcher::TracePresence),

@@ -163,3 +163,28 @@ fn loading_never_panics_on_truncated_input() {
         }
     }
 }
+
+#[test]
+fn a_trajectory_test_with_a_server_and_setup_loads_with_warnings() {
+    // mcp-assert ignores both for a trajectory; its suites must keep loading.
+    let text = "name: t\nserver: {command: mcpcheck, args: [serve]}\nsetup:\n  - tool: echo\n    args: {message: hi}\ntrace: [{tool: a}]\ntrajectory:\n  - {type: presence, tools: [a]}\n";
+    let loaded = suite::load("t.yaml", text);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let warnings: Vec<(u32, &str)> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| (d.span.line, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            (
+                2,
+                "a trajectory test starts no server: `server` is not used"
+            ),
+            (3, "a trajectory test starts no server: `setup` is not run"),
+        ]
+    );
+    let test = &loaded.suite.tests[0];
+    assert!(test.server.is_none() && test.setup.is_empty());
+}
