@@ -158,6 +158,38 @@ fn every_block_reports_its_failures() {
 }
 
 #[test]
+fn a_test_without_expect_fails_on_a_json_rpc_error() {
+    let d = scratch("no-expect");
+    let s = serve("");
+    write(
+        &d,
+        "a.yaml",
+        &format!("name: unknown tool\n{s}assert: {{tool: no_such_tool}}\n"),
+    );
+    write(
+        &d,
+        "b.yaml",
+        &format!("name: unknown prompt\n{s}assert_prompts: {{get: {{name: no_such_prompt}}}}\n"),
+    );
+    write(
+        &d,
+        "c.yaml",
+        &format!("name: answered\n{s}assert: {{tool: echo, args: {{message: hi}}}}\n"),
+    );
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    for needle in [
+        "FAIL  unknown tool",
+        "the server answered with JSON-RPC error -32602: unknown tool `no_such_tool`",
+        "FAIL  unknown prompt",
+        "PASS  answered",
+        "3 tests: 1 passed, 2 failed",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    }
+}
+
+#[test]
 fn every_fault_ends_as_error_and_the_run_goes_on() {
     let d = scratch("faults");
     let cases = [

@@ -280,7 +280,8 @@ pub fn compile(cx: &mut Cx, node: &Node, block: Block, implicit_rpc: bool) -> Ve
     }
 }
 
-fn no_rpc_error(span: Span) -> Check {
+/// mcp-assert's implicit rule: a JSON-RPC error answer fails the test.
+pub(crate) fn no_rpc_error(span: Span) -> Check {
     Check {
         name: "no_rpc_error".into(),
         named: false,

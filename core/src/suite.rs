@@ -23,7 +23,7 @@
 use serde_json::{Map, Value};
 
 use crate::diag::{Diagnostic, Span};
-use crate::expect::{self, Block, DerivedMetric, Expectations};
+use crate::expect::{self, Block, DerivedMetric, Expectations, Item};
 use crate::observation::Method;
 use crate::path::Path;
 use crate::read::Cx;
@@ -939,6 +939,8 @@ fn load_test(
 
     // Expectations: the block's, or the test-level `expect` (composed).
     let mut expect = Expectations::default();
+    // Whether the test's own items hold the implicit `no_rpc_error`.
+    let mut implicit_rpc = false;
     if let Some(b) = &block {
         let own = match (&b.expect_node, test_expect) {
             (Some(_), Some(te)) => {
@@ -953,10 +955,24 @@ fn load_test(
             (None, Some(te)) => Some(te.clone()),
             (None, None) => None,
         };
-        if let Action::Trajectory(_) = b.action {
-            // Trajectory checks were compiled with the block.
-        } else if let Some(n) = own {
-            expect.items = expect::compile(cx, &n, b.block, true);
+        match own {
+            // Trajectory checks are compiled with the block.
+            _ if matches!(b.action, Action::Trajectory(_)) => {}
+            Some(n) if !n.is_null() => {
+                expect.items = expect::compile(cx, &n, b.block, true);
+                implicit_rpc = n.as_map().is_some();
+            }
+            // No expectations of its own: the test still fails on a JSON-RPC
+            // error answer, as a map-form `expect` would (mcp-assert fails
+            // such a test whatever it expects).
+            _ => {
+                let span = present
+                    .first()
+                    .and_then(|k| key_span(k))
+                    .unwrap_or(node.span);
+                expect.items = vec![Item::Check(expect::no_rpc_error(span))];
+                implicit_rpc = true;
+            }
         }
     } else if let Some(te) = test_expect {
         let _ = expect::compile(cx, te, Block::Tool, false);
@@ -991,10 +1007,9 @@ fn load_test(
                 Some(Action::Trajectory(_))
             );
             if !is_trajectory {
-                // The default's implicit rule is already in the test's own
-                // map-form expect when it has one.
-                let implicit = !matches!(&block.as_ref().and_then(|b| b.expect_node.clone()).or_else(|| test_expect.cloned()), Some(n) if n.as_map().is_some());
-                let items = expect::compile(cx, e, block_kind, implicit);
+                // A map-form default adds the implicit rule unless the
+                // test's own items already hold it.
+                let items = expect::compile(cx, e, block_kind, !implicit_rpc);
                 expect.items.extend(items);
             }
         }

@@ -188,3 +188,64 @@ fn a_trajectory_test_with_a_server_and_setup_loads_with_warnings() {
     let test = &loaded.suite.tests[0];
     assert!(test.server.is_none() && test.setup.is_empty());
 }
+
+/// The checks of each test of a loaded file: (test name, check keys).
+fn check_keys(loaded: &suite::Loaded) -> Vec<(String, Vec<String>)> {
+    loaded
+        .suite
+        .tests
+        .iter()
+        .map(|t| {
+            (
+                t.name.clone(),
+                t.expect.checks().map(|c| c.key.clone()).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_test_without_expect_still_fails_on_a_json_rpc_error() {
+    let one = suite::load(
+        "t.yaml",
+        "name: t\nserver: {command: x}\nassert: {tool: no_such_tool}\n",
+    );
+    assert!(one.diagnostics.is_empty(), "{:?}", one.diagnostics);
+    assert_eq!(
+        check_keys(&one),
+        [("t".into(), vec!["no_rpc_error".into()])]
+    );
+
+    // The implicit rule comes once, whatever the default adds; a list-form
+    // `expect` of the test's own still has none.
+    let composed = suite::load(
+        "c.yaml",
+        "server: {command: x}\ndefaultTest:\n  expect: {not_empty: true}\ntests:\n  - {name: bare, tool: a}\n  - {name: empty, tool: a, expect: }\n  - {name: listed, tool: a, expect: [{target: text, matcher: {contains: x}}]}\n  - name: prompts\n    assert_prompts: {list: {}}\n",
+    );
+    assert!(
+        composed.diagnostics.is_empty(),
+        "{:?}",
+        composed.diagnostics
+    );
+    let keys = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        check_keys(&composed),
+        [
+            ("bare".into(), keys(&["no_rpc_error", "not_empty"])),
+            ("empty".into(), keys(&["no_rpc_error", "not_empty"])),
+            (
+                "listed".into(),
+                keys(&["list", "no_rpc_error", "not_empty"])
+            ),
+            ("prompts".into(), keys(&["no_rpc_error", "not_empty"])),
+        ]
+    );
+    let list_default = suite::load(
+        "l.yaml",
+        "server: {command: x}\ndefaultTest:\n  expect: [{target: duration_ms, matcher: {range: {max: 1000}}}]\ntests:\n  - {name: bare, tool: a}\n",
+    );
+    assert_eq!(
+        check_keys(&list_default),
+        [("bare".into(), keys(&["no_rpc_error", "list"]))]
+    );
+}
