@@ -190,6 +190,31 @@ fn a_test_without_expect_fails_on_a_json_rpc_error() {
 }
 
 #[test]
+fn assert_logging_without_a_tool_observes_the_set_level_answer() {
+    // The answer is a logging/setLevel result, not a tools/call one: it gains
+    // no `isError`, and its text is the result as JSON.
+    let d = scratch("logging-no-tool");
+    let s = serve("");
+    write(
+        &d,
+        "a.yaml",
+        &format!(
+            "name: set level only\n{s}assert_logging:\n  set_level: info\n  expect:\n    - {{target: result, matcher: {{exact: {{}}}}}}\n    - {{target: text, matcher: {{equals: \"{{}}\"}}}}\n"
+        ),
+    );
+    write(
+        &d,
+        "b.yaml",
+        &format!(
+            "name: with a tool\n{s}assert_logging:\n  set_level: info\n  tool: log\n  args: {{level: warning, message: hi}}\n  expect:\n    - {{target: result.isError, matcher: {{exact: false}}}}\n    - {{target: text, matcher: {{equals: logged at warning}}}}\n"
+        ),
+    );
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("2 tests: 2 passed"), "{out}");
+}
+
+#[test]
 fn every_fault_ends_as_error_and_the_run_goes_on() {
     let d = scratch("faults");
     let cases = [

@@ -186,12 +186,15 @@ pub enum Action {
 
 impl Action {
     /// The MCP method whose result the checks look at (None: no server).
+    /// When an earlier request of the block fails (`resources/subscribe`,
+    /// `logging/setLevel`), the runner observes that answer instead.
     pub fn method(&self) -> Option<Method> {
         Some(match self {
             Action::Tool { .. }
             | Action::Sampling { .. }
             | Action::Notifications { .. }
-            | Action::Logging { .. } => Method::ToolsCall,
+            | Action::Logging { tool: Some(_), .. } => Method::ToolsCall,
+            Action::Logging { tool: None, .. } => Method::Other("logging/setLevel".into()),
             Action::Prompts(PromptOp::List { .. }) => Method::Other("prompts/list".into()),
             Action::Prompts(PromptOp::Get { .. }) => Method::PromptsGet,
             Action::Resources { op, .. } => match op {

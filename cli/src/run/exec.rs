@@ -699,10 +699,7 @@ async fn drive(
             Duration::ZERO
         });
 
-    let Some(method) = test.action.method() else {
-        return Err((false, "this test has no request to send".into()));
-    };
-    let (reply, from) = perform(test, session, t, deadline).await?;
+    let (reply, from, method) = perform(test, session, t, deadline).await?;
     if let Some(f) = &reply.failure {
         return Err((false, f.clone()));
     }
@@ -770,14 +767,19 @@ async fn drive(
     ))
 }
 
-/// Send the action's request(s); returns the reply that the checks look at
-/// and the tap index from which notifications count.
+/// Send the action's request(s); returns the reply that the checks look at,
+/// the tap index from which notifications count, and the method of the
+/// request that reply answers (it decides how the result is observed: only
+/// a `tools/call` result gains `isError: false`, for one).
 async fn perform(
     test: &Test,
     session: &mut Session,
     t: &mut Templates<'_>,
     deadline: Deadline,
-) -> Result<(Reply, usize), (bool, String)> {
+) -> Result<(Reply, usize, Method), (bool, String)> {
+    let Some(method) = test.action.method() else {
+        return Err((false, "this test has no request to send".into()));
+    };
     let from = session.tap.mark();
     let undefined = |t: &mut Templates<'_>| t.take_undefined().map(|m| (false, m));
     let reply = match &test.action {
@@ -804,17 +806,18 @@ async fn perform(
                     deadline,
                 )
                 .await;
-            if r.failure.is_some() || r.error.is_some() || tool.is_none() {
-                r
-            } else {
-                let args = t.value(args);
-                if let Some(e) = undefined(t) {
-                    return Err(e);
+            match tool {
+                Some(tool) if r.failure.is_none() && r.error.is_none() => {
+                    let args = t.value(args);
+                    if let Some(e) = undefined(t) {
+                        return Err(e);
+                    }
+                    session
+                        .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
+                        .await
                 }
-                let tool = tool.as_deref().unwrap_or_default();
-                session
-                    .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
-                    .await
+                // No tool, or setLevel failed: its answer is the one checked.
+                _ => return Ok((r, from, Method::Other("logging/setLevel".into()))),
             }
         }
         Action::Prompts(PromptOp::List { cursor }) => {
@@ -848,7 +851,7 @@ async fn perform(
                     .request("resources/subscribe", Some(json!({"uri": uri})), deadline)
                     .await;
                 if r.failure.is_some() || r.error.is_some() {
-                    return Ok((r, from));
+                    return Ok((r, from, Method::Other("resources/subscribe".into())));
                 }
                 sub_reply = Some(r);
             }
@@ -905,7 +908,7 @@ async fn perform(
         }
         Action::Trajectory(_) => return Err((false, "a trajectory has no request".into())),
     };
-    Ok((reply, from))
+    Ok((reply, from, method))
 }
 
 /// A test that ended because its time ran out says which timeout that was and
