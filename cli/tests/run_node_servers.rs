@@ -72,7 +72,7 @@ fn server_everything_suite_gets_its_verdicts() {
     let Some(dir) = servers_dir() else { return };
     let results = run_json(&dir, &["--suite", "everything"]);
     assert_verdicts(&results);
-    assert_eq!(results["summary"]["total"], 30);
+    assert_eq!(results["summary"]["total"], 32);
 }
 
 #[test]

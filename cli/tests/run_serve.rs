@@ -215,6 +215,62 @@ fn assert_logging_without_a_tool_observes_the_set_level_answer() {
 }
 
 #[test]
+fn expect_notification_fails_when_no_update_arrives() {
+    // `mcpcheck serve` updates `mcpcheck://calls` only on a tools/call, and
+    // `static/text` never: subscribing alone brings no update.
+    let d = scratch("expect-notification");
+    let s = serve("");
+    write(
+        &d,
+        "a.yaml",
+        &format!(
+            "name: static\n{s}assert_resources: {{read: \"mcpcheck://static/text\", subscribe: \"mcpcheck://static/text\", expect_notification: true}}\ntimeout: 1s\n"
+        ),
+    );
+    // The URI looked for is the one sent, after templates.
+    write(
+        &d,
+        "b.yaml",
+        &format!(
+            "name: templated\n{s}setup:\n  - tool: echo\n    args: {{message: '{{\"u\": \"mcpcheck://calls\"}}'}}\n    capture: {{u: $.u}}\nassert_resources:\n  subscribe: \"{{{{u}}}}\"\n  expect_notification: true\ntimeout: 1s\n"
+        ),
+    );
+    // A refused subscription is the answer checked, without waiting for an
+    // update that cannot come.
+    write(
+        &d,
+        "c.yaml",
+        &format!(
+            "name: refused\n{s}assert_resources: {{subscribe: \"mcpcheck://nope\", expect_notification: true}}\ntimeout: 20s\n"
+        ),
+    );
+    // `false` adds no check.
+    write(
+        &d,
+        "d.yaml",
+        &format!(
+            "name: not expected\n{s}assert_resources: {{read: \"mcpcheck://static/text\", subscribe: \"mcpcheck://static/text\", expect_notification: false}}\n"
+        ),
+    );
+    let started = Instant::now();
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap(), "--jobs", "4"]);
+    assert!(started.elapsed() < Duration::from_secs(10), "{out}");
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    for needle in [
+        "FAIL  static",
+        "expected a resources/updated notification for mcpcheck://static/text, none arrived",
+        "FAIL  templated",
+        "expected a resources/updated notification for mcpcheck://calls, none arrived",
+        "FAIL  refused",
+        "the server answered with JSON-RPC error -32002",
+        "PASS  not expected",
+        "4 tests: 1 passed, 3 failed",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in:\n{out}");
+    }
+}
+
+#[test]
 fn every_fault_ends_as_error_and_the_run_goes_on() {
     let d = scratch("faults");
     let cases = [

@@ -43,6 +43,10 @@ pub struct Facts {
     /// The progress token the caller sent with the call, if any; progress
     /// notifications for other tokens are not counted.
     pub progress_token: Option<Value>,
+    /// The URI the caller subscribed to, as sent (templates expanded). A
+    /// `resource_updated` check for a URI looks for this one when given, and
+    /// for the URI as the suite wrote it otherwise.
+    pub subscribed_uri: Option<String>,
 }
 
 /// What a check looks at.
@@ -228,8 +232,9 @@ pub enum Matcher {
     },
     /// A log message (`notifications/message`) at this level arrived.
     LogLevel(String),
-    /// A `notifications/resources/updated` (for this URI, when given) arrived,
-    /// or, when `expected` is false, none did.
+    /// A `notifications/resources/updated` (for this URI, when given: the
+    /// URI as written, read as [`Facts::subscribed_uri`] when the caller
+    /// gives that) arrived, or, when `expected` is false, none did.
     ResourceUpdated { uri: Option<String>, expected: bool },
     /// mcp-assert: the server must not answer with a JSON-RPC error.
     NoRpcError,
@@ -1594,9 +1599,12 @@ fn eval_notifications(m: &Matcher, list: &[&Value], facts: &Facts, expected: Str
                 .filter(|n| method_of(n).as_deref() == Some("notifications/resources/updated"))
                 .filter_map(|n| n.pointer("/params/uri").map(plain))
                 .collect();
-            let hit = updates.iter().any(|u| uri.as_ref().is_none_or(|w| w == u));
+            let uri = uri
+                .as_deref()
+                .map(|w| facts.subscribed_uri.as_deref().unwrap_or(w));
+            let hit = updates.iter().any(|u| uri.is_none_or(|w| w == u));
             let actual = format!("[{}]", updates.join(", "));
-            let what = uri.as_deref().unwrap_or("the resource");
+            let what = uri.unwrap_or("the resource");
             match (hit, want) {
                 (true, true) | (false, false) => Outcome::pass(expected, actual),
                 (false, true) => Outcome::fail(
@@ -1762,6 +1770,34 @@ mod tests {
             o.reason,
             "expected at least 2 progress notification(s), got 1"
         );
+    }
+
+    #[test]
+    fn a_resource_update_is_looked_for_under_the_uri_as_sent() {
+        let obs = json!({"notifications": [
+            {"method": "notifications/resources/updated", "params": {"uri": "x://other"}},
+            {"method": "notifications/resources/updated", "params": {"uri": "x://calls"}}
+        ]});
+        let c = check(
+            "notifications",
+            Matcher::ResourceUpdated {
+                uri: Some("{{uri}}".into()),
+                expected: true,
+            },
+        );
+        let sent = |uri: &str| Facts {
+            subscribed_uri: Some(uri.into()),
+            ..Facts::default()
+        };
+        assert_eq!(evaluate(&c, &obs, &sent("x://calls")).status, Status::Pass);
+        let o = evaluate(&c, &obs, &sent("x://text"));
+        assert_eq!(o.status, Status::Fail);
+        assert_eq!(
+            o.reason,
+            "expected a resources/updated notification for x://text, none arrived"
+        );
+        // Without the caller's word, the URI as written is looked for.
+        assert_eq!(evaluate(&c, &obs, &Facts::default()).status, Status::Fail);
     }
 
     #[test]

@@ -22,6 +22,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::check::{Check, Matcher, Target};
 use crate::diag::{Diagnostic, Span};
 use crate::expect::{self, Block, DerivedMetric, Expectations, Item};
 use crate::observation::Method;
@@ -824,6 +825,9 @@ struct BlockOut {
     action: Action,
     expect_node: Option<Node>,
     block: Block,
+    /// Checks the block's own keys ask for (`expect_notification: true`),
+    /// added after its `expect`.
+    implied: Vec<Check>,
 }
 
 #[allow(clippy::too_many_lines)]
@@ -910,6 +914,7 @@ fn load_test(
                 action: Action::Tool { tool, args },
                 expect_node: None,
                 block: Block::Tool,
+                implied: Vec::new(),
             })
         }
         Some("trajectory") => load_trajectory_block(
@@ -987,6 +992,11 @@ fn load_test(
         && let Some(t) = get("trajectory")
     {
         expect.items = trajectory::compile(cx, t);
+    }
+    if let Some(b) = &block {
+        expect
+            .items
+            .extend(b.implied.iter().cloned().map(Item::Check));
     }
     let block_kind = block.as_ref().map_or(Block::Tool, |b| b.block);
 
@@ -1182,6 +1192,7 @@ fn load_trajectory_block(
         action: Action::Trajectory(s),
         expect_node: None,
         block: Block::Other,
+        implied: Vec::new(),
     })
 }
 
@@ -1228,6 +1239,7 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 action: Action::Tool { tool: tool?, args },
                 expect_node: get("expect").cloned(),
                 block: Block::Tool,
+                implied: Vec::new(),
             })
         }
         "assert_prompts" => {
@@ -1278,6 +1290,7 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 action: Action::Prompts(op?),
                 expect_node: get("expect").cloned(),
                 block: Block::Other,
+                implied: Vec::new(),
             })
         }
         "assert_resources" => {
@@ -1343,6 +1356,27 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                     "subscribe to the resource whose update you expect",
                 );
             }
+            // `true` asks for an update of the subscribed resource: a check
+            // of its own, failing when none arrives. `false` is what
+            // mcp-assert reads for an absent key: it adds nothing (check
+            // `not_methods` to require that no update arrives).
+            let mut implied = Vec::new();
+            if let (Some(true), Some(uri), Some(e)) =
+                (expect_notification, &subscribe, get("expect_notification"))
+            {
+                implied.push(Check {
+                    name: "expect_notification".into(),
+                    named: false,
+                    key: "expect_notification".into(),
+                    target: Target::Doc(Path::fixed("notifications")),
+                    matcher: Matcher::ResourceUpdated {
+                        uri: Some(uri.clone()),
+                        expected: true,
+                    },
+                    weight: 1.0,
+                    span: e.span,
+                });
+            }
             Some(BlockOut {
                 action: Action::Resources {
                     op: op?,
@@ -1352,6 +1386,7 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 },
                 expect_node: get("expect").cloned(),
                 block: Block::Other,
+                implied,
             })
         }
         "assert_completion" => {
@@ -1469,6 +1504,7 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                     },
                     expect_node: get("expect").cloned(),
                     block: Block::Other,
+                    implied: Vec::new(),
                 }),
                 _ => None,
             }
@@ -1516,6 +1552,7 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 },
                 expect_node: get("expect").cloned(),
                 block: Block::Tool,
+                implied: Vec::new(),
             })
         }
         "assert_logging" => {
@@ -1571,6 +1608,7 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 },
                 expect_node: get("expect").cloned(),
                 block: Block::Logging,
+                implied: Vec::new(),
             })
         }
         "assert_notifications" => {
@@ -1590,6 +1628,7 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 action: Action::Notifications { tool: tool?, args },
                 expect_node: get("expect").cloned(),
                 block: Block::Notifications,
+                implied: Vec::new(),
             })
         }
         _ => None,

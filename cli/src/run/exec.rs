@@ -707,11 +707,13 @@ async fn drive(
     // Notifications: from the request to its answer, then the settle window
     // (or, for an expected resource update, until it arrives).
     let mut to_mark = reply.end;
+    let refused = reply.error.is_some() && method.name() == "resources/subscribe";
     if let Action::Resources {
         expect_notification: Some(true),
         subscribe: Some(uri),
         ..
     } = &test.action
+        && !refused
     {
         // Event-driven: stop as soon as the update arrives (or the test's
         // deadline passes; the check then reports its absence).
@@ -756,6 +758,13 @@ async fn drive(
         files: read_files(&after_paths, t),
         files_before,
         progress_token: reply.progress_token.clone(),
+        subscribed_uri: match &test.action {
+            Action::Resources {
+                subscribe: Some(uri),
+                ..
+            } => Some(t.vars_only(uri)),
+            _ => None,
+        },
     };
     let scored = score::score(&test.expect, &obs, &facts);
     Ok(TestResult::scored(
