@@ -1471,8 +1471,16 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                     for (k, _, x) in &entries {
                         if *k == "name" {
                             arg.0 = cx.name(x, "name");
-                        } else {
-                            arg.1 = x.scalar_text().unwrap_or_default().to_string();
+                        } else if let Some(text) = x.scalar_text() {
+                            arg.1 = text.to_string();
+                        } else if !x.is_null() {
+                            // An empty `value:` is the empty prefix; a list or
+                            // a mapping is a mistake, not an empty string.
+                            cx.error_hint(
+                                x.span,
+                                format!("`value` must be a string, not {}", x.type_name()),
+                                "the text typed so far, e.g. `value: \"f\"`",
+                            );
                         }
                     }
                     if a.as_map().is_some() && !entries.iter().any(|(k, _, _)| *k == "name") {
