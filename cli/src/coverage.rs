@@ -4,7 +4,6 @@
 //! no tool is called. What counts as used is decided by
 //! `mcpcheck_core::coverage`.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -18,7 +17,7 @@ use crate::client::{Endpoint, Session};
 use crate::conformance::list_all;
 use crate::output::{err, out};
 use crate::run::exec::{self, RunSettings};
-use crate::run::{fixture, fixture_is_dir, load_suites, split_server};
+use crate::run::{Sources, SuiteSource, fixture};
 
 /// Show which tools, prompts and resources of each server the suites use, and
 /// which names they use that the server does not offer.
@@ -33,18 +32,8 @@ or headers share one listing.\n\nExit status: 0 done (and at least --min \
 percent used); 1 below --min, or a server could not be listed; 2 a usage or configuration error."
 )]
 pub struct CoverageArgs {
-    /// Suite files or directories (a directory's .yaml/.yml files and those of
-    /// its subdirectories).
-    #[arg(long = "suite", required = true, num_args = 1.., value_name = "PATH")]
-    suites: Vec<PathBuf>,
-
-    /// Override every stdio server's command (split like a shell would).
-    #[arg(long, value_name = "CMD")]
-    server: Option<String>,
-
-    /// A fixture directory, copied once, as `{{fixture}}` in server commands.
-    #[arg(long, value_name = "DIR")]
-    fixture: Option<PathBuf>,
+    #[command(flatten)]
+    source: SuiteSource,
 
     /// Exit 1 when less than PCT percent of the offered items are used (all
     /// servers together).
@@ -91,16 +80,14 @@ struct Group<'a> {
 }
 
 async fn coverage(args: CoverageArgs) -> ExitCode {
-    let Some(suites) = load_suites(&args.suites, "coverage") else {
+    let Some(Sources {
+        suites,
+        server_override,
+    }) = args.source.load("coverage")
+    else {
         return ExitCode::from(2);
     };
-    let Some(server_override) = split_server(args.server.as_deref(), "coverage") else {
-        return ExitCode::from(2);
-    };
-    if !fixture_is_dir(args.fixture.as_deref(), "coverage") {
-        return ExitCode::from(2);
-    }
-    let copy = match &args.fixture {
+    let copy = match &args.source.fixture {
         Some(f) => match fixture::copy(f) {
             Ok(c) => Some(c),
             Err(e) => {
@@ -111,7 +98,7 @@ async fn coverage(args: CoverageArgs) -> ExitCode {
         None => None,
     };
     let settings = RunSettings {
-        fixture: args.fixture.clone(),
+        fixture: args.source.fixture.clone(),
         server_override,
         default_timeout: args.timeout,
         protocol_version: args.protocol_version.clone(),

@@ -28,22 +28,53 @@ use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
 
 use exec::{RunSettings, TestEnv};
 
-/// Run suites against real MCP servers.
+/// Where a command's tests are, and the server and fixture they get:
+/// `--suite`, `--server`, `--fixture` (shared by `run`, `ci` and `coverage`).
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub struct SuiteSource {
     /// Suite files or directories (a directory's .yaml/.yml files and those of
     /// its subdirectories).
     #[arg(long = "suite", required = true, num_args = 1.., value_name = "PATH")]
-    suites: Vec<PathBuf>,
+    pub suites: Vec<PathBuf>,
 
     /// Override every stdio server's command (split like a shell would:
     /// quotes group words).
     #[arg(long, value_name = "CMD")]
-    server: Option<String>,
+    pub server: Option<String>,
 
-    /// A fixture directory: each test gets a fresh copy, as `{{fixture}}`.
+    /// A fixture directory, substituted for `{{fixture}}` as a fresh copy (the
+    /// original is never changed).
     #[arg(long, value_name = "DIR")]
-    fixture: Option<PathBuf>,
+    pub fixture: Option<PathBuf>,
+}
+
+/// The suites a [`SuiteSource`] names, loaded, and its `--server` split.
+pub(crate) struct Sources {
+    pub suites: Vec<SuiteFile>,
+    pub server_override: Option<Vec<String>>,
+}
+
+impl SuiteSource {
+    /// Load the suites and check `--server` and `--fixture`, saying on
+    /// stderr what is wrong; `None` means a usage or configuration error.
+    pub(crate) fn load(&self, command: &str) -> Option<Sources> {
+        let suites = load_suites(&self.suites, command)?;
+        let server_override = split_server(self.server.as_deref(), command)?;
+        if !fixture_is_dir(self.fixture.as_deref(), command) {
+            return None;
+        }
+        Some(Sources {
+            suites,
+            server_override,
+        })
+    }
+}
+
+/// Run suites against real MCP servers.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    source: SuiteSource,
 
     /// How many tests run at once (default: the number of cores).
     #[arg(long, short = 'j', value_name = "N")]
@@ -116,7 +147,7 @@ pub fn ci_main(args: CiArgs) -> ExitCode {
 
 /// Load every suite file under `paths`, printing each file's diagnostics;
 /// `None` (after saying so) when a path cannot be read or a file has errors.
-pub(crate) fn load_suites(paths: &[PathBuf], command: &str) -> Option<Vec<SuiteFile>> {
+fn load_suites(paths: &[PathBuf], command: &str) -> Option<Vec<SuiteFile>> {
     let paint_err = paint_for_stderr();
     let files = match suite_files(paths) {
         Ok(f) => f,
@@ -156,7 +187,7 @@ pub(crate) fn load_suites(paths: &[PathBuf], command: &str) -> Option<Vec<SuiteF
 
 /// `--server CMD` split like a shell would: `Some(None)` without it, `None`
 /// (after saying so) when its quotes do not close.
-pub(crate) fn split_server(server: Option<&str>, command: &str) -> Option<Option<Vec<String>>> {
+fn split_server(server: Option<&str>, command: &str) -> Option<Option<Vec<String>>> {
     match server {
         None => Some(None),
         Some(s) => match shlex::split(s) {
@@ -172,7 +203,7 @@ pub(crate) fn split_server(server: Option<&str>, command: &str) -> Option<Option
 }
 
 /// Whether `--fixture` is absent or a directory (saying so when it is not).
-pub(crate) fn fixture_is_dir(fixture: Option<&std::path::Path>, command: &str) -> bool {
+fn fixture_is_dir(fixture: Option<&std::path::Path>, command: &str) -> bool {
     match fixture {
         Some(f) if !f.is_dir() => {
             err(&format!(
@@ -187,15 +218,13 @@ pub(crate) fn fixture_is_dir(fixture: Option<&std::path::Path>, command: &str) -
 
 async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
     let started = Instant::now();
-    let Some(suites) = load_suites(&args.suites, "run") else {
+    let Some(Sources {
+        suites,
+        server_override,
+    }) = args.source.load("run")
+    else {
         return ExitCode::from(2);
     };
-    let Some(server_override) = split_server(args.server.as_deref(), "run") else {
-        return ExitCode::from(2);
-    };
-    if !fixture_is_dir(args.fixture.as_deref(), "run") {
-        return ExitCode::from(2);
-    }
     let filters = match build_filter(&args.filter) {
         Ok(f) => f,
         Err(e) => {
@@ -226,7 +255,7 @@ async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
     }
 
     let settings = RunSettings {
-        fixture: args.fixture.clone(),
+        fixture: args.source.fixture.clone(),
         server_override,
         default_timeout: args.timeout,
         protocol_version: args.protocol_version.clone(),
