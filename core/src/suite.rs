@@ -1349,12 +1349,20 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                     None
                 }
             };
-            if expect_notification.is_some() && subscribe.is_none() {
-                cx.error_hint(
+            match (expect_notification, &subscribe) {
+                (Some(true), None) => cx.error_hint(
                     span,
                     "`expect_notification` needs `subscribe`",
                     "subscribe to the resource whose update you expect",
-                );
+                ),
+                // `false` asks for nothing, as mcp-assert reads it: a suite
+                // that spells it out still loads.
+                (Some(false), None) => cx.warning(
+                    span,
+                    "`expect_notification: false` does nothing without `subscribe`",
+                    Some("remove it, or subscribe to the resource".into()),
+                ),
+                _ => {}
             }
             // `true` asks for an update of the subscribed resource: a check
             // of its own, failing when none arrives. `false` is what
