@@ -238,6 +238,9 @@ pub enum Matcher {
     ResourceUpdated { uri: Option<String>, expected: bool },
     /// mcp-assert: the server must not answer with a JSON-RPC error.
     NoRpcError,
+    /// A check that cannot be met: what it needed, and why it is missing (a
+    /// test without the recorded snapshot it is compared with).
+    Unmet { needs: String, reason: String },
     /// Trajectory `order`: the tools appear in this order (not necessarily
     /// adjacent) in the trace.
     TraceOrder(Vec<String>),
@@ -354,6 +357,7 @@ impl Matcher {
                 }
             }
             Matcher::NoRpcError => "a result, not a JSON-RPC error".into(),
+            Matcher::Unmet { needs, .. } => needs.clone(),
             Matcher::TraceOrder(t) => format!("in order: {}", t.join(", ")),
             Matcher::TracePresence(t) => format!("called: {}", t.join(", ")),
             Matcher::TraceAbsence(t) => format!("not called: {}", t.join(", ")),
@@ -412,6 +416,7 @@ impl Matcher {
             Matcher::LogLevel(_) => "log_level",
             Matcher::ResourceUpdated { .. } => "resource_updated",
             Matcher::NoRpcError => "no_rpc_error",
+            Matcher::Unmet { .. } => "unmet",
             Matcher::TraceOrder(_) => "order",
             Matcher::TracePresence(_) => "presence",
             Matcher::TraceAbsence(_) => "absence",
@@ -818,6 +823,7 @@ fn eval_values(
                 },
             ),
         },
+        Matcher::Unmet { reason, .. } => Outcome::fail(expected, "nothing".into(), reason.clone()),
         Matcher::NoRpcError => match single(&found).as_deref() {
             None | Some(Value::Null) => Outcome::pass(expected, "a result".into()),
             Some(err) => {

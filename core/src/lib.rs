@@ -23,6 +23,7 @@ pub mod redact;
 pub mod report;
 pub mod results;
 pub mod score;
+pub mod snapshot;
 pub mod value;
 pub mod yaml;
 

@@ -62,6 +62,17 @@ pub struct TestEnv {
 pub struct Finished {
     pub result: TestResult,
     pub session: Option<SessionLog>,
+    /// A tool test's answer, for snapshots.
+    pub answer: Option<Answer>,
+}
+
+/// What a snapshot records of a tool test's answer: the `text` the checks
+/// see and the result's `isError`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub tool: String,
+    pub text: String,
+    pub is_error: bool,
 }
 
 /// What the wire carried during a test, for captures.
@@ -388,12 +399,14 @@ pub async fn run_test(
     let error = |msg: String| Finished {
         result: TestResult::error(&test.name, &test.file, line, &msg, elapsed(&started)),
         session: None,
+        answer: None,
     };
 
     if let Some(reason) = &test.skip {
         return Finished {
             result: TestResult::skip(&test.name, &test.file, line, reason),
             session: None,
+            answer: None,
         };
     }
     let env_lookup = lookup_env(&tenv.env);
@@ -410,6 +423,7 @@ pub async fn run_test(
                 &format!("skip_unless_env: {missing} is not set"),
             ),
             session: None,
+            answer: None,
         };
     }
 
@@ -475,6 +489,7 @@ pub async fn run_test(
         return Finished {
             result: TestResult::scored(&test.name, &test.file, line, &scored, elapsed(&started)),
             session: None,
+            answer: None,
         };
     }
 
@@ -523,11 +538,13 @@ pub async fn run_test(
                     events: e.events,
                     protocol_version: settings.protocol_version.clone(),
                 }),
+                answer: None,
             };
         }
     };
 
     let test_start = session.tap.mark();
+    let mut answer = None;
     let outcome = drive(
         test,
         settings,
@@ -535,6 +552,7 @@ pub async fn run_test(
         &mut t,
         deadline,
         &mut warnings,
+        &mut answer,
     )
     .await;
     let mut result = match outcome {
@@ -591,6 +609,7 @@ pub async fn run_test(
     Finished {
         result,
         session: log,
+        answer,
     }
 }
 
@@ -616,6 +635,7 @@ async fn drive(
     t: &mut Templates<'_>,
     deadline: Deadline,
     warnings: &mut Vec<String>,
+    answer: &mut Option<Answer>,
 ) -> Result<TestResult, (bool, String)> {
     // Setup steps, in order, on the same session.
     for (i, step) in test.setup.iter().enumerate() {
@@ -766,6 +786,22 @@ async fn drive(
             _ => None,
         },
     };
+    if let Action::Tool { tool, .. } = &test.action
+        && reply.error.is_none()
+    {
+        *answer = Some(Answer {
+            tool: tool.clone(),
+            text: obs
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            is_error: obs
+                .pointer("/result/isError")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        });
+    }
     let scored = score::score(&test.expect, &obs, &facts);
     Ok(TestResult::scored(
         &test.name,

@@ -9,6 +9,7 @@
 pub mod exec;
 pub mod fixture;
 pub mod hooks;
+pub mod snapshots;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -110,6 +111,17 @@ pub struct RunArgs {
     /// pass^k (passed every time).
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     trials: u32,
+
+    /// Compare each tool test's answer (its text and `isError`) with the one
+    /// recorded in `.snapshots.json` next to its file (mcp-assert's snapshot
+    /// file): a different answer, or none recorded, fails the test.
+    #[arg(long, conflicts_with = "update_snapshots")]
+    snapshots: bool,
+
+    /// Record each tool test's answer in `.snapshots.json` next to its file,
+    /// adding new ones and replacing changed ones.
+    #[arg(long)]
+    update_snapshots: bool,
 
     #[command(flatten)]
     reports: crate::reports::ReportFlags,
@@ -253,6 +265,22 @@ async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
         err("mcpcheck run: no tests to run (check --filter)\n");
         return ExitCode::from(2);
     }
+    let mut stores = if args.snapshots || args.update_snapshots {
+        match snapshots::Stores::load(plan.iter().map(|p| &p.test)) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                err(&format!("mcpcheck run: {e}\n"));
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        None
+    };
+    if let (true, Some(stores)) = (args.snapshots, &stores) {
+        for p in &mut plan {
+            stores.add_checks(&mut p.test);
+        }
+    }
 
     let settings = RunSettings {
         fixture: args.source.fixture.clone(),
@@ -289,8 +317,9 @@ async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
     let record = args.capture.is_some();
     let mut runs: Vec<Vec<TestResult>> = Vec::new();
     let mut logs: Vec<Option<exec::SessionLog>> = Vec::new();
+    let mut answers: Vec<Option<exec::Answer>> = Vec::new();
     for trial in 0..args.trials as usize {
-        let (results, trial_logs) = run_plan(
+        let (results, trial_logs, trial_answers) = run_plan(
             &plan,
             &suites,
             &settings,
@@ -301,9 +330,23 @@ async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
         )
         .await;
         runs.push(results);
-        // Captures record the last trial.
+        // Captures and snapshots record the last trial.
         logs = trial_logs;
+        answers = trial_answers;
     }
+    let recorded = match (&mut stores, args.update_snapshots) {
+        (Some(stores), true) => {
+            let counts = stores.record(plan.iter().map(|p| &p.test), &answers);
+            match stores.write() {
+                Ok(written) => Some(counts.summary(&written)),
+                Err(e) => {
+                    err(&format!("mcpcheck run: {e}\n"));
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
     let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
     let doc = redactor.redact_results(&doc);
     printer.lock().await.finish();
@@ -324,6 +367,13 @@ async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
         out(&mcpcheck_core::report::text::render(&doc, opts));
     } else {
         out(&format!("\n{}", summary_line(&doc, paint)));
+    }
+    if let Some(line) = recorded {
+        if args.json {
+            err(&line);
+        } else {
+            out(&line);
+        }
     }
     let how = crate::reports::Conclude {
         step_summary: is_ci,
@@ -347,11 +397,16 @@ async fn run_plan(
     record: bool,
     printer: Arc<Mutex<Printer>>,
     offset: usize,
-) -> (Vec<TestResult>, Vec<Option<exec::SessionLog>>) {
+) -> (
+    Vec<TestResult>,
+    Vec<Option<exec::SessionLog>>,
+    Vec<Option<exec::Answer>>,
+) {
     let total = plan.len();
     printer.lock().await.next_trial(offset);
     let mut results: Vec<Option<TestResult>> = vec![None; total];
     let mut logs: Vec<Option<exec::SessionLog>> = (0..total).map(|_| None).collect();
+    let mut answers: Vec<Option<exec::Answer>> = vec![None; total];
     // Consecutive files without hooks share one parallel batch; a file with
     // hooks is its own batch, bracketed by beforeAll/afterAll.
     let mut batches: Vec<(Option<usize>, Vec<Planned>)> = Vec::new();
@@ -393,9 +448,10 @@ async fn run_plan(
         for (i, f) in done {
             results[i] = Some(f.result);
             logs[i] = f.session;
+            answers[i] = f.answer;
         }
     }
-    (results.into_iter().flatten().collect(), logs)
+    (results.into_iter().flatten().collect(), logs, answers)
 }
 
 fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
@@ -500,6 +556,7 @@ async fn run_hooked(
                 exec::Finished {
                     result: r,
                     session: None,
+                    answer: None,
                 },
             ));
         }
@@ -527,6 +584,7 @@ async fn run_hooked(
                 Err(e) => exec::Finished {
                     result: TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0),
                     session: None,
+                    answer: None,
                 },
                 Ok(Some(reason)) => exec::Finished {
                     result: TestResult::skip(
@@ -536,6 +594,7 @@ async fn run_hooked(
                         &reason,
                     ),
                     session: None,
+                    answer: None,
                 },
                 Ok(None) => {
                     exec::run_test(

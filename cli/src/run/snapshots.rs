@@ -1,0 +1,172 @@
+//! `--snapshots` and `--update-snapshots`: reading and writing each suite
+//! directory's `.snapshots.json`. What a snapshot checks, and the file's
+//! format, are `mcpcheck_core::snapshot`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use mcpcheck_core::snapshot::{self, Change, Snapshot, Snapshots};
+use mcpcheck_core::suite::{Action, Test};
+use sha2::{Digest, Sha256};
+
+use super::exec::Answer;
+
+/// The snapshot file of each directory that holds a tool test.
+#[derive(Debug, Default)]
+pub struct Stores {
+    by_dir: BTreeMap<PathBuf, Snapshots>,
+    changed: BTreeMap<PathBuf, bool>,
+}
+
+/// How many answers recording found new, changed and the same.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Recorded {
+    pub new: usize,
+    pub changed: usize,
+    pub same: usize,
+    /// Tool tests without an answer to record (an error, a JSON-RPC error).
+    pub missing: usize,
+}
+
+/// The directory whose snapshot file holds `test`'s answer: its file's.
+fn dir_of(test: &Test) -> PathBuf {
+    match Path::new(&test.file).parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn is_tool_test(test: &Test) -> bool {
+    matches!(test.action, Action::Tool { .. })
+}
+
+/// mcp-assert's checksum: the first 16 hex digits of the text's SHA-256.
+fn checksum(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+impl Stores {
+    /// Read the snapshot files of the directories of `tests`' tool tests (a
+    /// missing file is an empty one); the error names the file.
+    pub fn load<'a>(tests: impl Iterator<Item = &'a Test>) -> Result<Stores, String> {
+        let mut stores = Stores::default();
+        for t in tests.filter(|t| is_tool_test(t)) {
+            let dir = dir_of(t);
+            if stores.by_dir.contains_key(&dir) {
+                continue;
+            }
+            let path = dir.join(snapshot::FILE_NAME);
+            let snapshots = match std::fs::read_to_string(&path) {
+                Ok(text) => Snapshots::parse(&text).map_err(|e| {
+                    format!(
+                        "{}: {e}; fix it, or remove it and record again with --update-snapshots",
+                        path.display()
+                    )
+                })?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Snapshots::default(),
+                Err(e) => return Err(format!("{}: {e}", path.display())),
+            };
+            stores.by_dir.insert(dir, snapshots);
+        }
+        Ok(stores)
+    }
+
+    /// Add the snapshot checks to a tool test.
+    pub fn add_checks(&self, test: &mut Test) {
+        if !is_tool_test(test) {
+            return;
+        }
+        let recorded = self
+            .by_dir
+            .get(&dir_of(test))
+            .and_then(|s| s.get(&test.name));
+        test.expect.items.extend(snapshot::checks(recorded));
+    }
+
+    /// Record the answers of a run's tool tests (`answers` in `tests`' order).
+    pub fn record<'a>(
+        &mut self,
+        tests: impl Iterator<Item = &'a Test>,
+        answers: &[Option<Answer>],
+    ) -> Recorded {
+        let mut counts = Recorded::default();
+        for (t, answer) in tests.zip(answers) {
+            if !is_tool_test(t) || t.skip.is_some() {
+                continue;
+            }
+            let Some(a) = answer else {
+                counts.missing += 1;
+                continue;
+            };
+            let dir = dir_of(t);
+            let store = self.by_dir.entry(dir.clone()).or_default();
+            let change = store.record(Snapshot {
+                name: t.name.clone(),
+                tool: a.tool.clone(),
+                text: a.text.clone(),
+                is_error: a.is_error,
+                checksum: checksum(&a.text),
+            });
+            match change {
+                Change::New => counts.new += 1,
+                Change::Changed => counts.changed += 1,
+                Change::Same => counts.same += 1,
+            }
+            if change != Change::Same {
+                self.changed.insert(dir, true);
+            }
+        }
+        counts
+    }
+
+    /// Write the files that recording changed; the paths written.
+    pub fn write(&self) -> Result<Vec<PathBuf>, String> {
+        let mut written = Vec::new();
+        for dir in self.changed.keys() {
+            let Some(store) = self.by_dir.get(dir) else {
+                continue;
+            };
+            let path = dir.join(snapshot::FILE_NAME);
+            std::fs::write(&path, store.to_text())
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            written.push(path);
+        }
+        Ok(written)
+    }
+}
+
+impl Recorded {
+    /// One line for the end of the run.
+    pub fn summary(&self, written: &[PathBuf]) -> String {
+        let mut line = format!(
+            "snapshots: {} new, {} changed, {} unchanged",
+            self.new, self.changed, self.same
+        );
+        if self.missing > 0 {
+            line.push_str(&format!(
+                ", {} not recorded (no answer: an error or a JSON-RPC error)",
+                self.missing
+            ));
+        }
+        if !written.is_empty() {
+            let paths: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
+            line.push_str(&format!("; written to {}", paths.join(", ")));
+        }
+        line.push('\n');
+        line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_checksum_is_the_sha256_prefix() {
+        assert_eq!(checksum("2"), "d4735e3a265e16ee");
+    }
+}
