@@ -84,7 +84,10 @@ fn each_fault_produces_its_finding() {
             .iter()
             .filter_map(|f| f["id"].as_str())
             .collect();
-        assert!(ids.contains(&id), "{args}: expected {id} in {ids:?}");
+        assert!(
+            ids.contains(&id),
+            "{args}: expected {id} in {ids:?}\n{out}\n{err}"
+        );
         assert_eq!(v["passed"], false);
     }
 }
