@@ -17,6 +17,7 @@ mod report_cmd;
 mod reports;
 mod run;
 mod serve;
+mod target;
 mod validate;
 
 /// Deterministic tests for MCP servers.
