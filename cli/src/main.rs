@@ -11,6 +11,7 @@ mod client;
 mod conformance;
 mod coverage;
 mod files;
+mod generate;
 mod invariants;
 mod output;
 mod report_cmd;
@@ -41,6 +42,7 @@ enum Command {
     Invariants(invariants::InvariantsArgs),
     Conformance(conformance::ConformanceArgs),
     Coverage(coverage::CoverageArgs),
+    Generate(generate::GenerateArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -57,6 +59,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report_cmd::main(args),
         Command::Conformance(args) => conformance::main(args),
         Command::Coverage(args) => coverage::main(args),
+        Command::Generate(args) => generate::main(args),
         Command::Invariants(args)
         | Command::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
             invariants::run(&args)

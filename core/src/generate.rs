@@ -128,16 +128,16 @@ pub fn plan(
             out.unnamed += 1;
             continue;
         };
-        let mut get = Map::new();
-        get.insert("name".into(), json!(name));
         let arguments = prompt_arguments(p);
-        if !arguments.is_empty() {
-            get.insert("arguments".into(), Value::Object(arguments));
-        }
+        let arguments = if arguments.is_empty() {
+            String::new()
+        } else {
+            format!(", \"arguments\": {}", flow(&Value::Object(arguments)))
+        };
         let text = format!(
-            "{HEADER}name: {}\n{server_block}assert_prompts:\n  get: {}\n  expect:\n    not_error: true\n{tail}",
+            "{HEADER}name: {}\n{server_block}assert_prompts:\n  get: {{\"name\": {}{arguments}}}\n  expect:\n    not_error: true\n{tail}",
             quote(&format!("prompt {name} renders")),
-            flow(&Value::Object(get)),
+            quote(name),
         );
         out.files.push(File {
             name: unique_name(&format!("prompt_{}", sanitize(name)), &mut taken),
