@@ -235,6 +235,38 @@ fn http_headers_that_carry_credentials_become_placeholders() {
     );
     assert!(whoami.contains("timeout: 10s"), "{whoami}");
 
+    // Legacy SSE is written as such.
+    let sse = d.join("sse");
+    let (code, _, err) = run_mcpcheck(&[
+        "generate",
+        "--url",
+        &server.url.replace("/mcp", "/sse"),
+        "--transport",
+        "sse",
+        "--output",
+        sse.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        code,
+        Some(1),
+        "without the bearer token nothing is listed: {err}"
+    );
+    let (code, _, err) = run_mcpcheck(&[
+        "generate",
+        "--url",
+        &server.url.replace("/mcp", "/sse"),
+        "--transport",
+        "sse",
+        "--header",
+        "Authorization: Bearer s3cret",
+        "--output",
+        sse.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let echo = std::fs::read_to_string(sse.join("echo.yaml")).unwrap();
+    assert!(echo.contains("transport: \"sse\""), "{echo}");
+    std::fs::remove_dir_all(&sse).unwrap();
+
     // With the variable set, the generated tests reach the server.
     let (code, _, err) = run_mcpcheck(&["validate", dir]);
     assert_eq!(code, Some(0), "{err}");
