@@ -34,6 +34,7 @@ use crate::capture::{Recording, render};
 use crate::client::handler::Mocks;
 use crate::client::{Endpoint, Session};
 use crate::output::{err, out};
+use crate::target::TargetArgs;
 
 /// Probe a live server with a fixed, read-only sequence of requests and
 /// check the recorded session against every conformance invariant.
@@ -43,26 +44,8 @@ use crate::output::{err, out};
 reached or initialized); 2 a usage error."
 )]
 pub struct ConformanceArgs {
-    /// The server to start on stdio (split like a shell would).
-    #[arg(
-        long,
-        value_name = "CMD",
-        conflicts_with = "url",
-        required_unless_present = "url"
-    )]
-    server: Option<String>,
-
-    /// The server's URL (Streamable HTTP, or legacy SSE with --transport sse).
-    #[arg(long, value_name = "URL")]
-    url: Option<String>,
-
-    /// The HTTP transport for --url.
-    #[arg(long, value_enum, default_value_t = HttpTransport::Http, requires = "url")]
-    transport: HttpTransport,
-
-    /// An HTTP header for --url, as `Name: value` (repeatable).
-    #[arg(long = "header", value_name = "HEADER", requires = "url")]
-    headers: Vec<String>,
+    #[command(flatten)]
+    target: TargetArgs,
 
     /// Write the recorded session (the capture) to FILE.
     #[arg(long, value_name = "FILE")]
@@ -82,14 +65,6 @@ pub struct ConformanceArgs {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum HttpTransport {
-    /// Streamable HTTP.
-    Http,
-    /// Legacy HTTP+SSE.
-    Sse,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Text,
     Json,
@@ -99,7 +74,7 @@ const MAX_PAGES: usize = 50;
 const MAX_ITEMS: usize = 20;
 
 pub fn main(args: ConformanceArgs) -> ExitCode {
-    let endpoint = match endpoint(&args) {
+    let endpoint = match args.target.endpoint() {
         Ok(e) => e,
         Err(e) => {
             err(&format!("mcpcheck conformance: {e}\n"));
@@ -110,32 +85,6 @@ pub fn main(args: ConformanceArgs) -> ExitCode {
         return ExitCode::from(2);
     };
     runtime.block_on(probe_and_judge(&args, &endpoint))
-}
-
-fn endpoint(args: &ConformanceArgs) -> Result<Endpoint, String> {
-    if let Some(cmd) = &args.server {
-        let argv = shlex::split(cmd)
-            .filter(|a| !a.is_empty())
-            .ok_or_else(|| format!("cannot split --server {cmd:?}: check its quotes"))?;
-        let (command, rest) = argv.split_first().ok_or("--server is empty")?;
-        return Ok(Endpoint::Stdio {
-            command: command.clone(),
-            args: rest.to_vec(),
-            env: Vec::new(),
-        });
-    }
-    let url = args.url.clone().ok_or("give --server CMD or --url URL")?;
-    let mut headers = Vec::new();
-    for h in &args.headers {
-        let (k, v) = h
-            .split_once(':')
-            .ok_or_else(|| format!("--header {h:?}: write it as `Name: value`"))?;
-        headers.push((k.trim().to_string(), v.trim().to_string()));
-    }
-    Ok(match args.transport {
-        HttpTransport::Http => Endpoint::Http { url, headers },
-        HttpTransport::Sse => Endpoint::Sse { url, headers },
-    })
 }
 
 /// Follow a list through its pages; returns every item of `key`.
@@ -168,6 +117,45 @@ pub(crate) async fn list_all(
         }
     }
     items
+}
+
+/// Everything a server lists, each list followed through its pages.
+pub(crate) struct Listings {
+    pub tools: Vec<Value>,
+    pub prompts: Vec<Value>,
+    pub resources: Vec<Value>,
+    pub templates: Vec<Value>,
+}
+
+/// Start (or connect to) the server once, list everything it offers, and
+/// close the session; all of it within `timeout`.
+pub(crate) async fn list_everything(
+    endpoint: &Endpoint,
+    protocol_version: &str,
+    timeout: Duration,
+) -> Result<Listings, String> {
+    let deadline = Deadline::now() + timeout;
+    let mut session = Session::connect(endpoint, protocol_version, &Mocks::default(), deadline)
+        .await
+        .map_err(|e| e.message)?;
+    let left = || deadline.saturating_duration_since(Deadline::now());
+    let tools = list_all(&mut session, "tools/list", "tools", left()).await;
+    let prompts = list_all(&mut session, "prompts/list", "prompts", left()).await;
+    let resources = list_all(&mut session, "resources/list", "resources", left()).await;
+    let templates = list_all(
+        &mut session,
+        "resources/templates/list",
+        "resourceTemplates",
+        left(),
+    )
+    .await;
+    session.close().await;
+    Ok(Listings {
+        tools,
+        prompts,
+        resources,
+        templates,
+    })
 }
 
 async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCode {

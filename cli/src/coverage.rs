@@ -10,11 +10,9 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use mcpcheck_core::coverage::{self, Coverage, Offered};
 use mcpcheck_core::suite::Test;
-use tokio::time::Instant as Deadline;
 
-use crate::client::handler::Mocks;
-use crate::client::{Endpoint, Session};
-use crate::conformance::list_all;
+use crate::client::Endpoint;
+use crate::conformance::list_everything;
 use crate::output::{err, out};
 use crate::run::exec::{self, RunSettings};
 use crate::run::{Sources, SuiteSource, fixture};
@@ -186,28 +184,11 @@ async fn coverage(args: CoverageArgs) -> ExitCode {
 
 /// Start (or connect to) the server once and list everything it offers.
 async fn list(endpoint: &Endpoint, args: &CoverageArgs) -> Result<Offered, String> {
-    let deadline = Deadline::now() + args.timeout;
-    let mut session = Session::connect(
-        endpoint,
-        &args.protocol_version,
-        &Mocks::default(),
-        deadline,
-    )
-    .await
-    .map_err(|e| e.message)?;
-    let left = || deadline.saturating_duration_since(Deadline::now());
-    let tools = list_all(&mut session, "tools/list", "tools", left()).await;
-    let prompts = list_all(&mut session, "prompts/list", "prompts", left()).await;
-    let resources = list_all(&mut session, "resources/list", "resources", left()).await;
-    let templates = list_all(
-        &mut session,
-        "resources/templates/list",
-        "resourceTemplates",
-        left(),
-    )
-    .await;
-    session.close().await;
+    let l = list_everything(endpoint, &args.protocol_version, args.timeout).await?;
     Ok(Offered::from_lists(
-        &tools, &prompts, &resources, &templates,
+        &l.tools,
+        &l.prompts,
+        &l.resources,
+        &l.templates,
     ))
 }

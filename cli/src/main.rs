@@ -11,12 +11,14 @@ mod client;
 mod conformance;
 mod coverage;
 mod files;
+mod generate;
 mod invariants;
 mod output;
 mod report_cmd;
 mod reports;
 mod run;
 mod serve;
+mod target;
 mod validate;
 
 /// Deterministic tests for MCP servers.
@@ -40,6 +42,7 @@ enum Command {
     Invariants(invariants::InvariantsArgs),
     Conformance(conformance::ConformanceArgs),
     Coverage(coverage::CoverageArgs),
+    Generate(generate::GenerateArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Report(args) => report_cmd::main(args),
         Command::Conformance(args) => conformance::main(args),
         Command::Coverage(args) => coverage::main(args),
+        Command::Generate(args) => generate::main(args),
         Command::Invariants(args)
         | Command::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
             invariants::run(&args)

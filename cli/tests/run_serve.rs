@@ -4,12 +4,10 @@
 
 mod cli_support;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::{BIN, mcpcheck, outcome, request_methods, scratch, write};
+use cli_support::{BIN, http_serve, mcpcheck, outcome, request_methods, scratch, write};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -601,39 +599,6 @@ fn captures_record_the_wire() {
         .find(|x| x["request"]["method"] == "tools/call")
         .unwrap();
     assert_eq!(call["response"]["result"]["content"][0]["text"], "x");
-}
-
-struct HttpServe {
-    child: Child,
-    url: String,
-}
-
-impl Drop for HttpServe {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn http_serve(extra: &[&str]) -> HttpServe {
-    let mut child = mcpcheck()
-        .args(["serve", "--http", "127.0.0.1:0"])
-        .args(extra)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let mut line = String::new();
-    BufReader::new(stderr).read_line(&mut line).unwrap();
-    let url = line
-        .split("listening on ")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no URL in {line:?}"))
-        .to_string();
-    HttpServe { child, url }
 }
 
 #[test]

@@ -15,6 +15,7 @@ pub mod coverage;
 pub mod diag;
 pub mod expect;
 pub mod gate;
+pub mod generate;
 pub mod invariants;
 pub mod observation;
 pub mod path;

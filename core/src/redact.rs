@@ -67,6 +67,12 @@ const PLAIN_HEADERS: [&str; 9] = [
 /// Authorization schemes whose parameter is hidden on its own too.
 const AUTH_SCHEMES: [&str; 6] = ["bearer", "basic", "token", "digest", "apikey", "negotiate"];
 
+/// Whether a header only describes the request (`Accept`, `Content-Type`,
+/// `User-Agent`, …), so its value is not a secret; every other header's is.
+pub fn header_is_plain(name: &str) -> bool {
+    PLAIN_HEADERS.contains(&name.trim().to_ascii_lowercase().as_str())
+}
+
 /// Parts of an environment variable's name that mark its value as secret.
 const SECRET_NAME_PARTS: [&str; 9] = [
     "TOKEN",
@@ -145,7 +151,7 @@ impl Redactor {
     /// `Content-Type`, `User-Agent`, …).
     pub fn header(&mut self, name: &str, value: &str) -> &mut Self {
         let lower = name.trim().to_ascii_lowercase();
-        if lower.is_empty() || PLAIN_HEADERS.contains(&lower.as_str()) {
+        if lower.is_empty() || header_is_plain(&lower) {
             return self;
         }
         if !self.members.contains(&lower) {

@@ -6,8 +6,9 @@
     reason = "each test crate includes this module and uses a part of it"
 )]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -61,4 +62,39 @@ pub fn request_methods(capture: &Value) -> Vec<&str> {
         .iter()
         .filter_map(|x| x["request"]["method"].as_str())
         .collect()
+}
+
+/// `mcpcheck serve --http 127.0.0.1:0` (and `extra` flags), killed when
+/// dropped; `url` is the Streamable HTTP endpoint it printed.
+pub struct HttpServe {
+    child: Child,
+    pub url: String,
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn http_serve(extra: &[&str]) -> HttpServe {
+    let mut child = mcpcheck()
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(stderr).read_line(&mut line).unwrap();
+    let url = line
+        .split("listening on ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    HttpServe { child, url }
 }
