@@ -123,6 +123,15 @@ pub struct RunArgs {
     #[arg(long)]
     update_snapshots: bool,
 
+    /// After the run, watch the suite files and the fixture, and run again
+    /// whenever one changes, until interrupted (Ctrl-C).
+    #[arg(long)]
+    watch: bool,
+
+    /// How often `--watch` looks for changes.
+    #[arg(long, value_name = "DURATION", default_value = "500ms", requires = "watch", value_parser = crate::output::parse_duration)]
+    watch_interval: Duration,
+
     #[command(flatten)]
     reports: crate::reports::ReportFlags,
 }
@@ -138,7 +147,67 @@ pub fn main(args: RunArgs) -> ExitCode {
     let Some(runtime) = crate::output::runtime("run") else {
         return ExitCode::from(2);
     };
-    runtime.block_on(run(args, false))
+    if args.watch {
+        return runtime.block_on(watch(&args));
+    }
+    runtime.block_on(run(&args, false))
+}
+
+/// `run --watch`: run, then run again each time a suite file or a fixture
+/// file changes (appears, disappears, or gets another size or time). A
+/// suite with errors is reported and waited on like any other.
+async fn watch(args: &RunArgs) -> ExitCode {
+    loop {
+        let _ = run(args, false).await;
+        let seen = watched(args);
+        let n = seen.len();
+        out(&format!(
+            "\nwatching {n} {} for changes (Ctrl-C to stop)\n",
+            if n == 1 { "file" } else { "files" }
+        ));
+        loop {
+            tokio::time::sleep(args.watch_interval).await;
+            if watched(args) != seen {
+                break;
+            }
+        }
+        out("\nchanged: running again\n\n");
+    }
+}
+
+/// Each watched file with its size and modification time: the suite files
+/// and every file below the fixture directory (the first 10,000).
+fn watched(args: &RunArgs) -> Vec<(PathBuf, Option<(u64, std::time::SystemTime)>)> {
+    let stamp = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .ok()
+            .and_then(|m| m.modified().ok().map(|t| (m.len(), t)))
+    };
+    let mut files: Vec<PathBuf> = suite_files(&args.source.suites).unwrap_or_default();
+    if let Some(fixture) = &args.source.fixture {
+        let mut dirs = vec![fixture.clone()];
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    dirs.push(path);
+                } else if files.len() < 10_000 {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let s = stamp(&f);
+            (f, s)
+        })
+        .collect()
 }
 
 /// `run` with CI defaults: the Markdown summary is appended to
@@ -154,7 +223,11 @@ pub fn ci_main(args: CiArgs) -> ExitCode {
     let Some(runtime) = crate::output::runtime("ci") else {
         return ExitCode::from(2);
     };
-    runtime.block_on(run(args.run, true))
+    if args.run.watch {
+        err("mcpcheck ci: --watch is for `mcpcheck run`; a CI job runs once\n");
+        return ExitCode::from(2);
+    }
+    runtime.block_on(run(&args.run, true))
 }
 
 /// Load every suite file under `paths`, printing each file's diagnostics;
@@ -228,7 +301,7 @@ fn fixture_is_dir(fixture: Option<&std::path::Path>, command: &str) -> bool {
     }
 }
 
-async fn run(args: RunArgs, is_ci: bool) -> ExitCode {
+async fn run(args: &RunArgs, is_ci: bool) -> ExitCode {
     let started = Instant::now();
     let Some(Sources {
         suites,
