@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use mcpcheck_core::invariants;
 use serde_json::{Value, json};
 use tokio::time::Instant as Deadline;
@@ -33,7 +33,7 @@ use tokio::time::Instant as Deadline;
 use crate::capture::{Recording, render};
 use crate::client::handler::Mocks;
 use crate::client::{Endpoint, Session};
-use crate::output::{err, out};
+use crate::output::{Format, err, out};
 use crate::target::TargetArgs;
 
 /// Probe a live server with a fixed, read-only sequence of requests and
@@ -62,12 +62,6 @@ pub struct ConformanceArgs {
     /// The protocol version to ask for at initialize.
     #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
     protocol_version: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    Text,
-    Json,
 }
 
 const MAX_PAGES: usize = 50;
@@ -185,19 +179,7 @@ async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCod
                 let Some(name) = p.get("name").and_then(Value::as_str) else {
                     continue;
                 };
-                let mut arguments = serde_json::Map::new();
-                for a in p
-                    .get("arguments")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                {
-                    if a.get("required").and_then(Value::as_bool) == Some(true)
-                        && let Some(n) = a.get("name").and_then(Value::as_str)
-                    {
-                        arguments.insert(n.to_string(), json!("example"));
-                    }
-                }
+                let arguments = mcpcheck_core::generate::prompt_arguments(p);
                 let mut params = json!({"name": name});
                 if !arguments.is_empty() {
                     params["arguments"] = Value::Object(arguments);

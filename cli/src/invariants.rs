@@ -9,8 +9,10 @@ use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, Subcommand};
 use mcpcheck_core::invariants;
+
+use crate::output::Format;
 
 /// Subcommands of `mcpcheck compliance`, the spelling mcptest users know.
 #[derive(Debug, Subcommand)]
@@ -37,15 +39,6 @@ pub struct InvariantsArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-}
-
-/// How the report is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// For people.
-    Text,
-    /// The versioned JSON document.
-    Json,
 }
 
 /// Runs the command.

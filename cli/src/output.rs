@@ -2,7 +2,18 @@
 
 use std::io::{IsTerminal, Write};
 
+use clap::ValueEnum;
+
 use mcpcheck_core::diag::Paint;
+
+/// How a report command prints (`--format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// For people.
+    Text,
+    /// The versioned JSON document.
+    Json,
+}
 
 /// ANSI colour on a terminal, plain text otherwise; `NO_COLOR` (any value)
 /// and `TERM=dumb` turn colour off.

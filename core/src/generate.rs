@@ -176,8 +176,9 @@ pub fn plan(
 const HEADER: &str = "# Written by `mcpcheck generate` from what the server lists.\n\
 # The arguments are placeholders: replace them with real ones and add expectations.\n";
 
-/// A prompt's required arguments, each `"example"`.
-fn prompt_arguments(prompt: &Value) -> Map<String, Value> {
+/// A prompt's required arguments, each `"example"` (also what `conformance`
+/// sends to `prompts/get`).
+pub fn prompt_arguments(prompt: &Value) -> Map<String, Value> {
     let mut arguments = Map::new();
     for a in prompt
         .get("arguments")

@@ -812,6 +812,24 @@ async fn drive(
     ))
 }
 
+/// `tools/call` with the arguments' `{{var}}`s filled in; an undefined one is
+/// an error of the test.
+async fn call_tool(
+    session: &mut Session,
+    t: &mut Templates<'_>,
+    tool: &str,
+    args: &Value,
+    deadline: Deadline,
+) -> Result<Reply, (bool, String)> {
+    let args = t.value(args);
+    if let Some(m) = t.take_undefined() {
+        return Err((false, m));
+    }
+    Ok(session
+        .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
+        .await)
+}
+
 /// Send the action's request(s); returns the reply that the checks look at,
 /// the tap index from which notifications count, and the method of the
 /// request that reply answers (it decides how the result is observed: only
@@ -831,13 +849,7 @@ async fn perform(
         Action::Tool { tool, args }
         | Action::Sampling { tool, args, .. }
         | Action::Notifications { tool, args } => {
-            let args = t.value(args);
-            if let Some(e) = undefined(t) {
-                return Err(e);
-            }
-            session
-                .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
-                .await
+            call_tool(session, t, tool, args, deadline).await?
         }
         Action::Logging {
             set_level,
@@ -853,13 +865,7 @@ async fn perform(
                 .await;
             match tool {
                 Some(tool) if r.failure.is_none() && r.error.is_none() => {
-                    let args = t.value(args);
-                    if let Some(e) = undefined(t) {
-                        return Err(e);
-                    }
-                    session
-                        .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
-                        .await
+                    call_tool(session, t, tool, args, deadline).await?
                 }
                 // No tool, or setLevel failed: its answer is the one checked.
                 _ => return Ok((r, from, Method::Other("logging/setLevel".into()))),
