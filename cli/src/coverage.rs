@@ -7,13 +7,13 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use mcpcheck_core::coverage::{self, Coverage, Offered};
 use mcpcheck_core::suite::Test;
 
 use crate::client::Endpoint;
 use crate::conformance::list_everything;
-use crate::output::{err, out};
+use crate::output::{Format, err, out};
 use crate::run::exec::{self, RunSettings};
 use crate::run::{Sources, SuiteSource, fixture};
 
@@ -39,7 +39,7 @@ pub struct CoverageArgs {
     min: Option<f64>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 
     /// How long starting and listing one server may take.
@@ -49,12 +49,6 @@ pub struct CoverageArgs {
     /// The MCP protocol version to ask for at initialize.
     #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
     protocol_version: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Format {
-    Text,
-    Json,
 }
 
 fn percent(s: &str) -> Result<f64, String> {
@@ -168,14 +162,11 @@ async fn coverage(args: CoverageArgs) -> ExitCode {
         Format::Text => out(&coverage::render_text(&all)),
         Format::Json => out(&format!("{:#}\n", coverage::render_json(&all))),
     }
-    let total = coverage::total_percent(&all);
-    let below = args.min.is_some_and(|min| total < min);
-    if let (Some(min), true) = (args.min, below) {
-        err(&format!(
-            "mcpcheck coverage: {total:.1}% of the offered items are used, below --min {min}%\n"
-        ));
+    let below = args.min.and_then(|min| coverage::below_min(&all, min));
+    if let Some(why) = &below {
+        err(&format!("mcpcheck coverage: {why}\n"));
     }
-    if unlisted || below {
+    if unlisted || below.is_some() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

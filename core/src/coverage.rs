@@ -447,9 +447,16 @@ pub fn totals(all: &[Coverage]) -> (usize, usize) {
 }
 
 /// The covered share over every server, in percent.
-pub fn total_percent(all: &[Coverage]) -> f64 {
+fn total_percent(all: &[Coverage]) -> f64 {
     let (covered, offered) = totals(all);
     percent(covered, offered)
+}
+
+/// The `--min` gate: why the covered share over every server is below `min`
+/// percent, or `None` when it is not.
+pub fn below_min(all: &[Coverage], min: f64) -> Option<String> {
+    let total = total_percent(all);
+    (total < min).then(|| format!("{total:.1}% of the offered items are used, below --min {min}%"))
 }
 
 #[cfg(test)]
@@ -542,6 +549,19 @@ tests:
             "an item"
         );
         assert_eq!(j["servers"][0]["tools"]["not_offered"][0]["name"], "ehco");
+    }
+
+    #[test]
+    fn the_min_gate_compares_the_share_over_every_server() {
+        let tests = tests_of(SUITE);
+        let refs: Vec<&Test> = tests.iter().collect();
+        let all = [compute("stdio://srv", &offered(), &refs)];
+        assert_eq!(
+            below_min(&all, 60.0).as_deref(),
+            Some("57.1% of the offered items are used, below --min 60%")
+        );
+        assert_eq!(below_min(&all, 57.0), None);
+        assert_eq!(below_min(&[], 100.0), None, "nothing offered is fully used");
     }
 
     #[test]
