@@ -165,7 +165,7 @@ pub fn load_trajectory_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Di
                     }
                 }
                 "threshold" => doc.expect.threshold = cx.fraction(v, "threshold"),
-                _ => doc.expect.items = trajectory::compile(&mut cx, v),
+                _ => doc.expect.items = crate::expect::compile_trajectory(&mut cx, v),
             }
         }
         if root.get("trajectory").is_none() {
@@ -176,7 +176,7 @@ pub fn load_trajectory_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Di
             );
         }
     } else {
-        doc.expect.items = trajectory::compile(&mut cx, root);
+        doc.expect.items = crate::expect::compile_trajectory(&mut cx, root);
     }
     if cx.has_errors() {
         Err(cx.diags)

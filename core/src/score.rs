@@ -21,7 +21,7 @@
 
 use serde_json::Value;
 
-use crate::check::{Check, Ctx, Facts, Outcome, Status, evaluate_in};
+use crate::check::{Check, EvalCx, Facts, Outcome, Status, evaluate_in};
 use crate::expect::{Expectations, Item};
 
 /// Tolerance for comparing a rounded score with a threshold.
@@ -163,7 +163,7 @@ fn fraction(pairs: impl Iterator<Item = (f64, bool)>) -> f64 {
 
 /// Evaluate every check and decide the test's verdict.
 pub fn score(exp: &Expectations, obs: &Value, facts: &Facts) -> Scored {
-    let ctx = Ctx::new(obs, facts);
+    let ctx = EvalCx::new(obs, facts);
     let mut checks = Vec::new();
     let mut sets = Vec::new();
     // (weight, passed) of each top-level item.

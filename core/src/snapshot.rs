@@ -125,7 +125,8 @@ pub fn checks(snapshot: Option<&Snapshot>) -> Vec<Item> {
         Item::Check(Check {
             name: name.into(),
             named: false,
-            key: "snapshot".into(),
+            key: "snapshot",
+            wording: crate::check::Wording::Plain,
             target: Target::Doc(Path::fixed(target)),
             matcher,
             weight: 1.0,

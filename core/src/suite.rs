@@ -991,7 +991,7 @@ fn load_test(
     }) = &block
         && let Some(t) = get("trajectory")
     {
-        expect.items = trajectory::compile(cx, t);
+        expect.items = crate::expect::compile_trajectory(cx, t);
     }
     if let Some(b) = &block {
         expect
@@ -1375,7 +1375,8 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
                 implied.push(Check {
                     name: "expect_notification".into(),
                     named: false,
-                    key: "expect_notification".into(),
+                    key: "expect_notification",
+                    wording: crate::check::Wording::Plain,
                     target: Target::Doc(Path::fixed("notifications")),
                     matcher: Matcher::ResourceUpdated {
                         uri: Some(uri.clone()),

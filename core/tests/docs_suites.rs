@@ -633,11 +633,20 @@ fn every_place_the_loader_reads_keys_is_probed() {
         ("agg", &["weighted_sum", "weighted_average"]),
     ];
     let mut problems = Vec::new();
-    for file in [
-        "core/src/suite.rs",
-        "core/src/expect.rs",
-        "core/src/trajectory.rs",
-    ] {
+    let mut files = vec![
+        "core/src/suite.rs".to_string(),
+        "core/src/trajectory.rs".to_string(),
+    ];
+    let expect_dir = format!("{}/src/expect", env!("CARGO_MANIFEST_DIR"));
+    let mut expect_files: Vec<String> = std::fs::read_dir(&expect_dir)
+        .unwrap_or_else(|e| panic!("cannot list {expect_dir}: {e}"))
+        .filter_map(|e| e.ok())
+        .map(|e| format!("core/src/expect/{}", e.file_name().to_string_lossy()))
+        .filter(|f| f.ends_with(".rs"))
+        .collect();
+    expect_files.sort();
+    files.extend(expect_files);
+    for file in &files {
         for place in entries_places(&read(file)) {
             match dynamic.iter().find(|(expr, _)| *expr == place) {
                 Some((_, covered)) => {

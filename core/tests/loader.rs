@@ -198,7 +198,7 @@ fn check_keys(loaded: &suite::Loaded) -> Vec<(String, Vec<String>)> {
         .map(|t| {
             (
                 t.name.clone(),
-                t.expect.checks().map(|c| c.key.clone()).collect(),
+                t.expect.checks().map(|c| c.key.to_string()).collect(),
             )
         })
         .collect()
