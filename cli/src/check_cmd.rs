@@ -9,7 +9,7 @@ use mcpcheck_core::api;
 use mcpcheck_core::check::Facts;
 use mcpcheck_core::diag;
 use mcpcheck_core::report::text::{TextOptions, test_block};
-use mcpcheck_core::results::{TestResult, TestStatus};
+use mcpcheck_core::results::TestResult;
 
 use crate::files::{display, read_text};
 use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
@@ -86,9 +86,10 @@ pub fn main(args: CheckArgs) -> ExitCode {
         };
         out(&test_block(&result, opts));
     }
-    match result.status {
-        TestStatus::Pass | TestStatus::Skip => ExitCode::SUCCESS,
-        _ => ExitCode::from(1),
+    if result.status.is_success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

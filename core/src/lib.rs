@@ -31,6 +31,7 @@ pub mod yaml;
 /// The version of mcpcheck (all crates and the npm package move together).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 pub mod api;
+pub mod setup;
 pub mod suite;
 pub mod template;
 pub mod trajectory;

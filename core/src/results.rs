@@ -87,6 +87,22 @@ impl TestStatus {
         }
     }
 
+    /// Whether a test with this status lets the run pass: a passed or a
+    /// skipped test does; a failed one or an error does not.
+    pub fn is_success(self) -> bool {
+        matches!(self, TestStatus::Pass | TestStatus::Skip)
+    }
+
+    /// The verdict of a batch of tests, as an `afterAll` hook is told it:
+    /// `pass` when every test succeeded (see [`TestStatus::is_success`]).
+    pub fn batch_verdict(statuses: impl IntoIterator<Item = TestStatus>) -> &'static str {
+        if statuses.into_iter().all(TestStatus::is_success) {
+            "pass"
+        } else {
+            "fail"
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             TestStatus::Pass => "PASS",
@@ -728,6 +744,16 @@ mod tests {
             (2, 5, 4, 3)
         );
         assert_eq!(rel.flaky(), 1);
+    }
+
+    #[test]
+    fn skipped_tests_pass_a_batch_and_errors_fail_it() {
+        use TestStatus::*;
+        assert!(Pass.is_success() && Skip.is_success());
+        assert!(!Fail.is_success() && !Error.is_success());
+        assert_eq!(TestStatus::batch_verdict([Pass, Skip]), "pass");
+        assert_eq!(TestStatus::batch_verdict([]), "pass");
+        assert_eq!(TestStatus::batch_verdict([Pass, Error]), "fail");
     }
 
     #[test]

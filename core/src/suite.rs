@@ -830,7 +830,49 @@ struct BlockOut {
     implied: Vec<Check>,
 }
 
-#[allow(clippy::too_many_lines)]
+/// A test's keys as read, looked up by name.
+struct TestKeys<'n> {
+    entries: crate::read::Entries<'n>,
+}
+
+impl<'n> TestKeys<'n> {
+    fn get(&self, k: &str) -> Option<&'n Node> {
+        self.entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, v)| *v)
+    }
+
+    fn span(&self, k: &str) -> Option<Span> {
+        self.entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, kn, _)| kn.span)
+    }
+}
+
+/// The block a test runs, and the names of the blocks it wrote.
+struct Picked {
+    present: Vec<&'static str>,
+    block: Option<BlockOut>,
+}
+
+impl Picked {
+    fn is_trajectory(&self) -> bool {
+        matches!(
+            self.block.as_ref().map(|b| &b.action),
+            Some(Action::Trajectory(_))
+        )
+    }
+}
+
+/// Time limits and skip conditions, the test's own or its defaults'.
+struct Timing {
+    timeout_ms: Option<u64>,
+    settle_ms: Option<u64>,
+    skip_unless_env: Vec<String>,
+}
+
 fn load_test(
     cx: &mut Cx,
     node: &Node,
@@ -840,6 +882,68 @@ fn load_test(
     context_hooks: bool,
 ) -> Option<Test> {
     let composed = defaults.is_some();
+    let keys = test_entries(cx, node, composed);
+    node.as_map()?;
+    let name = keys
+        .get("name")
+        .and_then(|n| cx.name(n, "name"))
+        .unwrap_or_else(|| default_name.to_string());
+    let description = keys
+        .get("description")
+        .and_then(|d| cx.string(d, "description"));
+    let picked = pick_block(cx, node, &keys, composed, &name);
+    let (mut expect, implicit_rpc) = own_expectations(cx, node, &keys, &picked, composed);
+    let timing = apply_defaults(
+        cx,
+        &keys,
+        defaults.and_then(|d| d.node),
+        &picked,
+        &mut expect,
+        implicit_rpc,
+    );
+    let server = test_server(cx, node, &keys, defaults, suite_env, &picked, &name);
+    let skip = read_skip(cx, &keys);
+
+    // Setup calls and template variables.
+    let setup = keys
+        .get("setup")
+        .map(|s| load_setup(cx, s))
+        .unwrap_or_default();
+    if let Some(b) = picked.block.as_ref() {
+        check_vars(
+            cx,
+            node,
+            &setup,
+            &b.action,
+            server.as_ref(),
+            &expect,
+            context_hooks,
+        );
+    }
+    let is_trajectory = picked.is_trajectory();
+    let block = picked.block?;
+    // Not run (see `test_server`), so not reported as used either.
+    let setup = if is_trajectory { Vec::new() } else { setup };
+    Some(Test {
+        name,
+        file: cx.file.clone(),
+        line: node.span.line.max(1),
+        span: node.span,
+        description,
+        server,
+        setup,
+        action: block.action,
+        expect,
+        timeout_ms: timing.timeout_ms,
+        settle_ms: timing.settle_ms,
+        skip,
+        skip_unless_env: timing.skip_unless_env,
+    })
+}
+
+/// Read a test's keys: a composed test's, or a test file's (where a
+/// composed-only key gets a hint about where it goes).
+fn test_entries<'n>(cx: &mut Cx, node: &'n Node, composed: bool) -> TestKeys<'n> {
     let keys = test_keys(composed);
     let entries = if composed {
         cx.entries(node, "test", &keys)
@@ -854,45 +958,28 @@ fn load_test(
             })
         })
     };
-    node.as_map()?;
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, v)| *v)
-    };
-    let key_span = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, kn, _)| kn.span)
-    };
-    let name = get("name")
-        .and_then(|n| cx.name(n, "name"))
-        .unwrap_or_else(|| default_name.to_string());
-    let description = get("description").and_then(|d| cx.string(d, "description"));
+    TestKeys { entries }
+}
 
-    // Exactly one block.
-    let mut present: Vec<&str> = BLOCKS
+/// Exactly one block: load it, and say where block keys stand outside one.
+fn pick_block(cx: &mut Cx, node: &Node, keys: &TestKeys<'_>, composed: bool, name: &str) -> Picked {
+    let mut present: Vec<&'static str> = BLOCKS
         .iter()
         .copied()
-        .filter(|b| get(b).is_some())
+        .filter(|b| keys.get(b).is_some())
         .collect();
-    if composed && get("tool").is_some() {
+    if composed && keys.get("tool").is_some() {
         present.push("tool");
     }
     if present.len() > 1 {
         let second = present[1];
-        let span = key_span(second).unwrap_or(node.span);
+        let span = keys.span(second).unwrap_or(node.span);
         cx.error_hint(
             span,
             format!("this test has two blocks, `{}` and `{second}`", present[0]),
             "a test does one thing: keep one block and move the other to its own test",
         );
     }
-    let default_node = defaults.and_then(|d| d.node);
-    let test_expect = if composed { get("expect") } else { None };
-
     let block = match present.first().copied() {
         None => {
             let hint = if composed {
@@ -908,8 +995,8 @@ fn load_test(
             None
         }
         Some("tool") => {
-            let tool = get("tool").and_then(|t| cx.name(t, "tool"));
-            let args = args_value(cx, get("args"));
+            let tool = keys.get("tool").and_then(|t| cx.name(t, "tool"));
+            let args = args_value(cx, keys.get("args"));
             tool.map(|tool| BlockOut {
                 action: Action::Tool { tool, args },
                 expect_node: None,
@@ -919,14 +1006,14 @@ fn load_test(
         }
         Some("trajectory") => load_trajectory_block(
             cx,
-            get("trace"),
-            get("audit_log"),
-            key_span("audit_log"),
-            key_span("trajectory").unwrap_or(node.span),
+            keys.get("trace"),
+            keys.get("audit_log"),
+            keys.span("audit_log"),
+            keys.span("trajectory").unwrap_or(node.span),
         ),
-        Some(b) => get(b).and_then(|v| load_block(cx, b, v)),
+        Some(b) => keys.get(b).and_then(|v| load_block(cx, b, v)),
     };
-    if let (true, Some(span), None) = (composed, key_span("args"), get("tool")) {
+    if let (true, Some(span), None) = (composed, keys.span("args"), keys.get("tool")) {
         cx.error_hint(
             span,
             "`args` goes with `tool:`",
@@ -935,7 +1022,7 @@ fn load_test(
     }
     if present.first() != Some(&"trajectory") {
         for k in ["trace", "audit_log"] {
-            if let Some(span) = key_span(k) {
+            if let Some(span) = keys.span(k) {
                 cx.error_hint(
                     span,
                     format!("`{k}` goes with `trajectory:`"),
@@ -944,12 +1031,22 @@ fn load_test(
             }
         }
     }
+    Picked { present, block }
+}
 
-    // Expectations: the block's, or the test-level `expect` (composed).
+/// The test's own expectations: the block's, or the test-level `expect`
+/// (composed); and whether they hold the implicit `no_rpc_error`.
+fn own_expectations(
+    cx: &mut Cx,
+    node: &Node,
+    keys: &TestKeys<'_>,
+    picked: &Picked,
+    composed: bool,
+) -> (Expectations, bool) {
+    let test_expect = if composed { keys.get("expect") } else { None };
     let mut expect = Expectations::default();
-    // Whether the test's own items hold the implicit `no_rpc_error`.
     let mut implicit_rpc = false;
-    if let Some(b) = &block {
+    if let Some(b) = &picked.block {
         let own = match (&b.expect_node, test_expect) {
             (Some(_), Some(te)) => {
                 cx.error_hint(
@@ -974,9 +1071,10 @@ fn load_test(
             // error answer, as a map-form `expect` would (mcp-assert fails
             // such a test whatever it expects).
             _ => {
-                let span = present
+                let span = picked
+                    .present
                     .first()
-                    .and_then(|k| key_span(k))
+                    .and_then(|k| keys.span(k))
                     .unwrap_or(node.span);
                 expect.items = vec![Item::Check(expect::no_rpc_error(span))];
                 implicit_rpc = true;
@@ -985,46 +1083,53 @@ fn load_test(
     } else if let Some(te) = test_expect {
         let _ = expect::compile(cx, te, Block::Tool, false);
     }
-    if let Some(BlockOut {
-        action: Action::Trajectory(_),
-        ..
-    }) = &block
-        && let Some(t) = get("trajectory")
+    if picked.is_trajectory()
+        && let Some(t) = keys.get("trajectory")
     {
         expect.items = crate::expect::compile_trajectory(cx, t);
     }
-    if let Some(b) = &block {
+    if let Some(b) = &picked.block {
         expect
             .items
             .extend(b.implied.iter().cloned().map(Item::Check));
     }
-    let block_kind = block.as_ref().map_or(Block::Tool, |b| b.block);
+    (expect, implicit_rpc)
+}
 
-    // Threshold, derived metrics and the defaultTest merge.
-    let own_threshold = get("threshold").and_then(|t| cx.fraction(t, "threshold"));
-    let mut derived_nodes: Vec<&Node> = Vec::new();
-    if let Some(d) = get("derivedMetrics") {
-        derived_nodes.push(d);
-    }
+/// Threshold, derived metrics, time limits and `skip_unless_env`: the
+/// test's own, merged with `defaultTest`.
+fn apply_defaults(
+    cx: &mut Cx,
+    keys: &TestKeys<'_>,
+    default_node: Option<&Node>,
+    picked: &Picked,
+    expect: &mut Expectations,
+    implicit_rpc: bool,
+) -> Timing {
+    let block_kind = picked.block.as_ref().map_or(Block::Tool, |b| b.block);
+    let own_threshold = keys
+        .get("threshold")
+        .and_then(|t| cx.fraction(t, "threshold"));
+    let mut derived_nodes: Vec<&Node> = keys.get("derivedMetrics").into_iter().collect();
     let mut default_threshold = None;
-    let mut timeout_ms = get("timeout").and_then(|t| cx.duration(t, "timeout"));
-    let mut settle_ms = get("settle").and_then(|t| cx.duration(t, "settle"));
-    let mut skip_unless_env: Vec<String> = get("skip_unless_env")
-        .and_then(|s| cx.strings(s, "skip_unless_env"))
-        .map(|v| v.into_iter().map(|(s, _)| s).collect())
-        .unwrap_or_default();
+    let duration = |cx: &mut Cx, n: Option<&Node>, k: &str| n.and_then(|t| cx.duration(t, k));
+    let mut timing = Timing {
+        timeout_ms: duration(cx, keys.get("timeout"), "timeout"),
+        settle_ms: duration(cx, keys.get("settle"), "settle"),
+        skip_unless_env: keys
+            .get("skip_unless_env")
+            .and_then(|s| cx.strings(s, "skip_unless_env"))
+            .map(|v| v.into_iter().map(|(s, _)| s).collect())
+            .unwrap_or_default(),
+    };
     if let Some(d) = default_node {
-        if let Some(e) = d.get("expect") {
-            let is_trajectory = matches!(
-                block.as_ref().map(|b| &b.action),
-                Some(Action::Trajectory(_))
-            );
-            if !is_trajectory {
-                // A map-form default adds the implicit rule unless the
-                // test's own items already hold it.
-                let items = expect::compile(cx, e, block_kind, !implicit_rpc);
-                expect.items.extend(items);
-            }
+        if let Some(e) = d.get("expect")
+            && !picked.is_trajectory()
+        {
+            // A map-form default adds the implicit rule unless the
+            // test's own items already hold it.
+            let items = expect::compile(cx, e, block_kind, !implicit_rpc);
+            expect.items.extend(items);
         }
         if let Some(t) = d.get("threshold") {
             default_threshold = cx.fraction(t, "threshold");
@@ -1032,18 +1137,18 @@ fn load_test(
         if let Some(dm) = d.get("derivedMetrics") {
             derived_nodes.push(dm);
         }
-        if timeout_ms.is_none() {
-            timeout_ms = d.get("timeout").and_then(|t| cx.duration(t, "timeout"));
+        if timing.timeout_ms.is_none() {
+            timing.timeout_ms = duration(cx, d.get("timeout"), "timeout");
         }
-        if settle_ms.is_none() {
-            settle_ms = d.get("settle").and_then(|t| cx.duration(t, "settle"));
+        if timing.settle_ms.is_none() {
+            timing.settle_ms = duration(cx, d.get("settle"), "settle");
         }
-        if skip_unless_env.is_empty()
+        if timing.skip_unless_env.is_empty()
             && let Some(s) = d
                 .get("skip_unless_env")
                 .and_then(|s| cx.strings(s, "skip_unless_env"))
         {
-            skip_unless_env = s.into_iter().map(|(s, _)| s).collect();
+            timing.skip_unless_env = s.into_iter().map(|(s, _)| s).collect();
         }
     }
     expect.threshold = own_threshold.or(default_threshold);
@@ -1055,20 +1160,26 @@ fn load_test(
         derived.extend(more);
     }
     expect.derived = derived;
+    timing
+}
 
-    // The server.
-    let is_trajectory = matches!(
-        block.as_ref().map(|b| &b.action),
-        Some(Action::Trajectory(_))
-    );
-    let server = match get("server") {
+/// The test's server: its own, or the file's; none for a trajectory.
+fn test_server(
+    cx: &mut Cx,
+    node: &Node,
+    keys: &TestKeys<'_>,
+    defaults: Option<&Defaults<'_>>,
+    suite_env: &[(String, String)],
+    picked: &Picked,
+    name: &str,
+) -> Option<Server> {
+    let mut server = match keys.get("server") {
         Some(s) => match defaults {
             Some(d) => resolve_server(cx, s, &d.servers),
             None => load_server(cx, s),
         },
         None => defaults.and_then(|d| d.server.clone()),
     };
-    let mut server = server;
     if let Some(s) = server.as_mut() {
         for (k, v) in suite_env {
             if !s.env.iter().any(|(sk, _)| sk == k) {
@@ -1076,89 +1187,58 @@ fn load_test(
             }
         }
     }
-    if server.is_none() && !is_trajectory && block.is_some() && get("server").is_none() {
+    let is_trajectory = picked.is_trajectory();
+    if server.is_none() && !is_trajectory && picked.block.is_some() && keys.get("server").is_none()
+    {
         cx.error_hint(
             node.span,
             format!("test `{name}` has no `server`"),
             "add `server: {command: …, args: […]}` (or `transport: http` with `url:`)",
         );
     }
-    if is_trajectory {
-        server = None;
-        // mcp-assert routes a trajectory before it starts anything, so a
-        // published suite may carry these; they load, with a word that they
-        // do nothing.
-        if let Some(span) = key_span("server") {
-            cx.warning(
-                span,
-                "a trajectory test starts no server: `server` is not used",
-                Some("remove it; a trajectory checks the calls in `trace` or `audit_log`".into()),
-            );
-        }
-        if let Some(span) = key_span("setup") {
-            cx.warning(
-                span,
-                "a trajectory test starts no server: `setup` is not run",
-                Some(
-                    "remove it, or move the calls to a test with a block that calls the server"
-                        .into(),
-                ),
-            );
-        }
+    if !is_trajectory {
+        return server;
     }
-
-    // skip / skip_unless_env.
-    let skip = match get("skip") {
-        None => None,
-        Some(s) => match s.as_str() {
-            Some(reason)
-                if !reason.is_empty()
-                    && !matches!(
-                        reason.to_ascii_lowercase().as_str(),
-                        "yes" | "no" | "on" | "off" | "y" | "n"
-                    ) =>
-            {
-                Some(reason.to_string())
-            }
-            _ => match cx.bool(s, "skip") {
-                Some(true) => Some("skip: true".to_string()),
-                _ => None,
-            },
-        },
-    };
-
-    // Setup calls and template variables.
-    let setup = get("setup").map(|s| load_setup(cx, s)).unwrap_or_default();
-    if let Some(b) = block.as_ref() {
-        check_vars(
-            cx,
-            node,
-            &setup,
-            &b.action,
-            server.as_ref(),
-            &expect,
-            context_hooks,
+    // mcp-assert routes a trajectory before it starts anything, so a
+    // published suite may carry these; they load, with a word that they
+    // do nothing.
+    if let Some(span) = keys.span("server") {
+        cx.warning(
+            span,
+            "a trajectory test starts no server: `server` is not used",
+            Some("remove it; a trajectory checks the calls in `trace` or `audit_log`".into()),
         );
     }
+    if let Some(span) = keys.span("setup") {
+        cx.warning(
+            span,
+            "a trajectory test starts no server: `setup` is not run",
+            Some(
+                "remove it, or move the calls to a test with a block that calls the server".into(),
+            ),
+        );
+    }
+    None
+}
 
-    let block = block?;
-    // Not run (see above), so not reported as used either.
-    let setup = if is_trajectory { Vec::new() } else { setup };
-    Some(Test {
-        name,
-        file: cx.file.clone(),
-        line: node.span.line.max(1),
-        span: node.span,
-        description,
-        server,
-        setup,
-        action: block.action,
-        expect,
-        timeout_ms,
-        settle_ms,
-        skip,
-        skip_unless_env,
-    })
+/// `skip`: `true`, or a reason (a string that is not a YAML 1.1 boolean).
+fn read_skip(cx: &mut Cx, keys: &TestKeys<'_>) -> Option<String> {
+    let s = keys.get("skip")?;
+    match s.as_str() {
+        Some(reason)
+            if !reason.is_empty()
+                && !matches!(
+                    reason.to_ascii_lowercase().as_str(),
+                    "yes" | "no" | "on" | "off" | "y" | "n"
+                ) =>
+        {
+            Some(reason.to_string())
+        }
+        _ => match cx.bool(s, "skip") {
+            Some(true) => Some("skip: true".to_string()),
+            _ => None,
+        },
+    }
 }
 
 fn load_trajectory_block(
@@ -1204,452 +1284,484 @@ fn opt_cursor(cx: &mut Cx, v: &Node, what: &str) -> Option<String> {
     entries.first().and_then(|(_, _, c)| cx.string(c, "cursor"))
 }
 
-#[allow(clippy::too_many_lines)]
 fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
-    let span = v.span;
     match name {
-        "assert" => {
-            let entries = cx.entries(v, "assert", &["tool", "args", "expect", "capture_progress"]);
-            let get = |k: &str| {
-                entries
-                    .iter()
-                    .find(|(key, _, _)| *key == k)
-                    .map(|(_, _, n)| *n)
-            };
-            let tool = match get("tool") {
-                Some(t) => cx.name(t, "tool"),
-                None => {
-                    if v.as_map().is_some() {
-                        cx.error_hint(
-                            span,
-                            "`assert` needs `tool`",
-                            "name the tool to call: `tool: read_file`",
-                        );
-                    }
-                    None
-                }
-            };
-            // `capture_progress` is accepted for mcp-assert suites; progress is
-            // captured whenever `min_progress` is checked.
-            if let Some(cp) = get("capture_progress") {
-                let _ = cx.bool(cp, "capture_progress");
-            }
-            let args = args_value(cx, get("args"));
-            Some(BlockOut {
-                action: Action::Tool { tool: tool?, args },
-                expect_node: get("expect").cloned(),
-                block: Block::Tool,
-                implied: Vec::new(),
-            })
-        }
-        "assert_prompts" => {
-            let entries = cx.entries(v, "assert_prompts", &["list", "get", "expect"]);
-            let get = |k: &str| {
-                entries
-                    .iter()
-                    .find(|(key, _, _)| *key == k)
-                    .map(|(_, _, n)| *n)
-            };
-            let op = match (get("list"), get("get")) {
-                (Some(_), Some(_)) => {
-                    cx.error_hint(
-                        span,
-                        "`assert_prompts` takes `list` or `get`, not both",
-                        "split it into two tests",
-                    );
-                    None
-                }
-                (Some(l), None) => Some(PromptOp::List {
-                    cursor: opt_cursor(cx, l, "list"),
-                }),
-                (None, Some(g)) => {
-                    let ge = cx.entries(g, "get", &["name", "arguments"]);
-                    let gget =
-                        |k: &str| ge.iter().find(|(key, _, _)| *key == k).map(|(_, _, n)| *n);
-                    let pname = gget("name").and_then(|n| cx.name(n, "name"));
-                    if gget("name").is_none() && g.as_map().is_some() {
-                        cx.error(g.span, "`get` needs the prompt's `name`");
-                    }
-                    let arguments = gget("arguments")
-                        .and_then(|a| cx.string_map(a, "arguments"))
-                        .unwrap_or_default();
-                    pname.map(|name| PromptOp::Get { name, arguments })
-                }
-                (None, None) => {
-                    if v.as_map().is_some() {
-                        cx.error_hint(
-                            span,
-                            "`assert_prompts` needs `list` or `get`",
-                            "`list: {}` lists prompts; `get: {name: …}` gets one",
-                        );
-                    }
-                    None
-                }
-            };
-            Some(BlockOut {
-                action: Action::Prompts(op?),
-                expect_node: get("expect").cloned(),
-                block: Block::Other,
-                implied: Vec::new(),
-            })
-        }
-        "assert_resources" => {
-            let entries = cx.entries(
-                v,
-                "assert_resources",
-                &[
-                    "list",
-                    "read",
-                    "templates",
-                    "subscribe",
-                    "unsubscribe",
-                    "expect_notification",
-                    "expect",
-                ],
-            );
-            let get = |k: &str| {
-                entries
-                    .iter()
-                    .find(|(key, _, _)| *key == k)
-                    .map(|(_, _, n)| *n)
-            };
-            let ops: Vec<&str> = ["list", "read", "templates"]
-                .into_iter()
-                .filter(|k| get(k).is_some())
-                .collect();
-            let subscribe = get("subscribe").and_then(|s| cx.name(s, "subscribe"));
-            let unsubscribe = get("unsubscribe").and_then(|s| cx.name(s, "unsubscribe"));
-            let expect_notification =
-                get("expect_notification").and_then(|e| cx.bool(e, "expect_notification"));
-            let op = match ops.as_slice() {
-                [] if subscribe.is_some() => Some(ResourceOp::SubscribeOnly),
-                [] => {
-                    if v.as_map().is_some() {
-                        cx.error_hint(
-                            span,
-                            "`assert_resources` needs `list`, `read`, `templates` or `subscribe`",
-                            "e.g. `read: test://static/resource/1`",
-                        );
-                    }
-                    None
-                }
-                [one] => match *one {
-                    "list" => get("list").map(|l| ResourceOp::List {
-                        cursor: opt_cursor(cx, l, "list"),
-                    }),
-                    "templates" => get("templates").map(|l| ResourceOp::Templates {
-                        cursor: opt_cursor(cx, l, "templates"),
-                    }),
-                    _ => get("read")
-                        .and_then(|r| cx.name(r, "read"))
-                        .map(|uri| ResourceOp::Read { uri }),
-                },
-                many => {
-                    cx.error_hint(span, format!("`assert_resources` takes one of `list`, `read`, `templates`; this one has {}", many.join(" and ")), "split it into separate tests");
-                    None
-                }
-            };
-            match (expect_notification, &subscribe) {
-                (Some(true), None) => cx.error_hint(
-                    span,
-                    "`expect_notification` needs `subscribe`",
-                    "subscribe to the resource whose update you expect",
-                ),
-                // `false` asks for nothing, as mcp-assert reads it: a suite
-                // that spells it out still loads.
-                (Some(false), None) => cx.warning(
-                    span,
-                    "`expect_notification: false` does nothing without `subscribe`",
-                    Some("remove it, or subscribe to the resource".into()),
-                ),
-                _ => {}
-            }
-            // `true` asks for an update of the subscribed resource: a check
-            // of its own, failing when none arrives. `false` is what
-            // mcp-assert reads for an absent key: it adds nothing (check
-            // `not_methods` to require that no update arrives).
-            let mut implied = Vec::new();
-            if let (Some(true), Some(uri), Some(e)) =
-                (expect_notification, &subscribe, get("expect_notification"))
-            {
-                implied.push(Check {
-                    name: "expect_notification".into(),
-                    named: false,
-                    key: "expect_notification",
-                    wording: crate::check::Wording::Plain,
-                    target: Target::Doc(Path::fixed("notifications")),
-                    matcher: Matcher::ResourceUpdated {
-                        uri: Some(uri.clone()),
-                        expected: true,
-                    },
-                    weight: 1.0,
-                    span: e.span,
-                });
-            }
-            Some(BlockOut {
-                action: Action::Resources {
-                    op: op?,
-                    subscribe,
-                    unsubscribe,
-                    expect_notification,
-                },
-                expect_node: get("expect").cloned(),
-                block: Block::Other,
-                implied,
-            })
-        }
-        "assert_completion" => {
-            let entries = cx.entries(
-                v,
-                "assert_completion",
-                &["ref", "argument", "context", "expect"],
-            );
-            let get = |k: &str| {
-                entries
-                    .iter()
-                    .find(|(key, _, _)| *key == k)
-                    .map(|(_, _, n)| *n)
-            };
-            let mut ref_type = None;
-            let mut ref_name = None;
-            match get("ref") {
-                Some(r) => {
-                    let entries = cx.entries(r, "ref", &["type", "name", "uri"]);
-                    let mut named: Option<(&str, &Node)> = None;
-                    for (k, key, x) in &entries {
-                        match *k {
-                            "type" => {
-                                ref_type = cx.string(x, "type");
-                                if let Some(t) = &ref_type
-                                    && t != "ref/prompt"
-                                    && t != "ref/resource"
-                                {
-                                    cx.error_hint(
-                                        x.span,
-                                        format!("unknown completion ref type `{t}`"),
-                                        "use `ref/prompt` or `ref/resource`",
-                                    );
-                                }
-                            }
-                            _ => match named {
-                                // `name` and `uri` are two spellings of one
-                                // value; keeping either would hide a typo.
-                                Some((first, _)) => cx.error_hint(
-                                    key.span,
-                                    format!("`ref` has both `{first}` and `{k}`"),
-                                    "give one: `name` for a prompt, `uri` for a resource template",
-                                ),
-                                None => {
-                                    named = Some((k, x));
-                                    ref_name = cx.string(x, k);
-                                }
-                            },
-                        }
-                    }
-                    if r.as_map().is_some() {
-                        if !entries.iter().any(|(k, _, _)| *k == "type") {
-                            cx.error_hint(
-                                r.span,
-                                "`ref` needs `type`",
-                                "`type: ref/prompt` (with `name`) or `type: ref/resource` (with `uri`)",
-                            );
-                        }
-                        if named.is_none() {
-                            cx.error_hint(
-                                r.span,
-                                "`ref` needs `name` or `uri`",
-                                "the prompt's `name` for `ref/prompt`, the template's `uri` for `ref/resource`",
-                            );
-                        }
-                    }
-                }
-                None => {
-                    if v.as_map().is_some() {
-                        cx.error_hint(
-                            span,
-                            "`assert_completion` needs `ref`",
-                            "e.g. `ref: {type: ref/prompt, name: my_prompt}`",
-                        );
-                    }
-                }
-            }
-            let mut arg = (None, String::new());
-            match get("argument") {
-                Some(a) => {
-                    let entries = cx.entries(a, "argument", &["name", "value"]);
-                    for (k, _, x) in &entries {
-                        if *k == "name" {
-                            arg.0 = cx.name(x, "name");
-                        } else if let Some(text) = x.scalar_text() {
-                            arg.1 = text.to_string();
-                        } else if !x.is_null() {
-                            // An empty `value:` is the empty prefix; a list or
-                            // a mapping is a mistake, not an empty string.
-                            cx.error_hint(
-                                x.span,
-                                format!("`value` must be a string, not {}", x.type_name()),
-                                "the text typed so far, e.g. `value: \"f\"`",
-                            );
-                        }
-                    }
-                    if a.as_map().is_some() && !entries.iter().any(|(k, _, _)| *k == "name") {
-                        cx.error_hint(
-                            a.span,
-                            "`argument` needs `name`",
-                            "name the argument being completed: `argument: {name: style, value: \"\"}`",
-                        );
-                    }
-                }
-                None => {
-                    if v.as_map().is_some() {
-                        cx.error_hint(
-                            span,
-                            "`assert_completion` needs `argument`",
-                            "e.g. `argument: {name: style, value: \"\"}`",
-                        );
-                    }
-                }
-            }
-            let context = get("context").map(Node::to_json);
-            match (ref_type, ref_name, arg.0) {
-                (Some(ref_type), Some(ref_name), Some(an)) => Some(BlockOut {
-                    action: Action::Completion {
-                        ref_type,
-                        ref_name,
-                        argument: (an, arg.1),
-                        context,
-                    },
-                    expect_node: get("expect").cloned(),
-                    block: Block::Other,
-                    implied: Vec::new(),
-                }),
-                _ => None,
-            }
-        }
-        "assert_sampling" => {
-            let entries = cx.entries(
-                v,
-                "assert_sampling",
-                &[
-                    "tool",
-                    "args",
-                    "mock_text",
-                    "mock_model",
-                    "mock_stop_reason",
-                    "expect",
-                ],
-            );
-            let get = |k: &str| {
-                entries
-                    .iter()
-                    .find(|(key, _, _)| *key == k)
-                    .map(|(_, _, n)| *n)
-            };
-            let tool = get("tool").and_then(|t| cx.name(t, "tool"));
-            if get("tool").is_none() && v.as_map().is_some() {
-                cx.error(span, "`assert_sampling` needs `tool`");
-            }
-            let args = args_value(cx, get("args"));
-            let mock = SamplingMock {
-                text: get("mock_text")
-                    .and_then(|t| cx.string(t, "mock_text"))
-                    .unwrap_or_default(),
-                model: get("mock_model")
-                    .and_then(|t| cx.string(t, "mock_model"))
-                    .unwrap_or_else(|| "mock".into()),
-                stop_reason: get("mock_stop_reason")
-                    .and_then(|t| cx.string(t, "mock_stop_reason"))
-                    .unwrap_or_else(|| "end_turn".into()),
-            };
-            Some(BlockOut {
-                action: Action::Sampling {
-                    tool: tool?,
-                    args,
-                    mock,
-                },
-                expect_node: get("expect").cloned(),
-                block: Block::Tool,
-                implied: Vec::new(),
-            })
-        }
-        "assert_logging" => {
-            let entries = cx.entries(
-                v,
-                "assert_logging",
-                &["set_level", "tool", "args", "expect"],
-            );
-            let get = |k: &str| {
-                entries
-                    .iter()
-                    .find(|(key, _, _)| *key == k)
-                    .map(|(_, _, n)| *n)
-            };
-            const LEVELS: [&str; 8] = [
-                "debug",
-                "info",
-                "notice",
-                "warning",
-                "error",
-                "critical",
-                "alert",
-                "emergency",
-            ];
-            let level = match get("set_level") {
-                Some(l) => cx.string(l, "set_level").filter(|s| {
-                    let ok = LEVELS.contains(&s.as_str());
-                    if !ok {
-                        let hint = crate::diag::did_you_mean(s, LEVELS)
-                            .unwrap_or_else(|| format!("one of: {}", LEVELS.join(", ")));
-                        cx.error_hint(l.span, format!("unknown log level `{s}`"), hint);
-                    }
-                    ok
-                }),
-                None => {
-                    if v.as_map().is_some() {
-                        cx.error_hint(
-                            span,
-                            "`assert_logging` needs `set_level`",
-                            "e.g. `set_level: debug`",
-                        );
-                    }
-                    None
-                }
-            };
-            let tool = get("tool").and_then(|t| cx.name(t, "tool"));
-            let args = args_value(cx, get("args"));
-            Some(BlockOut {
-                action: Action::Logging {
-                    set_level: level?,
-                    tool,
-                    args,
-                },
-                expect_node: get("expect").cloned(),
-                block: Block::Logging,
-                implied: Vec::new(),
-            })
-        }
-        "assert_notifications" => {
-            let entries = cx.entries(v, "assert_notifications", &["tool", "args", "expect"]);
-            let get = |k: &str| {
-                entries
-                    .iter()
-                    .find(|(key, _, _)| *key == k)
-                    .map(|(_, _, n)| *n)
-            };
-            let tool = get("tool").and_then(|t| cx.name(t, "tool"));
-            if get("tool").is_none() && v.as_map().is_some() {
-                cx.error(span, "`assert_notifications` needs `tool`");
-            }
-            let args = args_value(cx, get("args"));
-            Some(BlockOut {
-                action: Action::Notifications { tool: tool?, args },
-                expect_node: get("expect").cloned(),
-                block: Block::Notifications,
-                implied: Vec::new(),
-            })
-        }
+        "assert" => block_tool(cx, v),
+        "assert_prompts" => block_prompts(cx, v),
+        "assert_resources" => block_resources(cx, v),
+        "assert_completion" => block_completion(cx, v),
+        "assert_sampling" => block_sampling(cx, v),
+        "assert_logging" => block_logging(cx, v),
+        "assert_notifications" => block_notifications(cx, v),
         _ => None,
     }
+}
+
+/// The `assert` block.
+fn block_tool(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.entries(v, "assert", &["tool", "args", "expect", "capture_progress"]);
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    let tool = match get("tool") {
+        Some(t) => cx.name(t, "tool"),
+        None => {
+            if v.as_map().is_some() {
+                cx.error_hint(
+                    span,
+                    "`assert` needs `tool`",
+                    "name the tool to call: `tool: read_file`",
+                );
+            }
+            None
+        }
+    };
+    // `capture_progress` is accepted for mcp-assert suites; progress is
+    // captured whenever `min_progress` is checked.
+    if let Some(cp) = get("capture_progress") {
+        let _ = cx.bool(cp, "capture_progress");
+    }
+    let args = args_value(cx, get("args"));
+    Some(BlockOut {
+        action: Action::Tool { tool: tool?, args },
+        expect_node: get("expect").cloned(),
+        block: Block::Tool,
+        implied: Vec::new(),
+    })
+}
+
+/// The `assert_prompts` block.
+fn block_prompts(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.entries(v, "assert_prompts", &["list", "get", "expect"]);
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    let op = match (get("list"), get("get")) {
+        (Some(_), Some(_)) => {
+            cx.error_hint(
+                span,
+                "`assert_prompts` takes `list` or `get`, not both",
+                "split it into two tests",
+            );
+            None
+        }
+        (Some(l), None) => Some(PromptOp::List {
+            cursor: opt_cursor(cx, l, "list"),
+        }),
+        (None, Some(g)) => {
+            let ge = cx.entries(g, "get", &["name", "arguments"]);
+            let gget = |k: &str| ge.iter().find(|(key, _, _)| *key == k).map(|(_, _, n)| *n);
+            let pname = gget("name").and_then(|n| cx.name(n, "name"));
+            if gget("name").is_none() && g.as_map().is_some() {
+                cx.error(g.span, "`get` needs the prompt's `name`");
+            }
+            let arguments = gget("arguments")
+                .and_then(|a| cx.string_map(a, "arguments"))
+                .unwrap_or_default();
+            pname.map(|name| PromptOp::Get { name, arguments })
+        }
+        (None, None) => {
+            if v.as_map().is_some() {
+                cx.error_hint(
+                    span,
+                    "`assert_prompts` needs `list` or `get`",
+                    "`list: {}` lists prompts; `get: {name: …}` gets one",
+                );
+            }
+            None
+        }
+    };
+    Some(BlockOut {
+        action: Action::Prompts(op?),
+        expect_node: get("expect").cloned(),
+        block: Block::Other,
+        implied: Vec::new(),
+    })
+}
+
+/// The `assert_resources` block.
+fn block_resources(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.entries(
+        v,
+        "assert_resources",
+        &[
+            "list",
+            "read",
+            "templates",
+            "subscribe",
+            "unsubscribe",
+            "expect_notification",
+            "expect",
+        ],
+    );
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    let ops: Vec<&str> = ["list", "read", "templates"]
+        .into_iter()
+        .filter(|k| get(k).is_some())
+        .collect();
+    let subscribe = get("subscribe").and_then(|s| cx.name(s, "subscribe"));
+    let unsubscribe = get("unsubscribe").and_then(|s| cx.name(s, "unsubscribe"));
+    let expect_notification =
+        get("expect_notification").and_then(|e| cx.bool(e, "expect_notification"));
+    let op = match ops.as_slice() {
+        [] if subscribe.is_some() => Some(ResourceOp::SubscribeOnly),
+        [] => {
+            if v.as_map().is_some() {
+                cx.error_hint(
+                    span,
+                    "`assert_resources` needs `list`, `read`, `templates` or `subscribe`",
+                    "e.g. `read: test://static/resource/1`",
+                );
+            }
+            None
+        }
+        [one] => match *one {
+            "list" => get("list").map(|l| ResourceOp::List {
+                cursor: opt_cursor(cx, l, "list"),
+            }),
+            "templates" => get("templates").map(|l| ResourceOp::Templates {
+                cursor: opt_cursor(cx, l, "templates"),
+            }),
+            _ => get("read")
+                .and_then(|r| cx.name(r, "read"))
+                .map(|uri| ResourceOp::Read { uri }),
+        },
+        many => {
+            cx.error_hint(
+                span,
+                format!(
+                    "`assert_resources` takes one of `list`, `read`, `templates`; this one has {}",
+                    many.join(" and ")
+                ),
+                "split it into separate tests",
+            );
+            None
+        }
+    };
+    match (expect_notification, &subscribe) {
+        (Some(true), None) => cx.error_hint(
+            span,
+            "`expect_notification` needs `subscribe`",
+            "subscribe to the resource whose update you expect",
+        ),
+        // `false` asks for nothing, as mcp-assert reads it: a suite
+        // that spells it out still loads.
+        (Some(false), None) => cx.warning(
+            span,
+            "`expect_notification: false` does nothing without `subscribe`",
+            Some("remove it, or subscribe to the resource".into()),
+        ),
+        _ => {}
+    }
+    // `true` asks for an update of the subscribed resource: a check
+    // of its own, failing when none arrives. `false` is what
+    // mcp-assert reads for an absent key: it adds nothing (check
+    // `not_methods` to require that no update arrives).
+    let mut implied = Vec::new();
+    if let (Some(true), Some(uri), Some(e)) =
+        (expect_notification, &subscribe, get("expect_notification"))
+    {
+        implied.push(Check {
+            name: "expect_notification".into(),
+            named: false,
+            key: "expect_notification",
+            wording: crate::check::Wording::Plain,
+            target: Target::Doc(Path::fixed("notifications")),
+            matcher: Matcher::ResourceUpdated {
+                uri: Some(uri.clone()),
+                expected: true,
+            },
+            weight: 1.0,
+            span: e.span,
+        });
+    }
+    Some(BlockOut {
+        action: Action::Resources {
+            op: op?,
+            subscribe,
+            unsubscribe,
+            expect_notification,
+        },
+        expect_node: get("expect").cloned(),
+        block: Block::Other,
+        implied,
+    })
+}
+
+/// The `assert_completion` block.
+fn block_completion(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.entries(
+        v,
+        "assert_completion",
+        &["ref", "argument", "context", "expect"],
+    );
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    let mut ref_type = None;
+    let mut ref_name = None;
+    match get("ref") {
+        Some(r) => {
+            let entries = cx.entries(r, "ref", &["type", "name", "uri"]);
+            let mut named: Option<(&str, &Node)> = None;
+            for (k, key, x) in &entries {
+                match *k {
+                    "type" => {
+                        ref_type = cx.string(x, "type");
+                        if let Some(t) = &ref_type
+                            && t != "ref/prompt"
+                            && t != "ref/resource"
+                        {
+                            cx.error_hint(
+                                x.span,
+                                format!("unknown completion ref type `{t}`"),
+                                "use `ref/prompt` or `ref/resource`",
+                            );
+                        }
+                    }
+                    _ => match named {
+                        // `name` and `uri` are two spellings of one
+                        // value; keeping either would hide a typo.
+                        Some((first, _)) => cx.error_hint(
+                            key.span,
+                            format!("`ref` has both `{first}` and `{k}`"),
+                            "give one: `name` for a prompt, `uri` for a resource template",
+                        ),
+                        None => {
+                            named = Some((k, x));
+                            ref_name = cx.string(x, k);
+                        }
+                    },
+                }
+            }
+            if r.as_map().is_some() {
+                if !entries.iter().any(|(k, _, _)| *k == "type") {
+                    cx.error_hint(
+                        r.span,
+                        "`ref` needs `type`",
+                        "`type: ref/prompt` (with `name`) or `type: ref/resource` (with `uri`)",
+                    );
+                }
+                if named.is_none() {
+                    cx.error_hint(
+                        r.span,
+                        "`ref` needs `name` or `uri`",
+                        "the prompt's `name` for `ref/prompt`, the template's `uri` for `ref/resource`",
+                    );
+                }
+            }
+        }
+        None => {
+            if v.as_map().is_some() {
+                cx.error_hint(
+                    span,
+                    "`assert_completion` needs `ref`",
+                    "e.g. `ref: {type: ref/prompt, name: my_prompt}`",
+                );
+            }
+        }
+    }
+    let mut arg = (None, String::new());
+    match get("argument") {
+        Some(a) => {
+            let entries = cx.entries(a, "argument", &["name", "value"]);
+            for (k, _, x) in &entries {
+                if *k == "name" {
+                    arg.0 = cx.name(x, "name");
+                } else if let Some(text) = x.scalar_text() {
+                    arg.1 = text.to_string();
+                } else if !x.is_null() {
+                    // An empty `value:` is the empty prefix; a list or
+                    // a mapping is a mistake, not an empty string.
+                    cx.error_hint(
+                        x.span,
+                        format!("`value` must be a string, not {}", x.type_name()),
+                        "the text typed so far, e.g. `value: \"f\"`",
+                    );
+                }
+            }
+            if a.as_map().is_some() && !entries.iter().any(|(k, _, _)| *k == "name") {
+                cx.error_hint(
+                    a.span,
+                    "`argument` needs `name`",
+                    "name the argument being completed: `argument: {name: style, value: \"\"}`",
+                );
+            }
+        }
+        None => {
+            if v.as_map().is_some() {
+                cx.error_hint(
+                    span,
+                    "`assert_completion` needs `argument`",
+                    "e.g. `argument: {name: style, value: \"\"}`",
+                );
+            }
+        }
+    }
+    let context = get("context").map(Node::to_json);
+    match (ref_type, ref_name, arg.0) {
+        (Some(ref_type), Some(ref_name), Some(an)) => Some(BlockOut {
+            action: Action::Completion {
+                ref_type,
+                ref_name,
+                argument: (an, arg.1),
+                context,
+            },
+            expect_node: get("expect").cloned(),
+            block: Block::Other,
+            implied: Vec::new(),
+        }),
+        _ => None,
+    }
+}
+
+/// The `assert_sampling` block.
+fn block_sampling(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.entries(
+        v,
+        "assert_sampling",
+        &[
+            "tool",
+            "args",
+            "mock_text",
+            "mock_model",
+            "mock_stop_reason",
+            "expect",
+        ],
+    );
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    let tool = get("tool").and_then(|t| cx.name(t, "tool"));
+    if get("tool").is_none() && v.as_map().is_some() {
+        cx.error(span, "`assert_sampling` needs `tool`");
+    }
+    let args = args_value(cx, get("args"));
+    let mock = SamplingMock {
+        text: get("mock_text")
+            .and_then(|t| cx.string(t, "mock_text"))
+            .unwrap_or_default(),
+        model: get("mock_model")
+            .and_then(|t| cx.string(t, "mock_model"))
+            .unwrap_or_else(|| "mock".into()),
+        stop_reason: get("mock_stop_reason")
+            .and_then(|t| cx.string(t, "mock_stop_reason"))
+            .unwrap_or_else(|| "end_turn".into()),
+    };
+    Some(BlockOut {
+        action: Action::Sampling {
+            tool: tool?,
+            args,
+            mock,
+        },
+        expect_node: get("expect").cloned(),
+        block: Block::Tool,
+        implied: Vec::new(),
+    })
+}
+
+/// The `assert_logging` block.
+fn block_logging(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.entries(
+        v,
+        "assert_logging",
+        &["set_level", "tool", "args", "expect"],
+    );
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    const LEVELS: [&str; 8] = [
+        "debug",
+        "info",
+        "notice",
+        "warning",
+        "error",
+        "critical",
+        "alert",
+        "emergency",
+    ];
+    let level = match get("set_level") {
+        Some(l) => cx.string(l, "set_level").filter(|s| {
+            let ok = LEVELS.contains(&s.as_str());
+            if !ok {
+                let hint = crate::diag::did_you_mean(s, LEVELS)
+                    .unwrap_or_else(|| format!("one of: {}", LEVELS.join(", ")));
+                cx.error_hint(l.span, format!("unknown log level `{s}`"), hint);
+            }
+            ok
+        }),
+        None => {
+            if v.as_map().is_some() {
+                cx.error_hint(
+                    span,
+                    "`assert_logging` needs `set_level`",
+                    "e.g. `set_level: debug`",
+                );
+            }
+            None
+        }
+    };
+    let tool = get("tool").and_then(|t| cx.name(t, "tool"));
+    let args = args_value(cx, get("args"));
+    Some(BlockOut {
+        action: Action::Logging {
+            set_level: level?,
+            tool,
+            args,
+        },
+        expect_node: get("expect").cloned(),
+        block: Block::Logging,
+        implied: Vec::new(),
+    })
+}
+
+/// The `assert_notifications` block.
+fn block_notifications(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.entries(v, "assert_notifications", &["tool", "args", "expect"]);
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    let tool = get("tool").and_then(|t| cx.name(t, "tool"));
+    if get("tool").is_none() && v.as_map().is_some() {
+        cx.error(span, "`assert_notifications` needs `tool`");
+    }
+    let args = args_value(cx, get("args"));
+    Some(BlockOut {
+        action: Action::Notifications { tool: tool?, args },
+        expect_node: get("expect").cloned(),
+        block: Block::Notifications,
+        implied: Vec::new(),
+    })
 }
 
 fn load_setup(cx: &mut Cx, node: &Node) -> Vec<SetupCall> {
@@ -1772,6 +1884,22 @@ fn find_var(node: &Node, name: &str) -> Option<Span> {
 }
 
 impl Test {
+    /// Whether the test looks at notifications: a check reads
+    /// `notifications`, or it waits for a resource update. The runner then
+    /// keeps collecting them for the settle window.
+    pub fn watches_notifications(&self) -> bool {
+        self.expect
+            .checks()
+            .any(|c| matches!(&c.target, Target::Doc(p) if p.as_str() == "notifications"))
+            || matches!(
+                self.action,
+                Action::Resources {
+                    expect_notification: Some(_),
+                    ..
+                }
+            )
+    }
+
     /// Every `{{name}}` the test refers to: in its server, setup, request and
     /// file checks (not in expected values, which are compared as written).
     pub fn referenced_vars(&self) -> Vec<String> {

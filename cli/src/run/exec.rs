@@ -17,6 +17,7 @@ use mcpcheck_core::check::Facts;
 use mcpcheck_core::observation::{self, Method};
 use mcpcheck_core::results::{TestResult, TestStatus};
 use mcpcheck_core::score;
+use mcpcheck_core::setup::{self, Ending, StepAnswer};
 use mcpcheck_core::suite::{Action, PromptOp, ResourceOp, Server, Test, TraceSource, Transport};
 use mcpcheck_core::template;
 use mcpcheck_core::trajectory;
@@ -315,13 +316,6 @@ fn mocks_for(server: &Server, action: &Action, t: &mut Templates<'_>) -> Mocks {
     mocks
 }
 
-/// Whether any check of the test looks at notifications.
-fn watches_notifications(test: &Test) -> bool {
-    test.expect.checks().any(|c| {
-        matches!(&c.target, mcpcheck_core::check::Target::Doc(p) if p.as_str() == "notifications")
-    }) || matches!(test.action, Action::Resources { expect_notification: Some(_), .. })
-}
-
 fn read_files(paths: &[String], t: &mut Templates<'_>) -> BTreeMap<String, Option<String>> {
     paths
         .iter()
@@ -402,26 +396,9 @@ pub async fn run_test(
         answer: None,
     };
 
-    if let Some(reason) = &test.skip {
+    if let Some(result) = skipped(test, tenv) {
         return Finished {
-            result: TestResult::skip(&test.name, &test.file, line, reason),
-            session: None,
-            answer: None,
-        };
-    }
-    let env_lookup = lookup_env(&tenv.env);
-    if let Some(missing) = test
-        .skip_unless_env
-        .iter()
-        .find(|v| env_lookup(v).is_none_or(|x| x.is_empty()))
-    {
-        return Finished {
-            result: TestResult::skip(
-                &test.name,
-                &test.file,
-                line,
-                &format!("skip_unless_env: {missing} is not set"),
-            ),
+            result,
             session: None,
             answer: None,
         };
@@ -439,21 +416,13 @@ pub async fn run_test(
     }
     // The test's own fixture copy, or the one its shared session uses.
     let mut fixture_copy = None;
-    let fixture_path: Option<PathBuf> = match &settings.fixture {
-        Some(src) => {
-            let slot = match shared.as_deref_mut() {
-                Some(sh) => &mut sh.fixture,
-                None => &mut fixture_copy,
-            };
-            if slot.is_none() {
-                match fixture::copy(src) {
-                    Ok(c) => *slot = Some(c),
-                    Err(e) => return error(e),
-                }
-            }
-            slot.as_ref().map(|c| c.path.clone())
-        }
-        None => None,
+    let slot = match shared.as_deref_mut() {
+        Some(sh) => &mut sh.fixture,
+        None => &mut fixture_copy,
+    };
+    let fixture_path = match fixture_in(settings.fixture.as_deref(), slot) {
+        Ok(p) => p,
+        Err(e) => return error(e),
     };
     if let Some(path) = &fixture_path {
         t.vars.insert("fixture".into(), path.display().to_string());
@@ -461,35 +430,13 @@ pub async fn run_test(
 
     // Trajectories need no server.
     if let Action::Trajectory(source) = &test.action {
-        let trace = match source {
-            TraceSource::Inline(entries) => entries.clone(),
-            TraceSource::AuditLog(path) => {
-                let real = t.text(path);
-                let resolved = resolve_near(&real, &test.file);
-                let text = match std::fs::read_to_string(&resolved) {
-                    Ok(s) => s,
-                    Err(e) => {
-                        return error(format!(
-                            "cannot read the audit log {}: {e}",
-                            resolved.display()
-                        ));
-                    }
-                };
-                match trajectory::parse_audit_log(&resolved.display().to_string(), &text) {
-                    Ok(t) => t,
-                    Err(d) => return error(d.one_line()),
-                }
-            }
-        };
-        if let Some(msg) = t.take_undefined() {
-            return error(msg);
-        }
-        let obs = trajectory::observation(&trace);
-        let scored = score::score(&test.expect, &obs, &Facts::default());
-        return Finished {
-            result: TestResult::scored(&test.name, &test.file, line, &scored, elapsed(&started)),
-            session: None,
-            answer: None,
+        return match trajectory_result(test, source, &mut t, elapsed(&started)) {
+            Ok(result) => Finished {
+                result,
+                session: None,
+                answer: None,
+            },
+            Err(msg) => error(msg),
         };
     }
 
@@ -557,12 +504,15 @@ pub async fn run_test(
     .await;
     let mut result = match outcome {
         Ok(r) => r,
-        Err((status_fail, msg)) => {
-            let msg = timeout_hint(msg, deadline, timeout);
-            if status_fail {
-                TestResult::fail(&test.name, &test.file, line, &msg, elapsed(&started))
-            } else {
-                TestResult::error(&test.name, &test.file, line, &msg, elapsed(&started))
+        Err(ending) => {
+            let msg = timeout_hint(ending.message().to_string(), deadline, timeout);
+            match ending {
+                Ending::Fail(_) => {
+                    TestResult::fail(&test.name, &test.file, line, &msg, elapsed(&started))
+                }
+                Ending::Error(_) => {
+                    TestResult::error(&test.name, &test.file, line, &msg, elapsed(&started))
+                }
             }
         }
     };
@@ -577,24 +527,7 @@ pub async fn run_test(
     }
     result.warnings.extend(warnings);
 
-    let log = record.then(|| SessionLog {
-        label: endpoint.label(),
-        transport: endpoint.transport(),
-        events: {
-            // On a shared session: the handshake, then this test's exchanges.
-            let mut events = session.tap.all();
-            events.drain(handshake_end.min(test_start)..test_start);
-            events
-        },
-        protocol_version: session
-            .initialize_result()
-            .and_then(|r| {
-                r.get("protocolVersion")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            })
-            .unwrap_or_else(|| settings.protocol_version.clone()),
-    });
+    let log = record.then(|| session_log(&session, &endpoint, settings, handshake_end, test_start));
     match shared {
         Some(sh) if result.status != TestStatus::Error => {
             sh.live = Some(Live {
@@ -613,6 +546,98 @@ pub async fn run_test(
     }
 }
 
+/// The path of the fixture copy in `slot`, made from `src` when the slot is
+/// empty; `None` without `--fixture`.
+fn fixture_in(
+    src: Option<&Path>,
+    slot: &mut Option<fixture::FixtureCopy>,
+) -> Result<Option<PathBuf>, String> {
+    let Some(src) = src else {
+        return Ok(None);
+    };
+    if slot.is_none() {
+        *slot = Some(fixture::copy(src)?);
+    }
+    Ok(slot.as_ref().map(|c| c.path.clone()))
+}
+
+/// A test that is not run: `skip`, or a `skip_unless_env` variable unset.
+fn skipped(test: &Test, tenv: &TestEnv) -> Option<TestResult> {
+    let line = Some(test.line);
+    if let Some(reason) = &test.skip {
+        return Some(TestResult::skip(&test.name, &test.file, line, reason));
+    }
+    let env_lookup = lookup_env(&tenv.env);
+    let missing = test
+        .skip_unless_env
+        .iter()
+        .find(|v| env_lookup(v).is_none_or(|x| x.is_empty()))?;
+    Some(TestResult::skip(
+        &test.name,
+        &test.file,
+        line,
+        &format!("skip_unless_env: {missing} is not set"),
+    ))
+}
+
+/// A trajectory test: read its trace, score it. `Err` is the test's error.
+fn trajectory_result(
+    test: &Test,
+    source: &TraceSource,
+    t: &mut Templates<'_>,
+    duration_ms: u64,
+) -> Result<TestResult, String> {
+    let trace = match source {
+        TraceSource::Inline(entries) => entries.clone(),
+        TraceSource::AuditLog(path) => {
+            let real = t.text(path);
+            let resolved = resolve_near(&real, &test.file);
+            let text = std::fs::read_to_string(&resolved)
+                .map_err(|e| format!("cannot read the audit log {}: {e}", resolved.display()))?;
+            trajectory::parse_audit_log(&resolved.display().to_string(), &text)
+                .map_err(|d| d.one_line())?
+        }
+    };
+    if let Some(msg) = t.take_undefined() {
+        return Err(msg);
+    }
+    let obs = trajectory::observation(&trace);
+    let scored = score::score(&test.expect, &obs, &Facts::default());
+    Ok(TestResult::scored(
+        &test.name,
+        &test.file,
+        Some(test.line),
+        &scored,
+        duration_ms,
+    ))
+}
+
+/// The capture of one test: on a shared session, the handshake and then
+/// this test's exchanges.
+fn session_log(
+    session: &Session,
+    endpoint: &Endpoint,
+    settings: &RunSettings,
+    handshake_end: usize,
+    test_start: usize,
+) -> SessionLog {
+    let mut events = session.tap.all();
+    events.drain(handshake_end.min(test_start)..test_start);
+    SessionLog {
+        label: endpoint.label(),
+        transport: endpoint.transport(),
+        events,
+        protocol_version: session
+            .initialize_result()
+            .and_then(|r| {
+                r.get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .unwrap_or_else(|| settings.protocol_version.clone()),
+    }
+}
+
 /// A path as written, or next to the suite file when it is relative and not
 /// found from the current directory.
 fn resolve_near(path: &str, suite_file: &str) -> PathBuf {
@@ -626,8 +651,8 @@ fn resolve_near(path: &str, suite_file: &str) -> PathBuf {
     }
 }
 
-/// Setup, the action, and the checks. `Err((true, msg))` fails the test,
-/// `Err((false, msg))` is an error.
+/// Setup, the action, and the checks. `Err` ends the test before its
+/// checks (core decides how: see `mcpcheck_core::setup`).
 async fn drive(
     test: &Test,
     settings: &RunSettings,
@@ -636,80 +661,11 @@ async fn drive(
     deadline: Deadline,
     warnings: &mut Vec<String>,
     answer: &mut Option<Answer>,
-) -> Result<TestResult, (bool, String)> {
-    // Setup steps, in order, on the same session.
-    for (i, step) in test.setup.iter().enumerate() {
-        let args = t.value(&step.args);
-        if let Some(msg) = t.take_undefined() {
-            return Err((
-                false,
-                format!("setup step {} (`{}`): {msg}", i + 1, step.tool),
-            ));
-        }
-        let reply = session
-            .request(
-                "tools/call",
-                Some(tool_call_params(&step.tool, &args)),
-                deadline,
-            )
-            .await;
-        if let Some(f) = reply.failure {
-            return Err((
-                false,
-                format!("setup step {} (`{}`): {f}", i + 1, step.tool),
-            ));
-        }
-        if let Some(err) = &reply.error {
-            return Err((
-                true,
-                format!(
-                    "setup step {} (`{}`) failed with JSON-RPC error {}: {}",
-                    i + 1,
-                    step.tool,
-                    err.get("code")
-                        .map(mcpcheck_core::value::plain)
-                        .unwrap_or_default(),
-                    err.get("message")
-                        .map(mcpcheck_core::value::plain)
-                        .unwrap_or_default()
-                ),
-            ));
-        }
-        let result = reply.result.clone().unwrap_or(Value::Null);
-        let text = observation::text_view(&Method::ToolsCall, &result);
-        if result.get("isError") == Some(&Value::Bool(true)) {
-            warnings.push(format!(
-                "setup step {} (`{}`) returned isError: {}",
-                i + 1,
-                step.tool,
-                mcpcheck_core::value::truncate(&text, 200)
-            ));
-        }
-        for (var, path) in &step.capture {
-            let parsed = observation::parse_text_json(&text).unwrap_or(Value::Null);
-            match path.first(&parsed) {
-                Some(v) => {
-                    t.vars.insert(var.clone(), mcpcheck_core::value::plain(v));
-                }
-                None => {
-                    return Err((
-                        false,
-                        format!(
-                            "setup step {} (`{}`): capture `{var}`: nothing at {} in the result {}",
-                            i + 1,
-                            step.tool,
-                            path.as_str(),
-                            mcpcheck_core::value::truncate(&text, 200)
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-
+) -> Result<TestResult, Ending> {
+    run_setup(test, session, t, deadline, warnings).await?;
     let (after_paths, before_paths) = test.expect.file_paths();
     let files_before = read_files(&before_paths, t);
-    let watch = watches_notifications(test);
+    let watch = test.watches_notifications();
     let settle = test
         .settle_ms
         .map(Duration::from_millis)
@@ -721,7 +677,7 @@ async fn drive(
 
     let (reply, from, method) = perform(test, session, t, deadline).await?;
     if let Some(f) = &reply.failure {
-        return Err((false, f.clone()));
+        return Err(Ending::Error(f.clone()));
     }
 
     // Notifications: from the request to its answer, then the settle window
@@ -812,6 +768,35 @@ async fn drive(
     ))
 }
 
+/// The setup steps, in order, on the test's session: each answer is judged
+/// by core; captured variables fill later templates.
+async fn run_setup(
+    test: &Test,
+    session: &mut Session,
+    t: &mut Templates<'_>,
+    deadline: Deadline,
+    warnings: &mut Vec<String>,
+) -> Result<(), Ending> {
+    for (i, step) in test.setup.iter().enumerate() {
+        let args = t.value(&step.args);
+        if let Some(msg) = t.take_undefined() {
+            return Err(setup::undefined(i, step, &msg));
+        }
+        let params = Some(tool_call_params(&step.tool, &args));
+        let reply = session.request("tools/call", params, deadline).await;
+        let null = Value::Null;
+        let answer = match (&reply.failure, &reply.error) {
+            (Some(f), _) => StepAnswer::Failure(f),
+            (None, Some(e)) => StepAnswer::Error(e),
+            (None, None) => StepAnswer::Result(reply.result.as_ref().unwrap_or(&null)),
+        };
+        let outcome = setup::judge(i, step, answer)?;
+        warnings.extend(outcome.warning);
+        t.vars.extend(outcome.captured);
+    }
+    Ok(())
+}
+
 /// `tools/call` with the arguments' `{{var}}`s filled in; an undefined one is
 /// an error of the test.
 async fn call_tool(
@@ -820,10 +805,10 @@ async fn call_tool(
     tool: &str,
     args: &Value,
     deadline: Deadline,
-) -> Result<Reply, (bool, String)> {
+) -> Result<Reply, Ending> {
     let args = t.value(args);
     if let Some(m) = t.take_undefined() {
-        return Err((false, m));
+        return Err(Ending::Error(m));
     }
     Ok(session
         .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
@@ -839,12 +824,12 @@ async fn perform(
     session: &mut Session,
     t: &mut Templates<'_>,
     deadline: Deadline,
-) -> Result<(Reply, usize, Method), (bool, String)> {
+) -> Result<(Reply, usize, Method), Ending> {
     let Some(method) = test.action.method() else {
-        return Err((false, "this test has no request to send".into()));
+        return Err(Ending::Error("this test has no request to send".into()));
     };
     let from = session.tap.mark();
-    let undefined = |t: &mut Templates<'_>| t.take_undefined().map(|m| (false, m));
+    let undefined = |t: &mut Templates<'_>| t.take_undefined().map(Ending::Error);
     let reply = match &test.action {
         Action::Tool { tool, args }
         | Action::Sampling { tool, args, .. }
@@ -957,7 +942,9 @@ async fn perform(
                 .request("completion/complete", Some(params), deadline)
                 .await
         }
-        Action::Trajectory(_) => return Err((false, "a trajectory has no request".into())),
+        Action::Trajectory(_) => {
+            return Err(Ending::Error("a trajectory has no request".into()));
+        }
     };
     Ok((reply, from, method))
 }

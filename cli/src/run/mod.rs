@@ -728,7 +728,7 @@ async fn run_hooked(
     }
 
     let summary = serde_json::json!({
-        "verdict": if done.iter().all(|(_, f)| matches!(f.result.status, TestStatus::Pass | TestStatus::Skip)) { "pass" } else { "fail" },
+        "verdict": TestStatus::batch_verdict(done.iter().map(|(_, f)| f.result.status)),
     });
     if let Err(e) = hooks::run_phase(
         &suite.hooks.after_all,

@@ -30,6 +30,10 @@ pub const STRUCTURED_DEFAULT_CITY: &str = "Lisbon";
 
 /// Every built-in tool, in `tools/list` order. Tools registered by `add_tool`
 /// follow them, in registration order.
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table of the built-in tools, one entry each and no logic"
+)]
 pub fn builtin() -> Vec<Tool> {
     vec![
         tool(

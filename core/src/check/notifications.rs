@@ -124,37 +124,44 @@ pub(super) fn eval(m: &Matcher, list: &[&Value], facts: &Facts, expected: String
         Matcher::ResourceUpdated {
             uri,
             expected: want,
-        } => {
-            let updates: Vec<String> = list
-                .iter()
-                .filter(|n| method_of(n).as_deref() == Some("notifications/resources/updated"))
-                .filter_map(|n| n.pointer("/params/uri").map(plain))
-                .collect();
-            let uri = uri
-                .as_deref()
-                .map(|w| facts.subscribed_uri.as_deref().unwrap_or(w));
-            let hit = updates.iter().any(|u| uri.is_none_or(|w| w == u));
-            let actual = format!("[{}]", updates.join(", "));
-            let what = uri.unwrap_or("the resource");
-            match (hit, want) {
-                (true, true) | (false, false) => Outcome::pass(expected, actual),
-                (false, true) => Outcome::fail(
-                    expected,
-                    actual,
-                    format!("expected a resources/updated notification for {what}, none arrived"),
-                ),
-                (true, false) => Outcome::fail(
-                    expected,
-                    actual,
-                    format!(
-                        "a resources/updated notification for {what} arrived but none was expected"
-                    ),
-                ),
-            }
-        }
+        } => resource_updated(uri.as_deref(), *want, list, facts, expected),
         other => Outcome::error(
             expected,
             format!("{} is not about notifications", other.kind()),
+        ),
+    }
+}
+
+/// A `notifications/resources/updated` for the URI (as sent, when the caller
+/// gives it) arrived, or, when `want` is false, none did.
+fn resource_updated(
+    uri: Option<&str>,
+    want: bool,
+    list: &[&Value],
+    facts: &Facts,
+    expected: String,
+) -> Outcome {
+    let method_of = |n: &Value| n.get("method").and_then(Value::as_str).map(str::to_string);
+    let updates: Vec<String> = list
+        .iter()
+        .filter(|n| method_of(n).as_deref() == Some("notifications/resources/updated"))
+        .filter_map(|n| n.pointer("/params/uri").map(plain))
+        .collect();
+    let uri = uri.map(|w| facts.subscribed_uri.as_deref().unwrap_or(w));
+    let hit = updates.iter().any(|u| uri.is_none_or(|w| w == u));
+    let actual = format!("[{}]", updates.join(", "));
+    let what = uri.unwrap_or("the resource");
+    match (hit, &want) {
+        (true, true) | (false, false) => Outcome::pass(expected, actual),
+        (false, true) => Outcome::fail(
+            expected,
+            actual,
+            format!("expected a resources/updated notification for {what}, none arrived"),
+        ),
+        (true, false) => Outcome::fail(
+            expected,
+            actual,
+            format!("a resources/updated notification for {what} arrived but none was expected"),
         ),
     }
 }

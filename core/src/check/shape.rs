@@ -62,61 +62,7 @@ pub(super) fn eval(check: &Check, path: &Path, v: &Value, expected: String) -> O
             }
             Outcome::pass(expected, actual())
         }
-        Matcher::ResultCount { min, max } => {
-            let parsed = crate::observation::parse_text_json(text());
-            let arr_len = match &parsed {
-                Some(Value::Array(a)) => Some(a.len() as u64),
-                Some(Value::Object(o)) => {
-                    ["locations", "items", "results", "references", "symbols"]
-                        .iter()
-                        .find_map(|k| o.get(*k).and_then(Value::as_array))
-                        .map(|a| a.len() as u64)
-                }
-                _ => None,
-            };
-            match arr_len {
-                None => Outcome::fail(
-                    expected,
-                    actual(),
-                    "min/max_results: result is not an array or an object with an array field (locations, items, results, references, symbols)".into(),
-                ),
-                Some(n) => {
-                    if let Some(lo) = min.filter(|lo| n < *lo) {
-                        Outcome::fail(expected, n.to_string(), format!("expected at least {lo} results, got {n}"))
-                    } else if let Some(hi) = max.filter(|hi| n > *hi) {
-                        Outcome::fail(expected, n.to_string(), format!("expected at most {hi} results, got {n}"))
-                    } else {
-                        Outcome::pass(expected, n.to_string())
-                    }
-                }
-            }
-        }
-        Matcher::NetDelta(want) => {
-            let parsed = crate::observation::parse_text_json(text());
-            match parsed
-                .as_ref()
-                .and_then(|p| p.get("net_delta"))
-                .and_then(Value::as_f64)
-            {
-                None => Outcome::fail(
-                    expected,
-                    actual(),
-                    "net_delta: field not found or not a number in result".into(),
-                ),
-                Some(n) => {
-                    let n = n as i64;
-                    if n == *want {
-                        Outcome::pass(expected, n.to_string())
-                    } else {
-                        Outcome::fail(
-                            expected,
-                            n.to_string(),
-                            format!("expected net_delta={want}, got {n}"),
-                        )
-                    }
-                }
-            }
-        }
+        Matcher::ResultCount { .. } | Matcher::NetDelta(_) => eval_text_json(check, v, expected),
         Matcher::Length { min, max, noun } => match v {
             Value::Array(a) => {
                 let n = a.len() as u64;
@@ -196,6 +142,72 @@ pub(super) fn eval(check: &Check, path: &Path, v: &Value, expected: String) -> O
                 format!("{at} is {}, not an array", crate::value::type_name(other)),
             ),
         },
+        other => Outcome::error(expected, format!("{} cannot be applied here", other.kind())),
+    }
+}
+
+/// mcp-assert's counts over the text parsed as JSON: `min_results`,
+/// `max_results`, `net_delta`.
+fn eval_text_json(check: &Check, v: &Value, expected: String) -> Outcome {
+    let text = plain_cow(v);
+    let text = || text.as_ref();
+    let actual = || show(v, SHOW);
+    match &check.matcher {
+        Matcher::ResultCount { min, max } => {
+            let parsed = crate::observation::parse_text_json(text());
+            let arr_len = match &parsed {
+                Some(Value::Array(a)) => Some(a.len() as u64),
+                Some(Value::Object(o)) => {
+                    ["locations", "items", "results", "references", "symbols"]
+                        .iter()
+                        .find_map(|k| o.get(*k).and_then(Value::as_array))
+                        .map(|a| a.len() as u64)
+                }
+                _ => None,
+            };
+            match arr_len {
+                None => Outcome::fail(
+                    expected,
+                    actual(),
+                    "min/max_results: result is not an array or an object with an array field (locations, items, results, references, symbols)".into(),
+                ),
+                Some(n) => {
+                    if let Some(lo) = min.filter(|lo| n < *lo) {
+                        Outcome::fail(expected, n.to_string(), format!("expected at least {lo} results, got {n}"))
+                    } else if let Some(hi) = max.filter(|hi| n > *hi) {
+                        Outcome::fail(expected, n.to_string(), format!("expected at most {hi} results, got {n}"))
+                    } else {
+                        Outcome::pass(expected, n.to_string())
+                    }
+                }
+            }
+        }
+        Matcher::NetDelta(want) => {
+            let parsed = crate::observation::parse_text_json(text());
+            match parsed
+                .as_ref()
+                .and_then(|p| p.get("net_delta"))
+                .and_then(Value::as_f64)
+            {
+                None => Outcome::fail(
+                    expected,
+                    actual(),
+                    "net_delta: field not found or not a number in result".into(),
+                ),
+                Some(n) => {
+                    let n = n as i64;
+                    if n == *want {
+                        Outcome::pass(expected, n.to_string())
+                    } else {
+                        Outcome::fail(
+                            expected,
+                            n.to_string(),
+                            format!("expected net_delta={want}, got {n}"),
+                        )
+                    }
+                }
+            }
+        }
         other => Outcome::error(expected, format!("{} cannot be applied here", other.kind())),
     }
 }
