@@ -6,6 +6,9 @@
 //! the machine is doing, so their ratio is stable. `bench/check-ratio.sh`
 //! runs it.
 
+// A measuring program, not the library: it reads its command line.
+#![allow(clippy::disallowed_methods)]
+
 #[path = "../benches/shared.rs"]
 mod shared;
 
