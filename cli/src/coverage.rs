@@ -35,7 +35,7 @@ pub struct CoverageArgs {
 
     /// Exit 1 when less than PCT percent of the offered items are used (all
     /// servers together).
-    #[arg(long, value_name = "PCT", value_parser = percent)]
+    #[arg(long, value_name = "PCT", value_parser = crate::reports::parse_percent)]
     min: Option<f64>,
 
     /// Output format.
@@ -49,13 +49,6 @@ pub struct CoverageArgs {
     /// The MCP protocol version to ask for at initialize.
     #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
     protocol_version: String,
-}
-
-fn percent(s: &str) -> Result<f64, String> {
-    match s.trim_end_matches('%').parse::<f64>() {
-        Ok(p) if (0.0..=100.0).contains(&p) => Ok(p),
-        _ => Err(format!("`{s}` is not a percentage from 0 to 100")),
-    }
 }
 
 pub fn main(args: CoverageArgs) -> ExitCode {

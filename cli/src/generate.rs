@@ -3,6 +3,7 @@
 //! one-test-per-file format. What the files say is decided by
 //! `mcpcheck_core::generate`; this command connects, lists and writes.
 
+use mcpcheck_core::report::plural;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -199,13 +200,16 @@ fn write_plan(args: &GenerateArgs, plan: &generate::Plan) -> ExitCode {
     }
     let shown = shown(dir);
     out(&format!(
-        "\n{} tests written ({tools} tools, {prompts} prompts, {resources} resources).\n\
+        "\n{} written ({}, {}, {}).\n\
          Next steps:\n  \
          1. replace the example arguments and add expectations to each test\n  \
          2. mcpcheck validate {shown}\n  \
          3. mcpcheck run --suite {shown}\n  \
          4. mcpcheck coverage --suite {shown}\n",
-        plan.files.len()
+        plural(plan.files.len(), "test", "tests"),
+        plural(tools, "tool", "tools"),
+        plural(prompts, "prompt", "prompts"),
+        plural(resources, "resource", "resources"),
     ));
     ExitCode::SUCCESS
 }

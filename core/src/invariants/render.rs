@@ -14,6 +14,7 @@
 //!
 //! `findings` and `hazards` hold violations only. Keys appear in the order above.
 
+use crate::report::plural;
 use std::fmt::Write as _;
 
 use serde::Serialize;
@@ -111,10 +112,6 @@ pub fn render_json(report: &Report) -> String {
             .collect(),
     };
     pretty(&out)
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The report for people: one block per session, then hazards, then a verdict line.

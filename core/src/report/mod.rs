@@ -13,6 +13,11 @@ pub mod markdown;
 pub mod sarif;
 pub mod text;
 
+/// `n` and the noun agreeing with it: `1 test`, `2 tests`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `n` of `of` as a percentage with at most one decimal: `57.1%`, `100%`.
 pub fn percent(n: usize, of: usize) -> String {
     if of == 0 {

@@ -20,6 +20,7 @@
 //! reliable) precedes the summary; derived metrics add a metric-rollup
 //! section. [`comparison`] renders what changed against a baseline.
 
+use super::plural;
 use std::fmt::Write as _;
 
 use crate::baseline::{Comparison, TestKey, Transition};
@@ -312,10 +313,6 @@ pub fn metric_rollups(r: &Results, paint: Paint) -> String {
         );
     }
     out
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// What changed against a baseline: regressions first, then stale expected
