@@ -15,7 +15,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::pointer::{Path, pointer_at};
+use super::pointer::{Pointer, pointer_at};
 use super::{
     Capture, CaptureDiagnostic, Exchange, ExchangeMore, Fields, Message, MethodKind, RawLine,
     ServerRequest, Session, Side, Span, Unmatched,
@@ -26,16 +26,16 @@ use super::{
 const MAX_DIAGNOSTICS: usize = 200;
 
 /// Shared state of one parse: the text (for offsets) and the diagnostics so far.
-struct Ctx<'a> {
+struct ParseCx<'a> {
     text: &'a str,
     diagnostics: RefCell<Vec<CaptureDiagnostic>>,
     dropped: Cell<usize>,
     line_starts: OnceCell<Vec<usize>>,
 }
 
-impl<'a> Ctx<'a> {
+impl<'a> ParseCx<'a> {
     fn new(text: &'a str) -> Self {
-        Ctx {
+        ParseCx {
             text,
             diagnostics: RefCell::new(Vec::new()),
             dropped: Cell::new(0),
@@ -44,7 +44,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Records a problem at `path`; `at` is the offending slice of the text, if known.
-    fn report(&self, path: &Path<'_>, at: Option<&str>, message: impl Into<String>) {
+    fn report(&self, path: &Pointer<'_>, at: Option<&str>, message: impl Into<String>) {
         let mut diagnostics = self.diagnostics.borrow_mut();
         if diagnostics.len() >= MAX_DIAGNOSTICS {
             self.dropped.set(self.dropped.get() + 1);
@@ -111,7 +111,7 @@ impl<'a> Ctx<'a> {
 }
 
 pub(super) fn parse(text: &str) -> Result<Capture<'_>, Vec<CaptureDiagnostic>> {
-    let ctx = Ctx::new(text);
+    let ctx = ParseCx::new(text);
     let mut de = serde_json::Deserializer::from_str(text);
     let outcome = Tolerant(CaptureSeed { ctx: &ctx })
         .deserialize(&mut de)
@@ -127,7 +127,7 @@ pub(super) fn parse(text: &str) -> Result<Capture<'_>, Vec<CaptureDiagnostic>> {
         }
         Ok(Err(found)) => {
             ctx.report(
-                &Path::ROOT,
+                &Pointer::ROOT,
                 None,
                 format!(
                     "a capture is a session object or an array of session objects, found {found}"
@@ -322,7 +322,11 @@ pub(crate) fn json_type(raw: &str) -> &'static str {
 }
 
 /// Reads an optional string field; `null` is absent.
-fn opt_string<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<Cow<'a, str>> {
+fn opt_string<'a>(
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
+    raw: &'a RawValue,
+) -> Option<Cow<'a, str>> {
     if is_null(raw.get()) {
         return None;
     }
@@ -340,7 +344,11 @@ fn opt_string<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<C
 }
 
 /// Reads a required string field.
-fn req_string<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<Cow<'a, str>> {
+fn req_string<'a>(
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
+    raw: &'a RawValue,
+) -> Option<Cow<'a, str>> {
     if is_null(raw.get()) {
         ctx.report(path, Some(raw.get()), "must be a string, found null");
         return None;
@@ -349,7 +357,11 @@ fn req_string<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<C
 }
 
 /// Reads an optional object field, kept verbatim; `null` is absent.
-fn opt_object<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<&'a RawValue> {
+fn opt_object<'a>(
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
+    raw: &'a RawValue,
+) -> Option<&'a RawValue> {
     match first_byte(raw.get()) {
         b'{' => Some(raw),
         b'n' => None,
@@ -420,7 +432,7 @@ fn is_plain_rfc3339(text: &str) -> bool {
 }
 
 /// Reads an optional RFC 3339 timestamp; `null` is absent.
-fn opt_time<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<&'a str> {
+fn opt_time<'a>(ctx: &ParseCx<'a>, path: &Pointer<'_>, raw: &'a RawValue) -> Option<&'a str> {
     let text = opt_string(ctx, path, raw)?;
     match text {
         Cow::Borrowed(text)
@@ -440,7 +452,7 @@ fn opt_time<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<&'a
 }
 
 /// Reads an optional non-negative integer; `null` is absent.
-fn opt_index(ctx: &Ctx<'_>, path: &Path<'_>, raw: &RawValue) -> Option<usize> {
+fn opt_index(ctx: &ParseCx<'_>, path: &Pointer<'_>, raw: &RawValue) -> Option<usize> {
     if is_null(raw.get()) {
         return None;
     }
@@ -458,7 +470,11 @@ fn opt_index(ctx: &Ctx<'_>, path: &Path<'_>, raw: &RawValue) -> Option<usize> {
 }
 
 /// Reads a message slot; `null` is absent.
-fn opt_message<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<Message<'a>> {
+fn opt_message<'a>(
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
+    raw: &'a RawValue,
+) -> Option<Message<'a>> {
     if is_null(raw.get()) {
         return None;
     }
@@ -474,7 +490,11 @@ fn opt_message<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<
 }
 
 /// Reads a required message slot.
-fn req_message<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<Message<'a>> {
+fn req_message<'a>(
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
+    raw: &'a RawValue,
+) -> Option<Message<'a>> {
     if is_null(raw.get()) {
         ctx.report(path, Some(raw.get()), "must be a message, found null");
         return None;
@@ -487,7 +507,7 @@ fn req_message<'a>(ctx: &Ctx<'a>, path: &Path<'_>, raw: &'a RawValue) -> Option<
 struct Seen(Vec<&'static str>);
 
 impl Seen {
-    fn check(&mut self, ctx: &Ctx<'_>, path: &Path<'_>, key: &'static str) {
+    fn check(&mut self, ctx: &ParseCx<'_>, path: &Pointer<'_>, key: &'static str) {
         if self.0.contains(&key) {
             ctx.report(
                 path,
@@ -502,13 +522,13 @@ impl Seen {
 
 /// Calls `element` for each element of an array field, reporting a wrong type.
 struct EachElement<'p, F> {
-    path: &'p Path<'p>,
+    path: &'p Pointer<'p>,
     element: F,
 }
 
 impl<'de, F> ContainerSeed<'de> for EachElement<'_, F>
 where
-    F: FnMut(&Path<'_>, &'de RawValue),
+    F: FnMut(&Pointer<'_>, &'de RawValue),
 {
     type Value = ();
 
@@ -524,14 +544,14 @@ where
 
 /// Walks an optional array field element by element (`null` is an empty list).
 fn each_element<'de, M, F>(
-    ctx: &Ctx<'de>,
-    path: &Path<'_>,
+    ctx: &ParseCx<'de>,
+    path: &Pointer<'_>,
     map: &mut M,
     element: F,
 ) -> Result<(), M::Error>
 where
     M: MapAccess<'de>,
-    F: FnMut(&Path<'_>, &'de RawValue),
+    F: FnMut(&Pointer<'_>, &'de RawValue),
 {
     match map.next_value_seed(Tolerant(EachElement { path, element }))? {
         Ok(()) | Err(NULL) => {}
@@ -541,7 +561,7 @@ where
 }
 
 struct CaptureSeed<'c, 'a> {
-    ctx: &'c Ctx<'a>,
+    ctx: &'c ParseCx<'a>,
 }
 
 impl<'de> ContainerSeed<'de> for CaptureSeed<'_, 'de> {
@@ -550,7 +570,7 @@ impl<'de> ContainerSeed<'de> for CaptureSeed<'_, 'de> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Result<Capture<'de>, Found>, A::Error> {
         let session = SessionSeed {
             ctx: self.ctx,
-            path: &Path::ROOT,
+            path: &Pointer::ROOT,
         }
         .visit_map(map)?;
         Ok(session.map(|session| Capture {
@@ -566,7 +586,7 @@ impl<'de> ContainerSeed<'de> for CaptureSeed<'_, 'de> {
         let mut sessions = Vec::new();
         let mut index = 0;
         loop {
-            let path = Path::ROOT.index(index);
+            let path = Pointer::ROOT.index(index);
             let seed = Tolerant(SessionSeed {
                 ctx: self.ctx,
                 path: &path,
@@ -586,7 +606,7 @@ impl<'de> ContainerSeed<'de> for CaptureSeed<'_, 'de> {
         }
         if sessions.is_empty() && index == 0 {
             self.ctx
-                .report(&Path::ROOT, None, "the capture holds no sessions");
+                .report(&Pointer::ROOT, None, "the capture holds no sessions");
         }
         Ok(Ok(Capture {
             sessions,
@@ -596,8 +616,8 @@ impl<'de> ContainerSeed<'de> for CaptureSeed<'_, 'de> {
 }
 
 struct SessionSeed<'c, 'a, 'p> {
-    ctx: &'c Ctx<'a>,
-    path: &'p Path<'p>,
+    ctx: &'c ParseCx<'a>,
+    path: &'p Pointer<'p>,
 }
 
 impl<'de> ContainerSeed<'de> for SessionSeed<'_, 'de, '_> {
@@ -688,8 +708,8 @@ impl<'de> ContainerSeed<'de> for SessionSeed<'_, 'de, '_> {
 }
 
 struct ExchangesSeed<'c, 'a, 'p> {
-    ctx: &'c Ctx<'a>,
-    path: &'p Path<'p>,
+    ctx: &'c ParseCx<'a>,
+    path: &'p Pointer<'p>,
 }
 
 impl<'de> ContainerSeed<'de> for ExchangesSeed<'_, 'de, '_> {
@@ -727,8 +747,8 @@ impl<'de> ContainerSeed<'de> for ExchangesSeed<'_, 'de, '_> {
 }
 
 struct ExchangeSeed<'c, 'a, 'p> {
-    ctx: &'c Ctx<'a>,
-    path: &'p Path<'p>,
+    ctx: &'c ParseCx<'a>,
+    path: &'p Pointer<'p>,
 }
 
 impl<'de> ContainerSeed<'de> for ExchangeSeed<'_, 'de, '_> {
@@ -853,8 +873,8 @@ impl<'de> ContainerSeed<'de> for ExchangeSeed<'_, 'de, '_> {
 
 /// Iterates the members of an object given as a raw value, reporting a wrong type.
 fn object_members<'a>(
-    ctx: &Ctx<'a>,
-    path: &Path<'_>,
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
     raw: &'a RawValue,
     what: &str,
 ) -> Option<Vec<(Cow<'a, str>, &'a RawValue)>> {
@@ -914,8 +934,8 @@ impl<'de> serde::Deserialize<'de> for Members<'de> {
 }
 
 fn server_request_from_raw<'a>(
-    ctx: &Ctx<'a>,
-    path: &Path<'_>,
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
     raw: &'a RawValue,
 ) -> Option<ServerRequest<'a>> {
     let members = object_members(ctx, path, raw, "a server request entry")?;
@@ -964,8 +984,8 @@ fn server_request_from_raw<'a>(
 }
 
 fn unmatched_from_raw<'a>(
-    ctx: &Ctx<'a>,
-    path: &Path<'_>,
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
     raw: &'a RawValue,
 ) -> Option<Unmatched<'a>> {
     let members = object_members(ctx, path, raw, "an unmatched entry")?;
@@ -1020,8 +1040,8 @@ fn unmatched_from_raw<'a>(
 }
 
 fn raw_line_from_raw<'a>(
-    ctx: &Ctx<'a>,
-    path: &Path<'_>,
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
     raw: &'a RawValue,
     session_level: bool,
 ) -> Option<RawLine<'a>> {
@@ -1178,7 +1198,7 @@ mod tests {
 
     #[test]
     fn line_and_column_of_offsets() {
-        let ctx = Ctx::new("ab\ncd\n\nx");
+        let ctx = ParseCx::new("ab\ncd\n\nx");
         assert_eq!(ctx.line_column(0), (1, 1));
         assert_eq!(ctx.line_column(4), (2, 2));
         assert_eq!(ctx.line_column(7), (4, 1));

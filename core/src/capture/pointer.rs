@@ -1,14 +1,14 @@
 //! JSON pointers (RFC 6901) for capture diagnostics.
 //!
-//! Two sources: the parser's current position, kept as a chain of [`Path`] links on
+//! Two sources: the parser's current position, kept as a chain of [`Pointer`] links on
 //! the stack (no allocation until a diagnostic is actually written), and a byte offset
 //! in the text, for syntax errors, where serde reports only a line and column and the
 //! pointer is recovered by re-reading the text up to that point.
 
 /// One link of the parser's position: a key or an index below a parent.
 #[derive(Clone, Copy)]
-pub(crate) struct Path<'p> {
-    parent: Option<&'p Path<'p>>,
+pub(crate) struct Pointer<'p> {
+    parent: Option<&'p Pointer<'p>>,
     segment: Segment<'p>,
 }
 
@@ -19,24 +19,24 @@ enum Segment<'p> {
     Index(usize),
 }
 
-impl<'p> Path<'p> {
+impl<'p> Pointer<'p> {
     /// The document itself.
-    pub(crate) const ROOT: Path<'static> = Path {
+    pub(crate) const ROOT: Pointer<'static> = Pointer {
         parent: None,
         segment: Segment::Root,
     };
 
     /// The member `key` of this object.
-    pub(crate) fn key(&'p self, key: &'p str) -> Path<'p> {
-        Path {
+    pub(crate) fn key(&'p self, key: &'p str) -> Pointer<'p> {
+        Pointer {
             parent: Some(self),
             segment: Segment::Key(key),
         }
     }
 
     /// The element `index` of this array.
-    pub(crate) fn index(&'p self, index: usize) -> Path<'p> {
-        Path {
+    pub(crate) fn index(&'p self, index: usize) -> Pointer<'p> {
+        Pointer {
             parent: Some(self),
             segment: Segment::Index(index),
         }
@@ -229,12 +229,12 @@ mod tests {
 
     #[test]
     fn renders_nested_paths_with_escapes() {
-        let root = Path::ROOT;
+        let root = Pointer::ROOT;
         let a = root.key("exchanges");
         let b = a.index(3);
         let c = b.key("a/b~c");
         assert_eq!(c.render(), "/exchanges/3/a~1b~0c");
-        assert_eq!(Path::ROOT.render(), "");
+        assert_eq!(Pointer::ROOT.render(), "");
     }
 
     #[test]
