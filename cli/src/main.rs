@@ -1,25 +1,29 @@
 //! `mcpcheck`: the command-line front end. Every kind of I/O lives here; every
 //! verdict is decided by `mcpcheck-core`.
+//!
+//! `commands/` has one thin file per subcommand: its flags, then a `main`
+//! that reads inputs, calls core or a service below, and prints. The
+//! services are `client/` (talking to servers), `run/` (running suites),
+//! `serve/` (the reference server), and the report, capture and file
+//! helpers. [`run`] is where an error becomes exit status 2, once.
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
 
 mod capture;
-mod check_cmd;
 mod client;
-mod conformance;
-mod coverage;
+mod commands;
+mod error;
 mod files;
-mod generate;
-mod invariants;
 mod output;
-mod report_cmd;
 mod reports;
 mod run;
 mod serve;
 mod target;
-mod validate;
+
+use commands::Command;
+use error::Result;
 
 /// Deterministic tests for MCP servers.
 #[derive(Debug, Parser)]
@@ -29,40 +33,19 @@ struct Cli {
     command: Command,
 }
 
-#[derive(Debug, Subcommand)]
-enum Command {
-    /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
-    Serve(serve::ServeArgs),
-    Run(run::RunArgs),
-    Ci(run::CiArgs),
-    Check(check_cmd::CheckArgs),
-    Validate(validate::ValidateArgs),
-    Report(report_cmd::ReportArgs),
-    /// Check the conformance invariants of a captured session, offline.
-    Invariants(invariants::InvariantsArgs),
-    Conformance(conformance::ConformanceArgs),
-    Coverage(coverage::CoverageArgs),
-    Generate(generate::GenerateArgs),
-    /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
-    #[command(subcommand)]
-    Compliance(invariants::ComplianceCommand),
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Serve(args) => serve::main(args),
-        Command::Run(args) => run::main(args),
-        Command::Ci(args) => run::ci_main(args),
-        Command::Check(args) => check_cmd::main(args),
-        Command::Validate(args) => validate::main(args),
-        Command::Report(args) => report_cmd::main(args),
-        Command::Conformance(args) => conformance::main(args),
-        Command::Coverage(args) => coverage::main(args),
-        Command::Generate(args) => generate::main(args),
-        Command::Invariants(args)
-        | Command::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
-            invariants::run(&args)
+    let name = cli.command.name();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            output::err(&e.report(name));
+            ExitCode::from(2)
         }
     }
+}
+
+/// The command's verdict (0 or 1), or why it could not reach one.
+fn run(cli: Cli) -> Result<ExitCode> {
+    cli.command.run()
 }

@@ -49,22 +49,6 @@ pub fn err(text: &str) {
     let _ = stderr.flush();
 }
 
-/// The async runtime of a command; a failure to start it is reported.
-pub fn runtime(command: &str) -> Option<tokio::runtime::Runtime> {
-    match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => Some(rt),
-        Err(e) => {
-            err(&format!(
-                "mcpcheck {command}: cannot start the async runtime: {e}\n"
-            ));
-            None
-        }
-    }
-}
-
 /// A `--timeout`-style argument: `30s`, `1m30s`, `500ms` (core's duration syntax).
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
     mcpcheck_core::read::parse_duration_ms(s)

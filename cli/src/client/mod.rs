@@ -8,6 +8,7 @@
 
 pub mod handler;
 pub mod http;
+pub mod listing;
 pub mod stdio;
 pub mod tap;
 pub mod wire;

@@ -1,4 +1,5 @@
-//! `mcpcheck run`: load suites, run every test against its server, check
+//! Running suites (`mcpcheck run` and `ci`, whose flags are in
+//! `commands/run.rs`): load them, run every test against its server, check
 //! every answer in core, report.
 //!
 //! Tests run in parallel (`--jobs`, default: the number of cores), each with
@@ -15,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use clap::Args;
 use mcpcheck_core::diag::{self, Paint};
@@ -24,6 +25,8 @@ use mcpcheck_core::results::{Results, TestResult, TestStatus};
 use mcpcheck_core::suite::{self, SuiteFile, Test};
 use tokio::sync::{Mutex, Semaphore};
 
+use crate::commands::run::RunArgs;
+use crate::error::Result;
 use crate::files::{display, read_text, suite_files};
 use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
 
@@ -56,84 +59,17 @@ pub(crate) struct Sources {
 }
 
 impl SuiteSource {
-    /// Load the suites and check `--server` and `--fixture`, saying on
-    /// stderr what is wrong; `None` means a usage or configuration error.
-    pub(crate) fn load(&self, command: &str) -> Option<Sources> {
-        let suites = load_suites(&self.suites, command)?;
-        let server_override = split_server(self.server.as_deref(), command)?;
-        if !fixture_is_dir(self.fixture.as_deref(), command) {
-            return None;
-        }
-        Some(Sources {
+    /// Load the suites (printing each file's diagnostics) and check
+    /// `--server` and `--fixture`.
+    pub(crate) fn load(&self) -> Result<Sources> {
+        let suites = load_suites(&self.suites)?;
+        let server_override = split_server(self.server.as_deref())?;
+        fixture_is_dir(self.fixture.as_deref())?;
+        Ok(Sources {
             suites,
             server_override,
         })
     }
-}
-
-/// Run suites against real MCP servers.
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    #[command(flatten)]
-    source: SuiteSource,
-
-    /// How many tests run at once (default: the number of cores).
-    #[arg(long, short = 'j', value_name = "N")]
-    jobs: Option<usize>,
-
-    /// The timeout of a test without its own `timeout:` (e.g. 30s, 1m).
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
-    timeout: Duration,
-
-    /// Run only tests whose name (or `file:name`) matches this glob; may be
-    /// repeated.
-    #[arg(long, value_name = "GLOB")]
-    filter: Vec<String>,
-
-    /// Print the results document (JSON) on stdout instead of the report.
-    #[arg(long)]
-    json: bool,
-
-    /// Write each test's wire exchange as a capture file into DIR.
-    #[arg(long, value_name = "DIR")]
-    capture: Option<PathBuf>,
-
-    /// The MCP protocol version to ask for at initialize.
-    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
-    protocol_version: String,
-
-    /// How long to keep collecting notifications after an answer, for tests
-    /// that check notifications and set no `settle:`.
-    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = crate::output::parse_duration)]
-    settle: Duration,
-
-    /// Run every test N times and report pass@k (passed at least once) and
-    /// pass^k (passed every time).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    trials: u32,
-
-    /// Compare each tool test's answer (its text and `isError`) with the one
-    /// recorded in `.snapshots.json` next to its file (mcp-assert's snapshot
-    /// file): a different answer, or none recorded, fails the test.
-    #[arg(long, conflicts_with = "update_snapshots")]
-    snapshots: bool,
-
-    /// Record each tool test's answer in `.snapshots.json` next to its file,
-    /// adding new ones and replacing changed ones.
-    #[arg(long)]
-    update_snapshots: bool,
-
-    /// After the run, watch the suite files and the fixture, and run again
-    /// whenever one changes, until interrupted (Ctrl-C).
-    #[arg(long)]
-    watch: bool,
-
-    /// How often `--watch` looks for changes.
-    #[arg(long, value_name = "DURATION", default_value = "500ms", requires = "watch", value_parser = crate::output::parse_duration)]
-    watch_interval: Duration,
-
-    #[command(flatten)]
-    reports: crate::reports::ReportFlags,
 }
 
 /// One test to run, with where its result goes.
@@ -143,104 +79,11 @@ struct Planned {
     test: Test,
 }
 
-pub fn main(args: RunArgs) -> ExitCode {
-    let Some(runtime) = crate::output::runtime("run") else {
-        return ExitCode::from(2);
-    };
-    if args.watch {
-        return runtime.block_on(watch(&args));
-    }
-    runtime.block_on(run(&args, false))
-}
-
-/// `run --watch`: run, then run again each time a suite file or a fixture
-/// file changes (appears, disappears, or gets another size or time). A
-/// suite with errors is reported and waited on like any other.
-async fn watch(args: &RunArgs) -> ExitCode {
-    loop {
-        let _ = run(args, false).await;
-        let seen = watched(args);
-        let n = seen.len();
-        out(&format!(
-            "\nwatching {n} {} for changes (Ctrl-C to stop)\n",
-            if n == 1 { "file" } else { "files" }
-        ));
-        loop {
-            tokio::time::sleep(args.watch_interval).await;
-            if watched(args) != seen {
-                break;
-            }
-        }
-        out("\nchanged: running again\n\n");
-    }
-}
-
-/// Each watched file with its size and modification time: the suite files
-/// and every file below the fixture directory (the first 10,000).
-fn watched(args: &RunArgs) -> Vec<(PathBuf, Option<(u64, std::time::SystemTime)>)> {
-    let stamp = |p: &std::path::Path| {
-        std::fs::metadata(p)
-            .ok()
-            .and_then(|m| m.modified().ok().map(|t| (m.len(), t)))
-    };
-    let mut files: Vec<PathBuf> = suite_files(&args.source.suites).unwrap_or_default();
-    if let Some(fixture) = &args.source.fixture {
-        let mut dirs = vec![fixture.clone()];
-        while let Some(dir) = dirs.pop() {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let path = e.path();
-                if e.file_type().is_ok_and(|t| t.is_dir()) {
-                    dirs.push(path);
-                } else if files.len() < 10_000 {
-                    files.push(path);
-                }
-            }
-        }
-    }
-    files.sort();
-    files
-        .into_iter()
-        .map(|f| {
-            let s = stamp(&f);
-            (f, s)
-        })
-        .collect()
-}
-
-/// `run` with CI defaults: the Markdown summary is appended to
-/// `$GITHUB_STEP_SUMMARY` when it is set, and the run fails unless every test
-/// that ran passed (or `--threshold` percent did).
-#[derive(Debug, Args)]
-pub struct CiArgs {
-    #[command(flatten)]
-    run: RunArgs,
-}
-
-pub fn ci_main(args: CiArgs) -> ExitCode {
-    let Some(runtime) = crate::output::runtime("ci") else {
-        return ExitCode::from(2);
-    };
-    if args.run.watch {
-        err("mcpcheck ci: --watch is for `mcpcheck run`; a CI job runs once\n");
-        return ExitCode::from(2);
-    }
-    runtime.block_on(run(&args.run, true))
-}
-
-/// Load every suite file under `paths`, printing each file's diagnostics;
-/// `None` (after saying so) when a path cannot be read or a file has errors.
-fn load_suites(paths: &[PathBuf], command: &str) -> Option<Vec<SuiteFile>> {
+/// Load every suite file under `paths`, printing each file's diagnostics
+/// (warnings too); an error when a path cannot be read or a file has errors.
+fn load_suites(paths: &[PathBuf]) -> Result<Vec<SuiteFile>> {
     let paint_err = paint_for_stderr();
-    let files = match suite_files(paths) {
-        Ok(f) => f,
-        Err(e) => {
-            err(&format!("mcpcheck {command}: {e}\n"));
-            return None;
-        }
-    };
+    let files = suite_files(paths)?;
     let mut suites: Vec<SuiteFile> = Vec::new();
     let mut load_errors = false;
     for f in &files {
@@ -262,61 +105,39 @@ fn load_suites(paths: &[PathBuf], command: &str) -> Option<Vec<SuiteFile>> {
         suites.push(loaded.suite);
     }
     if load_errors {
-        err(&format!(
-            "mcpcheck {command}: fix the errors above (`mcpcheck validate` lists them) and run again\n"
-        ));
-        return None;
+        return Err("fix the errors above (`mcpcheck validate` lists them) and run again".into());
     }
-    Some(suites)
+    Ok(suites)
 }
 
-/// `--server CMD` split like a shell would: `Some(None)` without it, `None`
-/// (after saying so) when its quotes do not close.
-fn split_server(server: Option<&str>, command: &str) -> Option<Option<Vec<String>>> {
+/// `--server CMD` split like a shell would; `None` without it.
+fn split_server(server: Option<&str>) -> Result<Option<Vec<String>>> {
     match server {
-        None => Some(None),
+        None => Ok(None),
         Some(s) => match shlex::split(s) {
-            Some(argv) if !argv.is_empty() => Some(Some(argv)),
-            _ => {
-                err(&format!(
-                    "mcpcheck {command}: cannot split --server {s:?}: check its quotes\n"
-                ));
-                None
-            }
+            Some(argv) if !argv.is_empty() => Ok(Some(argv)),
+            _ => Err(format!("cannot split --server {s:?}: check its quotes").into()),
         },
     }
 }
 
-/// Whether `--fixture` is absent or a directory (saying so when it is not).
-fn fixture_is_dir(fixture: Option<&std::path::Path>, command: &str) -> bool {
+/// `--fixture`, when given, must be a directory.
+fn fixture_is_dir(fixture: Option<&std::path::Path>) -> Result<()> {
     match fixture {
-        Some(f) if !f.is_dir() => {
-            err(&format!(
-                "mcpcheck {command}: --fixture {}: not a directory\n",
-                f.display()
-            ));
-            false
-        }
-        _ => true,
+        Some(f) if !f.is_dir() => Err(format!("--fixture {}: not a directory", f.display()).into()),
+        _ => Ok(()),
     }
 }
 
-async fn run(args: &RunArgs, is_ci: bool) -> ExitCode {
+/// One run of the suites `args` name: the verdict of the gate, or why the
+/// run could not start.
+pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     let started = Instant::now();
-    let Some(Sources {
+    let Sources {
         suites,
         server_override,
-    }) = args.source.load("run")
-    else {
-        return ExitCode::from(2);
-    };
-    let filters = match build_filter(&args.filter) {
-        Ok(f) => f,
-        Err(e) => {
-            err(&format!("mcpcheck run: {e}\n"));
-            return ExitCode::from(2);
-        }
-    };
+    } = args.source.load()?;
+    let filters = build_filter(&args.filter)?;
 
     let mut plan: Vec<Planned> = Vec::new();
     for (fi, s) in suites.iter().enumerate() {
@@ -335,17 +156,10 @@ async fn run(args: &RunArgs, is_ci: bool) -> ExitCode {
         }
     }
     if plan.is_empty() {
-        err("mcpcheck run: no tests to run (check --filter)\n");
-        return ExitCode::from(2);
+        return Err("no tests to run (check --filter)".into());
     }
     let mut stores = if args.snapshots || args.update_snapshots {
-        match snapshots::Stores::load(plan.iter().map(|p| &p.test)) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                err(&format!("mcpcheck run: {e}\n"));
-                return ExitCode::from(2);
-            }
-        }
+        Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
     } else {
         None
     };
@@ -457,7 +271,7 @@ async fn run(args: &RunArgs, is_ci: bool) -> ExitCode {
             crate::reports::Print::Stdout
         },
     };
-    crate::reports::conclude(&doc, &args.reports, how).exit_code()
+    Ok(crate::reports::conclude(&doc, &args.reports, how).exit_code())
 }
 
 /// Run every planned test once; results in plan order. `offset` counts the

@@ -59,19 +59,17 @@ struct App {
 }
 
 /// Serves until SIGINT or SIGTERM.
-pub async fn serve(shared: Arc<Shared>, options: Options) -> ExitCode {
+pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Result<ExitCode> {
     let listener = match tokio::net::TcpListener::bind(&options.addr).await {
         Ok(listener) => listener,
         Err(error) => {
-            eprintln!("mcpcheck serve: cannot listen on {}: {error}", options.addr);
-            return ExitCode::FAILURE;
+            return Err(format!("cannot listen on {}: {error}", options.addr).into());
         }
     };
     let local = match listener.local_addr() {
         Ok(local) => local,
         Err(error) => {
-            eprintln!("mcpcheck serve: cannot read the bound address: {error}");
-            return ExitCode::FAILURE;
+            return Err(format!("cannot read the bound address: {error}").into());
         }
     };
     let shutdown = CancellationToken::new();
@@ -127,7 +125,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> ExitCode {
         }
     }
     shutdown.cancel();
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 /// rmcp only accepts loopback `Host` headers by default, against DNS

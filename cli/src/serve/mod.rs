@@ -1,4 +1,5 @@
-//! `mcpcheck serve`: the built-in reference MCP server.
+//! The built-in reference MCP server behind `mcpcheck serve`
+//! (`commands/serve.rs` has its flags).
 //!
 //! A deterministic server with a tool, prompt and resource for each part of
 //! the protocol, served over stdio (default), Streamable HTTP or legacy SSE,
@@ -10,174 +11,12 @@
 //! `legacy` are the transports; `faults`, `auth` and `audit` are the
 //! cross-cutting options.
 
-mod audit;
-mod auth;
+pub mod audit;
+pub mod auth;
 mod catalog;
-mod faults;
-mod handler;
-mod http;
+pub mod faults;
+pub mod handler;
+pub mod http;
 mod legacy;
-mod stdio;
+pub mod stdio;
 mod tools;
-
-use std::path::PathBuf;
-use std::process::ExitCode;
-use std::sync::Arc;
-use std::time::Duration;
-
-use faults::{Fault, FaultSet};
-use handler::Shared;
-
-/// How long the runtime may take to stop the tasks still running once the
-/// server has decided to exit.
-const SHUTDOWN_TIMEOUT: Duration = Duration::from_millis(500);
-
-/// Exit status for an unusable configuration, as for a usage error.
-const CONFIG_ERROR: u8 = 2;
-
-#[derive(Debug, clap::Args)]
-#[command(after_long_help = AFTER_HELP)]
-pub struct ServeArgs {
-    /// Serve one session on stdin/stdout (the default).
-    #[arg(long, conflicts_with = "http")]
-    stdio: bool,
-
-    /// Serve Streamable HTTP at ADDR (e.g. 127.0.0.1:8080; port 0 picks a free
-    /// port), and legacy SSE at /sse. The URL is printed on stderr.
-    #[arg(long, value_name = "ADDR")]
-    http: Option<String>,
-
-    /// Path of the Streamable HTTP endpoint.
-    #[arg(long, value_name = "P", default_value = "/mcp", requires = "http")]
-    path: String,
-
-    /// Require this API key in the X-API-Key header (repeatable; HTTP only).
-    /// The caller is then known as api-key#N, N counting the keys from 1.
-    #[arg(long = "api-key", value_name = "KEY", requires = "http")]
-    api_keys: Vec<String>,
-
-    /// Require this token in Authorization: Bearer (repeatable; HTTP only).
-    /// The caller is then known as bearer#N, N counting the tokens from 1.
-    #[arg(long = "bearer", value_name = "TOKEN", requires = "http")]
-    bearers: Vec<String>,
-
-    /// Append one JSON line per tools/call to FILE: time, tool, args (secrets
-    /// redacted), identity, duration_ms, response_bytes, is_error.
-    #[arg(long, value_name = "FILE")]
-    audit_log: Option<PathBuf>,
-
-    /// Misbehave on purpose (repeatable; faults combine). See the list below.
-    #[arg(long = "fault", value_name = "NAME")]
-    faults: Vec<Fault>,
-
-    /// Split tools/list, prompts/list and resources/list into pages of N
-    /// items, linked by nextCursor (default: one page).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    page_size: Option<u32>,
-}
-
-const AFTER_HELP: &str = "\
-On HTTP, the faults that alter messages (garbage-stdout, wrong-id, string-error-code,
-result-and-error) apply to the JSON-RPC answers to POSTs and to the legacy SSE stream.
-Documentation: docs/serve.md";
-
-/// Runs `mcpcheck serve`.
-pub fn main(args: ServeArgs) -> ExitCode {
-    if args.http.is_some()
-        && let Err(message) = check_path(&args.path)
-    {
-        eprintln!("mcpcheck serve: {message}");
-        return ExitCode::from(CONFIG_ERROR);
-    }
-    let audit = match &args.audit_log {
-        None => None,
-        Some(path) => match audit::AuditLog::open(path) {
-            Ok(log) => Some(log),
-            Err(error) => {
-                eprintln!(
-                    "mcpcheck serve: cannot open the audit log {}: {error}",
-                    path.display()
-                );
-                return ExitCode::from(CONFIG_ERROR);
-            }
-        },
-    };
-    let faults = FaultSet::new(args.faults.iter().copied());
-    let shared = Arc::new(Shared {
-        faults: faults.clone(),
-        page_size: args.page_size.and_then(|n| usize::try_from(n).ok()),
-        audit,
-    });
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("mcpcheck serve: cannot start the async runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let code = runtime.block_on(async move {
-        if faults.has(Fault::SlowStart) {
-            tokio::time::sleep(faults::SLOW_START).await;
-        }
-        match args.http {
-            Some(addr) => {
-                let options = http::Options {
-                    addr,
-                    path: args.path,
-                    credentials: auth::Credentials::new(args.api_keys, args.bearers),
-                };
-                http::serve(shared, options).await
-            }
-            None => stdio::serve(shared).await,
-        }
-    });
-    // A task may still be blocked reading stdin; do not wait for it.
-    runtime.shutdown_timeout(SHUTDOWN_TIMEOUT);
-    code
-}
-
-/// The endpoint path must be absolute and must not shadow the legacy SSE paths.
-fn check_path(path: &str) -> Result<(), String> {
-    if !path.starts_with('/') {
-        return Err(format!("--path must start with `/`, got `{path}`"));
-    }
-    if path == http::LEGACY_SSE_PATH || path == http::LEGACY_MESSAGE_PATH {
-        return Err(format!(
-            "--path `{path}` is taken by the legacy SSE transport"
-        ));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_are_checked() {
-        assert!(check_path("/mcp").is_ok());
-        assert!(check_path("/").is_ok());
-        assert!(check_path("mcp").is_err());
-        assert!(check_path("/sse").is_err());
-        assert!(check_path("/message").is_err());
-    }
-
-    #[test]
-    fn every_fault_has_help_text() {
-        use clap::ValueEnum as _;
-        for fault in Fault::value_variants() {
-            let value = fault.to_possible_value();
-            let help = value
-                .as_ref()
-                .and_then(|v| v.get_help())
-                .map(ToString::to_string);
-            assert!(
-                help.is_some_and(|h| h.contains(':')),
-                "{fault:?} needs a doc comment naming its trigger and effect"
-            );
-        }
-    }
-}

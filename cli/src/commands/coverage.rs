@@ -12,7 +12,8 @@ use mcpcheck_core::coverage::{self, Coverage, Offered};
 use mcpcheck_core::suite::Test;
 
 use crate::client::Endpoint;
-use crate::conformance::list_everything;
+use crate::client::listing::list_everything;
+use crate::error::{Result, verdict};
 use crate::output::{Format, err, out};
 use crate::run::exec::{self, RunSettings};
 use crate::run::{Sources, SuiteSource, fixture};
@@ -51,11 +52,8 @@ pub struct CoverageArgs {
     protocol_version: String,
 }
 
-pub fn main(args: CoverageArgs) -> ExitCode {
-    let Some(runtime) = crate::output::runtime("coverage") else {
-        return ExitCode::from(2);
-    };
-    runtime.block_on(coverage(args))
+pub fn main(args: CoverageArgs) -> Result<ExitCode> {
+    crate::error::runtime()?.block_on(coverage(args))
 }
 
 /// One server and the tests that use it.
@@ -64,22 +62,13 @@ struct Group<'a> {
     tests: Vec<&'a Test>,
 }
 
-async fn coverage(args: CoverageArgs) -> ExitCode {
-    let Some(Sources {
+async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
+    let Sources {
         suites,
         server_override,
-    }) = args.source.load("coverage")
-    else {
-        return ExitCode::from(2);
-    };
+    } = args.source.load()?;
     let copy = match &args.source.fixture {
-        Some(f) => match fixture::copy(f) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                err(&format!("mcpcheck coverage: {e}\n"));
-                return ExitCode::from(2);
-            }
-        },
+        Some(f) => Some(fixture::copy(f)?),
         None => None,
     };
     let settings = RunSettings {
@@ -126,12 +115,10 @@ async fn coverage(args: CoverageArgs) -> ExitCode {
         }
     }
     if problems {
-        err("mcpcheck coverage: fix the server settings above and run again\n");
-        return ExitCode::from(2);
+        return Err("fix the server settings above and run again".into());
     }
     if groups.is_empty() {
-        err("mcpcheck coverage: no test of these suites uses a server\n");
-        return ExitCode::from(2);
+        return Err("no test of these suites uses a server".into());
     }
 
     let mut all: Vec<Coverage> = Vec::new();
@@ -159,11 +146,7 @@ async fn coverage(args: CoverageArgs) -> ExitCode {
     if let Some(why) = &below {
         err(&format!("mcpcheck coverage: {why}\n"));
     }
-    if unlisted || below.is_some() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    Ok(verdict(!unlisted && below.is_none()))
 }
 
 /// Start (or connect to) the server once and list everything it offers.

@@ -20,8 +20,9 @@ use mcpcheck_core::redact::Redactor;
 use mcpcheck_core::report::{badge, junit, markdown, sarif, text};
 use mcpcheck_core::results::Results;
 
+use crate::error::Result;
 use crate::files::read_text;
-use crate::output::{err, out, paint_for_stdout};
+use crate::output::{out, paint_for_stdout};
 use crate::reports::{Conclude, Print, ReportFlags, conclude, write_file};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -58,7 +59,7 @@ pub struct ReportArgs {
     reports: ReportFlags,
 }
 
-fn read_results(path: &Path) -> Result<Results, String> {
+fn read_results(path: &Path) -> Result<Results> {
     let text = if path.as_os_str() == "-" {
         let mut s = String::new();
         std::io::stdin()
@@ -105,14 +106,8 @@ fn render(r: &Results, format: Format, paint: Paint, comparison: Option<&Compari
     }
 }
 
-pub fn main(args: ReportArgs) -> ExitCode {
-    let results = match read_results(&args.from) {
-        Ok(r) => r,
-        Err(e) => {
-            err(&format!("mcpcheck report: {e}\n"));
-            return ExitCode::from(2);
-        }
-    };
+pub fn main(args: &ReportArgs) -> Result<ExitCode> {
+    let results = read_results(&args.from)?;
     let how = |comparison| Conclude {
         step_summary: false,
         gate: args.reports.gates(),
@@ -122,23 +117,20 @@ pub fn main(args: ReportArgs) -> ExitCode {
         // As a run shows it: the tests, then what changed against the baseline.
         (None, Format::Text) => {
             out(&render(&results, Format::Text, paint_for_stdout(), None));
-            conclude(&results, &args.reports, how(Print::Stdout)).exit_code()
+            Ok(conclude(&results, &args.reports, how(Print::Stdout)).exit_code())
         }
         // Standard output carries a document: the comparison goes to stderr.
         (None, format) => {
             let done = conclude(&results, &args.reports, how(Print::Stderr));
             let comparison = done.outcome.comparison.as_ref();
             out(&render(&results, format, Paint::Plain, comparison));
-            done.exit_code()
+            Ok(done.exit_code())
         }
         (Some(path), format) => {
             let done = conclude(&results, &args.reports, how(Print::Nowhere));
             let comparison = done.outcome.comparison.as_ref();
-            if let Err(e) = write_file(path, &render(&results, format, Paint::Plain, comparison)) {
-                err(&format!("mcpcheck report: {e}\n"));
-                return ExitCode::from(2);
-            }
-            done.exit_code()
+            write_file(path, &render(&results, format, Paint::Plain, comparison))?;
+            Ok(done.exit_code())
         }
     }
 }

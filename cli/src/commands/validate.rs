@@ -7,6 +7,9 @@ use clap::Args;
 use mcpcheck_core::diag;
 use mcpcheck_core::suite;
 
+use mcpcheck_core::report::plural;
+
+use crate::error::Result;
 use crate::files::{display, read_text, suite_files};
 use crate::output::{err, out, paint_for_stderr};
 
@@ -19,14 +22,8 @@ pub struct ValidateArgs {
     paths: Vec<PathBuf>,
 }
 
-pub fn main(args: ValidateArgs) -> ExitCode {
-    let files = match suite_files(&args.paths) {
-        Ok(f) => f,
-        Err(e) => {
-            err(&format!("mcpcheck validate: {e}\n"));
-            return ExitCode::from(2);
-        }
-    };
+pub fn main(args: &ValidateArgs) -> Result<ExitCode> {
+    let files = suite_files(&args.paths)?;
     let paint = paint_for_stderr();
     let (mut errors, mut warnings, mut tests) = (0usize, 0usize, 0usize);
     for f in &files {
@@ -53,17 +50,20 @@ pub fn main(args: ValidateArgs) -> ExitCode {
             err(&diag::render(&loaded.diagnostics, &lookup, paint));
         }
     }
-    let plural = |n: usize, w: &str| format!("{n} {w}{}", if n == 1 { "" } else { "s" });
     out(&format!(
         "{}, {}: {}, {}\n",
-        plural(files.len(), "file"),
-        plural(tests, "test"),
-        plural(errors, "error"),
-        plural(warnings, "warning")
+        plural(files.len(), "file", "files"),
+        plural(tests, "test", "tests"),
+        plural(errors, "error", "errors"),
+        plural(warnings, "warning", "warnings")
     ));
     if errors > 0 {
-        ExitCode::from(2)
-    } else {
-        ExitCode::SUCCESS
+        return Err(format!(
+            "{} above: the suites cannot run until {} fixed",
+            plural(errors, "error", "errors"),
+            if errors == 1 { "it is" } else { "they are" }
+        )
+        .into());
     }
+    Ok(ExitCode::SUCCESS)
 }

@@ -32,7 +32,9 @@ use tokio::time::Instant as Deadline;
 
 use crate::capture::{Recording, render};
 use crate::client::handler::Mocks;
+use crate::client::listing::list_all;
 use crate::client::{Endpoint, Session};
+use crate::error::Result;
 use crate::output::{Format, err, out};
 use crate::target::TargetArgs;
 
@@ -64,92 +66,11 @@ pub struct ConformanceArgs {
     protocol_version: String,
 }
 
-const MAX_PAGES: usize = 50;
 const MAX_ITEMS: usize = 20;
 
-pub fn main(args: ConformanceArgs) -> ExitCode {
-    let endpoint = match args.target.endpoint() {
-        Ok(e) => e,
-        Err(e) => {
-            err(&format!("mcpcheck conformance: {e}\n"));
-            return ExitCode::from(2);
-        }
-    };
-    let Some(runtime) = crate::output::runtime("conformance") else {
-        return ExitCode::from(2);
-    };
-    runtime.block_on(probe_and_judge(&args, &endpoint))
-}
-
-/// Follow a list through its pages; returns every item of `key`.
-pub(crate) async fn list_all(
-    session: &mut Session,
-    method: &str,
-    key: &str,
-    step: Duration,
-) -> Vec<Value> {
-    let mut items = Vec::new();
-    let mut seen: Vec<String> = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..MAX_PAGES {
-        let params = cursor.as_ref().map(|c| json!({"cursor": c}));
-        let reply = session
-            .request(method, params, Deadline::now() + step)
-            .await;
-        let Some(result) = reply.result else { break };
-        if let Some(list) = result.get(key).and_then(Value::as_array) {
-            items.extend(list.iter().cloned());
-        }
-        match result.get("nextCursor").and_then(Value::as_str) {
-            Some(next) if !seen.iter().any(|c| c == next) => {
-                seen.push(next.to_string());
-                cursor = Some(next.to_string());
-            }
-            // No more pages, or a cursor seen before: the invariant reports
-            // the loop from the capture; the probe stops here.
-            _ => break,
-        }
-    }
-    items
-}
-
-/// Everything a server lists, each list followed through its pages.
-pub(crate) struct Listings {
-    pub tools: Vec<Value>,
-    pub prompts: Vec<Value>,
-    pub resources: Vec<Value>,
-    pub templates: Vec<Value>,
-}
-
-/// Start (or connect to) the server once, list everything it offers, and
-/// close the session; all of it within `timeout`.
-pub(crate) async fn list_everything(
-    endpoint: &Endpoint,
-    protocol_version: &str,
-    timeout: Duration,
-) -> Result<Listings, String> {
-    let deadline = Deadline::now() + timeout;
-    let mut session = Session::connect(endpoint, protocol_version, &Mocks::default(), deadline)
-        .await
-        .map_err(|e| e.message)?;
-    let left = || deadline.saturating_duration_since(Deadline::now());
-    let tools = list_all(&mut session, "tools/list", "tools", left()).await;
-    let prompts = list_all(&mut session, "prompts/list", "prompts", left()).await;
-    let resources = list_all(&mut session, "resources/list", "resources", left()).await;
-    let templates = list_all(
-        &mut session,
-        "resources/templates/list",
-        "resourceTemplates",
-        left(),
-    )
-    .await;
-    session.close().await;
-    Ok(Listings {
-        tools,
-        prompts,
-        resources,
-        templates,
-    })
+pub fn main(args: &ConformanceArgs) -> Result<ExitCode> {
+    let endpoint = args.target.endpoint()?;
+    Ok(crate::error::runtime()?.block_on(probe_and_judge(args, &endpoint)))
 }
 
 async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCode {

@@ -11,8 +11,9 @@ use mcpcheck_core::diag;
 use mcpcheck_core::report::text::{TextOptions, test_block};
 use mcpcheck_core::results::TestResult;
 
+use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
-use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
+use crate::output::{out, paint_for_stderr, paint_for_stdout};
 
 /// Check a saved response against expectations, or a trace against
 /// trajectory assertions.
@@ -46,33 +47,19 @@ pub struct CheckArgs {
     today: Option<chrono::NaiveDate>,
 }
 
-fn fail_input(diags: &[diag::Diagnostic], sources: &[(String, String)]) -> ExitCode {
-    let lookup = |f: &str| {
-        sources
-            .iter()
-            .find(|(n, _)| n == f)
-            .map(|(_, t)| t.as_str())
-    };
-    err(&diag::render(diags, &lookup, paint_for_stderr()));
-    ExitCode::from(2)
+/// An input file's diagnostics, rendered against its text.
+fn bad_input(diags: &[diag::Diagnostic], name: &str, text: &str) -> Error {
+    let lookup = |f: &str| (f == name).then_some(text);
+    Error::Diagnostics(diag::render(diags, &lookup, paint_for_stderr()))
 }
 
-pub fn main(args: CheckArgs) -> ExitCode {
+pub fn main(args: &CheckArgs) -> Result<ExitCode> {
     let result = if let (Some(expect), Some(response)) = (&args.expect, &args.response) {
-        match check_response(expect, response, args.today) {
-            Ok(r) => r,
-            Err(code) => return code,
-        }
+        check_response(expect, response, args.today)?
     } else if let (Some(trace), Some(traj)) = (&args.trace, &args.trajectory) {
-        match check_trace(trace, traj) {
-            Ok(r) => r,
-            Err(code) => return code,
-        }
+        check_trace(trace, traj)?
     } else {
-        err(
-            "mcpcheck check: give --expect FILE --response FILE, or --trace FILE --trajectory FILE\n",
-        );
-        return ExitCode::from(2);
+        return Err("give --expect FILE --response FILE, or --trace FILE --trajectory FILE".into());
     };
     if args.json {
         out(&format!(
@@ -86,30 +73,18 @@ pub fn main(args: CheckArgs) -> ExitCode {
         };
         out(&test_block(&result, opts));
     }
-    if result.status.is_success() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
-}
-
-fn read(path: &Path) -> Result<String, ExitCode> {
-    read_text(path).map_err(|e| {
-        err(&format!("mcpcheck check: {e}\n"));
-        ExitCode::from(2)
-    })
+    Ok(verdict(result.status.is_success()))
 }
 
 fn check_response(
     expect: &Path,
     response: &Path,
     today: Option<chrono::NaiveDate>,
-) -> Result<TestResult, ExitCode> {
+) -> Result<TestResult> {
     let (ename, rname) = (display(expect), display(response));
-    let etext = read(expect)?;
-    let rtext = read(response)?;
-    let doc = api::load_expect(&ename, &etext)
-        .map_err(|d| fail_input(&d, &[(ename.clone(), etext.clone())]))?;
+    let etext = read_text(expect)?;
+    let rtext = read_text(response)?;
+    let doc = api::load_expect(&ename, &etext).map_err(|d| bad_input(&d, &ename, &etext))?;
     let value: serde_json::Value = serde_json::from_str(&rtext).map_err(|e| {
         let d = diag::Diagnostic::error(
             &rname,
@@ -122,7 +97,7 @@ fn check_response(
             format!("the response is not valid JSON: {e}"),
         )
         .with_hint("give a raw MCP result, a JSON-RPC response envelope, or an Observation");
-        fail_input(&[d], &[(rname.clone(), rtext.clone())])
+        bad_input(&[d], &rname, &rtext)
     })?;
     let facts = Facts {
         today: Some(today.unwrap_or_else(|| chrono::Utc::now().date_naive())),
@@ -131,13 +106,11 @@ fn check_response(
     Ok(api::check_response(&doc, value, &facts))
 }
 
-fn check_trace(trace: &Path, traj: &Path) -> Result<TestResult, ExitCode> {
+fn check_trace(trace: &Path, traj: &Path) -> Result<TestResult> {
     let (tname, aname) = (display(trace), display(traj));
-    let ttext = read(trace)?;
-    let atext = read(traj)?;
-    let entries = api::load_trace(&tname, &ttext)
-        .map_err(|d| fail_input(&d, &[(tname.clone(), ttext.clone())]))?;
-    let doc = api::load_trajectory(&aname, &atext)
-        .map_err(|d| fail_input(&d, &[(aname.clone(), atext.clone())]))?;
+    let ttext = read_text(trace)?;
+    let atext = read_text(traj)?;
+    let entries = api::load_trace(&tname, &ttext).map_err(|d| bad_input(&d, &tname, &ttext))?;
+    let doc = api::load_trajectory(&aname, &atext).map_err(|d| bad_input(&d, &aname, &atext))?;
     Ok(api::check_trajectory(&doc, &entries))
 }

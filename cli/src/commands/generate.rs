@@ -3,7 +3,6 @@
 //! one-test-per-file format. What the files say is decided by
 //! `mcpcheck_core::generate`; this command connects, lists and writes.
 
-use mcpcheck_core::report::plural;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -11,9 +10,11 @@ use std::time::Duration;
 
 use clap::Args;
 use mcpcheck_core::generate::{self, MAX_RESOURCES, Server};
+use mcpcheck_core::report::plural;
 
 use crate::client::Endpoint;
-use crate::conformance::list_everything;
+use crate::client::listing::list_everything;
+use crate::error::{Result, verdict};
 use crate::output::{duration_text, err, out};
 use crate::target::TargetArgs;
 
@@ -49,31 +50,17 @@ pub struct GenerateArgs {
     protocol_version: String,
 }
 
-pub fn main(args: GenerateArgs) -> ExitCode {
-    let endpoint = match args.target.endpoint() {
-        Ok(e) => e,
-        Err(e) => {
-            err(&format!("mcpcheck generate: {e}\n"));
-            return ExitCode::from(2);
-        }
-    };
-    let server = match server_of(&endpoint) {
-        Ok(s) => s,
-        Err(e) => {
-            err(&format!("mcpcheck generate: {e}\n"));
-            return ExitCode::from(2);
-        }
-    };
+pub fn main(args: &GenerateArgs) -> Result<ExitCode> {
+    let endpoint = args.target.endpoint()?;
+    let server = server_of(&endpoint)?;
     if args.output.exists() && !args.output.is_dir() {
-        err(&format!(
-            "mcpcheck generate: --output {} exists and is not a directory\n",
+        return Err(format!(
+            "--output {} exists and is not a directory",
             args.output.display()
-        ));
-        return ExitCode::from(2);
+        )
+        .into());
     }
-    let Some(runtime) = crate::output::runtime("generate") else {
-        return ExitCode::from(2);
-    };
+    let runtime = crate::error::runtime()?;
     let listed = runtime.block_on(async {
         let listed = list_everything(&endpoint, &args.protocol_version, args.timeout).await;
         crate::client::stdio::reap_all().await;
@@ -86,7 +73,7 @@ pub fn main(args: GenerateArgs) -> ExitCode {
                 "mcpcheck generate: {}: cannot list what it offers: {e}\n",
                 endpoint.label()
             ));
-            return ExitCode::from(1);
+            return Ok(verdict(false));
         }
     };
     let plan = generate::plan(
@@ -101,9 +88,9 @@ pub fn main(args: GenerateArgs) -> ExitCode {
             "mcpcheck generate: {} lists no tools, prompts or resources: nothing to write\n",
             endpoint.label()
         ));
-        return ExitCode::from(1);
+        return Ok(verdict(false));
     }
-    write_plan(&args, &plan)
+    write_plan(args, &plan)
 }
 
 /// The core's view of the endpoint; a header given twice cannot be one
@@ -134,7 +121,7 @@ fn server_of(endpoint: &Endpoint) -> Result<Server, String> {
     }
 }
 
-fn write_plan(args: &GenerateArgs, plan: &generate::Plan) -> ExitCode {
+fn write_plan(args: &GenerateArgs, plan: &generate::Plan) -> Result<ExitCode> {
     let dir = &args.output;
     if !args.force {
         let existing: Vec<PathBuf> = plan
@@ -144,35 +131,22 @@ fn write_plan(args: &GenerateArgs, plan: &generate::Plan) -> ExitCode {
             .filter(|p| p.symlink_metadata().is_ok())
             .collect();
         if !existing.is_empty() {
+            let mut message = String::new();
             for p in &existing {
-                err(&format!(
-                    "mcpcheck generate: {} already exists\n",
-                    p.display()
-                ));
+                message.push_str(&format!("{} already exists\n", p.display()));
             }
-            err(
-                "mcpcheck generate: nothing was written; pass --force to overwrite, or choose another --output\n",
+            message.push_str(
+                "nothing was written; pass --force to overwrite, or choose another --output",
             );
-            return ExitCode::from(2);
+            return Err(message.into());
         }
     }
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        err(&format!(
-            "mcpcheck generate: cannot create {}: {e}\n",
-            dir.display()
-        ));
-        return ExitCode::from(2);
-    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let (mut tools, mut prompts, mut resources) = (0, 0, 0);
     for f in &plan.files {
         let path = dir.join(&f.name);
-        if let Err(e) = write_file(&path, &f.text, args.force) {
-            err(&format!(
-                "mcpcheck generate: cannot write {}: {e}\n",
-                path.display()
-            ));
-            return ExitCode::from(2);
-        }
+        write_file(&path, &f.text, args.force)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         out(&format!("wrote {}\n", path.display()));
         match f.kind {
             generate::Kind::Tool => tools += 1,
@@ -211,7 +185,7 @@ fn write_plan(args: &GenerateArgs, plan: &generate::Plan) -> ExitCode {
         plural(prompts, "prompt", "prompts"),
         plural(resources, "resource", "resources"),
     ));
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Write a file; without `force`, only if it does not exist yet (checked

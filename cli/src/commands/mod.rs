@@ -1,0 +1,76 @@
+//! One file per subcommand: its flags and a thin `main` over core and the
+//! services (`client`, `run`, `serve`, `reports`). Each returns its verdict
+//! or an [`Error`](crate::error::Error).
+
+use std::process::ExitCode;
+
+use clap::Subcommand;
+
+use crate::error::Result;
+
+pub mod check;
+pub mod conformance;
+pub mod coverage;
+pub mod generate;
+pub mod invariants;
+pub mod report;
+pub mod run;
+pub mod serve;
+pub mod validate;
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
+    Serve(serve::ServeArgs),
+    Run(run::RunArgs),
+    Ci(run::CiArgs),
+    Check(check::CheckArgs),
+    Validate(validate::ValidateArgs),
+    Report(report::ReportArgs),
+    /// Check the conformance invariants of a captured session, offline.
+    Invariants(invariants::InvariantsArgs),
+    Conformance(conformance::ConformanceArgs),
+    Coverage(coverage::CoverageArgs),
+    Generate(generate::GenerateArgs),
+    /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
+    #[command(subcommand)]
+    Compliance(invariants::ComplianceCommand),
+}
+
+impl Command {
+    /// The subcommand's name, for error messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Serve(_) => "serve",
+            Self::Run(_) => "run",
+            Self::Ci(_) => "ci",
+            Self::Check(_) => "check",
+            Self::Validate(_) => "validate",
+            Self::Report(_) => "report",
+            Self::Invariants(_) => "invariants",
+            Self::Conformance(_) => "conformance",
+            Self::Coverage(_) => "coverage",
+            Self::Generate(_) => "generate",
+            Self::Compliance(_) => "compliance invariants",
+        }
+    }
+
+    /// Runs it.
+    pub fn run(self) -> Result<ExitCode> {
+        match self {
+            Self::Serve(args) => serve::main(args),
+            Self::Run(args) => run::main(&args),
+            Self::Ci(args) => run::ci_main(&args),
+            Self::Check(args) => check::main(&args),
+            Self::Validate(args) => validate::main(&args),
+            Self::Report(args) => report::main(&args),
+            Self::Conformance(args) => conformance::main(&args),
+            Self::Coverage(args) => coverage::main(args),
+            Self::Generate(args) => generate::main(&args),
+            Self::Invariants(args)
+            | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
+                invariants::main(&args)
+            }
+        }
+    }
+}

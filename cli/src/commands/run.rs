@@ -1,0 +1,161 @@
+//! `mcpcheck run` and `mcpcheck ci`: their flags, `--watch`, and the call
+//! into the runner (`run/`).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use mcpcheck_core::report::plural;
+
+use crate::error::Result;
+use crate::files::suite_files;
+use crate::output::{err, out};
+use crate::run::{SuiteSource, run};
+
+/// Run suites against real MCP servers.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub source: SuiteSource,
+
+    /// How many tests run at once (default: the number of cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<usize>,
+
+    /// The timeout of a test without its own `timeout:` (e.g. 30s, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
+    pub timeout: Duration,
+
+    /// Run only tests whose name (or `file:name`) matches this glob; may be
+    /// repeated.
+    #[arg(long, value_name = "GLOB")]
+    pub filter: Vec<String>,
+
+    /// Print the results document (JSON) on stdout instead of the report.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Write each test's wire exchange as a capture file into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub capture: Option<PathBuf>,
+
+    /// The MCP protocol version to ask for at initialize.
+    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    pub protocol_version: String,
+
+    /// How long to keep collecting notifications after an answer, for tests
+    /// that check notifications and set no `settle:`.
+    #[arg(long, value_name = "DURATION", default_value = "100ms", value_parser = crate::output::parse_duration)]
+    pub settle: Duration,
+
+    /// Run every test N times and report pass@k (passed at least once) and
+    /// pass^k (passed every time).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub trials: u32,
+
+    /// Compare each tool test's answer (its text and `isError`) with the one
+    /// recorded in `.snapshots.json` next to its file (mcp-assert's snapshot
+    /// file): a different answer, or none recorded, fails the test.
+    #[arg(long, conflicts_with = "update_snapshots")]
+    pub snapshots: bool,
+
+    /// Record each tool test's answer in `.snapshots.json` next to its file,
+    /// adding new ones and replacing changed ones.
+    #[arg(long)]
+    pub update_snapshots: bool,
+
+    /// After the run, watch the suite files and the fixture, and run again
+    /// whenever one changes, until interrupted (Ctrl-C).
+    #[arg(long)]
+    pub watch: bool,
+
+    /// How often `--watch` looks for changes.
+    #[arg(long, value_name = "DURATION", default_value = "500ms", requires = "watch", value_parser = crate::output::parse_duration)]
+    pub watch_interval: Duration,
+
+    #[command(flatten)]
+    pub reports: crate::reports::ReportFlags,
+}
+
+pub fn main(args: &RunArgs) -> Result<ExitCode> {
+    let runtime = crate::error::runtime()?;
+    if args.watch {
+        return runtime.block_on(watch(args));
+    }
+    runtime.block_on(run(args, false))
+}
+
+/// `run --watch`: run, then run again each time a suite file or a fixture
+/// file changes (appears, disappears, or gets another size or time). A
+/// suite with errors is reported and waited on like any other.
+async fn watch(args: &RunArgs) -> Result<ExitCode> {
+    loop {
+        if let Err(e) = run(args, false).await {
+            err(&e.report("run"));
+        }
+        let seen = watched(args);
+        out(&format!(
+            "\nwatching {} for changes (Ctrl-C to stop)\n",
+            plural(seen.len(), "file", "files")
+        ));
+        loop {
+            tokio::time::sleep(args.watch_interval).await;
+            if watched(args) != seen {
+                break;
+            }
+        }
+        out("\nchanged: running again\n\n");
+    }
+}
+
+/// Each watched file with its size and modification time: the suite files
+/// and every file below the fixture directory (the first 10,000).
+fn watched(args: &RunArgs) -> Vec<(PathBuf, Option<(u64, std::time::SystemTime)>)> {
+    let stamp = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .ok()
+            .and_then(|m| m.modified().ok().map(|t| (m.len(), t)))
+    };
+    let mut files: Vec<PathBuf> = suite_files(&args.source.suites).unwrap_or_default();
+    if let Some(fixture) = &args.source.fixture {
+        let mut dirs = vec![fixture.clone()];
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let path = e.path();
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    dirs.push(path);
+                } else if files.len() < 10_000 {
+                    files.push(path);
+                }
+            }
+        }
+    }
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| {
+            let s = stamp(&f);
+            (f, s)
+        })
+        .collect()
+}
+
+/// `run` with CI defaults: the Markdown summary is appended to
+/// `$GITHUB_STEP_SUMMARY` when it is set, and the run fails unless every test
+/// that ran passed (or `--threshold` percent did).
+#[derive(Debug, Args)]
+pub struct CiArgs {
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+pub fn ci_main(args: &CiArgs) -> Result<ExitCode> {
+    if args.run.watch {
+        return Err("--watch is for `mcpcheck run`; a CI job runs once".into());
+    }
+    crate::error::runtime()?.block_on(run(&args.run, true))
+}
