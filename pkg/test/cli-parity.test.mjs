@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 import { checkCapture } from '../lib/node.mjs';
 import { members } from '../scripts/json-members.mjs';
-import { CAPTURES } from '../../web/play/js/captures.js';
+import { DATA } from '../../web/play/examples/data.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -48,7 +48,7 @@ const vectors = new URL('../../core/tests/vectors/invariants/', import.meta.url)
 for (const f of readdirSync(vectors).filter((f) => f.endsWith('.json')).sort()) {
   cases.push([f, members(readFileSync(new URL(f, vectors), 'utf8')).capture]);
 }
-for (const c of CAPTURES) cases.push([`playground ${c.id}`, JSON.stringify(c.capture)]);
+for (const c of DATA.captures) cases.push([`playground ${c.id}`, JSON.stringify(c.capture)]);
 
 test('there are cases with and without findings', () => {
   assert.ok(cases.length >= 50, `only ${cases.length} cases`);

@@ -1,10 +1,10 @@
-// The playground's examples (web/play/js/examples.js) give the verdict each
+// The playground's examples (web/play/js/examples.js over web/play/data/) give the verdict each
 // one states, through the same core the page runs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { checkCapture, checkResponse, checkTrajectory } from '../lib/node.mjs';
-import { EXAMPLES } from '../../web/play/js/examples.js';
+import { EXAMPLES } from '../../web/play/examples/data.mjs';
 
 test('the playground has examples for each tab', () => {
   assert.ok(EXAMPLES.filter((x) => x.tab === 'response').length >= 5);

@@ -5,6 +5,8 @@
 // - The .wasm then becomes a script module (`mcpcheck-web_bg.wasm.js`,
 //   the bytes as base64) and the .wasm is dropped, so the module arrives
 //   without fetch() and the CSP can say `connect-src 'none'`.
+// - The recorded example data (web/play/data/*.json) becomes js/data.js, a
+//   script module, for the same reason.
 // - The `<link data-trunk rel="rust">` trunk leaves in the page (it injects
 //   no loader: the worker loads the module) is removed.
 import { createHash } from 'node:crypto';
@@ -37,6 +39,12 @@ writeFileSync(
   `// mcpcheck-web_bg.wasm (${bytes.length} bytes), as base64.\nexport const wasmBase64 = "${bytes.toString('base64')}";\n`,
 );
 rmSync(wasm);
+
+const data = (name) => readFileSync(new URL(`data/${name}.json`, import.meta.url), 'utf8').trim();
+writeFileSync(
+  join(dir, 'js', 'data.js'),
+  `// web/play/data/*.json, the playground's recorded examples.\nexport const DATA = {\n  recorded: ${data('recorded')},\n  captures: ${data('captures')},\n};\n`,
+);
 
 const page = join(dir, 'index.html');
 const html = readFileSync(page, 'utf8');

@@ -1,6 +1,6 @@
 // Record the playground's example captures: sessions of `mcpcheck serve`,
 // clean and with faults, written by `mcpcheck run --capture`; saved to
-// ../js/captures.js with the finding each one shows. Run again when the
+// ../data/captures.json with the finding each one shows. Run again when the
 // server or the capture format changes:
 //
 //   cargo build -p mcpcheck && node web/play/examples/record-captures.mjs
@@ -62,8 +62,5 @@ for (const c of CASES) {
   out.push({ ...meta, capture });
 }
 rmSync(dir, { recursive: true, force: true });
-writeFileSync(
-  join(here, '..', 'js', 'captures.js'),
-  `// Captures recorded from mcpcheck serve by web/play/examples/record-captures.mjs.\nexport const CAPTURES = ${JSON.stringify(out, null, 2)};\n`,
-);
-console.log(`wrote web/play/js/captures.js (${out.length} captures)`);
+writeFileSync(join(here, '..', 'data', 'captures.json'), `${JSON.stringify(out, null, 2)}\n`);
+console.log(`wrote web/play/data/captures.json (${out.length} captures)`);

@@ -1,7 +1,7 @@
 // Record the playground's example responses from real MCP servers (the
 // reference servers installed in tests/node-servers, and `mcpcheck serve`,
 // whose audit log becomes a trajectory example) and write them to
-// ../js/recorded.js. Run again when the servers change:
+// ../data/recorded.json. Run again when the servers change:
 //
 //   npm ci --prefix tests/node-servers && cargo build -p mcpcheck \
 //     && node web/play/examples/record.mjs
@@ -95,8 +95,5 @@ rmSync(logDir, { recursive: true, force: true });
 
 // The fixture's absolute path is this machine's; examples show it as /data.
 const text = JSON.stringify({ everything, filesystem, serve }, null, 2).replaceAll(join(servers, 'fixture'), '/data');
-writeFileSync(
-  join(here, '..', 'js', 'recorded.js'),
-  `// Responses recorded from real MCP servers by web/play/examples/record.mjs\n// (server-everything and server-filesystem, as pinned in tests/node-servers,\n// and mcpcheck serve).\nexport const RECORDED = ${text};\n`,
-);
-console.log('wrote web/play/js/recorded.js');
+writeFileSync(join(here, '..', 'data', 'recorded.json'), `${text}\n`);
+console.log('wrote web/play/data/recorded.json');

@@ -1,17 +1,20 @@
-// The examples menu. Responses are the ones recorded from real MCP servers
-// (recorded.js), captures recorded from mcpcheck serve (captures.js); each
-// example states the verdict (or, for a capture, the finding) it gives, and
-// pkg/test/examples.test.mjs holds the package to it.
-import { CAPTURES } from './captures.js';
-import { RECORDED } from './recorded.js';
+// The examples menu, built from recorded data: responses recorded from real
+// MCP servers (web/play/data/recorded.json), captures recorded from mcpcheck
+// serve (web/play/data/captures.json). Each example states the verdict (or,
+// for a capture, the finding) it gives, and pkg/test/examples.test.mjs holds
+// the package to it. The page gets the data from js/data.js, which the build
+// writes from those files (web/play/post-build.mjs); Node reads them with
+// web/play/examples/data.mjs.
 
 const json = (v) => `${JSON.stringify(v, null, 2)}\n`;
-const ev = RECORDED.everything;
-const fs = RECORDED.filesystem;
-const serve = RECORDED.serve;
-const outputSchema = serve.tools.result.tools.find((t) => t.name === 'structured_wrong').outputSchema;
 
-export const EXAMPLES = [
+/** The menu's examples, from `{ recorded, captures }`. */
+export function buildExamples({ recorded, captures }) {
+  const ev = recorded.everything;
+  const fs = recorded.filesystem;
+  const serve = recorded.serve;
+  const outputSchema = serve.tools.result.tools.find((t) => t.name === 'structured_wrong').outputSchema;
+  return [
   {
     id: 'weather-pass',
     tab: 'response',
@@ -264,11 +267,12 @@ trajectory:
 `,
     },
   },
-  ...CAPTURES.map((c) => ({
+  ...captures.map((c) => ({
     id: c.id,
     tab: 'capture',
     title: c.title,
     finding: c.finding,
     fields: { capture: json(c.capture) },
   })),
-];
+  ];
+}

@@ -7,10 +7,12 @@
 // First, so the worker starts loading the module before the rest of the
 // page's scripts run.
 import { checker } from './start.js';
-import { EXAMPLES } from './examples.js';
+import { DATA } from './data.js';
+import { buildExamples } from './examples.js';
 import { decodeState, encodeState } from './state.js';
 import { el, clear } from './dom.js';
 
+const EXAMPLES = buildExamples(DATA);
 const TABS = ['response', 'capture', 'trajectory'];
 const EDITORS = ['expect', 'response', 'capture', 'trace', 'assertions'];
 const field = (id) => document.getElementById(id);
