@@ -4,6 +4,7 @@
 //! the playground all go through these functions, so their verdicts and
 //! messages are the same.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::check::Facts;
@@ -282,28 +283,92 @@ pub fn load_response(file: &str, text: &str) -> Result<Value, Diagnostic> {
     })
 }
 
-/// A diagnostic as JSON, the shape the npm package and the playground show:
-/// `{severity, file, line, column, end_line, end_column, message, hint}`;
-/// positions are `null` for a diagnostic without one (input given as JSON),
-/// `hint` is `null` when there is none.
-pub fn diagnostic_json(d: &Diagnostic) -> Value {
-    let pos = |n: u32| {
-        if d.span.is_none() {
-            Value::Null
-        } else {
-            Value::from(n)
+/// A problem in an input, with its position (1-based lines and columns,
+/// counted in characters; `null` for input given as an object), as the
+/// front ends hand it to JavaScript.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct DiagnosticDoc {
+    #[cfg_attr(feature = "ts", tsify(type = "\"error\" | \"warning\""))]
+    pub severity: &'static str,
+    pub file: String,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    pub end_line: Option<u32>,
+    pub end_column: Option<u32>,
+    pub message: String,
+    /// What to do about it, e.g. "did you mean `not_error`?".
+    pub hint: Option<String>,
+}
+
+impl From<&Diagnostic> for DiagnosticDoc {
+    fn from(d: &Diagnostic) -> Self {
+        let pos = |n: u32| (!d.span.is_none()).then_some(n);
+        DiagnosticDoc {
+            severity: d.severity.as_str(),
+            file: d.file.clone(),
+            line: pos(d.span.line),
+            column: pos(d.span.col),
+            end_line: pos(d.span.end_line),
+            end_column: pos(d.span.end_col),
+            message: d.message.clone(),
+            hint: d.hint.clone(),
         }
-    };
-    serde_json::json!({
-        "severity": d.severity.as_str(),
-        "file": d.file,
-        "line": pos(d.span.line),
-        "column": pos(d.span.col),
-        "end_line": pos(d.span.end_line),
-        "end_column": pos(d.span.end_col),
-        "message": d.message,
-        "hint": d.hint,
-    })
+    }
+}
+
+/// A diagnostic as JSON ([`DiagnosticDoc`]).
+pub fn diagnostic_json(d: &Diagnostic) -> Value {
+    serde_json::to_value(DiagnosticDoc::from(d)).unwrap_or(Value::Null)
+}
+
+/// A test a suite file defines.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct SuiteTest {
+    pub name: String,
+    pub line: u32,
+}
+
+/// What validating one suite file found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct SuiteValidation {
+    pub file: String,
+    /// No diagnostic is an error.
+    pub ok: bool,
+    /// The tests the file defines.
+    pub tests: Vec<SuiteTest>,
+    pub diagnostics: Vec<DiagnosticDoc>,
+    /// The diagnostics as `mcpcheck validate` prints them (source excerpt,
+    /// caret, hint), without colour.
+    pub rendered: String,
+}
+
+/// Load a suite file (either form) and report every problem in it, as
+/// `mcpcheck validate` does. A bad suite is not an error: its problems are
+/// the result.
+pub fn validate_suite(file: &str, text: &str) -> SuiteValidation {
+    let loaded = crate::suite::load(file, text);
+    SuiteValidation {
+        file: file.to_string(),
+        ok: !loaded.has_errors(),
+        tests: loaded
+            .suite
+            .tests
+            .iter()
+            .map(|t| SuiteTest {
+                name: t.name.clone(),
+                line: t.line,
+            })
+            .collect(),
+        diagnostics: loaded.diagnostics.iter().map(DiagnosticDoc::from).collect(),
+        rendered: crate::diag::render(
+            &loaded.diagnostics,
+            &|_| Some(text),
+            crate::diag::Paint::Plain,
+        ),
+    }
 }
 
 /// Check a capture (its JSON text) against the conformance invariants: the
@@ -334,4 +399,40 @@ pub fn check_capture(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> 
             .collect::<Vec<_>>()
     })?;
     Ok(crate::invariants::render_json(&report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_suite_lists_tests_and_diagnostics_with_positions() {
+        let text = "name: demo\nserver:\n  command: srv\ntests:\n  - name: a\n    assert:\n      tool: t\n      expect:\n        not_eror: true\n";
+        let v = validate_suite("demo.yaml", text);
+        assert!(!v.ok);
+        assert_eq!(v.file, "demo.yaml");
+        assert_eq!(
+            v.tests,
+            vec![SuiteTest {
+                name: "a".into(),
+                line: 5
+            }]
+        );
+        let d = &v.diagnostics[0];
+        assert_eq!((d.severity, d.line), ("error", Some(9)));
+        assert!(d.message.contains("not_eror"), "{}", d.message);
+        assert!(v.rendered.contains("demo.yaml:9"), "{}", v.rendered);
+        // The JSON form is the same document, key for key.
+        let json = diagnostic_json(&crate::suite::load("demo.yaml", text).diagnostics[0]);
+        assert_eq!(json["line"], 9);
+        assert_eq!(json["severity"], "error");
+    }
+
+    #[test]
+    fn a_diagnostic_without_a_position_has_null_positions() {
+        let d = Diagnostic::error("<expect>", Span::none(), "bad");
+        let doc = DiagnosticDoc::from(&d);
+        assert_eq!((doc.line, doc.column, doc.hint), (None, None, None));
+        assert_eq!(diagnostic_json(&d)["end_column"], Value::Null);
+    }
 }

@@ -68,7 +68,9 @@ fn ser_round_opt<S: Serializer>(x: &Option<f64>, s: S) -> Result<S::Ok, S::Error
     }
 }
 
+/// A test's outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum TestStatus {
     Pass,
@@ -113,7 +115,9 @@ impl TestStatus {
     }
 }
 
+/// A check's outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 #[serde(rename_all = "lowercase")]
 pub enum CheckStatus {
     Pass,
@@ -121,25 +125,36 @@ pub enum CheckStatus {
     Error,
 }
 
+/// One check of a test: what was expected, what was found, and why it
+/// failed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct CheckResult {
     pub name: String,
     pub status: CheckStatus,
+    /// The path the check looked at, e.g. `text` or `json.results[*].id`.
     pub target: String,
+    /// The matcher, e.g. `contains`, `json_path`, `schema`.
     pub matcher: String,
     pub expected: String,
     pub actual: String,
+    /// One line; absent when the check passed.
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
     pub reason: String,
     #[serde(serialize_with = "ser_round")]
     pub weight: f64,
+    /// The assert-set the check belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set: Option<String>,
+    /// The line of the check in the expectation text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
 }
 
+/// An assert-set's score against its threshold.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct SetResult {
     pub name: String,
     #[serde(serialize_with = "ser_round")]
@@ -151,7 +166,9 @@ pub struct SetResult {
     pub passed: bool,
 }
 
+/// A derived metric's value, and whether it met its threshold.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct MetricResult {
     pub name: String,
     #[serde(serialize_with = "ser_round")]
@@ -164,24 +181,28 @@ pub struct MetricResult {
     pub threshold: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passed: Option<bool>,
+    /// Names the metric's formula referenced that matched nothing.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
     pub unresolved: Vec<String>,
 }
 
+/// One test outcome: an element of the results document's `tests`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct TestResult {
     pub name: String,
-    #[serde(default)]
     pub file: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     pub status: TestStatus,
-    #[serde(default)]
     pub duration_ms: u64,
+    /// The reasons of the failing checks, or why the test could not run.
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
     pub message: String,
-    #[serde(default)]
     pub checks: Vec<CheckResult>,
+    /// The weighted score, rounded to three decimals, when a threshold is set.
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -195,18 +216,23 @@ pub struct TestResult {
     )]
     pub threshold: Option<f64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
     pub sets: Vec<SetResult>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
     pub derived_metrics: Vec<MetricResult>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
     pub warnings: Vec<String>,
-    /// How the test did over several trials (`--trials k`, k > 1).
+    /// How the test did over several trials (`mcpcheck run --trials k`,
+    /// k > 1); never from the npm package.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials: Option<Trials>,
 }
 
 /// One test's outcomes over k trials.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct Trials {
     /// The trials in which the test ran (skipped trials are not counted).
     pub count: u32,

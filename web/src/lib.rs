@@ -13,7 +13,6 @@
 
 use mcpcheck_core::api;
 use mcpcheck_core::diag::{self, Diagnostic, Paint};
-use mcpcheck_core::suite;
 use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -25,8 +24,14 @@ const TRACE_FILE: &str = "<trace>";
 const TRAJECTORY_FILE: &str = "<trajectory>";
 const CAPTURE_FILE: &str = "<capture>";
 
+/// The TypeScript the Rust signatures cannot say: the shapes JavaScript may
+/// pass in (text, or objects the core reads as JSON) and the error the
+/// exports throw. Every result type (`TestResult`, `CheckResult`,
+/// `InvariantsReport`, `SuiteValidation`, `Diagnostic`, …) is derived from
+/// the core's Rust types (its `ts` feature), and every function signature
+/// from the exports below.
 #[wasm_bindgen(typescript_custom_section)]
-const TS_TYPES: &str = r#"
+const TS_INPUTS: &str = r#"
 /** An expectation document, as `mcpcheck check --expect` reads it: `expect`
  * in either form (mcp-assert's map or a list of `{target, matcher, weight,
  * name}` items) with optional `threshold`, `derivedMetrics`, `name` and
@@ -64,106 +69,20 @@ export type Trace =
  * `threshold`). */
 export type TrajectoryAssertions = string | unknown[] | { [key: string]: unknown };
 
-export type TestStatus = "pass" | "fail" | "error" | "skip";
-export type CheckStatus = "pass" | "fail" | "error";
+/** A captured MCP session (docs/capture.md): `exchanges` of
+ * `{request, response}` with `server_capabilities`, or a list of sessions;
+ * as JSON text or as an object. */
+export type Capture = string | { [key: string]: unknown } | { [key: string]: unknown }[];
 
-/** One check of a test: what was expected, what was found, and why it
- * failed. */
-export interface CheckResult {
-  name: string;
-  status: CheckStatus;
-  /** The path the check looked at, e.g. `text` or `json.results[*].id`. */
-  target: string;
-  /** The matcher, e.g. `contains`, `json_path`, `schema`. */
-  matcher: string;
-  expected: string;
-  actual: string;
-  /** One line; absent when the check passed. */
-  reason?: string;
-  weight: number;
-  /** The assert-set the check belongs to. */
-  set?: string;
-  /** The line of the check in the expectation text. */
-  line?: number;
-}
+/** A problem in an input (the core's `DiagnosticDoc`). */
+export type Diagnostic = DiagnosticDoc;
 
-export interface SetResult {
-  name: string;
-  score: number;
-  threshold: number;
-  weight: number;
-  passed: boolean;
-}
-
-export interface MetricResult {
-  name: string;
-  value: number;
-  threshold?: number;
-  passed?: boolean;
-  /** Names the metric's formula referenced that matched nothing. */
-  unresolved?: string[];
-}
-
-/** One test outcome: an element of the results document's `tests`. */
-export interface TestResult {
-  name: string;
-  file: string;
-  line?: number;
-  status: TestStatus;
-  duration_ms: number;
-  /** The reasons of the failing checks, or why the test could not run. */
-  message?: string;
-  checks: CheckResult[];
-  /** The weighted score, rounded to three decimals, when a threshold is set. */
-  score?: number;
-  threshold?: number;
-  sets?: SetResult[];
-  derived_metrics?: MetricResult[];
-  warnings?: string[];
-  /** Only in results of `mcpcheck run --trials`; never from this package. */
-  trials?: Trials;
-}
-
-/** A test run several times (`mcpcheck run --trials N`). */
-export interface Trials {
-  /** The trials in which the test ran (skipped trials are not counted). */
-  count: number;
-  /** How many of them passed. */
-  passed: number;
-  /** Passed at least once. */
-  pass_at_k: boolean;
-  /** Passed every time. */
-  pass_hat_k: boolean;
-  /** Every trial's status, in trial order (skipped ones included). */
-  statuses: TestStatus[];
-}
-
-/** A problem in an input, with its position (1-based lines and columns,
- * counted in characters; `null` for input given as an object). */
-export interface Diagnostic {
-  severity: "error" | "warning";
-  file: string;
-  line: number | null;
-  column: number | null;
-  end_line: number | null;
-  end_column: number | null;
-  message: string;
-  /** What to do about it, e.g. "did you mean `not_error`?". */
-  hint: string | null;
-}
-
-/** What `validateSuite` found in one suite file. */
-export interface SuiteValidation {
-  file: string;
-  /** No diagnostic is an error. */
-  ok: boolean;
-  /** The tests the file defines. */
-  tests: { name: string; line: number }[];
-  diagnostics: Diagnostic[];
-  /** The diagnostics as `mcpcheck validate` prints them (source excerpt,
-   * caret, hint), without colour. */
-  rendered: string;
-}
+/** Check one response against an expectation document; returns the test
+ * outcome (`status` is `pass`, `fail` or `error`). Throws a
+ * {@link McpcheckError} when the expectations or the response cannot be
+ * read. (Written here: wasm-bindgen cannot give a typed parameter the `?`
+ * of an optional one.) */
+export function checkResponse(expect: Expectations, response: McpResponse, options?: CheckOptions): TestResult;
 
 /** The error every export throws on an input it cannot read. */
 export interface McpcheckError extends Error {
@@ -173,53 +92,6 @@ export interface McpcheckError extends Error {
   /** The diagnostics with source excerpts, as the CLI prints them. */
   rendered: string;
 }
-
-/** Check one response against an expectation document; returns the test
- * outcome (`status` is `pass`, `fail` or `error`). Throws a
- * {@link McpcheckError} when the expectations or the response cannot be
- * read. */
-export function checkResponse(expect: Expectations, response: McpResponse, options?: CheckOptions): TestResult;
-
-/** Check a trace against trajectory assertions; throws a
- * {@link McpcheckError} when either cannot be read. */
-export function checkTrajectory(trace: Trace, assertions: TrajectoryAssertions): TestResult;
-
-/** A captured MCP session (docs/capture.md): `exchanges` of
- * `{request, response}` with `server_capabilities`, or a list of sessions;
- * as JSON text or as an object. */
-export type Capture = string | { [key: string]: unknown } | { [key: string]: unknown }[];
-
-/** One violated invariant. */
-export interface InvariantFinding {
-  /** The rule, `INV-NNN`. */
-  id: string;
-  /** The rule's family, e.g. `lifecycle`, `capability`, `error-envelope`. */
-  category: string;
-  message: string;
-  /** The index of the offending exchange in its session; `null` for a
-   * finding about the session as a whole. */
-  exchange: number | null;
-}
-
-/** The invariants report (`mcpcheck invariants --format json`). */
-export interface InvariantsReport {
-  version: 1;
-  /** Every invariant holds and no hazard was found. */
-  passed: boolean;
-  /** One entry per session, in capture order; findings are violations only. */
-  sessions: { server_label: string | null; findings: InvariantFinding[] }[];
-  /** Composition hazards (captures of two or more sessions). */
-  hazards: { kind: string; servers: string[]; message: string }[];
-}
-
-/** Check a captured session against the conformance invariants, as
- * `mcpcheck invariants` does; throws a {@link McpcheckError} when the input
- * is not a usable capture. */
-export function checkCapture(capture: Capture): InvariantsReport;
-
-/** Load a suite file (either form) and report every problem in it, as
- * `mcpcheck validate` does. Never throws: the problems are the result. */
-export function validateSuite(yamlText: string, fileName?: string): SuiteValidation;
 "#;
 
 /// Throw-able error: `message` is the core's; `diagnostics` and `rendered`
@@ -280,10 +152,10 @@ pub fn version() -> String {
     mcpcheck_core::VERSION.to_string()
 }
 
-/// Check one response against an expectation document. Returns the test
-/// outcome (`status` is `pass`, `fail` or `error`); throws when the
-/// expectations or the response cannot be read. (TypeScript: see the
-/// declarations above.)
+/// Check one response against an expectation document; returns the test
+/// outcome (`status` is `pass`, `fail` or `error`). Throws a
+/// {@link McpcheckError} when the expectations or the response cannot be
+/// read.
 #[wasm_bindgen(js_name = checkResponse, skip_typescript)]
 pub fn check_response(
     expect: JsValue,
@@ -307,10 +179,13 @@ pub fn check_response(
     Ok(to_js(&api::check_response(&doc, response, &facts)))
 }
 
-/// Check a trace against trajectory assertions. Returns the test outcome;
-/// throws when either cannot be read.
-#[wasm_bindgen(js_name = checkTrajectory, skip_typescript)]
-pub fn check_trajectory(trace: JsValue, assertions: JsValue) -> Result<JsValue, JsValue> {
+/// Check a trace against trajectory assertions; returns the test outcome.
+/// Throws a {@link McpcheckError} when either cannot be read.
+#[wasm_bindgen(js_name = checkTrajectory, unchecked_return_type = "TestResult")]
+pub fn check_trajectory(
+    #[wasm_bindgen(unchecked_param_type = "Trace")] trace: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "TrajectoryAssertions")] assertions: JsValue,
+) -> Result<JsValue, JsValue> {
     let trace = from_js(&trace, "the trace")?;
     let entries =
         api::load_trace_value(TRACE_FILE, &trace).map_err(|d| load_error(&d, trace.as_str()))?;
@@ -320,10 +195,13 @@ pub fn check_trajectory(trace: JsValue, assertions: JsValue) -> Result<JsValue, 
     Ok(to_js(&api::check_trajectory(&doc, &entries)))
 }
 
-/// Check a capture against the conformance invariants. Returns the
-/// invariants report; throws when the input is not a usable capture.
-#[wasm_bindgen(js_name = checkCapture, skip_typescript)]
-pub fn check_capture(capture: JsValue) -> Result<JsValue, JsValue> {
+/// Check a captured session against the conformance invariants, as
+/// `mcpcheck invariants` does; returns the invariants report. Throws a
+/// {@link McpcheckError} when the input is not a usable capture.
+#[wasm_bindgen(js_name = checkCapture, unchecked_return_type = "InvariantsReport")]
+pub fn check_capture(
+    #[wasm_bindgen(unchecked_param_type = "Capture")] capture: JsValue,
+) -> Result<JsValue, JsValue> {
     let text = match from_js(&capture, "the capture")? {
         Value::String(text) => text,
         other => other.to_string(),
@@ -337,29 +215,12 @@ pub fn check_capture(capture: JsValue) -> Result<JsValue, JsValue> {
 }
 
 /// Load a suite file (either form) and report every problem in it, as
-/// `mcpcheck validate` does. Never throws for a bad suite: the problems are
-/// the result.
-#[wasm_bindgen(js_name = validateSuite, skip_typescript)]
-pub fn validate_suite(yaml_text: &str, file_name: Option<String>) -> JsValue {
+/// `mcpcheck validate` does. Never throws: the problems are the result.
+#[wasm_bindgen(js_name = validateSuite, unchecked_return_type = "SuiteValidation")]
+pub fn validate_suite(
+    #[wasm_bindgen(js_name = "yamlText")] yaml_text: &str,
+    #[wasm_bindgen(js_name = "fileName")] file_name: Option<String>,
+) -> JsValue {
     let file = file_name.unwrap_or_else(|| "suite.yaml".to_string());
-    let loaded = suite::load(&file, yaml_text);
-    let tests: Vec<Value> = loaded
-        .suite
-        .tests
-        .iter()
-        .map(|t| serde_json::json!({"name": t.name, "line": t.line}))
-        .collect();
-    let diagnostics: Vec<Value> = loaded
-        .diagnostics
-        .iter()
-        .map(api::diagnostic_json)
-        .collect();
-    let rendered = diag::render(&loaded.diagnostics, &|_| Some(yaml_text), Paint::Plain);
-    to_js(&serde_json::json!({
-        "file": file,
-        "ok": !loaded.has_errors(),
-        "tests": tests,
-        "diagnostics": diagnostics,
-        "rendered": rendered,
-    }))
+    to_js(&api::validate_suite(&file, yaml_text))
 }

@@ -22,30 +22,46 @@ use serde::Serialize;
 use super::rules::{ALL, HAZARDS};
 use super::{REPORT_VERSION, Report};
 
+/// The invariants report (`mcpcheck invariants --format json`).
 #[derive(Serialize)]
-struct ReportOut<'r> {
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+struct InvariantsReport<'r> {
+    #[cfg_attr(feature = "ts", tsify(type = "1"))]
     version: u32,
+    /// Every invariant holds and no hazard was found.
     passed: bool,
-    sessions: Vec<SessionOut<'r>>,
-    hazards: Vec<HazardOut<'r>>,
+    /// One entry per session, in capture order; findings are violations only.
+    sessions: Vec<InvariantsSession<'r>>,
+    /// Composition hazards (captures of two or more sessions).
+    hazards: Vec<CompositionHazard<'r>>,
 }
 
+/// One session's findings.
 #[derive(Serialize)]
-struct SessionOut<'r> {
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+struct InvariantsSession<'r> {
     server_label: Option<&'r str>,
-    findings: Vec<FindingOut<'r>>,
+    findings: Vec<InvariantFinding<'r>>,
 }
 
+/// One violated invariant.
 #[derive(Serialize)]
-struct FindingOut<'r> {
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+struct InvariantFinding<'r> {
+    /// The rule, `INV-NNN`.
     id: &'static str,
+    /// The rule's family, e.g. `lifecycle`, `capability`, `error-envelope`.
     category: &'static str,
     message: &'r str,
+    /// The index of the offending exchange in its session; `null` for a
+    /// finding about the session as a whole.
     exchange: Option<usize>,
 }
 
+/// A composition hazard between the servers of a multi-session capture.
 #[derive(Serialize)]
-struct HazardOut<'r> {
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+struct CompositionHazard<'r> {
     kind: &'static str,
     servers: &'r [String],
     message: &'r str,
@@ -81,18 +97,18 @@ fn pretty<T: Serialize>(value: &T) -> String {
 
 /// The report as the documented JSON document (pretty-printed, no trailing newline).
 pub fn render_json(report: &Report) -> String {
-    let out = ReportOut {
+    let out = InvariantsReport {
         version: REPORT_VERSION,
         passed: report.passed(),
         sessions: report
             .sessions
             .iter()
-            .map(|s| SessionOut {
+            .map(|s| InvariantsSession {
                 server_label: s.server_label.as_deref(),
                 findings: s
                     .findings
                     .iter()
-                    .map(|f| FindingOut {
+                    .map(|f| InvariantFinding {
                         id: f.rule.id(),
                         category: f.rule.category(),
                         message: &f.message,
@@ -104,7 +120,7 @@ pub fn render_json(report: &Report) -> String {
         hazards: report
             .hazards
             .iter()
-            .map(|h| HazardOut {
+            .map(|h| CompositionHazard {
                 kind: h.kind.info().kind,
                 servers: &h.servers,
                 message: &h.message,
