@@ -378,27 +378,44 @@ pub fn validate_suite(file: &str, text: &str) -> SuiteValidation {
 /// or, when the text is not a usable capture, its problems as diagnostics of
 /// `file` (the JSON pointer of each in its hint).
 pub fn check_capture(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
-    let report = crate::invariants::check_text(text).map_err(|problems| {
-        problems
-            .iter()
-            .map(|p| {
-                let span = match (p.line, p.column) {
-                    (Some(line), column) => {
-                        let (line, col) = (line as u32, column.unwrap_or(1) as u32);
-                        Span::new(line, col, line, col + 1)
-                    }
-                    (None, _) => Span::none(),
-                };
-                let pointer = if p.pointer.is_empty() {
-                    "the whole document".to_string()
-                } else {
-                    format!("at {}", p.pointer)
-                };
-                Diagnostic::error(file, span, p.message.clone()).with_hint(pointer)
-            })
-            .collect::<Vec<_>>()
-    })?;
+    let report = crate::invariants::check_text(text).map_err(|p| capture_diagnostics(file, &p))?;
     Ok(crate::invariants::render_json(&report))
+}
+
+/// A capture's sessions as a timeline (each exchange summed up, its
+/// messages as written; see [`crate::capture::timeline`]) as JSON text, for
+/// a page that shows the capture next to its report; the capture's problems
+/// as diagnostics of `file` when it is not one.
+pub fn capture_timeline(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
+    let capture = crate::capture::parse(text).map_err(|p| capture_diagnostics(file, &p))?;
+    let timeline = crate::capture::timeline::timeline(&capture);
+    Ok(serde_json::to_string(&timeline).unwrap_or_else(|_| "[]".into()))
+}
+
+/// What is wrong with a capture, as diagnostics of `file` with the JSON
+/// pointer of each problem in its hint.
+fn capture_diagnostics(
+    file: &str,
+    problems: &[crate::capture::CaptureDiagnostic],
+) -> Vec<Diagnostic> {
+    problems
+        .iter()
+        .map(|p| {
+            let span = match (p.line, p.column) {
+                (Some(line), column) => {
+                    let (line, col) = (line as u32, column.unwrap_or(1) as u32);
+                    Span::new(line, col, line, col + 1)
+                }
+                (None, _) => Span::none(),
+            };
+            let pointer = if p.pointer.is_empty() {
+                "the whole document".to_string()
+            } else {
+                format!("at {}", p.pointer)
+            };
+            Diagnostic::error(file, span, p.message.clone()).with_hint(pointer)
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ module.exports = {
   checkResponse: wasm.checkResponse,
   checkTrajectory: wasm.checkTrajectory,
   checkCapture: wasm.checkCapture,
+  captureTimeline: wasm.captureTimeline,
   validateSuite: wasm.validateSuite,
   version: wasm.version,
   init,

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { test } from 'node:test';
 
-import init, { checkCapture, checkResponse, checkTrajectory, validateSuite, version } from '../lib/node.mjs';
+import init, { captureTimeline, checkCapture, checkResponse, checkTrajectory, validateSuite, version } from '../lib/node.mjs';
 
 const require = createRequire(import.meta.url);
 const text = (t) => ({ content: [{ type: 'text', text: t }] });
@@ -226,4 +226,28 @@ test('the TypeScript declarations name every export and shape', () => {
     assert.match(dts, new RegExp(`export (interface|type) ${t}\\b`), t);
   }
   assert.match(dts, /checkResponse\(expect: Expectations, response: McpResponse, options\?: CheckOptions\): TestResult/);
+});
+
+test('captureTimeline: each exchange summed up, messages as written, indexes as the report counts them', () => {
+  const capture = {
+    server_label: 'demo',
+    exchanges: [
+      { request: { jsonrpc: '2.0', id: 0, method: 'initialize', params: {} }, response: { jsonrpc: '2.0', id: 0, result: { capabilities: {} } } },
+      { request: { jsonrpc: '2.0', method: 'notifications/initialized' } },
+      { request: { jsonrpc: '2.0', id: 'b', method: 'nope' }, response: { jsonrpc: '2.0', id: 'b', error: { code: -32601, message: 'no' } } },
+    ],
+    unmatched: [{ message: { jsonrpc: '2.0', id: 7, result: {} }, after_exchange: 2 }],
+  };
+  const [s] = captureTimeline(JSON.stringify(capture));
+  assert.equal(s.server_label, 'demo');
+  assert.deepEqual(s.exchanges.map((x) => [x.method, x.id, x.answer, x.error_code]), [
+    ['initialize', '0', 'result', null],
+    ['notifications/initialized', null, 'notification', null],
+    ['nope', '"b"', 'error', -32601],
+  ]);
+  assert.deepEqual(s.exchanges[0].response, capture.exchanges[0].response);
+  assert.deepEqual(s.unmatched, [{ after_exchange: 2, message: { jsonrpc: '2.0', id: 7, result: {} }, response: null }]);
+  // An object works as text does; what is not a capture throws like checkCapture.
+  assert.deepEqual(captureTimeline(capture), captureTimeline(JSON.stringify(capture)));
+  assert.throws(() => captureTimeline('{"server_label": "x"}'), (e) => e.diagnostics[0].file === '<capture>');
 });

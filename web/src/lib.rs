@@ -214,6 +214,23 @@ pub fn check_capture(
     Ok(js_sys::JSON::parse(&report).unwrap_or(JsValue::NULL))
 }
 
+/// A capture's sessions as a timeline: each exchange summed up (method, id,
+/// how it was answered) with its messages as written, for showing the
+/// capture next to its report. Throws a {@link McpcheckError} when the
+/// input is not a usable capture.
+#[wasm_bindgen(js_name = captureTimeline, unchecked_return_type = "TimelineSession[]")]
+pub fn capture_timeline(
+    #[wasm_bindgen(unchecked_param_type = "Capture")] capture: JsValue,
+) -> Result<JsValue, JsValue> {
+    let text = match from_js(&capture, "the capture")? {
+        Value::String(text) => text,
+        other => other.to_string(),
+    };
+    let timeline =
+        api::capture_timeline(CAPTURE_FILE, &text).map_err(|d| load_error(&d, Some(&text)))?;
+    Ok(js_sys::JSON::parse(&timeline).unwrap_or(JsValue::NULL))
+}
+
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. Never throws: the problems are the result.
 #[wasm_bindgen(js_name = validateSuite, unchecked_return_type = "SuiteValidation")]

@@ -73,6 +73,7 @@
 
 mod parse;
 mod pointer;
+pub mod timeline;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -1,28 +1,16 @@
-// The capture view: the invariants report (from the worker) as findings, and
-// the session's exchanges as a timeline, the offending ones highlighted and
-// expandable. The capture text is parsed here only to show its messages; what
-// is wrong with them comes from the report.
+// The capture view: the invariants report as findings, and the sessions'
+// exchanges as a timeline, the offending ones highlighted and expandable.
+// Both come from the worker (checkCapture, captureTimeline): this file reads
+// no capture itself.
 import { el } from './dom.js';
 
-/** Sessions of a capture document: one session, or a list of them. */
-function sessionsOf(text) {
-  try {
-    const doc = JSON.parse(text);
-    return Array.isArray(doc) ? doc : [doc];
-  } catch {
-    return [];
-  }
-}
+const ANSWERS = { result: '← result', error: '← error', no_response: '← no response', notification: '' };
 
 function summary(x) {
-  const req = x?.request ?? {};
-  const method = typeof req.method === 'string' ? req.method : '(no method)';
-  const id = req.id === undefined ? 'notification' : `id ${JSON.stringify(req.id)}`;
-  let answer = '';
-  if (x?.response?.error) answer = `← error ${x.response.error.code ?? ''}`;
-  else if (x?.response) answer = '← result';
-  else if (req.id !== undefined) answer = '← no response';
-  return { method, id, answer };
+  const id = x.id === null ? 'notification' : `id ${x.id}`;
+  let answer = ANSWERS[x.answer] ?? '';
+  if (x.answer === 'error' && x.error_code !== null) answer += ` ${x.error_code}`;
+  return { method: x.method, id, answer };
 }
 
 function block(title, value) {
@@ -42,10 +30,10 @@ function exchangeItem(s, i, x, findings) {
     if (!details.open || details.dataset.filled) return;
     details.dataset.filled = '1';
     for (const f of findings) details.append(el('p', { class: 'reason' }, `${f.id}: ${f.message}`));
-    details.append(block('request', x?.request));
-    if (x?.response !== undefined) details.append(block('response', x.response));
-    if (x?.notifications?.length) details.append(block('notifications', x.notifications));
-    if (x?.server_requests?.length) details.append(block('server requests', x.server_requests));
+    details.append(block('request', x.request));
+    if (x.response !== null) details.append(block('response', x.response));
+    if (x.notifications.length) details.append(block('notifications', x.notifications));
+    if (x.server_requests.length) details.append(block('server requests', x.server_requests));
   });
   return el('li', { id: `s${s}-x${i}`, class: findings.length ? 'offending' : '' }, details);
 }
@@ -60,15 +48,14 @@ function reveal(s, i) {
   d.querySelector('summary').focus();
 }
 
-export function renderCapture(report, text) {
+export function renderCapture(report, timeline) {
   const box = el('div', { class: 'capture-report' });
   const total = report.sessions.reduce((n, s) => n + s.findings.length, 0) + report.hazards.length;
   box.append(el('p', { class: 'verdict-line' },
     el('span', { id: 'verdict', class: `badge ${report.passed ? 'pass' : 'fail'}`, 'data-status': report.passed ? 'pass' : 'fail' }, report.passed ? 'PASS' : 'FAIL'),
     ` ${total === 1 ? '1 finding' : `${total} findings`}`));
-  const sessions = sessionsOf(text);
   report.sessions.forEach((s, si) => {
-    const exchanges = Array.isArray(sessions[si]?.exchanges) ? sessions[si].exchanges : [];
+    const exchanges = timeline[si]?.exchanges ?? [];
     const label = s.server_label ?? `session ${si + 1}`;
     if (report.sessions.length > 1 || s.server_label) box.append(el('h3', {}, label));
     if (s.findings.length) {
@@ -90,13 +77,14 @@ export function renderCapture(report, text) {
       el('ol', { class: 'timeline', start: '0' }, exchanges.map((x, i) => exchangeItem(si, i, x, byExchange.get(i) ?? []))));
     // Messages that answer nothing the client sent (a finding about one has
     // no exchange); shown after the exchanges.
-    const unmatched = Array.isArray(sessions[si]?.unmatched) ? sessions[si].unmatched : [];
+    const unmatched = timeline[si]?.unmatched ?? [];
     if (unmatched.length) {
       box.append(el('h4', {}, `Unmatched messages: ${unmatched.length}`),
         el('ul', { class: 'timeline' }, unmatched.map((u) =>
           el('li', { class: 'offending' }, el('details', { open: true },
-            el('summary', {}, u.direction ? `from the ${u.direction}` : 'unmatched', u.after_exchange !== undefined ? `, after exchange #${u.after_exchange}` : ''),
-            el('pre', {}, JSON.stringify(u.message ?? u, null, 2)))))));
+            el('summary', {}, 'from the server', u.after_exchange !== null ? `, after exchange #${u.after_exchange}` : ''),
+            el('pre', {}, JSON.stringify(u.message, null, 2)),
+            u.response === null ? null : block('the client\'s answer', u.response))))));
     }
     // The first offending exchange is open from the start.
     const first = s.findings.find((f) => Number.isInteger(f.exchange));

@@ -162,7 +162,10 @@ async function check() {
   if (!reply.ok) {
     out.append(renderError(reply.error));
   } else if (which === 'capture') {
-    out.append((await import('./capture.js')).renderCapture(reply.value, editors.capture.value));
+    // The exchanges to show, read by the core as the report was.
+    const timeline = await checker.call('captureTimeline', editors.capture.value);
+    if (run !== runs[which]) return;
+    out.append((await import('./capture.js')).renderCapture(reply.value, timeline.ok ? timeline.value : []));
   } else {
     out.append(renderTest(reply.value, which === 'response' ? editors.expect : editors.assertions));
   }
