@@ -51,7 +51,7 @@ pub fn err(text: &str) {
 
 /// A `--timeout`-style argument: `30s`, `1m30s`, `500ms` (core's duration syntax).
 pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    mcpcheck_core::read::parse_duration_ms(s)
+    mcpcheck_core::parse_duration_ms(s)
         .map(std::time::Duration::from_millis)
         .ok_or_else(|| format!("`{s}` is not a duration; write it like 30s, 1m30s or 500ms"))
 }

@@ -8,7 +8,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use mcpcheck_core::api;
-use mcpcheck_core::check::Facts;
+use mcpcheck_core::Facts;
 use serde_json::Value;
 use std::hint::black_box;
 

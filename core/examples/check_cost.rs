@@ -37,7 +37,7 @@ fn measured_parse_both(response: &str) -> bool {
 fn measured_check(
     response: &str,
     doc: &mcpcheck_core::api::ExpectDoc,
-    facts: &mcpcheck_core::check::Facts,
+    facts: &mcpcheck_core::Facts,
 ) -> mcpcheck_core::results::TestResult {
     let v: serde_json::Value = serde_json::from_str(response).unwrap_or_default();
     mcpcheck_core::api::check_response(doc, v, facts)
@@ -54,7 +54,7 @@ fn main() {
         &structured
     };
     let doc = shared::doc();
-    let facts = mcpcheck_core::check::Facts::default();
+    let facts = mcpcheck_core::Facts::default();
     if mode == "check" {
         let r = measured_check(response, &doc, &facts);
         assert_eq!(r.status.as_str(), "pass", "{}", r.message);

@@ -8,9 +8,11 @@
 #![deny(clippy::print_stdout, clippy::print_stderr, clippy::dbg_macro)]
 #![deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+// The surface front ends use. Each module says what it is for; items a
+// front end needs from a private module are re-exported below.
+pub mod api;
 pub mod baseline;
 pub mod capture;
-pub mod check;
 pub mod coverage;
 pub mod diag;
 pub mod expect;
@@ -18,20 +20,26 @@ pub mod gate;
 pub mod generate;
 pub mod invariants;
 pub mod observation;
-pub mod path;
-pub mod read;
 pub mod redact;
 pub mod report;
 pub mod results;
 pub mod score;
-pub mod snapshot;
-pub mod value;
-pub mod yaml;
-
-/// The version of mcpcheck (all crates and the npm package move together).
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
-pub mod api;
 pub mod setup;
+pub mod snapshot;
 pub mod suite;
 pub mod template;
 pub mod trajectory;
+
+// Private: the machinery behind the surface.
+mod check;
+mod path;
+mod read;
+mod value;
+mod yaml;
+
+pub use check::Facts;
+pub use read::parse_duration_ms;
+pub use value::truncate;
+
+/// The version of mcpcheck (all crates and the npm package move together).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -68,7 +68,7 @@ fn describe_http_error(status: reqwest::StatusCode, headers: &HeaderMap, body: &
     let body = html_text(body).unwrap_or_else(|| body.to_string());
     if !body.is_empty() {
         msg.push_str(": ");
-        msg.push_str(&mcpcheck_core::value::truncate(&body, 300));
+        msg.push_str(&mcpcheck_core::truncate(&body, 300));
     }
     msg
 }

@@ -131,7 +131,7 @@ impl Inbound {
                 idx,
                 format!(
                     "the server sent text that is not JSON-RPC: {}",
-                    mcpcheck_core::value::truncate(text, 200)
+                    mcpcheck_core::truncate(text, 200)
                 ),
             ),
             Ok(Value::Array(items)) => {

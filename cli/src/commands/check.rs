@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use mcpcheck_core::api;
-use mcpcheck_core::check::Facts;
+use mcpcheck_core::Facts;
 use mcpcheck_core::diag;
 use mcpcheck_core::report::text::{TextOptions, test_block};
 use mcpcheck_core::results::TestResult;

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcpcheck_core::check::Facts;
+use mcpcheck_core::Facts;
 use mcpcheck_core::observation::{self, Method};
 use mcpcheck_core::results::{TestResult, TestStatus};
 use mcpcheck_core::score;

@@ -197,7 +197,7 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
     }
     let status = status.map_err(|e| format!("`{}`: {e}", step.command))?;
     if !status.success() {
-        let tail = mcpcheck_core::value::truncate(err.trim(), 500);
+        let tail = mcpcheck_core::truncate(err.trim(), 500);
         let code = status
             .code()
             .map_or_else(|| "a signal".to_string(), |c| format!("status {c}"));

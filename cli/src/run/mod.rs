@@ -681,7 +681,7 @@ fn sanitize(name: &str) -> String {
             }
         })
         .collect();
-    mcpcheck_core::value::truncate(&s, 100)
+    mcpcheck_core::truncate(&s, 100)
         .trim_end_matches('…')
         .to_string()
 }

@@ -38,7 +38,9 @@ pub use model::{
 use crate::path::{Found, Path};
 use crate::value::truncate;
 
-/// Evaluate one check against an Observation.
+/// Evaluate one check against an Observation (the tests' shorthand for
+/// [`evaluate_in`] with a fresh context).
+#[cfg(test)]
 pub fn evaluate(check: &Check, obs: &Value, facts: &Facts) -> Outcome {
     evaluate_in(check, &EvalCx::new(obs, facts))
 }
