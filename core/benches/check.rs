@@ -7,8 +7,8 @@
 //! `bench/check-ratio.sh` runs this and prints the ratios.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcpcheck_core::api;
 use mcpcheck_core::Facts;
+use mcpcheck_core::api;
 use serde_json::Value;
 use std::hint::black_box;
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::check::Facts;
 use crate::diag::{Diagnostic, Span};
+use crate::error::DocError;
 use crate::expect::{self, Block, Expectations};
 use crate::observation::{self, Method};
 use crate::read::Cx;
@@ -196,7 +197,7 @@ pub fn check_trajectory(doc: &ExpectDoc, trace: &[TraceEntry]) -> TestResult {
 /// Read check inputs given as JSON (`{"today": "2026-01-31", "files":
 /// {path: text|null}, "files_before": {…}, "progress_token": …}`), as the npm
 /// package and the shared test vectors pass them. Every key is optional.
-pub fn facts_from_json(v: &Value) -> Result<Facts, String> {
+pub fn facts_from_json(v: &Value) -> Result<Facts, DocError> {
     let mut facts = Facts::default();
     let Some(o) = v.as_object() else {
         if v.is_null() {
@@ -223,7 +224,7 @@ pub fn facts_from_json(v: &Value) -> Result<Facts, String> {
                     let content = match c {
                         Value::Null => None,
                         Value::String(s) => Some(s.clone()),
-                        _ => return Err(format!("`{k}.{p}` must be a string or null")),
+                        _ => return Err(format!("`{k}.{p}` must be a string or null").into()),
                     };
                     out.insert(p.clone(), content);
                 }
@@ -237,7 +238,8 @@ pub fn facts_from_json(v: &Value) -> Result<Facts, String> {
             other => {
                 return Err(format!(
                     "unknown option `{other}` (expected today, files, files_before, progress_token)"
-                ));
+                )
+                .into());
             }
         }
     }

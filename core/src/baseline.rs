@@ -34,6 +34,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::DocError;
 use crate::results::{Results, TestStatus, Tool};
 
 pub const BASELINE_VERSION: u32 = 1;
@@ -80,14 +81,15 @@ impl Baseline {
     }
 
     /// Read a baseline, or a results document used as one.
-    pub fn from_json(text: &str) -> Result<Baseline, String> {
+    pub fn from_json(text: &str) -> Result<Baseline, DocError> {
         let b: Baseline = serde_json::from_str(text)
-            .map_err(|e| format!("not a baseline or results document: {e}"))?;
+            .map_err(|e| DocError::not_a("a baseline or results document", &e))?;
         if b.version != BASELINE_VERSION {
-            return Err(format!(
-                "baseline version {} is not supported (this mcpcheck reads version {BASELINE_VERSION})",
-                b.version
-            ));
+            return Err(DocError::Version {
+                what: "baseline",
+                found: b.version,
+                reads: BASELINE_VERSION,
+            });
         }
         Ok(b)
     }
@@ -400,12 +402,24 @@ mod tests {
     #[test]
     fn rejects_other_versions_and_non_baselines() {
         let err = Baseline::from_json(r#"{"version": 2, "tests": []}"#).unwrap_err();
-        assert!(err.contains("version 2"), "{err}");
+        assert_eq!(
+            err,
+            DocError::Version {
+                what: "baseline",
+                found: 2,
+                reads: 1
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "baseline version 2 is not supported (this mcpcheck reads version 1)"
+        );
         let err = Baseline::from_json("[1, 2]").unwrap_err();
-        assert!(err.starts_with("not a baseline"), "{err}");
+        assert!(matches!(err, DocError::NotA { .. }), "{err}");
+        assert!(err.to_string().starts_with("not a baseline"), "{err}");
         let err =
             Baseline::from_json(r#"{"version": 1, "tests": [{"name": "x", "status": "maybe"}]}"#)
                 .unwrap_err();
-        assert!(err.contains("maybe"), "{err}");
+        assert!(err.to_string().contains("maybe"), "{err}");
     }
 }

@@ -15,6 +15,7 @@ pub mod baseline;
 pub mod capture;
 pub mod coverage;
 pub mod diag;
+pub mod error;
 pub mod expect;
 pub mod gate;
 pub mod generate;

@@ -53,6 +53,7 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::error::DocError;
 use crate::score::{Scored, Verdict, round3};
 
 pub const RESULTS_VERSION: u32 = 1;
@@ -588,14 +589,15 @@ impl Results {
     /// computed when the document lacks them, so one written before they
     /// existed renders in full; present ones are kept as written (they were
     /// computed from unrounded values).
-    pub fn from_json(text: &str) -> Result<Results, String> {
+    pub fn from_json(text: &str) -> Result<Results, DocError> {
         let mut r: Results =
-            serde_json::from_str(text).map_err(|e| format!("not a results document: {e}"))?;
+            serde_json::from_str(text).map_err(|e| DocError::not_a("a results document", &e))?;
         if r.version != RESULTS_VERSION {
-            return Err(format!(
-                "results version {} is not supported (this mcpcheck reads version {RESULTS_VERSION})",
-                r.version
-            ));
+            return Err(DocError::Version {
+                what: "results",
+                found: r.version,
+                reads: RESULTS_VERSION,
+            });
         }
         if r.reliability.is_none() {
             r.reliability = Reliability::of(&r.tests);

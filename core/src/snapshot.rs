@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::check::{Check, Matcher, Target};
 use crate::diag::Span;
+use crate::error::DocError;
 use crate::expect::Item;
 use crate::path::Path;
 
@@ -47,8 +48,9 @@ pub enum Change {
 
 impl Snapshots {
     /// Read a snapshot file; the error names what is wrong with it.
-    pub fn parse(text: &str) -> Result<Snapshots, String> {
-        let doc: Value = serde_json::from_str(text).map_err(|e| format!("it is not JSON: {e}"))?;
+    pub fn parse(text: &str) -> Result<Snapshots, DocError> {
+        let doc: Value = serde_json::from_str(text)
+            .map_err(|e| DocError::Invalid(format!("it is not JSON: {e}")))?;
         let list = doc
             .get("snapshots")
             .and_then(Value::as_array)
@@ -57,7 +59,7 @@ impl Snapshots {
         for (i, s) in list.iter().enumerate() {
             let field = |k: &str| s.get(k).and_then(Value::as_str).map(str::to_string);
             let (Some(name), Some(text)) = (field("name"), field("text")) else {
-                return Err(format!("snapshot {} has no `name` or no `text`", i + 1));
+                return Err(format!("snapshot {} has no `name` or no `text`", i + 1).into());
             };
             entries.push(Snapshot {
                 name,
@@ -190,10 +192,14 @@ mod tests {
             Snapshots::default().to_text(),
             "{\n  \"snapshots\": []\n}\n"
         );
-        assert!(Snapshots::parse("[]").unwrap_err().contains("`snapshots`"));
+        assert_eq!(
+            Snapshots::parse("[]").unwrap_err(),
+            DocError::Invalid("it has no `snapshots` list".into())
+        );
         assert!(
             Snapshots::parse("{\"snapshots\": [{}]}")
                 .unwrap_err()
+                .to_string()
                 .contains("snapshot 1")
         );
     }

@@ -16,7 +16,8 @@ fn main() -> Result<(), String> {
     let runs: usize = rest.first().and_then(|r| r.parse().ok()).unwrap_or(5);
     let etext = std::fs::read_to_string(expect).map_err(|e| format!("{expect}: {e}"))?;
     let rtext = std::fs::read_to_string(response).map_err(|e| format!("{response}: {e}"))?;
-    let facts = api::facts_from_json(&serde_json::json!({"today": "2026-02-01"}))?;
+    let facts = api::facts_from_json(&serde_json::json!({"today": "2026-02-01"}))
+        .map_err(|e| e.to_string())?;
     let mut times = Vec::new();
     let mut status = String::new();
     for _ in 0..runs {

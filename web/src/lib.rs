@@ -175,7 +175,7 @@ pub fn check_response(
         Some(o) => from_js(o, "the options")?,
         None => Value::Null,
     };
-    let facts = api::facts_from_json(&options).map_err(|e| plain_error(&e))?;
+    let facts = api::facts_from_json(&options).map_err(|e| plain_error(&e.to_string()))?;
     Ok(to_js(&api::check_response(&doc, response, &facts)))
 }
 
