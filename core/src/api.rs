@@ -12,7 +12,7 @@ use crate::diag::{Diagnostic, Span};
 use crate::error::DocError;
 use crate::expect::{self, Block, Expectations};
 use crate::observation::{self, Method};
-use crate::read::Cx;
+use crate::read::LoadCx;
 use crate::results::TestResult;
 use crate::score;
 use crate::trajectory::{self, TraceEntry};
@@ -37,7 +37,7 @@ pub fn load_expect(file: &str, text: &str) -> Result<ExpectDoc, Vec<Diagnostic>>
 
 /// Parse an expectation document from a node (e.g. built from a JS object).
 pub fn load_expect_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Diagnostic>> {
-    let mut cx = Cx::new(file);
+    let mut cx = LoadCx::new(file);
     let wrapped = root
         .as_map()
         .is_some_and(|m| m.iter().any(|(k, _)| k.key_str() == Some("expect")));
@@ -129,7 +129,7 @@ pub fn load_trace(file: &str, text: &str) -> Result<Vec<TraceEntry>, Vec<Diagnos
 
 /// Read a trace from a node (e.g. built from a JS array or object).
 pub fn load_trace_node(file: &str, root: &Node) -> Result<Vec<TraceEntry>, Vec<Diagnostic>> {
-    let mut cx = Cx::new(file);
+    let mut cx = LoadCx::new(file);
     let list = root.get("trace").unwrap_or(root);
     let entries = trajectory::read_trace(&mut cx, list);
     if cx.has_errors() {
@@ -148,7 +148,7 @@ pub fn load_trajectory(file: &str, text: &str) -> Result<ExpectDoc, Vec<Diagnost
 
 /// Read trajectory assertions from a node (e.g. built from a JS value).
 pub fn load_trajectory_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Diagnostic>> {
-    let mut cx = Cx::new(file);
+    let mut cx = LoadCx::new(file);
     let mut doc = ExpectDoc {
         name: crate::suite::file_stem(file),
         expect: Expectations::default(),

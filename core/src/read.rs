@@ -1,6 +1,6 @@
 //! Typed reading of YAML nodes, collecting diagnostics instead of stopping.
 //!
-//! Every loader (suites, expectations, traces, hooks) reads through a [`Cx`]:
+//! Every loader (suites, expectations, traces, hooks) reads through a [`LoadCx`]:
 //! each accessor returns `None` on a problem and records a diagnostic with the
 //! node's position and, where it helps, a hint. Callers keep going, so one
 //! pass reports every problem in a file.
@@ -13,14 +13,14 @@ pub type Entries<'n> = Vec<(&'n str, &'n Node, &'n Node)>;
 
 /// The reading context of one file.
 #[derive(Debug)]
-pub struct Cx {
+pub struct LoadCx {
     pub file: String,
     pub diags: Vec<Diagnostic>,
 }
 
-impl Cx {
+impl LoadCx {
     pub fn new(file: &str) -> Self {
-        Cx {
+        LoadCx {
             file: file.to_string(),
             diags: Vec::new(),
         }
@@ -69,7 +69,7 @@ impl Cx {
         self.entries_placed(n, what, allowed, |_| None)
     }
 
-    /// [`Cx::entries`], where `elsewhere` may say where an unknown key belongs
+    /// [`LoadCx::entries`], where `elsewhere` may say where an unknown key belongs
     /// instead (e.g. "`tool` goes under `assert:`"); that hint wins over the
     /// "did you mean" one.
     pub fn entries_placed<'n>(

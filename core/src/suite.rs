@@ -27,7 +27,7 @@ use crate::diag::{Diagnostic, Span};
 use crate::expect::{self, Block, DerivedMetric, Expectations, Item};
 use crate::observation::Method;
 use crate::path::Path;
-use crate::read::Cx;
+use crate::read::LoadCx;
 use crate::template::{vars_in, vars_in_value};
 use crate::trajectory::{self, TraceEntry};
 use crate::yaml::{self, Node};
@@ -391,7 +391,7 @@ const SERVER_KEYS: &[&str] = &[
 
 /// Load one file's text. `file` names it in diagnostics and results.
 pub fn load(file: &str, text: &str) -> Loaded {
-    let mut cx = Cx::new(file);
+    let mut cx = LoadCx::new(file);
     let mut suite = SuiteFile {
         file: file.to_string(),
         name: None,
@@ -455,7 +455,7 @@ struct Defaults<'n> {
     servers: Vec<(String, Server)>,
 }
 
-fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
+fn load_composed(cx: &mut LoadCx, root: &Node, suite: &mut SuiteFile) {
     let entries = cx.entries(root, "suite", SUITE_KEYS);
     let get = |k: &str| {
         entries
@@ -551,7 +551,7 @@ fn load_composed(cx: &mut Cx, root: &Node, suite: &mut SuiteFile) {
     }
 }
 
-fn resolve_server(cx: &mut Cx, node: &Node, servers: &[(String, Server)]) -> Option<Server> {
+fn resolve_server(cx: &mut LoadCx, node: &Node, servers: &[(String, Server)]) -> Option<Server> {
     if let Some(name) = node.as_str() {
         match servers.iter().find(|(n, _)| n == name) {
             Some((_, s)) => Some(s.clone()),
@@ -567,7 +567,7 @@ fn resolve_server(cx: &mut Cx, node: &Node, servers: &[(String, Server)]) -> Opt
     }
 }
 
-fn load_server(cx: &mut Cx, node: &Node) -> Option<Server> {
+fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
     let entries = cx.entries(node, "server", SERVER_KEYS);
     node.as_map()?;
     let mut s = Server {
@@ -641,7 +641,7 @@ fn load_server(cx: &mut Cx, node: &Node) -> Option<Server> {
     Some(s)
 }
 
-fn load_client_caps(cx: &mut Cx, node: &Node) -> ClientCaps {
+fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
     let mut caps = ClientCaps::default();
     for (k, _, v) in cx.entries(
         node,
@@ -708,7 +708,7 @@ fn load_client_caps(cx: &mut Cx, node: &Node) -> ClientCaps {
     caps
 }
 
-fn load_hooks(cx: &mut Cx, node: &Node) -> Hooks {
+fn load_hooks(cx: &mut LoadCx, node: &Node) -> Hooks {
     let mut hooks = Hooks::default();
     for (k, _, v) in cx.entries(
         node,
@@ -726,7 +726,7 @@ fn load_hooks(cx: &mut Cx, node: &Node) -> Hooks {
     hooks
 }
 
-fn load_hook_steps(cx: &mut Cx, node: &Node, phase: &str) -> Vec<HookStep> {
+fn load_hook_steps(cx: &mut LoadCx, node: &Node, phase: &str) -> Vec<HookStep> {
     let items: Vec<&Node> = match node.as_seq() {
         Some(s) => s.iter().collect(),
         None => vec![node],
@@ -801,7 +801,7 @@ fn test_keys(composed: bool) -> Vec<&'static str> {
     k
 }
 
-fn args_value(cx: &mut Cx, v: Option<&Node>) -> Value {
+fn args_value(cx: &mut LoadCx, v: Option<&Node>) -> Value {
     match v {
         None => Value::Object(Map::new()),
         Some(n) if n.is_null() => Value::Object(Map::new()),
@@ -874,7 +874,7 @@ struct Timing {
 }
 
 fn load_test(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     node: &Node,
     default_name: &str,
     defaults: Option<&Defaults<'_>>,
@@ -943,7 +943,7 @@ fn load_test(
 
 /// Read a test's keys: a composed test's, or a test file's (where a
 /// composed-only key gets a hint about where it goes).
-fn test_entries<'n>(cx: &mut Cx, node: &'n Node, composed: bool) -> TestKeys<'n> {
+fn test_entries<'n>(cx: &mut LoadCx, node: &'n Node, composed: bool) -> TestKeys<'n> {
     let keys = test_keys(composed);
     let entries = if composed {
         cx.entries(node, "test", &keys)
@@ -962,7 +962,13 @@ fn test_entries<'n>(cx: &mut Cx, node: &'n Node, composed: bool) -> TestKeys<'n>
 }
 
 /// Exactly one block: load it, and say where block keys stand outside one.
-fn pick_block(cx: &mut Cx, node: &Node, keys: &TestKeys<'_>, composed: bool, name: &str) -> Picked {
+fn pick_block(
+    cx: &mut LoadCx,
+    node: &Node,
+    keys: &TestKeys<'_>,
+    composed: bool,
+    name: &str,
+) -> Picked {
     let mut present: Vec<&'static str> = BLOCKS
         .iter()
         .copied()
@@ -1037,7 +1043,7 @@ fn pick_block(cx: &mut Cx, node: &Node, keys: &TestKeys<'_>, composed: bool, nam
 /// The test's own expectations: the block's, or the test-level `expect`
 /// (composed); and whether they hold the implicit `no_rpc_error`.
 fn own_expectations(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     node: &Node,
     keys: &TestKeys<'_>,
     picked: &Picked,
@@ -1099,7 +1105,7 @@ fn own_expectations(
 /// Threshold, derived metrics, time limits and `skip_unless_env`: the
 /// test's own, merged with `defaultTest`.
 fn apply_defaults(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     keys: &TestKeys<'_>,
     default_node: Option<&Node>,
     picked: &Picked,
@@ -1112,7 +1118,7 @@ fn apply_defaults(
         .and_then(|t| cx.fraction(t, "threshold"));
     let mut derived_nodes: Vec<&Node> = keys.get("derivedMetrics").into_iter().collect();
     let mut default_threshold = None;
-    let duration = |cx: &mut Cx, n: Option<&Node>, k: &str| n.and_then(|t| cx.duration(t, k));
+    let duration = |cx: &mut LoadCx, n: Option<&Node>, k: &str| n.and_then(|t| cx.duration(t, k));
     let mut timing = Timing {
         timeout_ms: duration(cx, keys.get("timeout"), "timeout"),
         settle_ms: duration(cx, keys.get("settle"), "settle"),
@@ -1165,7 +1171,7 @@ fn apply_defaults(
 
 /// The test's server: its own, or the file's; none for a trajectory.
 fn test_server(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     node: &Node,
     keys: &TestKeys<'_>,
     defaults: Option<&Defaults<'_>>,
@@ -1222,7 +1228,7 @@ fn test_server(
 }
 
 /// `skip`: `true`, or a reason (a string that is not a YAML 1.1 boolean).
-fn read_skip(cx: &mut Cx, keys: &TestKeys<'_>) -> Option<String> {
+fn read_skip(cx: &mut LoadCx, keys: &TestKeys<'_>) -> Option<String> {
     let s = keys.get("skip")?;
     match s.as_str() {
         Some(reason)
@@ -1242,7 +1248,7 @@ fn read_skip(cx: &mut Cx, keys: &TestKeys<'_>) -> Option<String> {
 }
 
 fn load_trajectory_block(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     trace: Option<&Node>,
     audit_log: Option<&Node>,
     audit_span: Option<Span>,
@@ -1276,7 +1282,7 @@ fn load_trajectory_block(
     })
 }
 
-fn opt_cursor(cx: &mut Cx, v: &Node, what: &str) -> Option<String> {
+fn opt_cursor(cx: &mut LoadCx, v: &Node, what: &str) -> Option<String> {
     if v.is_null() {
         return None;
     }
@@ -1284,7 +1290,7 @@ fn opt_cursor(cx: &mut Cx, v: &Node, what: &str) -> Option<String> {
     entries.first().and_then(|(_, _, c)| cx.string(c, "cursor"))
 }
 
-fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
+fn load_block(cx: &mut LoadCx, name: &str, v: &Node) -> Option<BlockOut> {
     match name {
         "assert" => block_tool(cx, v),
         "assert_prompts" => block_prompts(cx, v),
@@ -1298,7 +1304,7 @@ fn load_block(cx: &mut Cx, name: &str, v: &Node) -> Option<BlockOut> {
 }
 
 /// The `assert` block.
-fn block_tool(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+fn block_tool(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.entries(v, "assert", &["tool", "args", "expect", "capture_progress"]);
     let get = |k: &str| {
@@ -1335,7 +1341,7 @@ fn block_tool(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
 }
 
 /// The `assert_prompts` block.
-fn block_prompts(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+fn block_prompts(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.entries(v, "assert_prompts", &["list", "get", "expect"]);
     let get = |k: &str| {
@@ -1388,7 +1394,7 @@ fn block_prompts(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
 }
 
 /// The `assert_resources` block.
-fn block_resources(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+fn block_resources(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.entries(
         v,
@@ -1503,7 +1509,7 @@ fn block_resources(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
 }
 
 /// The `assert_completion` block.
-fn block_completion(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+fn block_completion(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.entries(
         v,
@@ -1634,7 +1640,7 @@ fn block_completion(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
 }
 
 /// The `assert_sampling` block.
-fn block_sampling(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+fn block_sampling(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.entries(
         v,
@@ -1683,7 +1689,7 @@ fn block_sampling(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
 }
 
 /// The `assert_logging` block.
-fn block_logging(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+fn block_logging(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.entries(
         v,
@@ -1742,7 +1748,7 @@ fn block_logging(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
 }
 
 /// The `assert_notifications` block.
-fn block_notifications(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
+fn block_notifications(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.entries(v, "assert_notifications", &["tool", "args", "expect"]);
     let get = |k: &str| {
@@ -1764,7 +1770,7 @@ fn block_notifications(cx: &mut Cx, v: &Node) -> Option<BlockOut> {
     })
 }
 
-fn load_setup(cx: &mut Cx, node: &Node) -> Vec<SetupCall> {
+fn load_setup(cx: &mut LoadCx, node: &Node) -> Vec<SetupCall> {
     let Some(items) = cx.seq(node, "setup") else {
         return Vec::new();
     };
@@ -1815,7 +1821,7 @@ fn load_setup(cx: &mut Cx, node: &Node) -> Vec<SetupCall> {
 /// defined; setup captures define names for later steps and the action. With
 /// context hooks (which may inject vars), unknown names are warnings.
 fn check_vars(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     test: &Node,
     setup: &[SetupCall],
     action: &Action,
@@ -1824,7 +1830,7 @@ fn check_vars(
     context_hooks: bool,
 ) {
     let mut known: Vec<String> = vec!["fixture".into()];
-    let report = |cx: &mut Cx, names: Vec<String>, known: &[String], fallback: Span| {
+    let report = |cx: &mut LoadCx, names: Vec<String>, known: &[String], fallback: Span| {
         for n in names {
             if known.contains(&n) {
                 continue;

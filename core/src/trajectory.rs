@@ -18,7 +18,7 @@
 use serde_json::{Value, json};
 
 use crate::diag::{Diagnostic, Span};
-use crate::read::Cx;
+use crate::read::LoadCx;
 use crate::yaml::Node;
 
 /// One tool call of a trace.
@@ -39,7 +39,7 @@ pub fn observation(trace: &[TraceEntry]) -> Value {
 }
 
 /// Read an inline `trace:` list.
-pub fn read_trace(cx: &mut Cx, node: &Node) -> Vec<TraceEntry> {
+pub fn read_trace(cx: &mut LoadCx, node: &Node) -> Vec<TraceEntry> {
     let Some(items) = cx.seq(node, "trace") else {
         return Vec::new();
     };
@@ -119,7 +119,7 @@ mod tests {
     use crate::yaml::parse;
 
     fn run(trace_yaml: &str, assertions_yaml: &str) -> crate::score::Scored {
-        let mut cx = Cx::new("t");
+        let mut cx = LoadCx::new("t");
         let trace = read_trace(
             &mut cx,
             &parse("t", trace_yaml).unwrap_or_else(|d| panic!("{d:?}")),
@@ -167,7 +167,7 @@ mod tests {
 
     /// Diagnostics of compiling `assertions_yaml`: (line, error?, message).
     fn diagnostics(assertions_yaml: &str) -> Vec<(u32, bool, String)> {
-        let mut cx = Cx::new("t");
+        let mut cx = LoadCx::new("t");
         let node = parse("t", assertions_yaml).unwrap_or_else(|d| panic!("{d:?}"));
         let _ = compile(&mut cx, &node);
         cx.diags

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::check::{Each, Target};
 use crate::diag::Span;
 use crate::path::Path;
-use crate::read::{Cx, Entries};
+use crate::read::{Entries, LoadCx};
 use crate::yaml::{Node, NodeKind};
 
 /// A path into the Observation that is known to be valid.
@@ -15,7 +15,12 @@ pub(crate) fn doc_path(p: &str) -> Path {
     Path::fixed(p)
 }
 
-pub(super) fn compile_regex(cx: &mut Cx, pattern: &str, span: Span, key: &str) -> Option<Regex> {
+pub(super) fn compile_regex(
+    cx: &mut LoadCx,
+    pattern: &str,
+    span: Span,
+    key: &str,
+) -> Option<Regex> {
     match Regex::new(pattern) {
         Ok(r) => Some(r),
         Err(e) => {
@@ -34,7 +39,7 @@ pub(super) fn compile_regex(cx: &mut Cx, pattern: &str, span: Span, key: &str) -
     }
 }
 
-pub(super) fn json_path(cx: &mut Cx, written: &str, span: Span, key: &str) -> Option<Path> {
+pub(super) fn json_path(cx: &mut LoadCx, written: &str, span: Span, key: &str) -> Option<Path> {
     match Path::parse_under(&["json"], written) {
         Ok(p) => Some(p),
         Err(e) => {
@@ -77,7 +82,7 @@ pub(super) fn text_target() -> Target {
 /// Read `{path, …}` objects of the JSON vocabulary: returns the compiled path
 /// and the entries other than `path`.
 pub(super) fn path_arg<'n>(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     v: &'n Node,
     key: &str,
     others: &[&str],
@@ -117,7 +122,7 @@ pub(super) fn field<'n>(entries: &[(&'n str, &'n Node, &'n Node)], name: &str) -
         .map(|(_, _, v)| *v)
 }
 
-pub(super) fn values_of(cx: &mut Cx, n: &Node, key: &str) -> Option<Vec<Value>> {
+pub(super) fn values_of(cx: &mut LoadCx, n: &Node, key: &str) -> Option<Vec<Value>> {
     match &n.kind {
         NodeKind::Seq(items) => Some(items.iter().map(Node::to_json).collect()),
         _ => {

@@ -1,7 +1,7 @@
 //! `derivedMetrics`: named weighted aggregates of check, set and earlier
 //! metric scores.
 
-use crate::read::Cx;
+use crate::read::LoadCx;
 use crate::yaml::Node;
 
 use super::list::weight_of;
@@ -11,7 +11,7 @@ use super::{DerivedMetric, Item, MetricRef};
 /// checks, named assert-sets and metrics declared before it. A reference to
 /// itself or to a later metric is an error; a name that matches nothing is a
 /// warning (it scores 0, and the report shows it).
-pub fn compile_derived(cx: &mut Cx, node: &Node, items: &[Item]) -> Vec<DerivedMetric> {
+pub fn compile_derived(cx: &mut LoadCx, node: &Node, items: &[Item]) -> Vec<DerivedMetric> {
     let Some(list) = cx.seq(node, "derivedMetrics") else {
         return Vec::new();
     };

@@ -1,7 +1,7 @@
 //! Logging and notification keys: what arrived while the request ran.
 
 use crate::check::{Check, Matcher, Target};
-use crate::read::Cx;
+use crate::read::LoadCx;
 
 use super::args::doc_path;
 use super::{Block, Input};
@@ -12,7 +12,7 @@ fn notifications() -> Target {
 
 /// A count of notifications (of `method`, when given) within bounds.
 fn count(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     i: &Input<'_>,
     out: &mut Vec<Check>,
     method: Option<&str>,
@@ -34,7 +34,7 @@ fn count(
 
 /// One check per listed string, named `key string`.
 fn per_string(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     i: &Input<'_>,
     out: &mut Vec<Check>,
     matcher: impl Fn(String) -> Matcher,
@@ -47,7 +47,7 @@ fn per_string(
     }
 }
 
-pub(super) fn min_messages(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn min_messages(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let bounds = |n| (Some(n), None);
     count(
         cx,
@@ -59,21 +59,21 @@ pub(super) fn min_messages(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     );
 }
 
-pub(super) fn min_count(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn min_count(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     count(cx, i, out, None, |n| (Some(n), None), "notification(s)");
 }
 
-pub(super) fn max_count(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn max_count(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     count(cx, i, out, None, |n| (None, Some(n)), "notification(s)");
 }
 
-pub(super) fn contains_level(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn contains_level(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     per_string(cx, i, out, Matcher::LogLevel);
 }
 
 /// `contains_data` reads log `data` in `assert_logging`, notification params
 /// elsewhere.
-fn data(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, present: bool) {
+fn data(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>, present: bool) {
     let log_data = i.block == Block::Logging;
     per_string(cx, i, out, |needle| Matcher::NotificationData {
         needle,
@@ -82,22 +82,22 @@ fn data(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, present: bool) {
     });
 }
 
-pub(super) fn contains_data(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn contains_data(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     data(cx, i, out, true);
 }
 
-pub(super) fn not_contains_data(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn not_contains_data(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     data(cx, i, out, false);
 }
 
-pub(super) fn methods(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn methods(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     per_string(cx, i, out, |method| Matcher::NotificationMethod {
         method,
         present: true,
     });
 }
 
-pub(super) fn not_methods(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn not_methods(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     per_string(cx, i, out, |method| Matcher::NotificationMethod {
         method,
         present: false,

@@ -1,29 +1,29 @@
 //! The JSON assertion vocabulary: paths inside the Observation's `json`.
 
 use crate::check::{Check, Condition, Matcher, TagRule, Target};
-use crate::read::Cx;
+use crate::read::LoadCx;
 
 use super::args::{compile_regex, doc_path, each_target, field, json_path, path_arg, values_of};
 use super::{Input, compile_map};
 
 /// `key: value`: the field named like the key equals the value.
-fn field_is(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+fn field_is(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     if let Some(path) = json_path(cx, i.key(), i.span, i.key()) {
         let m = Matcher::Exact(i.value.to_json());
         out.push(i.check(i.key().into(), Target::Doc(path), m, i.span));
     }
 }
 
-pub(super) fn status(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn status(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     field_is(cx, i, out);
 }
 
-pub(super) fn error_code(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn error_code(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     field_is(cx, i, out);
 }
 
 /// `<field>_contains: text`: the field contains the text.
-fn field_has_text(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, field_name: &str) {
+fn field_has_text(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>, field_name: &str) {
     if let (Some(s), Some(path)) = (
         cx.string(i.value, i.key()),
         json_path(cx, field_name, i.span, i.key()),
@@ -33,17 +33,17 @@ fn field_has_text(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, field_name: 
     }
 }
 
-pub(super) fn message_contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn message_contains(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     field_has_text(cx, i, out, "message");
 }
 
-pub(super) fn summary_contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn summary_contains(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     field_has_text(cx, i, out, "summary");
 }
 
 /// The length of `json.results`.
 fn results_length(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     i: &Input<'_>,
     out: &mut Vec<Check>,
     bounds: fn(u64) -> (Option<u64>, Option<u64>),
@@ -62,19 +62,19 @@ fn results_length(
     }
 }
 
-pub(super) fn results_min(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn results_min(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     results_length(cx, i, out, |n| (Some(n), None));
 }
 
-pub(super) fn results_max(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn results_max(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     results_length(cx, i, out, |n| (None, Some(n)));
 }
 
-pub(super) fn results_count(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn results_count(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     results_length(cx, i, out, |n| (Some(n), Some(n)));
 }
 
-pub(super) fn has_fields(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn has_fields(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some(items) = cx.strings(i.value, i.key()) else {
         return;
     };
@@ -86,7 +86,7 @@ pub(super) fn has_fields(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn has_field(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn has_field(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some(p) = cx.string(i.value, i.key()) else {
         return;
     };
@@ -101,7 +101,7 @@ pub(super) fn has_field(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     out.push(i.check(name, Target::Doc(path), matcher, i.span));
 }
 
-pub(super) fn field_equals(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn field_equals(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some(m) = cx.map(i.value, i.key()) else {
         return;
     };
@@ -115,7 +115,7 @@ pub(super) fn field_equals(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn field_contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn field_contains(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some((path, entries)) = path_arg(cx, i.value, i.key(), &["text"]) else {
         return;
     };
@@ -125,7 +125,7 @@ pub(super) fn field_contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn all_match(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn all_match(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some((path, entries)) = path_arg(cx, i.value, i.key(), &["value"]) else {
         return;
     };
@@ -135,7 +135,7 @@ pub(super) fn all_match(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn all_match_one_of(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn all_match_one_of(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some((path, entries)) = path_arg(cx, i.value, i.key(), &["values"]) else {
         return;
     };
@@ -146,7 +146,12 @@ pub(super) fn all_match_one_of(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>)
 }
 
 /// `{path, regex}` quantifiers.
-fn pattern(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, matcher: fn(regex::Regex) -> Matcher) {
+fn pattern(
+    cx: &mut LoadCx,
+    i: &Input<'_>,
+    out: &mut Vec<Check>,
+    matcher: fn(regex::Regex) -> Matcher,
+) {
     let Some((path, entries)) = path_arg(cx, i.value, i.key(), &["regex"]) else {
         return;
     };
@@ -161,15 +166,15 @@ fn pattern(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, matcher: fn(regex::
     }
 }
 
-pub(super) fn all_match_pattern(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn all_match_pattern(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     pattern(cx, i, out, Matcher::AllRegex);
 }
 
-pub(super) fn none_match_pattern(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn none_match_pattern(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     pattern(cx, i, out, Matcher::NoneRegex);
 }
 
-fn tags(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, rule: TagRule) {
+fn tags(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>, rule: TagRule) {
     let Some(items) = cx.strings(i.value, i.key()) else {
         return;
     };
@@ -181,19 +186,19 @@ fn tags(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, rule: TagRule) {
     out.push(i.check(i.key().into(), Target::Doc(path), m, i.span));
 }
 
-pub(super) fn all_have_tags(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn all_have_tags(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     tags(cx, i, out, TagRule::All);
 }
 
-pub(super) fn none_have_tags(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn none_have_tags(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     tags(cx, i, out, TagRule::None);
 }
 
-pub(super) fn each_has_any_tag(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn each_has_any_tag(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     tags(cx, i, out, TagRule::Any);
 }
 
-pub(super) fn all_dates_between(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn all_dates_between(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some((path, entries)) = path_arg(cx, i.value, i.key(), &["start", "end"]) else {
         return;
     };
@@ -216,7 +221,7 @@ pub(super) fn all_dates_between(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>
     }
 }
 
-pub(super) fn dates_within_days(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn dates_within_days(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some((path, entries)) = path_arg(cx, i.value, i.key(), &["days"]) else {
         return;
     };
@@ -227,7 +232,7 @@ pub(super) fn dates_within_days(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>
 }
 
 /// `{path, min, max}`: the path, both bounds, and the bounds as written.
-fn range_args(cx: &mut Cx, i: &Input<'_>) -> Option<(crate::path::Path, f64, f64, String)> {
+fn range_args(cx: &mut LoadCx, i: &Input<'_>) -> Option<(crate::path::Path, f64, f64, String)> {
     let (path, entries) = path_arg(cx, i.value, i.key(), &["min", "max"])?;
     let (lo, hi) = (field(&entries, "min")?, field(&entries, "max")?);
     let (Some(min), Some(max)) = (cx.number(lo, "min"), cx.number(hi, "max")) else {
@@ -241,14 +246,14 @@ fn range_args(cx: &mut Cx, i: &Input<'_>) -> Option<(crate::path::Path, f64, f64
     Some((path, min, max, shown))
 }
 
-pub(super) fn all_in_range(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn all_in_range(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     if let Some((path, min, max, shown)) = range_args(cx, i) {
         let m = Matcher::AllInRange { min, max, shown };
         out.push(i.check(i.key().into(), each_target(path), m, i.span));
     }
 }
 
-pub(super) fn range_check(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn range_check(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     if let Some((path, min, max, shown)) = range_args(cx, i) {
         let m = Matcher::InRange {
             min: Some(min),
@@ -259,7 +264,7 @@ pub(super) fn range_check(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn sorted_desc(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn sorted_desc(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     if let Some((path, _)) = path_arg(cx, i.value, i.key(), &[]) {
         out.push(i.check(
             i.key().into(),
@@ -270,7 +275,7 @@ pub(super) fn sorted_desc(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn array_contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn array_contains(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some((path, entries)) = path_arg(cx, i.value, i.key(), &["values"]) else {
         return;
     };
@@ -280,7 +285,7 @@ pub(super) fn array_contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn one_of(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn one_of(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some(alts) = cx.seq(i.value, i.key()) else {
         return;
     };
@@ -293,21 +298,21 @@ pub(super) fn one_of(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     out.push(i.check(i.key().into(), target, Matcher::OneOf(compiled), i.span));
 }
 
-fn when(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, condition: Condition) {
+fn when(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>, condition: Condition) {
     let then = compile_map(cx, i.value, i.block);
     let target = Target::Doc(doc_path("$"));
     let m = Matcher::When { condition, then };
     out.push(i.check(i.key().into(), target, m, i.span));
 }
 
-pub(super) fn if_results(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn if_results(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     when(cx, i, out, Condition::HasResults);
 }
 
-pub(super) fn if_has_history(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn if_has_history(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     when(cx, i, out, Condition::HasHistory);
 }
 
-pub(super) fn if_sensitive_results(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn if_sensitive_results(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     when(cx, i, out, Condition::SensitiveResults);
 }

@@ -5,14 +5,14 @@ use std::sync::Arc;
 
 use crate::check::{Check, Matcher, Target, Wording};
 use crate::path::Path;
-use crate::read::Cx;
+use crate::read::LoadCx;
 use crate::yaml::{Node, NodeKind, Scalar};
 
 use super::args::compile_regex;
 use super::registry::{self, Compile, Family, KeyDef};
 use super::{AssertSet, Block, Item, compile_map};
 
-pub(super) fn compile_list_item(cx: &mut Cx, item: &Node, block: Block, out: &mut Vec<Item>) {
+pub(super) fn compile_list_item(cx: &mut LoadCx, item: &Node, block: Block, out: &mut Vec<Item>) {
     let Some(m) = item.as_map() else {
         cx.error_hint(
             item.span,
@@ -42,7 +42,7 @@ pub(super) fn compile_list_item(cx: &mut Cx, item: &Node, block: Block, out: &mu
     }
 }
 
-fn compile_set(cx: &mut Cx, node: &Node, block: Block) -> Option<AssertSet> {
+fn compile_set(cx: &mut LoadCx, node: &Node, block: Block) -> Option<AssertSet> {
     let entries = cx.entries(
         node,
         "assert-set",
@@ -98,7 +98,7 @@ fn compile_set(cx: &mut Cx, node: &Node, block: Block) -> Option<AssertSet> {
 
 /// A `weight`: a number, not negative (list-form checks, assert-sets,
 /// metric references and trajectory checks share the rule).
-pub(crate) fn weight_of(cx: &mut Cx, v: &Node) -> Option<f64> {
+pub(crate) fn weight_of(cx: &mut LoadCx, v: &Node) -> Option<f64> {
     let w = cx.number(v, "weight")?;
     if w < 0.0 {
         cx.error(v.span, "`weight` must not be negative");
@@ -107,7 +107,7 @@ pub(crate) fn weight_of(cx: &mut Cx, v: &Node) -> Option<f64> {
     Some(w)
 }
 
-fn compile_list_check(cx: &mut Cx, item: &Node) -> Option<Check> {
+fn compile_list_check(cx: &mut LoadCx, item: &Node) -> Option<Check> {
     let entries = cx.entries(item, "expect item", super::LIST_KEYS);
     let mut target = None;
     let mut matcher = None;
@@ -163,7 +163,7 @@ fn compile_list_check(cx: &mut Cx, item: &Node) -> Option<Check> {
     })
 }
 
-fn compile_matcher(cx: &mut Cx, v: &Node) -> Option<Matcher> {
+fn compile_matcher(cx: &mut LoadCx, v: &Node) -> Option<Matcher> {
     let names: Vec<&str> = registry::family(Family::Matcher).map(|k| k.name).collect();
     let entries = cx.entries(v, "matcher", &names);
     let written = v.as_map().map_or(0, <[_]>::len);
@@ -196,42 +196,42 @@ fn compile_matcher(cx: &mut Cx, v: &Node) -> Option<Matcher> {
     }
 }
 
-pub(super) fn exact(_: &mut Cx, _: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn exact(_: &mut LoadCx, _: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     Some(Matcher::Exact(arg.to_json()))
 }
 
-pub(super) fn equals(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn equals(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     cx.string(arg, def.name).map(Matcher::TextEquals)
 }
 
-pub(super) fn contains(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn contains(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     cx.string(arg, def.name).map(Matcher::Contains)
 }
 
-pub(super) fn icontains(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn icontains(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     cx.string(arg, def.name).map(Matcher::IContains)
 }
 
-pub(super) fn not_contains(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn not_contains(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     cx.string(arg, def.name).map(Matcher::NotContains)
 }
 
-pub(super) fn contains_any(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn contains_any(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     cx.strings(arg, def.name)
         .map(|v| Matcher::ContainsAny(v.into_iter().map(|(s, _)| s).collect()))
 }
 
-pub(super) fn regex(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn regex(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     let s = cx.string(arg, def.name)?;
     compile_regex(cx, &s, arg.span, def.name).map(Matcher::Regex)
 }
 
-pub(super) fn not_regex(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn not_regex(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     let s = cx.string(arg, def.name)?;
     compile_regex(cx, &s, arg.span, def.name).map(Matcher::NotRegex)
 }
 
-pub(super) fn schema(cx: &mut Cx, _: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn schema(cx: &mut LoadCx, _: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     let schema = arg.to_json();
     if !schema.is_object() && !schema.is_boolean() {
         cx.error(
@@ -257,7 +257,7 @@ pub(super) fn schema(cx: &mut Cx, _: &'static KeyDef, arg: &Node) -> Option<Matc
 }
 
 /// `kind: true` matchers; `false` checks nothing and is an error.
-fn only_true(cx: &mut Cx, def: &'static KeyDef, arg: &Node, m: Matcher) -> Option<Matcher> {
+fn only_true(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node, m: Matcher) -> Option<Matcher> {
     if cx.bool(arg, def.name)? {
         return Some(m);
     }
@@ -269,19 +269,19 @@ fn only_true(cx: &mut Cx, def: &'static KeyDef, arg: &Node, m: Matcher) -> Optio
     None
 }
 
-pub(super) fn not_empty(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn not_empty(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     only_true(cx, def, arg, Matcher::NotEmpty)
 }
 
-pub(super) fn exists(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn exists(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     only_true(cx, def, arg, Matcher::Exists)
 }
 
-pub(super) fn absent(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn absent(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     only_true(cx, def, arg, Matcher::Absent)
 }
 
-pub(super) fn length(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn length(cx: &mut LoadCx, def: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     if let NodeKind::Scalar {
         value: Scalar::Int(_),
         ..
@@ -311,7 +311,7 @@ pub(super) fn length(cx: &mut Cx, def: &'static KeyDef, arg: &Node) -> Option<Ma
     })
 }
 
-pub(super) fn range(cx: &mut Cx, _: &'static KeyDef, arg: &Node) -> Option<Matcher> {
+pub(super) fn range(cx: &mut LoadCx, _: &'static KeyDef, arg: &Node) -> Option<Matcher> {
     let e = cx.entries(arg, "range", &["min", "max"]);
     let mut min = None;
     let mut max = None;

@@ -3,34 +3,34 @@
 use crate::check::{Check, Matcher, Target};
 use crate::diag::Span;
 use crate::path::Path;
-use crate::read::Cx;
+use crate::read::LoadCx;
 use crate::yaml::Node;
 
 use super::Input;
 use super::args::{compile_regex, doc_path, indexed, text_target};
 
 /// `true` adds the check; `false` adds nothing (mcp-assert's reading).
-fn flag(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, target: Target, matcher: Matcher) {
+fn flag(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>, target: Target, matcher: Matcher) {
     if cx.bool(i.value, i.key()) == Some(true) {
         out.push(i.check(i.key().into(), target, matcher, i.span));
     }
 }
 
-pub(super) fn not_error(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn not_error(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let target = Target::Doc(doc_path("result.isError"));
     flag(cx, i, out, target, Matcher::NotTrue);
 }
 
-pub(super) fn is_error(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn is_error(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let target = Target::Doc(doc_path("result.isError"));
     flag(cx, i, out, target, Matcher::IsTrue);
 }
 
-pub(super) fn not_empty(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn not_empty(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     flag(cx, i, out, text_target(), Matcher::NotEmpty);
 }
 
-pub(super) fn equals(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn equals(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     if i.value.is_null() {
         return;
     }
@@ -46,10 +46,10 @@ pub(super) fn equals(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
 
 /// One check per listed string, named `key[i]` when there are several.
 fn per_string(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     i: &Input<'_>,
     out: &mut Vec<Check>,
-    matcher: impl Fn(&mut Cx, String, Span) -> Option<Matcher>,
+    matcher: impl Fn(&mut LoadCx, String, Span) -> Option<Matcher>,
 ) {
     let Some(items) = cx.strings(i.value, i.key()) else {
         return;
@@ -62,22 +62,22 @@ fn per_string(
     }
 }
 
-pub(super) fn contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn contains(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     per_string(cx, i, out, |_, s, _| Some(Matcher::Contains(s)));
 }
 
-pub(super) fn not_contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn not_contains(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     per_string(cx, i, out, |_, s, _| Some(Matcher::NotContains(s)));
 }
 
-pub(super) fn matches_regex(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn matches_regex(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let key = i.key();
     per_string(cx, i, out, |cx, s, sp| {
         compile_regex(cx, &s, sp, key).map(Matcher::Regex)
     });
 }
 
-pub(super) fn not_matches_regex(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn not_matches_regex(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let key = i.key();
     per_string(cx, i, out, |cx, s, sp| {
         compile_regex(cx, &s, sp, key).map(Matcher::NotRegex)
@@ -86,7 +86,7 @@ pub(super) fn not_matches_regex(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>
 
 /// One check over the whole non-empty list.
 fn whole_list(
-    cx: &mut Cx,
+    cx: &mut LoadCx,
     i: &Input<'_>,
     out: &mut Vec<Check>,
     matcher: fn(Vec<String>) -> Matcher,
@@ -99,15 +99,15 @@ fn whole_list(
     }
 }
 
-pub(super) fn contains_any(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn contains_any(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     whole_list(cx, i, out, Matcher::ContainsAny);
 }
 
-pub(super) fn in_order(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn in_order(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     whole_list(cx, i, out, Matcher::InOrder);
 }
 
-pub(super) fn json_path(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn json_path(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     let Some(m) = cx.map(i.value, i.key()) else {
         return;
     };
@@ -137,7 +137,7 @@ pub(super) fn json_path(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn min_results(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn min_results(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     if let Some(n) = cx.uint(i.value, i.key()) {
         let m = Matcher::ResultCount {
             min: Some(n),
@@ -147,7 +147,7 @@ pub(super) fn min_results(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn max_results(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn max_results(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     if let Some(n) = cx.uint(i.value, i.key()) {
         let m = Matcher::ResultCount {
             min: None,
@@ -157,14 +157,19 @@ pub(super) fn max_results(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
     }
 }
 
-pub(super) fn net_delta(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn net_delta(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     if let Some(n) = cx.int(i.value, i.key()) {
         out.push(i.check(i.key().into(), text_target(), Matcher::NetDelta(n), i.span));
     }
 }
 
 /// `path: text` pairs, one check each, spanned at their path.
-fn file_pairs(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, matcher: fn(String) -> Matcher) {
+fn file_pairs(
+    cx: &mut LoadCx,
+    i: &Input<'_>,
+    out: &mut Vec<Check>,
+    matcher: fn(String) -> Matcher,
+) {
     let Some(pairs) = cx.string_map(i.value, i.key()) else {
         return;
     };
@@ -180,16 +185,16 @@ fn file_pairs(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, matcher: fn(Stri
     }
 }
 
-pub(super) fn file_contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn file_contains(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     file_pairs(cx, i, out, Matcher::FileContains);
 }
 
-pub(super) fn file_not_contains(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn file_not_contains(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     file_pairs(cx, i, out, Matcher::FileNotContains);
 }
 
 /// A list of paths, one check each.
-fn file_list(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, matcher: Matcher) {
+fn file_list(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>, matcher: Matcher) {
     if let Some(items) = cx.strings(i.value, i.key()) {
         for (path, sp) in items {
             let name = format!("{} {path}", i.key());
@@ -198,15 +203,15 @@ fn file_list(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>, matcher: Matcher)
     }
 }
 
-pub(super) fn file_not_exists(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn file_not_exists(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     file_list(cx, i, out, Matcher::FileAbsent);
 }
 
-pub(super) fn file_unchanged(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn file_unchanged(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     file_list(cx, i, out, Matcher::FileUnchanged);
 }
 
-pub(super) fn min_progress(cx: &mut Cx, i: &Input<'_>, out: &mut Vec<Check>) {
+pub(super) fn min_progress(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
     if let Some(n) = cx.uint(i.value, i.key()) {
         let m = Matcher::NotificationCount {
             method: Some("notifications/progress".into()),

@@ -47,7 +47,7 @@ mod trajectory;
 
 use crate::check::{Check, Matcher, Target, Wording};
 use crate::diag::Span;
-use crate::read::Cx;
+use crate::read::LoadCx;
 use crate::yaml::{Node, NodeKind};
 
 pub use derived::compile_derived;
@@ -210,7 +210,7 @@ impl Input<'_> {
 /// Compile an `expect` node (a map, or a list of items) into items.
 /// `implicit_rpc` adds mcp-assert's "a JSON-RPC error fails" check to a
 /// map-form expect.
-pub fn compile(cx: &mut Cx, node: &Node, block: Block, implicit_rpc: bool) -> Vec<Item> {
+pub fn compile(cx: &mut LoadCx, node: &Node, block: Block, implicit_rpc: bool) -> Vec<Item> {
     match &node.kind {
         NodeKind::Map(_) => {
             let mut checks = Vec::new();
@@ -254,7 +254,7 @@ pub(crate) fn no_rpc_error(span: Span) -> Check {
 }
 
 /// Compile a map-form expect into checks, in the vocabulary's order.
-pub fn compile_map(cx: &mut Cx, node: &Node, block: Block) -> Vec<Check> {
+pub fn compile_map(cx: &mut LoadCx, node: &Node, block: Block) -> Vec<Check> {
     let mut allowed = map_keys();
     allowed.extend(LIST_KEYS.iter().copied());
     allowed.push("assert-set");
@@ -307,7 +307,7 @@ mod tests {
 
     fn compile_text(text: &str) -> (Vec<Item>, Vec<crate::diag::Diagnostic>) {
         let node = parse("t.yaml", text).unwrap_or_else(|d| panic!("{d:?}"));
-        let mut cx = Cx::new("t.yaml");
+        let mut cx = LoadCx::new("t.yaml");
         let items = compile(&mut cx, &node, Block::Tool, true);
         (items, cx.diags)
     }

@@ -12,7 +12,7 @@
 
 use super::{Input, events, json, list, mcp_assert, trajectory};
 use crate::check::{Check, Matcher, Wording};
-use crate::read::Cx;
+use crate::read::LoadCx;
 
 /// The part of the vocabulary a key belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,13 +40,13 @@ impl Family {
 #[derive(Clone, Copy)]
 pub(crate) enum Compile {
     /// A map-form key: its value becomes zero or more checks.
-    Map(fn(&mut Cx, &Input<'_>, &mut Vec<Check>)),
+    Map(fn(&mut LoadCx, &Input<'_>, &mut Vec<Check>)),
     /// A key read by another key (`value`, read by `has_field`).
     Modifier,
     /// A list-form matcher: its argument becomes one matcher.
-    Matcher(fn(&mut Cx, &'static KeyDef, &crate::yaml::Node) -> Option<Matcher>),
+    Matcher(fn(&mut LoadCx, &'static KeyDef, &crate::yaml::Node) -> Option<Matcher>),
     /// A trajectory assertion type.
-    Trajectory(fn(&mut Cx, &trajectory::Assertion<'_>) -> Option<Matcher>),
+    Trajectory(fn(&mut LoadCx, &trajectory::Assertion<'_>) -> Option<Matcher>),
 }
 
 impl std::fmt::Debug for Compile {

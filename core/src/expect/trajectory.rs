@@ -4,7 +4,7 @@
 
 use crate::check::{Check, Matcher, Target, Wording};
 use crate::path::Path;
-use crate::read::{Cx, Entries};
+use crate::read::{Entries, LoadCx};
 use crate::yaml::Node;
 
 use super::Item;
@@ -28,7 +28,7 @@ impl<'n> Assertion<'n> {
 
     /// mcp-assert reads only some keys for each type and ignores the others:
     /// say so rather than let a check look stricter than it is.
-    fn warn_unused(&self, cx: &mut Cx, unused: &[(&str, &str, &str)]) {
+    fn warn_unused(&self, cx: &mut LoadCx, unused: &[(&str, &str, &str)]) {
         for (key, why, hint) in unused {
             if let Some((_, k, _)) = self.entries.iter().find(|(e, _, _)| e == key) {
                 cx.warning(
@@ -41,7 +41,7 @@ impl<'n> Assertion<'n> {
     }
 
     /// The `tools` list of `order`, `presence` and `absence`.
-    fn tools(&self, cx: &mut Cx) -> Option<Vec<String>> {
+    fn tools(&self, cx: &mut LoadCx) -> Option<Vec<String>> {
         self.warn_unused(
             cx,
             &[
@@ -73,19 +73,19 @@ impl<'n> Assertion<'n> {
     }
 }
 
-pub(super) fn order(cx: &mut Cx, a: &Assertion<'_>) -> Option<Matcher> {
+pub(super) fn order(cx: &mut LoadCx, a: &Assertion<'_>) -> Option<Matcher> {
     a.tools(cx).map(Matcher::TraceOrder)
 }
 
-pub(super) fn presence(cx: &mut Cx, a: &Assertion<'_>) -> Option<Matcher> {
+pub(super) fn presence(cx: &mut LoadCx, a: &Assertion<'_>) -> Option<Matcher> {
     a.tools(cx).map(Matcher::TracePresence)
 }
 
-pub(super) fn absence(cx: &mut Cx, a: &Assertion<'_>) -> Option<Matcher> {
+pub(super) fn absence(cx: &mut LoadCx, a: &Assertion<'_>) -> Option<Matcher> {
     a.tools(cx).map(Matcher::TraceAbsence)
 }
 
-pub(super) fn args_contain(cx: &mut Cx, a: &Assertion<'_>) -> Option<Matcher> {
+pub(super) fn args_contain(cx: &mut LoadCx, a: &Assertion<'_>) -> Option<Matcher> {
     a.warn_unused(
         cx,
         &[(
@@ -116,7 +116,7 @@ pub(super) fn args_contain(cx: &mut Cx, a: &Assertion<'_>) -> Option<Matcher> {
 }
 
 /// Compile a `trajectory:` list into checks.
-pub fn compile(cx: &mut Cx, node: &Node) -> Vec<Item> {
+pub fn compile(cx: &mut LoadCx, node: &Node) -> Vec<Item> {
     let Some(items) = cx.seq(node, "trajectory") else {
         return Vec::new();
     };
@@ -127,7 +127,7 @@ pub fn compile(cx: &mut Cx, node: &Node) -> Vec<Item> {
         .collect()
 }
 
-fn compile_one(cx: &mut Cx, item: &Node) -> Option<Check> {
+fn compile_one(cx: &mut LoadCx, item: &Node) -> Option<Check> {
     let entries = cx.entries(
         item,
         "trajectory assertion",
