@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use mcpcheck_core::api;
 use mcpcheck_core::Facts;
+use mcpcheck_core::api;
 use mcpcheck_core::diag;
 use mcpcheck_core::report::text::{TextOptions, test_block};
 use mcpcheck_core::results::TestResult;
