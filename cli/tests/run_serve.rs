@@ -1156,3 +1156,33 @@ tests:
     let unset = "environment variable MCPCHECK_TEST_UNSET_VAR is not set";
     assert_eq!(out.matches(unset).count(), 1, "{out}");
 }
+
+#[test]
+fn warnings_stay_with_a_test_that_errors() {
+    // The unset variable empties the command, the server cannot start, and
+    // the warning that says why is kept on the errored test, in the JSON
+    // document and in the terminal report.
+    let d = scratch("warning-on-error");
+    let suite = write(
+        &d,
+        "suite.yaml",
+        "name: needs a command\nserver:\n  command: \"${MCPCHECK_TEST_UNSET_CMD}mcpcheck-no-such-binary\"\nassert:\n  tool: echo\n  args: {text: hi}\n  expect:\n    not_error: true\n",
+    );
+    let (code, out, err) = run(&["--suite", suite.to_str().unwrap(), "--json"]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let test = &doc["tests"][0];
+    assert_eq!(test["status"], "error", "{test}");
+    assert_eq!(
+        test["warnings"],
+        serde_json::json!([
+            "environment variable MCPCHECK_TEST_UNSET_CMD is not set; `${MCPCHECK_TEST_UNSET_CMD}` became empty"
+        ]),
+        "{test}"
+    );
+    let (_, text, _) = run(&["--suite", suite.to_str().unwrap()]);
+    assert!(
+        text.contains("warning: environment variable MCPCHECK_TEST_UNSET_CMD is not set"),
+        "{text}"
+    );
+}

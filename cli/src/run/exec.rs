@@ -380,12 +380,37 @@ impl Shared {
 }
 
 /// Run one test to its result. Never panics; every failure is a result.
+/// What the templates noticed on the way (an unset environment variable)
+/// is a warning of the test whatever its status: an empty `${TOKEN}` is
+/// often why it errored.
 pub async fn run_test(
     test: &Test,
     settings: &RunSettings,
     tenv: &TestEnv,
     record: bool,
+    shared: Option<&mut Shared>,
+) -> Finished {
+    let mut t = Templates::new(tenv);
+    let mut finished = run_test_in(test, settings, tenv, record, shared, &mut t).await;
+    let mut unset: Vec<String> = std::mem::take(&mut t.unset_env);
+    unset.sort();
+    unset.dedup();
+    for name in unset {
+        let warning = format!("environment variable {name} is not set; `${{{name}}}` became empty");
+        if !finished.result.warnings.contains(&warning) {
+            finished.result.warnings.push(warning);
+        }
+    }
+    finished
+}
+
+async fn run_test_in(
+    test: &Test,
+    settings: &RunSettings,
+    tenv: &TestEnv,
+    record: bool,
     mut shared: Option<&mut Shared>,
+    t: &mut Templates<'_>,
 ) -> Finished {
     let started = Instant::now();
     let line = Some(test.line);
@@ -410,7 +435,6 @@ pub async fn run_test(
         .unwrap_or(settings.default_timeout);
     let deadline = Deadline::now() + timeout;
 
-    let mut t = Templates::new(tenv);
     if settings.fixture.is_none() && test.referenced_vars().iter().any(|v| v == "fixture") {
         return error("`{{fixture}}` is used but no --fixture directory was given".into());
     }
@@ -430,7 +454,7 @@ pub async fn run_test(
 
     // Trajectories need no server.
     if let Action::Trajectory(source) = &test.action {
-        return match trajectory_result(test, source, &mut t, elapsed(&started)) {
+        return match trajectory_result(test, source, t, elapsed(&started)) {
             Ok(result) => Finished {
                 result,
                 session: None,
@@ -443,14 +467,14 @@ pub async fn run_test(
     let Some(server) = &test.server else {
         return error("this test has no server".into());
     };
-    let endpoint = match endpoint_for(server, settings, &mut t, fixture_path.as_deref()) {
+    let endpoint = match endpoint_for(server, settings, t, fixture_path.as_deref()) {
         Ok(e) => e,
         Err(msg) => return error(msg),
     };
     if let Some(msg) = t.take_undefined() {
         return error(msg);
     }
-    let mocks = mocks_for(server, &test.action, &mut t);
+    let mocks = mocks_for(server, &test.action, t);
     let mut warnings: Vec<String> = Vec::new();
 
     let key = format!("{endpoint:?} {mocks:?}");
@@ -496,7 +520,7 @@ pub async fn run_test(
         test,
         settings,
         &mut session,
-        &mut t,
+        t,
         deadline,
         &mut warnings,
         &mut answer,
@@ -517,14 +541,6 @@ pub async fn run_test(
         }
     };
     result.duration_ms = elapsed(&started);
-    let mut unset: Vec<String> = std::mem::take(&mut t.unset_env);
-    unset.sort();
-    unset.dedup();
-    for name in unset {
-        warnings.push(format!(
-            "environment variable {name} is not set; `${{{name}}}` became empty"
-        ));
-    }
     result.warnings.extend(warnings);
 
     let log = record.then(|| session_log(&session, &endpoint, settings, handshake_end, test_start));

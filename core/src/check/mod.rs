@@ -47,6 +47,30 @@ pub fn evaluate(check: &Check, obs: &Value, facts: &Facts) -> Outcome {
 
 /// Evaluate one check in a shared context (see [`EvalCx`]).
 pub fn evaluate_in(check: &Check, cx: &EvalCx<'_>) -> Outcome {
+    with_error_text(check, cx.obs, evaluate_target(check, cx))
+}
+
+/// How much of a tool's error text a failing `not_error` quotes.
+const ERROR_TEXT: usize = 300;
+
+/// A failing `not_error` says what the tool answered: mcp-assert's words,
+/// then the tool's error text on one line, trimmed. Without it a report says
+/// only that the tool failed, and the reason is in a capture.
+fn with_error_text(check: &Check, obs: &Value, mut outcome: Outcome) -> Outcome {
+    if check.wording != Wording::NotError || outcome.status != Status::Fail {
+        return outcome;
+    }
+    let text = obs.get("text").and_then(Value::as_str).unwrap_or_default();
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if !line.is_empty() {
+        outcome.reason = format!("{}: {}", outcome.reason, truncate(&line, ERROR_TEXT));
+        outcome.actual = format!("isError=true: {}", truncate(&line, SHOW));
+    }
+    outcome
+}
+
+/// The evaluation proper: the target's values, then the matcher.
+fn evaluate_target(check: &Check, cx: &EvalCx<'_>) -> Outcome {
     let (obs, facts) = (cx.obs, cx.facts);
     let expected = check.matcher.expected();
     match &check.target {

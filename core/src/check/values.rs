@@ -150,10 +150,16 @@ fn eval_flag(check: &Check, path: &Path, found: &Pairs<'_>, expected: String) ->
             Some(err) => {
                 let code = err.get("code").map(plain).unwrap_or_default();
                 let msg = err.get("message").map(plain).unwrap_or_default();
+                // `data` often says what went wrong; quoted, trimmed.
+                let data = err
+                    .get("data")
+                    .filter(|d| !d.is_null())
+                    .map(|d| format!(" (data: {})", show_json(d, SHOW)))
+                    .unwrap_or_default();
                 Outcome::fail(
                     expected,
                     show_json(err, SHOW),
-                    format!("the server answered with JSON-RPC error {code}: {msg}"),
+                    format!("the server answered with JSON-RPC error {code}: {msg}{data}"),
                 )
             }
         },

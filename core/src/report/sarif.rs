@@ -127,6 +127,11 @@ fn result(t: &TestResult, rule: &str, text: String, line: Option<u32>, extra: Va
     if let Some(tr) = &t.trials {
         text.push_str(&format!("\n(passed {} of {} trials)", tr.passed, tr.count));
     }
+    // A warning (an unset environment variable, a failed unsubscribe) is
+    // often why the test failed: it travels with every result of the test.
+    for w in &t.warnings {
+        text.push_str(&format!("\nwarning: {w}"));
+    }
     json!({
         "ruleId": rule,
         "ruleIndex": rule_index(rule),
@@ -256,5 +261,18 @@ mod tests {
         for (file, want) in table {
             assert_eq!(uri(file), want, "{file}");
         }
+    }
+
+    #[test]
+    fn an_errored_test_carries_its_warnings() {
+        let mut t = TestResult::error("t", "a.yaml", Some(3), "HTTP 401 Unauthorized", 5);
+        t.warnings
+            .push("environment variable TOKEN is not set; `${TOKEN}` became empty".into());
+        let results = test_results(&t);
+        assert_eq!(results.len(), 1);
+        assert_eq!(
+            results[0]["message"]["text"],
+            "t: HTTP 401 Unauthorized\nwarning: environment variable TOKEN is not set; `${TOKEN}` became empty"
+        );
     }
 }
