@@ -140,7 +140,19 @@ pub(crate) fn transport_hint(status: u16, sse: bool) -> Option<&'static str> {
 
 /// Read a response body as JSON or as an SSE stream, delivering every
 /// message; stops early when `stop` is cancelled.
-async fn read_body(resp: reqwest::Response, inbound: &Inbound, stop: &CancellationToken) {
+/// The `method` of an outgoing message's text, if it has one.
+fn message_method(text: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(text).ok()?;
+    v.get("method")?.as_str().map(str::to_string)
+}
+
+/// Read a POST's answer; `to` is the method of the message it carried.
+async fn read_body(
+    resp: reqwest::Response,
+    inbound: &Inbound,
+    stop: &CancellationToken,
+    to: Option<&str>,
+) {
     let is_sse = resp
         .headers()
         .get(CONTENT_TYPE)
@@ -154,7 +166,7 @@ async fn read_body(resp: reqwest::Response, inbound: &Inbound, stop: &Cancellati
                 next = events.next() => match next {
                     Some(Ok(ev)) => {
                         if let Some(data) = ev.data {
-                            inbound.deliver(&data);
+                            inbound.deliver_in_answer_to(&data, to);
                         }
                     }
                     _ => break,
@@ -166,7 +178,7 @@ async fn read_body(resp: reqwest::Response, inbound: &Inbound, stop: &Cancellati
             _ = stop.cancelled() => {}
             body = resp.text() => {
                 if let Ok(text) = body {
-                    inbound.deliver(&text);
+                    inbound.deliver_in_answer_to(&text, to);
                 }
             }
         }
@@ -223,6 +235,7 @@ pub fn streamable(
         let mut get_stream_opened = false;
         while let Some(text) = out.recv().await {
             let id = request_id(&text);
+            let method = message_method(&text);
             let is_initialized = text.contains("\"notifications/initialized\"");
             let is_initialize = text.contains("\"method\":\"initialize\"");
             let mut req = client
@@ -271,7 +284,7 @@ pub fn streamable(
                         let _ = sent_tx.send(());
                         let status = resp.status();
                         if status.is_success() {
-                            read_body(resp, &p_inbound, &p_stop).await;
+                            read_body(resp, &p_inbound, &p_stop, method.as_deref()).await;
                             if let Ok(mut v) = p_version.lock()
                                 && v.is_none()
                             {
@@ -354,7 +367,7 @@ fn open_get_stream(
         if let Ok(resp) = resp
             && resp.status().is_success()
         {
-            read_body(resp, &inbound, &stop).await;
+            read_body(resp, &inbound, &stop, None).await;
         }
     });
 }

@@ -293,8 +293,13 @@ impl Session {
                     ));
                 } else if let Some(p) = problems.first() {
                     // The answer is fine, but the server also wrote something
-                    // that is not JSON-RPC while the request was open.
-                    reply.failure = Some(format!("{} (while answering {method})", p.message));
+                    // that is not JSON-RPC while the request was open (the
+                    // problem names what it answered, when that is known).
+                    reply.failure = Some(if p.message.contains(" in the HTTP answer to ") {
+                        p.message.clone()
+                    } else {
+                        format!("{} (while {method} was open)", p.message)
+                    });
                 }
             }
             Ok(Err(ServiceError::McpError(e))) => {

@@ -121,6 +121,12 @@ impl Inbound {
     /// Deliver one piece of incoming text (a stdio line, an SSE event's
     /// data, an HTTP JSON body).
     pub fn deliver(&self, raw: &str) {
+        self.deliver_in_answer_to(raw, None);
+    }
+
+    /// Deliver text that came in the HTTP answer to the client message
+    /// `to` (its method), so a problem with it names that message.
+    pub fn deliver_in_answer_to(&self, raw: &str, to: Option<&str>) {
         let text = raw.trim();
         if text.is_empty() {
             return;
@@ -136,10 +142,10 @@ impl Inbound {
             ),
             Ok(Value::Array(items)) => {
                 for item in items {
-                    self.decode(idx, item);
+                    self.decode(idx, item, to);
                 }
             }
-            Ok(v) => self.decode(idx, v),
+            Ok(v) => self.decode(idx, v, to),
         }
     }
 
@@ -169,11 +175,11 @@ impl Inbound {
         let _ = self.tx.send(err);
     }
 
-    fn decode(&self, idx: usize, v: Value) {
+    fn decode(&self, idx: usize, v: Value, to: Option<&str>) {
         let id = v.get("id").filter(|i| !i.is_null()).cloned();
         let is_answer =
             v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
-        match serde_json::from_value::<ServerJsonRpcMessage>(v) {
+        match <ServerJsonRpcMessage as serde::Deserialize>::deserialize(&v) {
             Ok(msg) => {
                 if let (true, Some(id)) = (is_answer, id.as_ref()) {
                     let known = self
@@ -191,12 +197,55 @@ impl Inbound {
                 let _ = self.tx.send(msg);
             }
             Err(e) => {
-                let message = format!("the server sent a message that is not valid JSON-RPC ({e})");
+                // Quote it, and say what it came in answer to when known:
+                // `while answering tools/call` would blame the wrong request.
+                let context = to
+                    .map(|m| format!(" in the HTTP answer to {m}"))
+                    .unwrap_or_default();
+                let message = format!(
+                    "the server sent a message that is not valid JSON-RPC{context} ({e}): {}",
+                    mcpcheck_core::truncate(&v.to_string(), 200)
+                );
                 self.tap.problem(idx, message.clone());
                 if let (true, Some(id)) = (is_answer, id) {
                     self.answer_with_error(&id, message);
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_that_is_not_json_rpc_is_quoted_and_named_by_what_it_answered() {
+        let tap = Arc::new(Tap::default());
+        let (_transport, _out, inbound) = pair(tap.clone());
+        inbound.deliver_in_answer_to(
+            r#"{"jsonrpc": "2.0", "oops": true}"#,
+            Some("notifications/initialized"),
+        );
+        inbound.deliver(r#"{"jsonrpc": "2.0", "what": 1}"#);
+        let problems = tap.problems_since(0);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        let first = &problems[0].message;
+        assert!(
+            first.starts_with(
+                "the server sent a message that is not valid JSON-RPC in the HTTP answer to notifications/initialized ("
+            ),
+            "{first}"
+        );
+        assert!(
+            first.ends_with(r#"): {"jsonrpc":"2.0","oops":true}"#),
+            "{first}"
+        );
+        let second = &problems[1].message;
+        assert!(!second.contains("in the HTTP answer"), "{second}");
+        assert!(
+            second.ends_with(r#"{"jsonrpc":"2.0","what":1}"#),
+            "{second}"
+        );
     }
 }
