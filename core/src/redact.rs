@@ -172,8 +172,10 @@ impl Redactor {
     }
 
     /// Every secret of a server: its environment and headers, expanded with
-    /// `env`, and every variable its command line, URL, environment or
-    /// headers reference as `${NAME}`.
+    /// `env`, and every variable its environment or headers reference as
+    /// `${NAME}`. A variable its command line or URL references is a secret
+    /// only when its name says so (`API_KEY`, `TOKEN`, …): `${MCP_URL}` is
+    /// an address, and hiding it would hide every label built from it.
     pub fn server(&mut self, server: &Server, env: &dyn Fn(&str) -> Option<String>) -> &mut Self {
         let referenced = RefCell::new(Vec::<String>::new());
         let lookup = |name: &str| {
@@ -188,12 +190,19 @@ impl Redactor {
             let (v, _) = expand_env(value, &lookup);
             self.header(name, &v);
         }
+        let in_env_or_headers = referenced.take();
         for s in server.url.iter().chain(&server.args).chain(&server.command) {
             let _ = expand_env(s, &lookup);
         }
-        for name in referenced.into_inner() {
-            if let Some(v) = env(&name) {
-                self.env(&name, &v);
+        let in_command_or_url = referenced.into_inner();
+        for name in &in_env_or_headers {
+            if let Some(v) = env(name) {
+                self.env(name, &v);
+            }
+        }
+        for name in in_command_or_url.iter().filter(|n| looks_secret(n)) {
+            if let Some(v) = env(name) {
+                self.env(name, &v);
             }
         }
         self
@@ -470,6 +479,24 @@ mod tests {
         assert_eq!(
             r.redact_str("tok-abcdefgh argsecret99 info"),
             "*** *** info"
+        );
+    }
+
+    #[test]
+    fn an_address_from_the_environment_is_not_a_secret_but_a_key_in_it_is() {
+        let yaml = "name: t\nserver:\n  url: \"${MCP_URL}?key=${API_KEY}\"\n  headers:\n    X-Api-Key: \"${HEADER_VAR}\"\nassert:\n  tool: echo\n  args: {}\n  expect:\n    not_error: true\n";
+        let loaded = crate::suite::load("t.yaml", yaml);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let env = |n: &str| match n {
+            "MCP_URL" => Some("http://127.0.0.1:3000/mcp".to_string()),
+            "API_KEY" => Some("k-12345678".to_string()),
+            "HEADER_VAR" => Some("plainvalue1".to_string()),
+            _ => None,
+        };
+        let r = Redactor::for_suite(&[loaded.suite], &env);
+        assert_eq!(
+            r.redact_str("http://127.0.0.1:3000/mcp?key=k-12345678 plainvalue1"),
+            "http://127.0.0.1:3000/mcp?key=*** ***"
         );
     }
 }
