@@ -6,7 +6,8 @@
 //! at): `assert`, `assert_sampling`, `assert_logging` and
 //! `assert_notifications` use their `tool`; `assert_prompts.get` its prompt;
 //! `assert_resources.read` and `subscribe` their URI (a URI that matches a
-//! resource template covers the template); `assert_completion` its `ref`. A
+//! resource template covers the template, also when the URI is listed as a
+//! resource); `assert_completion` its `ref`. A
 //! tool called only by `setup` steps is reported as such and not counted.
 //! Names that still hold a `{{var}}` are matched after nothing: they are
 //! listed as not offered, with the template visible.
@@ -316,6 +317,18 @@ pub fn compute(server: &str, offered: &Offered, tests: &[&Test]) -> Coverage {
                 }
                 (_, None) => (kind, None),
             };
+            // A listed resource whose URI a template also expands to (a
+            // template without variables, say) uses the template too.
+            if kind == Kind::Resource && slot.is_some() {
+                let templates = &mut sections[index(Kind::Template)].offered;
+                if let Some(item) = templates
+                    .iter_mut()
+                    .find(|i| template_matches(&i.name, &name))
+                    && !item.tests.contains(&who)
+                {
+                    item.tests.push(who.clone());
+                }
+            }
             let section = &mut sections[index(kind)];
             let item = match slot {
                 Some(i) => &mut section.offered[i],
@@ -571,6 +584,30 @@ tests:
         assert_eq!(
             render_text(&[c]),
             "x: 0 of 0 offered items used by 0 tests (100%)\n"
+        );
+    }
+
+    #[test]
+    fn a_read_of_a_listed_uri_uses_the_template_that_expands_to_it_too() {
+        let offered = Offered::from_lists(
+            &[],
+            &[],
+            &[json!({"uri": "mem://readme"})],
+            &[
+                json!({"uriTemplate": "mem://readme"}),
+                json!({"uriTemplate": "mem://items/{id}"}),
+            ],
+        );
+        let tests = tests_of(
+            "server: {command: srv}\ntests:\n  - name: readme\n    assert_resources:\n      read: mem://readme\n      expect: {not_error: true}\n",
+        );
+        let refs: Vec<&Test> = tests.iter().collect();
+        let c = compute("x", &offered, &refs);
+        assert_eq!(c.sections[2].covered(), 1, "the resource");
+        assert_eq!(c.sections[3].covered(), 1, "the template without variables");
+        assert!(
+            c.sections[3].offered[1].tests.is_empty(),
+            "not the other one"
         );
     }
 

@@ -24,8 +24,8 @@ use crate::run::{Sources, SuiteSource, fixture};
 #[command(
     after_help = "Each server the suites name is started (or connected to) once and listed; no \
 tool is called. A test uses what its block calls (`assert` and the other tool blocks their \
-`tool`, `assert_prompts.get` its prompt, `assert_resources.read`/`subscribe` their URI or the \
-template it expands, `assert_completion` its `ref`); tools called only in `setup` are shown but \
+`tool`, `assert_prompts.get` its prompt, `assert_resources.read`/`subscribe` their URI and any \
+template that expands to it, `assert_completion` its `ref`); tools called only in `setup` are shown but \
 not counted; tests with `skip:` are left out. Tests whose servers differ only in environment \
 or headers share one listing.\n\nExit status: 0 done (and at least --min \
 percent used); 1 below --min, or a server could not be listed; 2 a usage or configuration error."
