@@ -650,6 +650,7 @@ fn write_captures(
         ));
         return;
     }
+    let mut taken: BTreeSet<String> = BTreeSet::new();
     for (t, log) in doc.tests.iter().zip(logs) {
         let Some(log) = log else { continue };
         let text = crate::capture::render(&crate::capture::Recording {
@@ -659,7 +660,7 @@ fn write_captures(
             events: &log.events,
         });
         let text = crate::capture::redact(&text, redactor);
-        let name = sanitize(&t.name);
+        let name = unique(sanitize(&t.name), &mut taken);
         let path = dir.join(format!("{name}.json"));
         if let Err(e) = std::fs::write(&path, text + "\n") {
             err(&format!(
@@ -668,6 +669,18 @@ fn write_captures(
             ));
         }
     }
+}
+
+/// `name`, or `name-2`, `name-3`, … when a test of the run already took it
+/// (two files may each have a test called `smoke`).
+fn unique(name: String, taken: &mut BTreeSet<String>) -> String {
+    let mut candidate = name.clone();
+    let mut n = 1;
+    while !taken.insert(candidate.clone()) {
+        n += 1;
+        candidate = format!("{name}-{n}");
+    }
+    candidate
 }
 
 fn sanitize(name: &str) -> String {
@@ -684,4 +697,19 @@ fn sanitize(name: &str) -> String {
     mcpcheck_core::truncate(&s, 100)
         .trim_end_matches('…')
         .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capture_names_are_sanitized_and_never_reused() {
+        let mut taken = BTreeSet::new();
+        assert_eq!(unique(sanitize("smoke"), &mut taken), "smoke");
+        assert_eq!(unique(sanitize("smoke"), &mut taken), "smoke-2");
+        assert_eq!(unique(sanitize("smoke"), &mut taken), "smoke-3");
+        assert_eq!(unique(sanitize("a/b c"), &mut taken), "a_b_c");
+        assert_eq!(unique(sanitize("a b/c"), &mut taken), "a_b_c-2");
+    }
 }

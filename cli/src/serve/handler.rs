@@ -673,8 +673,16 @@ impl ServerHandler for Session {
         };
         let values = catalog::complete(reference, &request.argument.name, &request.argument.value)
             .ok_or_else(|| {
+                let what = match &request.r#ref {
+                    Reference::Prompt(prompt) => format!("prompt `{}`", prompt.name),
+                    Reference::Resource(resource) => format!("resource `{}`", resource.uri),
+                    _ => request.r#ref.reference_type().to_string(),
+                };
                 McpError::invalid_params(
-                    format!("nothing to complete for {}", request.r#ref.reference_type()),
+                    format!(
+                        "nothing to complete for {what}, argument `{}`",
+                        request.argument.name
+                    ),
                     None,
                 )
             })?;
