@@ -69,6 +69,39 @@ impl LoadCx {
         self.entries_placed(n, what, allowed, |_| None)
     }
 
+    /// [`LoadCx::entries`] of a mapping mcp-assert reads into a Go struct,
+    /// where a `null` value leaves the field at its zero value: such an
+    /// entry is dropped, as if the key were not written, with a warning.
+    /// (Not for mappings whose values are data, where `null` means null.)
+    pub fn struct_entries<'n>(&mut self, n: &'n Node, what: &str, allowed: &[&str]) -> Entries<'n> {
+        self.struct_entries_placed(n, what, allowed, |_| None)
+    }
+
+    /// [`LoadCx::struct_entries`] with [`LoadCx::entries_placed`]'s `elsewhere`.
+    pub fn struct_entries_placed<'n>(
+        &mut self,
+        n: &'n Node,
+        what: &str,
+        allowed: &[&str],
+        elsewhere: impl Fn(&str) -> Option<String>,
+    ) -> Entries<'n> {
+        let mut entries = self.entries_placed(n, what, allowed, elsewhere);
+        entries.retain(|(key, k, v)| {
+            if !v.is_null() {
+                return true;
+            }
+            self.warning(
+                k.span,
+                format!(
+                    "`{key}: null` is read as if `{key}` were not written, as mcp-assert reads it"
+                ),
+                Some(format!("remove `{key}`, or give it a value")),
+            );
+            false
+        });
+        entries
+    }
+
     /// [`LoadCx::entries`], where `elsewhere` may say where an unknown key belongs
     /// instead (e.g. "`tool` goes under `assert:`"); that hint wins over the
     /// "did you mean" one.
@@ -304,10 +337,12 @@ impl LoadCx {
         match parse_duration_ms(&text) {
             Some(ms) => Some(ms),
             None => {
-                self.error_hint(
+                // mcp-assert ignores a timeout it cannot parse and uses the
+                // default; so does this loader, saying so.
+                self.warning(
                     n.span,
-                    format!("`{key}` is not a duration: {text:?}"),
-                    "write it like `30s`, `1m30s` or `500ms`",
+                    format!("`{key}` is not a duration: {text:?}; the default is used"),
+                    Some("write it like `30s`, `1m30s` or `500ms`".into()),
                 );
                 None
             }

@@ -568,7 +568,7 @@ fn resolve_server(cx: &mut LoadCx, node: &Node, servers: &[(String, Server)]) ->
 }
 
 fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
-    let entries = cx.entries(node, "server", SERVER_KEYS);
+    let entries = cx.struct_entries(node, "server", SERVER_KEYS);
     node.as_map()?;
     let mut s = Server {
         label: None,
@@ -597,15 +597,24 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
             "env" => s.env = cx.string_map(v, "env").unwrap_or_default(),
             "transport" => {
                 if let Some(t) = cx.string(v, "transport") {
-                    match t.as_str() {
+                    // mcp-assert lower-cases the transport before reading it.
+                    let lower = t.to_ascii_lowercase();
+                    if lower != t && matches!(lower.as_str(), "stdio" | "sse" | "http") {
+                        cx.warning(
+                            v.span,
+                            format!("transport `{t}` is read as `{lower}`"),
+                            Some(format!("write `{lower}`")),
+                        );
+                    }
+                    match lower.as_str() {
                         "stdio" | "" => s.transport = Transport::Stdio,
                         "sse" => s.transport = Transport::Sse,
-                        "http" | "streamable-http" | "streamable_http" | "streamableHttp" => {
+                        "http" | "streamable-http" | "streamable_http" | "streamablehttp" => {
                             s.transport = Transport::Http
                         }
-                        other => cx.error_hint(
+                        _ => cx.error_hint(
                             v.span,
-                            format!("unknown transport `{other}`"),
+                            format!("unknown transport `{t}`"),
                             "use `stdio` (default), `sse` (legacy HTTP+SSE) or `http` (Streamable HTTP)",
                         ),
                     }
@@ -643,7 +652,7 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
 
 fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
     let mut caps = ClientCaps::default();
-    for (k, _, v) in cx.entries(
+    for (k, _, v) in cx.struct_entries(
         node,
         "client_capabilities",
         &["roots", "sampling", "elicitation"],
@@ -660,7 +669,9 @@ fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
                     model: "mock".into(),
                     stop_reason: "end_turn".into(),
                 };
-                for (sk, _, sv) in cx.entries(v, "sampling", &["text", "model", "stop_reason"]) {
+                for (sk, _, sv) in
+                    cx.struct_entries(v, "sampling", &["text", "model", "stop_reason"])
+                {
                     let Some(s) = cx.string(sv, sk) else { continue };
                     match sk {
                         "text" => m.text = s,
@@ -945,10 +956,13 @@ fn load_test(
 /// composed-only key gets a hint about where it goes).
 fn test_entries<'n>(cx: &mut LoadCx, node: &'n Node, composed: bool) -> TestKeys<'n> {
     let keys = test_keys(composed);
+    // A test file is mcp-assert's struct, where `null` means unset; a
+    // composed test is this tool's own form, where `expect:` left empty is
+    // deliberate and needs no warning.
     let entries = if composed {
         cx.entries(node, "test", &keys)
     } else {
-        cx.entries_placed(node, "test file", &keys, |key| {
+        cx.struct_entries_placed(node, "test file", &keys, |key| {
             COMPOSED_TEST_EXTRA.contains(&key).then(|| {
                 format!(
                     "in a test file, `{key}` goes under `assert:`, as in \
@@ -1286,7 +1300,7 @@ fn opt_cursor(cx: &mut LoadCx, v: &Node, what: &str) -> Option<String> {
     if v.is_null() {
         return None;
     }
-    let entries = cx.entries(v, what, &["cursor"]);
+    let entries = cx.struct_entries(v, what, &["cursor"]);
     entries.first().and_then(|(_, _, c)| cx.string(c, "cursor"))
 }
 
@@ -1306,7 +1320,7 @@ fn load_block(cx: &mut LoadCx, name: &str, v: &Node) -> Option<BlockOut> {
 /// The `assert` block.
 fn block_tool(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
-    let entries = cx.entries(v, "assert", &["tool", "args", "expect", "capture_progress"]);
+    let entries = cx.struct_entries(v, "assert", &["tool", "args", "expect", "capture_progress"]);
     let get = |k: &str| {
         entries
             .iter()
@@ -1343,7 +1357,7 @@ fn block_tool(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 /// The `assert_prompts` block.
 fn block_prompts(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
-    let entries = cx.entries(v, "assert_prompts", &["list", "get", "expect"]);
+    let entries = cx.struct_entries(v, "assert_prompts", &["list", "get", "expect"]);
     let get = |k: &str| {
         entries
             .iter()
@@ -1363,7 +1377,7 @@ fn block_prompts(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
             cursor: opt_cursor(cx, l, "list"),
         }),
         (None, Some(g)) => {
-            let ge = cx.entries(g, "get", &["name", "arguments"]);
+            let ge = cx.struct_entries(g, "get", &["name", "arguments"]);
             let gget = |k: &str| ge.iter().find(|(key, _, _)| *key == k).map(|(_, _, n)| *n);
             let pname = gget("name").and_then(|n| cx.name(n, "name"));
             if gget("name").is_none() && g.as_map().is_some() {
@@ -1396,7 +1410,7 @@ fn block_prompts(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 /// The `assert_resources` block.
 fn block_resources(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
-    let entries = cx.entries(
+    let entries = cx.struct_entries(
         v,
         "assert_resources",
         &[
@@ -1511,7 +1525,7 @@ fn block_resources(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 /// The `assert_completion` block.
 fn block_completion(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
-    let entries = cx.entries(
+    let entries = cx.struct_entries(
         v,
         "assert_completion",
         &["ref", "argument", "context", "expect"],
@@ -1526,7 +1540,7 @@ fn block_completion(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let mut ref_name = None;
     match get("ref") {
         Some(r) => {
-            let entries = cx.entries(r, "ref", &["type", "name", "uri"]);
+            let entries = cx.struct_entries(r, "ref", &["type", "name", "uri"]);
             let mut named: Option<(&str, &Node)> = None;
             for (k, key, x) in &entries {
                 match *k {
@@ -1588,7 +1602,7 @@ fn block_completion(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let mut arg = (None, String::new());
     match get("argument") {
         Some(a) => {
-            let entries = cx.entries(a, "argument", &["name", "value"]);
+            let entries = cx.struct_entries(a, "argument", &["name", "value"]);
             for (k, _, x) in &entries {
                 if *k == "name" {
                     arg.0 = cx.name(x, "name");
@@ -1642,7 +1656,7 @@ fn block_completion(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 /// The `assert_sampling` block.
 fn block_sampling(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
-    let entries = cx.entries(
+    let entries = cx.struct_entries(
         v,
         "assert_sampling",
         &[
@@ -1691,7 +1705,7 @@ fn block_sampling(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 /// The `assert_logging` block.
 fn block_logging(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
-    let entries = cx.entries(
+    let entries = cx.struct_entries(
         v,
         "assert_logging",
         &["set_level", "tool", "args", "expect"],
@@ -1750,7 +1764,7 @@ fn block_logging(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 /// The `assert_notifications` block.
 fn block_notifications(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
-    let entries = cx.entries(v, "assert_notifications", &["tool", "args", "expect"]);
+    let entries = cx.struct_entries(v, "assert_notifications", &["tool", "args", "expect"]);
     let get = |k: &str| {
         entries
             .iter()
@@ -1776,7 +1790,7 @@ fn load_setup(cx: &mut LoadCx, node: &Node) -> Vec<SetupCall> {
     };
     let mut out = Vec::new();
     for item in items {
-        let entries = cx.entries(item, "setup step", &["tool", "args", "capture"]);
+        let entries = cx.struct_entries(item, "setup step", &["tool", "args", "capture"]);
         let get = |k: &str| {
             entries
                 .iter()

@@ -45,7 +45,7 @@ pub fn read_trace(cx: &mut LoadCx, node: &Node) -> Vec<TraceEntry> {
     };
     let mut out = Vec::new();
     for item in items {
-        let entries = cx.entries(item, "trace entry", &["tool", "args"]);
+        let entries = cx.struct_entries(item, "trace entry", &["tool", "args"]);
         let mut tool = None;
         let mut args = Value::Object(Default::default());
         for (k, _, v) in entries {

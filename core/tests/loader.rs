@@ -249,3 +249,45 @@ fn a_test_without_expect_still_fails_on_a_json_rpc_error() {
         [("bare".into(), keys(&["no_rpc_error", "list"]))]
     );
 }
+
+/// What mcp-assert's loader (Go structs through yaml.v3) takes that a strict
+/// reading would refuse: each is read as mcp-assert reads it, with a warning
+/// naming the sloppy spelling, and none stops the suite.
+#[test]
+fn sloppy_spellings_mcp_assert_runs_load_with_warnings() {
+    let text = "name: t\ntimeout: 30 seconds\nserver: {transport: HTTP, url: \"http://127.0.0.1:1/mcp\"}\nsetup: ~\nassert:\n  tool: echo\n  args: {}\n  expect:\n    contains: ~\n    equals: ~\n    not_error: yes\n";
+    let loaded = suite::load("t.yaml", text);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let warnings: Vec<&str> = loaded
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "`timeout` is not a duration: \"30 seconds\"; the default is used",
+            "transport `HTTP` is read as `http`",
+            "`setup: null` is read as if `setup` were not written, as mcp-assert reads it",
+            "`contains: null` is read as if `contains` were not written, as mcp-assert reads it",
+            "`equals: null` is read as if `equals` were not written, as mcp-assert reads it",
+        ]
+    );
+    let test = &loaded.suite.tests[0];
+    assert_eq!(test.timeout_ms, None);
+    assert!(test.setup.is_empty());
+    assert_eq!(
+        test.server.as_ref().map(|s| s.transport),
+        Some(suite::Transport::Http)
+    );
+    assert_eq!(
+        check_keys(&loaded),
+        [("t".into(), vec!["no_rpc_error".into(), "not_error".into()])]
+    );
+    // Unknown keys stay errors.
+    let typo = suite::load(
+        "u.yaml",
+        "name: t\nserver: {command: x}\nassert: {tool: a, expect: {not_eror: true}}\n",
+    );
+    assert!(typo.has_errors());
+}

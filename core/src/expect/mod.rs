@@ -259,7 +259,7 @@ pub fn compile_map(cx: &mut LoadCx, node: &Node, block: Block) -> Vec<Check> {
     let mut allowed = map_keys();
     allowed.extend(LIST_KEYS.iter().copied());
     allowed.push("assert-set");
-    let entries = cx.entries(node, "expect", &allowed);
+    let entries = cx.struct_entries(node, "expect", &allowed);
     for (key, knode, _) in &entries {
         if LIST_KEYS.contains(key) || *key == "assert-set" {
             cx.error_hint(

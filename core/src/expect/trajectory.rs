@@ -128,7 +128,7 @@ pub fn compile(cx: &mut LoadCx, node: &Node) -> Vec<Item> {
 }
 
 fn compile_one(cx: &mut LoadCx, item: &Node) -> Option<Check> {
-    let entries = cx.entries(
+    let entries = cx.struct_entries(
         item,
         "trajectory assertion",
         &["type", "tools", "tool", "args", "name", "weight"],
