@@ -330,6 +330,19 @@ const BLOCKS: &[&str] = &[
     "trajectory",
 ];
 
+/// The order in which mcp-assert looks for a test file's block: the first
+/// one written wins.
+const MCP_ASSERT_DISPATCH: &[&str] = &[
+    "trajectory",
+    "assert_resources",
+    "assert_prompts",
+    "assert_completion",
+    "assert_sampling",
+    "assert_logging",
+    "assert_notifications",
+    "assert",
+];
+
 const TEST_KEYS: &[&str] = &[
     "name",
     "description",
@@ -991,7 +1004,24 @@ fn pick_block(
     if composed && keys.get("tool").is_some() {
         present.push("tool");
     }
-    if present.len() > 1 {
+    if !composed && present.len() > 1 {
+        // A test file with two blocks runs in mcp-assert: the first of its
+        // dispatch order wins and the others are ignored. Run the same one,
+        // and say which were not run.
+        present.sort_by_key(|b| MCP_ASSERT_DISPATCH.iter().position(|d| d == b));
+        for other in &present[1..] {
+            cx.warning(
+                keys.span(other).unwrap_or(node.span),
+                format!(
+                    "`{other}` is not run: a test file with two blocks runs `{}`, as mcp-assert does",
+                    present[0]
+                ),
+                Some(format!(
+                    "a test does one thing: move `{other}` to a file of its own"
+                )),
+            );
+        }
+    } else if present.len() > 1 {
         let second = present[1];
         let span = keys.span(second).unwrap_or(node.span);
         cx.error_hint(

@@ -284,6 +284,20 @@ fn sloppy_spellings_mcp_assert_runs_load_with_warnings() {
         check_keys(&loaded),
         [("t".into(), vec!["no_rpc_error".into(), "not_error".into()])]
     );
+    // Two blocks in a test file: mcp-assert's dispatch order picks one.
+    let two = suite::load(
+        "two.yaml",
+        "name: t\nserver: {command: x}\nassert: {tool: a}\nassert_resources: {list: {}}\n",
+    );
+    assert!(!two.has_errors(), "{:?}", two.diagnostics);
+    assert_eq!(
+        two.diagnostics[0].message,
+        "`assert` is not run: a test file with two blocks runs `assert_resources`, as mcp-assert does"
+    );
+    assert!(matches!(
+        two.suite.tests[0].action,
+        Action::Resources { .. }
+    ));
     // Unknown keys stay errors.
     let typo = suite::load(
         "u.yaml",
