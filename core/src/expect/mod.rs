@@ -10,9 +10,9 @@
 //!   `min_progress`; plus the logging keys (`min_messages`, `contains_level`,
 //!   `contains_data`) and notification keys (`min_count`, `max_count`,
 //!   `methods`, `not_methods`, `contains_data`, `not_contains_data`).
-//!   All of them are evaluated (mcp-assert stops at the first failure) and
-//!   listed in the order written; input without positions (a JSON object)
-//!   keeps mcp-assert's evaluation order.
+//!   Checks come out in mcp-assert's evaluation order, and all of them are
+//!   evaluated (mcp-assert stops at the first failure); the text and
+//!   Markdown reports list a test's failures by line.
 //! * **the JSON assertion vocabulary** — `status`, `error_code`,
 //!   `message_contains`, `summary_contains`, `results_min|max|count`,
 //!   `has_fields`, `field_equals`, `field_contains`, `all_match`,
@@ -281,10 +281,10 @@ pub fn compile_map(cx: &mut LoadCx, node: &Node, block: Block) -> Vec<Check> {
             "write `has_field: path` next to it",
         );
     }
-    // Compiled in mcp-assert's evaluation order, then listed in the order
-    // the keys were written (a stable sort: input without positions, such as
-    // a JSON object, keeps the evaluation order), so failures read top down.
-    let mut groups: Vec<((u32, u32), Vec<Check>)> = Vec::new();
+    // mcp-assert's evaluation order, whatever the written order: the same
+    // expectations give the same check list from YAML, JSON text or a JSON
+    // object (which has no order). Reports list failures by line.
+    let mut out = Vec::new();
     for def in registry::map_form() {
         let registry::Compile::Map(compile) = def.compile else {
             continue;
@@ -299,17 +299,9 @@ pub fn compile_map(cx: &mut LoadCx, node: &Node, block: Block) -> Vec<Check> {
             block,
             has_field_value,
         };
-        let mut checks = Vec::new();
-        compile(cx, &input, &mut checks);
-        let at = if knode.span.is_none() {
-            (0, 0)
-        } else {
-            (knode.span.line, knode.span.col)
-        };
-        groups.push((at, checks));
+        compile(cx, &input, &mut out);
     }
-    groups.sort_by_key(|(at, _)| *at);
-    groups.into_iter().flat_map(|(_, checks)| checks).collect()
+    out
 }
 
 #[cfg(test)]
@@ -325,7 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn map_form_checks_are_listed_in_the_order_written() {
+    fn map_form_compiles_in_mcp_assert_order() {
         let (items, diags) = compile_text("in_order: [a, b]\ncontains: [x, y]\nnot_error: true\n");
         assert!(diags.is_empty(), "{diags:?}");
         let names: Vec<String> = items
@@ -339,10 +331,10 @@ mod tests {
             names,
             [
                 "no_rpc_error",
-                "in_order",
+                "not_error",
                 "contains[0]",
                 "contains[1]",
-                "not_error",
+                "in_order"
             ]
         );
     }

@@ -210,11 +210,7 @@ fn failure(t: &TestResult) -> String {
             tr.passed, tr.count
         );
     }
-    let failing: Vec<_> = t
-        .checks
-        .iter()
-        .filter(|c| c.status != CheckStatus::Pass)
-        .collect();
+    let failing = super::by_line(t.checks.iter().filter(|c| c.status != CheckStatus::Pass));
     if failing.is_empty() && !t.message.is_empty() {
         let _ = writeln!(out, "{}", value(&t.message));
     }

@@ -14,6 +14,17 @@ pub mod sarif;
 pub mod text;
 
 /// `n` and the noun agreeing with it: `1 test`, `2 tests`.
+/// A test's checks in the order they were written (by line; checks without
+/// one, as from expectations given as a JSON object, keep their order), so
+/// a report reads top down like the suite file.
+pub fn by_line<'a>(
+    checks: impl IntoIterator<Item = &'a crate::results::CheckResult>,
+) -> Vec<&'a crate::results::CheckResult> {
+    let mut v: Vec<_> = checks.into_iter().collect();
+    v.sort_by_key(|c| c.line.unwrap_or(0));
+    v
+}
+
 pub fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -48,5 +59,41 @@ mod tests {
         for (n, of, want) in table {
             assert_eq!(super::percent(n, of), want, "{n}/{of}");
         }
+    }
+}
+
+#[cfg(test)]
+mod by_line_tests {
+    use super::*;
+    use crate::results::{CheckResult, CheckStatus};
+
+    fn check(name: &str, line: Option<u32>) -> CheckResult {
+        CheckResult {
+            name: name.into(),
+            status: CheckStatus::Fail,
+            target: "text".into(),
+            matcher: "contains".into(),
+            expected: String::new(),
+            actual: String::new(),
+            reason: String::new(),
+            weight: 1.0,
+            set: None,
+            line,
+        }
+    }
+
+    #[test]
+    fn checks_are_listed_in_the_order_written() {
+        let checks = [
+            check("c", Some(12)),
+            check("b", Some(11)),
+            check("a", Some(10)),
+            check("d", Some(13)),
+        ];
+        let names: Vec<&str> = by_line(&checks).iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["a", "b", "c", "d"]);
+        let unplaced = [check("y", None), check("x", None)];
+        let names: Vec<&str> = by_line(&unplaced).iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(names, ["y", "x"], "without lines the order stays");
     }
 }

@@ -106,11 +106,11 @@ pub fn test_block(t: &TestResult, opts: TextOptions) -> String {
     }
     out.push('\n');
     let indent = "      ";
-    let listed: Vec<_> = t
-        .checks
-        .iter()
-        .filter(|c| opts.all_checks || c.status != CheckStatus::Pass)
-        .collect();
+    let listed = super::by_line(
+        t.checks
+            .iter()
+            .filter(|c| opts.all_checks || c.status != CheckStatus::Pass),
+    );
     if t.status == TestStatus::Error
         && t.checks.iter().all(|c| c.status != CheckStatus::Error)
         && !t.message.is_empty()
