@@ -310,11 +310,39 @@ enum Frame {
     Map(Vec<(Node, Node)>, Option<Node>, Span, usize),
 }
 
+/// How deep collections may nest. Deeper input is refused: every later
+/// step walks the tree recursively, and a suite file is never this deep.
+pub const MAX_DEPTH: usize = 256;
+
+/// How many nodes aliases may add to a document, in all (each alias adds a
+/// copy of its anchor's tree). Like Go yaml.v3's "excessive aliasing" check,
+/// this stops a few hundred bytes of nested aliases from expanding into
+/// gigabytes ("billion laughs").
+pub const MAX_ALIAS_NODES: usize = 100_000;
+
+/// The number of nodes in a tree (itself included).
+fn size(n: &Node) -> usize {
+    match &n.kind {
+        NodeKind::Scalar { .. } => 1,
+        NodeKind::Seq(items) => 1 + items.iter().map(size).sum::<usize>(),
+        NodeKind::Map(entries) => {
+            1 + entries
+                .iter()
+                .map(|(k, v)| size(k) + size(v))
+                .sum::<usize>()
+        }
+    }
+}
+
 /// Parse one YAML document. An empty text is a null node. A text holding more
-/// than one document is an error (one test file is one document).
+/// than one document is an error (one test file is one document). Nesting
+/// deeper than [`MAX_DEPTH`] and aliases that expand past
+/// [`MAX_ALIAS_NODES`] are errors too.
 pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
     let mut parser = Parser::new_from_str(text);
-    let mut anchors: HashMap<usize, Node> = HashMap::new();
+    // Each anchor with the size of its tree.
+    let mut anchors: HashMap<usize, (Node, usize)> = HashMap::new();
+    let mut alias_nodes = 0usize;
     let mut stack: Vec<Frame> = Vec::new();
     let mut root: Option<Node> = None;
     let mut docs = 0usize;
@@ -350,10 +378,26 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
                 None
             }
             Event::Alias(id) => match anchors.get(&id) {
-                Some(n) => Some(Node {
-                    kind: n.kind.clone(),
-                    span,
-                }),
+                Some((n, n_size)) => {
+                    alias_nodes = alias_nodes.saturating_add(*n_size);
+                    if alias_nodes > MAX_ALIAS_NODES {
+                        diags.push(
+                            Diagnostic::error(
+                                file,
+                                span,
+                                format!(
+                                    "excessive aliasing: the aliases of this file expand to more than {MAX_ALIAS_NODES} values"
+                                ),
+                            )
+                            .with_hint("write the values out, or alias smaller parts"),
+                        );
+                        return Err(diags);
+                    }
+                    Some(Node {
+                        kind: n.kind.clone(),
+                        span,
+                    })
+                }
                 None => {
                     diags.push(Diagnostic::error(file, span, "alias to an unknown anchor"));
                     return Err(diags);
@@ -383,9 +427,20 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
                     span,
                 };
                 if anchor > 0 {
-                    anchors.insert(anchor, node.clone());
+                    anchors.insert(anchor, (node.clone(), 1));
                 }
                 Some(node)
+            }
+            Event::SequenceStart(..) | Event::MappingStart(..) if stack.len() >= MAX_DEPTH => {
+                diags.push(
+                    Diagnostic::error(
+                        file,
+                        span,
+                        format!("the values here nest deeper than {MAX_DEPTH} levels"),
+                    )
+                    .with_hint("flatten the structure; no suite needs this depth"),
+                );
+                return Err(diags);
             }
             Event::SequenceStart(anchor, _) => {
                 stack.push(Frame::Seq(Vec::new(), span, anchor));
@@ -402,7 +457,7 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
                         span: Span::new(start.line, start.col, span.end_line, span.end_col),
                     };
                     if anchor > 0 {
-                        anchors.insert(anchor, node.clone());
+                        anchors.insert(anchor, (node.clone(), size(&node)));
                     }
                     Some(node)
                 }
@@ -415,7 +470,7 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
                         span: Span::new(start.line, start.col, span.end_line, span.end_col),
                     };
                     if anchor > 0 {
-                        anchors.insert(anchor, node.clone());
+                        anchors.insert(anchor, (node.clone(), size(&node)));
                     }
                     Some(node)
                 }
@@ -572,6 +627,34 @@ mod tests {
             text,
             r#"{"a":2,"b":1.5,"c":0,"d":1000,"e":"inf","f":1e+300,"g":-3}"#
         );
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let ok = format!("x: {}1{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        assert!(parse("t.yaml", &ok).is_ok());
+        let deep: String = (0..=MAX_DEPTH)
+            .map(|i| format!("{}- \n", "  ".repeat(i)))
+            .collect::<String>()
+            + &"  ".repeat(MAX_DEPTH + 1)
+            + "- a\n";
+        let err = parse("t.yaml", &deep).expect_err("too deep");
+        assert!(err[0].message.contains("deeper than 256 levels"), "{err:?}");
+    }
+
+    #[test]
+    fn alias_expansion_is_bounded() {
+        // Ten times ten times ... : 10^9 values from a few hundred bytes.
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        let err = parse("t.yaml", &text).expect_err("excessive aliasing");
+        assert!(err[0].message.starts_with("excessive aliasing"), "{err:?}");
+        // Ordinary reuse stays fine.
+        let fine = "base: &b {command: srv, args: [a, b]}\none: *b\ntwo: *b\n";
+        assert!(parse("t.yaml", fine).is_ok());
     }
 
     #[test]
