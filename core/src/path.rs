@@ -245,6 +245,56 @@ fn follow<'a>(mut v: &'a Value, segs: &[Seg]) -> Option<&'a Value> {
     Some(v)
 }
 
+/// How deep brackets and parentheses may nest in a path.
+pub const MAX_PATH_NESTING: usize = 32;
+
+/// How many filters (`?…`) may nest inside one another: each level can
+/// multiply the work, so a short path could otherwise run for hours.
+pub const MAX_FILTER_NESTING: usize = 4;
+
+/// Refuse a path whose nesting would overflow the parser's stack or make
+/// evaluation exponential, before it reaches the parser.
+fn check_nesting(path: &str) -> Result<(), String> {
+    // Open brackets and parentheses, and whether each opened a filter.
+    let mut open: Vec<bool> = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut chars = path.chars().peekable();
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            match c {
+                '\\' => {
+                    chars.next();
+                }
+                _ if c == q => quote = None,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '[' | '(' => {
+                let filter = c == '[' && chars.clone().find(|c| !c.is_whitespace()) == Some('?');
+                open.push(filter);
+                if open.len() > MAX_PATH_NESTING {
+                    return Err(format!(
+                        "the path nests deeper than {MAX_PATH_NESTING} brackets or parentheses"
+                    ));
+                }
+                if open.iter().filter(|f| **f).count() > MAX_FILTER_NESTING {
+                    return Err(format!(
+                        "the path nests more than {MAX_FILTER_NESTING} filters inside one another"
+                    ));
+                }
+            }
+            ']' | ')' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 impl Path {
     /// Compile `written` as a path from the document root.
     pub fn parse(written: &str) -> Result<Path, String> {
@@ -258,6 +308,7 @@ impl Path {
         if trimmed.is_empty() {
             return Err("the path is empty".into());
         }
+        check_nesting(trimmed)?;
         let mut prefix = String::from("$");
         for b in base {
             prefix.push_str(&bracket_name(b));
@@ -565,6 +616,27 @@ fn sugar_location(loc: &NormalizedPath<'_>, skip: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn nesting_that_would_overflow_or_explode_is_refused() {
+        let parens = format!("$[?{}@.a{} == 1]", "(".repeat(5000), ")".repeat(5000));
+        let e = Path::parse(&parens).err().expect("refused");
+        assert!(e.contains("deeper than 32"), "{e}");
+        let mut filters = String::from("@.x");
+        for _ in 0..22 {
+            filters = format!("$[?{filters}]");
+            filters = filters.replacen('$', "@", 1);
+        }
+        let e = Path::parse(&format!("$[?{filters}]"))
+            .err()
+            .expect("refused");
+        assert!(e.contains("more than 4 filters"), "{e}");
+        // Brackets inside quotes do not count; ordinary filters pass.
+        assert!(Path::parse("$['[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[']").is_ok());
+        assert!(Path::parse("$.results[?@.score > 0.5].id").is_ok());
+        assert!(Path::parse("$[?@.a[?@.b[?@.c]]]").is_ok());
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -631,7 +631,11 @@ mod tests {
 
     #[test]
     fn nesting_is_bounded() {
-        let ok = format!("x: {}1{}", "[".repeat(MAX_DEPTH - 1), "]".repeat(MAX_DEPTH - 1));
+        let ok = format!(
+            "x: {}1{}",
+            "[".repeat(MAX_DEPTH - 1),
+            "]".repeat(MAX_DEPTH - 1)
+        );
         assert!(parse("t.yaml", &ok).is_ok());
         let deep: String = (0..=MAX_DEPTH)
             .map(|i| format!("{}- \n", "  ".repeat(i)))
