@@ -4,9 +4,15 @@
 //! touched. The copy keeps the fixture's base name (a fixture `test-data` is
 //! copied to `/tmp/mcpcheck-fixture-k3Rb9Q/test-data`), so relative layouts
 //! still hold.
-//! Symbolic links are copied as links, never followed.
+//! Symbolic links never let a server reach the original: a link whose
+//! target lies inside the fixture points at the same place in the copy; a
+//! link that leads out of the fixture (or through `..` above it) is refused
+//! before the test runs, naming the link, since a server writing through it
+//! would change files outside the copy. Named pipes, sockets and devices are
+//! refused too (copying a pipe would wait for ever).
 
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Component, Path, PathBuf};
 
 /// A fixture copy, removed when dropped.
 pub struct FixtureCopy {
@@ -25,13 +31,27 @@ pub fn copy(src: &Path) -> Result<FixtureCopy, String> {
         .map(|n| n.to_os_string())
         .unwrap_or_else(|| "fixture".into());
     let dest = dir.path().join(name);
-    copy_dir(src, &dest).map_err(|e| format!("cannot copy the fixture {}: {e}", src.display()))?;
+    let root = src
+        .canonicalize()
+        .map_err(|e| format!("cannot read the fixture {}: {e}", src.display()))?;
+    let roots = Roots {
+        src: &root,
+        dest: &dest,
+    };
+    copy_dir(&roots, &root, &dest)
+        .map_err(|e| format!("cannot copy the fixture {}: {e}", src.display()))?;
     // Canonical, so servers that resolve symlinked temp dirs agree with us.
     let path = dest.canonicalize().unwrap_or(dest);
     Ok(FixtureCopy { _dir: dir, path })
 }
 
-fn copy_dir(src: &Path, dest: &Path) -> std::io::Result<()> {
+/// The fixture (canonical) and its copy.
+struct Roots<'a> {
+    src: &'a Path,
+    dest: &'a Path,
+}
+
+fn copy_dir(roots: &Roots<'_>, src: &Path, dest: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dest)?;
     let perms = std::fs::metadata(src)?.permissions();
     for entry in std::fs::read_dir(src)? {
@@ -40,16 +60,52 @@ fn copy_dir(src: &Path, dest: &Path) -> std::io::Result<()> {
         let to = dest.join(entry.file_name());
         let ft = entry.file_type()?;
         if ft.is_dir() {
-            copy_dir(&from, &to)?;
+            copy_dir(roots, &from, &to)?;
         } else if ft.is_symlink() {
             let target = std::fs::read_link(&from)?;
-            std::os::unix::fs::symlink(target, &to)?;
+            let resolved = resolve(src, &target);
+            let Ok(inside) = resolved.strip_prefix(roots.src) else {
+                return Err(std::io::Error::other(format!(
+                    "{} links to {}, outside the fixture: a server writing through it \
+                     would change that file; replace the link with a copy, or remove it",
+                    from.display(),
+                    target.display()
+                )));
+            };
+            std::os::unix::fs::symlink(roots.dest.join(inside), &to)?;
+        } else if ft.is_fifo() || ft.is_socket() || ft.is_block_device() || ft.is_char_device() {
+            return Err(std::io::Error::other(format!(
+                "{} is not a regular file (a pipe, socket or device): a fixture holds \
+                 files, directories and links",
+                from.display()
+            )));
         } else {
             std::fs::copy(&from, &to)?;
         }
     }
     std::fs::set_permissions(dest, perms)?;
     Ok(())
+}
+
+/// Where a link in `dir` (canonical) with `target` leads: the canonical
+/// path when it exists (following further links), else the path with `.`
+/// and `..` worked out.
+fn resolve(dir: &Path, target: &Path) -> PathBuf {
+    let joined = dir.join(target);
+    if let Ok(real) = joined.canonicalize() {
+        return real;
+    }
+    let mut out = PathBuf::new();
+    for c in joined.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -61,17 +117,10 @@ mod tests {
         let src = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(src.path().join("a/b")).unwrap();
         std::fs::write(src.path().join("a/b/f.txt"), "x").unwrap();
-        std::os::unix::fs::symlink("a/b/f.txt", src.path().join("link")).unwrap();
         let copy = copy(src.path()).unwrap();
         assert_eq!(
             std::fs::read_to_string(copy.path.join("a/b/f.txt")).unwrap(),
             "x"
-        );
-        assert!(
-            std::fs::symlink_metadata(copy.path.join("link"))
-                .unwrap()
-                .file_type()
-                .is_symlink()
         );
         std::fs::write(copy.path.join("a/b/f.txt"), "changed").unwrap();
         assert_eq!(
@@ -81,5 +130,56 @@ mod tests {
         let p = copy.path.clone();
         drop(copy);
         assert!(!p.exists());
+    }
+
+    #[test]
+    fn links_inside_the_fixture_point_into_the_copy() {
+        let src = tempfile::tempdir().unwrap();
+        let root = src.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/b/f.txt"), "x").unwrap();
+        std::os::unix::fs::symlink("a/b/f.txt", root.join("relative")).unwrap();
+        std::os::unix::fs::symlink(root.join("a/b/f.txt"), root.join("absolute")).unwrap();
+        std::os::unix::fs::symlink("a/b/not-yet.txt", root.join("dangling")).unwrap();
+        let copy = copy(&root).unwrap();
+        for link in ["relative", "absolute"] {
+            std::fs::write(copy.path.join(link), format!("through {link}")).unwrap();
+            assert_eq!(
+                std::fs::read_to_string(root.join("a/b/f.txt")).unwrap(),
+                "x",
+                "{link} wrote to the original"
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(copy.path.join("a/b/f.txt")).unwrap(),
+            "through absolute"
+        );
+        std::fs::write(copy.path.join("dangling"), "new").unwrap();
+        assert!(copy.path.join("a/b/not-yet.txt").exists());
+        assert!(!root.join("a/b/not-yet.txt").exists());
+    }
+
+    #[test]
+    fn links_out_of_the_fixture_and_special_files_are_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "keep").unwrap();
+        for target in [
+            outside.path().join("secret.txt"),
+            PathBuf::from("../../escape.txt"),
+        ] {
+            let src = tempfile::tempdir().unwrap();
+            std::os::unix::fs::symlink(&target, src.path().join("link")).unwrap();
+            let e = copy(src.path()).err().expect("refused");
+            assert!(e.contains("outside the fixture"), "{e}");
+            assert!(e.contains("link"), "{e}");
+        }
+        let src = tempfile::tempdir().unwrap();
+        nix::unistd::mkfifo(&src.path().join("pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let e = copy(src.path()).err().expect("refused");
+        assert!(e.contains("not a regular file"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("secret.txt")).unwrap(),
+            "keep"
+        );
     }
 }
