@@ -620,16 +620,18 @@ mod tests {
     #[test]
     fn nesting_that_would_overflow_or_explode_is_refused() {
         let parens = format!("$[?{}@.a{} == 1]", "(".repeat(5000), ")".repeat(5000));
-        let e = Path::parse(&parens).err().expect("refused");
+        let Err(e) = Path::parse(&parens) else {
+            panic!("refused")
+        };
         assert!(e.contains("deeper than 32"), "{e}");
         let mut filters = String::from("@.x");
         for _ in 0..22 {
             filters = format!("$[?{filters}]");
             filters = filters.replacen('$', "@", 1);
         }
-        let e = Path::parse(&format!("$[?{filters}]"))
-            .err()
-            .expect("refused");
+        let Err(e) = Path::parse(&format!("$[?{filters}]")) else {
+            panic!("refused")
+        };
         assert!(e.contains("more than 4 filters"), "{e}");
         // Brackets inside quotes do not count; ordinary filters pass.
         assert!(Path::parse("$['[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[']").is_ok());

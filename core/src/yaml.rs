@@ -320,6 +320,62 @@ pub const MAX_DEPTH: usize = 256;
 /// gigabytes ("billion laughs").
 pub const MAX_ALIAS_NODES: usize = 100_000;
 
+/// A bound of [`parse`] that a document crossed.
+enum Limit {
+    Depth,
+    Aliases,
+}
+
+fn limit_error(file: &str, span: Span, limit: Limit) -> Diagnostic {
+    match limit {
+        Limit::Depth => Diagnostic::error(
+            file,
+            span,
+            format!("the values here nest deeper than {MAX_DEPTH} levels"),
+        )
+        .with_hint("flatten the structure; no suite needs this depth"),
+        Limit::Aliases => Diagnostic::error(
+            file,
+            span,
+            format!(
+                "excessive aliasing: the aliases of this file expand to more than {MAX_ALIAS_NODES} values"
+            ),
+        )
+        .with_hint("write the values out, or alias smaller parts"),
+    }
+}
+
+/// A scalar event as a node: quoted or `!!str` text stays a string, plain
+/// text is resolved by the core schema.
+fn scalar_node(
+    text: String,
+    style: ScalarStyle,
+    tag: Option<&saphyr_parser::Tag>,
+    span: Span,
+) -> Node {
+    let quoted = style != ScalarStyle::Plain;
+    let resolved = match tag {
+        Some(t) if t.handle == "tag:yaml.org,2002:" || t.handle == "!!" => {
+            match t.suffix.as_str() {
+                "str" => Scalar::Str(text.clone()),
+                "null" => Scalar::Null,
+                "bool" | "int" | "float" => resolve_plain(&text),
+                _ => Scalar::Str(text.clone()),
+            }
+        }
+        _ if quoted => Scalar::Str(text.clone()),
+        _ => resolve_plain(&text),
+    };
+    Node {
+        kind: NodeKind::Scalar {
+            value: resolved,
+            text,
+            quoted,
+        },
+        span,
+    }
+}
+
 /// The number of nodes in a tree (itself included).
 fn size(n: &Node) -> usize {
     match &n.kind {
@@ -381,16 +437,7 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
                 Some((n, n_size)) => {
                     alias_nodes = alias_nodes.saturating_add(*n_size);
                     if alias_nodes > MAX_ALIAS_NODES {
-                        diags.push(
-                            Diagnostic::error(
-                                file,
-                                span,
-                                format!(
-                                    "excessive aliasing: the aliases of this file expand to more than {MAX_ALIAS_NODES} values"
-                                ),
-                            )
-                            .with_hint("write the values out, or alias smaller parts"),
-                        );
+                        diags.push(limit_error(file, span, Limit::Aliases));
                         return Err(diags);
                     }
                     Some(Node {
@@ -404,42 +451,14 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
                 }
             },
             Event::Scalar(value, style, anchor, tag) => {
-                let quoted = style != ScalarStyle::Plain;
-                let text = value.into_owned();
-                let resolved = match tag.as_deref() {
-                    Some(t) if t.handle == "tag:yaml.org,2002:" || t.handle == "!!" => {
-                        match t.suffix.as_str() {
-                            "str" => Scalar::Str(text.clone()),
-                            "null" => Scalar::Null,
-                            "bool" | "int" | "float" => resolve_plain(&text),
-                            _ => Scalar::Str(text.clone()),
-                        }
-                    }
-                    _ if quoted => Scalar::Str(text.clone()),
-                    _ => resolve_plain(&text),
-                };
-                let node = Node {
-                    kind: NodeKind::Scalar {
-                        value: resolved,
-                        text,
-                        quoted,
-                    },
-                    span,
-                };
+                let node = scalar_node(value.into_owned(), style, tag.as_deref(), span);
                 if anchor > 0 {
                     anchors.insert(anchor, (node.clone(), 1));
                 }
                 Some(node)
             }
             Event::SequenceStart(..) | Event::MappingStart(..) if stack.len() >= MAX_DEPTH => {
-                diags.push(
-                    Diagnostic::error(
-                        file,
-                        span,
-                        format!("the values here nest deeper than {MAX_DEPTH} levels"),
-                    )
-                    .with_hint("flatten the structure; no suite needs this depth"),
-                );
+                diags.push(limit_error(file, span, Limit::Depth));
                 return Err(diags);
             }
             Event::SequenceStart(anchor, _) => {
