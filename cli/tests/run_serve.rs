@@ -1186,3 +1186,13 @@ fn warnings_stay_with_a_test_that_errors() {
         "{text}"
     );
 }
+
+#[test]
+fn serve_refuses_an_empty_api_key_or_bearer_token() {
+    for flag in ["--api-key", "--bearer"] {
+        let (code, _, err) =
+            cli_support::run_mcpcheck(&["serve", "--http", "127.0.0.1:0", flag, ""]);
+        assert_eq!(code, Some(2), "{flag}: {err}");
+        assert!(err.contains("must not be empty"), "{flag}: {err}");
+    }
+}

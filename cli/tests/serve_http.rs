@@ -146,6 +146,19 @@ async fn sessions_the_get_stream_and_delete() {
         .post(&tool_call(3, "echo", json!({"message": "x"})))
         .await;
     assert_eq!(response.status(), 404);
+    // The session is gone: deleting it again, or a session never made, is 404.
+    for id in [session.as_str(), "no-such-session"] {
+        let again = within(
+            "DELETE again",
+            http.http
+                .delete(&server.url)
+                .header("mcp-session-id", id)
+                .send(),
+        )
+        .await
+        .expect("DELETE");
+        assert_eq!(again.status(), 404, "DELETE of {id}");
+    }
 
     let unknown = within(
         "unknown path",

@@ -32,12 +32,12 @@ pub struct ServeArgs {
 
     /// Require this API key in the X-API-Key header (repeatable; HTTP only).
     /// The caller is then known as api-key#N, N counting the keys from 1.
-    #[arg(long = "api-key", value_name = "KEY", requires = "http")]
+    #[arg(long = "api-key", value_name = "KEY", requires = "http", value_parser = secret)]
     api_keys: Vec<String>,
 
     /// Require this token in Authorization: Bearer (repeatable; HTTP only).
     /// The caller is then known as bearer#N, N counting the tokens from 1.
-    #[arg(long = "bearer", value_name = "TOKEN", requires = "http")]
+    #[arg(long = "bearer", value_name = "TOKEN", requires = "http", value_parser = secret)]
     bearers: Vec<String>,
 
     /// Append one JSON line per tools/call to FILE: time, tool, args (secrets
@@ -100,6 +100,15 @@ pub fn main(args: ServeArgs) -> Result<ExitCode> {
     // A task may still be blocked reading stdin; do not wait for it.
     runtime.shutdown_timeout(SHUTDOWN_TIMEOUT);
     code
+}
+
+/// A key or token: an empty one would let an empty header in.
+fn secret(s: &str) -> Result<String, String> {
+    if s.trim().is_empty() {
+        Err("must not be empty: an empty key would let a request with an empty header in".into())
+    } else {
+        Ok(s.to_string())
+    }
 }
 
 /// The endpoint path must be absolute and must not shadow the legacy SSE paths.

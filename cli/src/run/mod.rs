@@ -694,9 +694,13 @@ fn sanitize(name: &str) -> String {
             }
         })
         .collect();
-    mcpcheck_core::truncate(&s, 100)
-        .trim_end_matches('…')
-        .to_string()
+    // At most 200 bytes, cut at a character boundary: a file name may have
+    // 255 bytes, and a long non-ASCII name counted in characters overflows it.
+    let mut end = s.len().min(200);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_string()
 }
 
 #[cfg(test)]
@@ -711,5 +715,9 @@ mod tests {
         assert_eq!(unique(sanitize("smoke"), &mut taken), "smoke-3");
         assert_eq!(unique(sanitize("a/b c"), &mut taken), "a_b_c");
         assert_eq!(unique(sanitize("a b/c"), &mut taken), "a_b_c-2");
+        let long = "ü".repeat(300);
+        let name = sanitize(&long);
+        assert_eq!(name.len(), 200);
+        assert!(name.chars().all(|c| c == 'ü'));
     }
 }

@@ -52,6 +52,8 @@ pub struct Options {
 
 struct App {
     mcp: StreamableHttpService<Session, LocalSessionManager>,
+    /// The same session manager, to answer a DELETE of an unknown session.
+    sessions: Arc<LocalSessionManager>,
     legacy: Arc<Legacy>,
     path: String,
     credentials: Credentials,
@@ -74,6 +76,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
     };
     let shutdown = CancellationToken::new();
     let factory_shared = shared.clone();
+    let sessions = Arc::new(LocalSessionManager::default());
     let mcp = StreamableHttpService::new(
         move || {
             Ok(Session::new(
@@ -82,7 +85,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
                 CancellationToken::new(),
             ))
         },
-        Arc::new(LocalSessionManager::default()),
+        sessions.clone(),
         allowed_hosts(
             StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token()),
             local,
@@ -90,6 +93,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
     );
     let app = Arc::new(App {
         mcp,
+        sessions,
         legacy: Arc::new(Legacy::new(shared.clone(), shutdown.child_token())),
         path: options.path,
         credentials: options.credentials,
@@ -206,6 +210,23 @@ impl App {
 
     async fn streamable(&self, request: Request<Incoming>) -> Response<Body> {
         if request.method() == Method::DELETE {
+            // rmcp answers the DELETE of a session it does not know as if
+            // it had ended one; the spec (and docs/serve.md) say 404.
+            let id = request
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            if let Some(id) = id
+                && !self
+                    .sessions
+                    .sessions
+                    .read()
+                    .await
+                    .contains_key(id.as_str())
+            {
+                return plain(StatusCode::NOT_FOUND, "Not Found: no such session");
+            }
             // rmcp closes the session before it answers, yet says 202
             // Accepted; clients (the Python SDK among them) expect the 200
             // or 204 of a completed DELETE and warn otherwise.
