@@ -109,3 +109,83 @@ fn min_fails_below_the_share_and_an_unreachable_server_fails() {
         "{err}"
     );
 }
+
+#[test]
+fn results_mark_the_items_a_passing_test_uses() {
+    let d = suite("coverage-results");
+    // echo passes; the template's read fails (its expectation is made false).
+    write(
+        &d,
+        "template.yaml",
+        &format!(
+            "name: template\nserver:\n  command: {BIN}\n  args: [serve]\nassert_resources:\n  read: mcpcheck://echo/hello\n  expect: {{contains: [no such text]}}\n"
+        ),
+    );
+    let (_, results, _) = run_mcpcheck(&["run", "--suite", d.to_str().unwrap(), "--json"]);
+    let file = d.join("results.json.out");
+    std::fs::write(&file, &results).expect("write results");
+    let (code, out, err) = run_mcpcheck(&[
+        "coverage",
+        "--suite",
+        d.to_str().unwrap(),
+        "--results",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(
+        out.lines()
+            .next()
+            .unwrap_or_default()
+            .contains(", 1 by a passing test ("),
+        "{out}"
+    );
+    let templates = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("templates"))
+        .unwrap_or_default();
+    assert!(
+        templates.contains("0 passing")
+            && templates.contains("no passing test: mcpcheck://echo/{text}"),
+        "{out}"
+    );
+    // The typo's test failed with an error, and every test is in the results.
+    assert!(!err.contains("is not in"), "{err}");
+
+    let (code, _, err) = run_mcpcheck(&[
+        "coverage",
+        "--suite",
+        d.to_str().unwrap(),
+        "--results",
+        file.to_str().unwrap(),
+        "--min-passing",
+        "50",
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("below --min-passing 50%"), "{err}");
+
+    // A test the results lack is named, and --min-passing needs --results.
+    write(
+        &d,
+        "new.yaml",
+        &format!(
+            "name: new\nserver:\n  command: {BIN}\n  args: [serve]\nassert:\n  tool: lorem\n  expect: {{not_error: true}}\n"
+        ),
+    );
+    let (code, _, err) = run_mcpcheck(&[
+        "coverage",
+        "--suite",
+        d.to_str().unwrap(),
+        "--results",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("test \"new\" is not in"), "{err}");
+    let (code, _, err) = run_mcpcheck(&[
+        "coverage",
+        "--suite",
+        d.to_str().unwrap(),
+        "--min-passing",
+        "5",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+}

@@ -11,9 +11,14 @@
 //! tool called only by `setup` steps is reported as such and not counted.
 //! Names that still hold a `{{var}}` are matched after nothing: they are
 //! listed as not offered, with the template visible.
+//!
+//! Given the results of a run of the same suites ([`Coverage::apply_results`]),
+//! an item is also *passing* when at least one of the tests that use it
+//! passed: used says a test calls it, passing says a test shows it works.
 
 use serde_json::{Map, Value, json};
 
+use crate::results::{Results, TestStatus};
 use crate::suite::{Action, PromptOp, ResourceOp, Test};
 
 /// What a server offers, read from its list results.
@@ -95,6 +100,8 @@ pub struct TestRef {
     pub name: String,
     pub file: String,
     pub line: u32,
+    /// Its status in the results applied, if they hold it.
+    pub status: Option<TestStatus>,
 }
 
 impl TestRef {
@@ -103,11 +110,20 @@ impl TestRef {
             name: t.name.clone(),
             file: t.file.clone(),
             line: t.line,
+            status: None,
         }
     }
 
     fn to_json(&self) -> Value {
-        json!({"name": self.name, "file": self.file, "line": self.line})
+        let mut o = json!({"name": self.name, "file": self.file, "line": self.line});
+        if let Some(s) = self.status {
+            o["status"] = json!(s.as_str());
+        }
+        o
+    }
+
+    fn same_test(&self, other: &TestRef) -> bool {
+        (&self.name, &self.file, self.line) == (&other.name, &other.file, other.line)
     }
 }
 
@@ -130,9 +146,19 @@ impl Item {
         }
     }
 
-    fn to_json(&self) -> Value {
+    /// Whether a test that uses it passed (in the results applied).
+    pub fn passing(&self) -> bool {
+        self.tests
+            .iter()
+            .any(|t| t.status == Some(TestStatus::Pass))
+    }
+
+    fn to_json(&self, with_results: bool) -> Value {
         let mut o = Map::new();
         o.insert("name".into(), json!(self.name));
+        if with_results {
+            o.insert("passing".into(), json!(self.passing()));
+        }
         o.insert(
             "tests".into(),
             self.tests.iter().map(TestRef::to_json).collect(),
@@ -161,6 +187,11 @@ impl Section {
     pub fn covered(&self) -> usize {
         self.offered.iter().filter(|i| !i.tests.is_empty()).count()
     }
+
+    /// Offered items a passing test uses.
+    pub fn passing(&self) -> usize {
+        self.offered.iter().filter(|i| i.passing()).count()
+    }
 }
 
 /// The coverage of one server by the tests that use it.
@@ -172,11 +203,39 @@ pub struct Coverage {
     pub tests: usize,
     /// Tools, prompts, resources, templates.
     pub sections: Vec<Section>,
+    /// Whether a run's results were applied (and the passing counts mean
+    /// something).
+    pub with_results: bool,
 }
 
 impl Coverage {
     pub fn covered(&self) -> usize {
         self.sections.iter().map(Section::covered).sum()
+    }
+
+    pub fn passing(&self) -> usize {
+        self.sections.iter().map(Section::passing).sum()
+    }
+
+    /// Mark every test with its status in `results`, found by file and name
+    /// (and line, when two tests of a file share a name), or by name alone
+    /// when exactly one result has it (the file was named differently, e.g.
+    /// from another directory). Returns the tests the results do not hold,
+    /// once each.
+    pub fn apply_results(&mut self, results: &Results) -> Vec<TestRef> {
+        self.with_results = true;
+        let mut missing: Vec<TestRef> = Vec::new();
+        for section in &mut self.sections {
+            for item in section.offered.iter_mut().chain(&mut section.not_offered) {
+                for t in item.tests.iter_mut().chain(&mut item.setup) {
+                    t.status = status_in(results, t);
+                    if t.status.is_none() && !missing.iter().any(|m| m.same_test(t)) {
+                        missing.push(t.clone());
+                    }
+                }
+            }
+        }
+        missing
     }
 
     pub fn offered(&self) -> usize {
@@ -195,18 +254,51 @@ impl Coverage {
         o.insert("covered".into(), json!(self.covered()));
         o.insert("offered".into(), json!(self.offered()));
         o.insert("percent".into(), json!(round1(self.percent())));
-        for s in &self.sections {
+        let with = self.with_results;
+        if with {
+            o.insert("passing".into(), json!(self.passing()));
             o.insert(
-                s.kind.plural().into(),
-                json!({
-                    "covered": s.covered(),
-                    "offered": s.offered.len(),
-                    "items": s.offered.iter().map(Item::to_json).collect::<Vec<_>>(),
-                    "not_offered": s.not_offered.iter().map(Item::to_json).collect::<Vec<_>>(),
-                }),
+                "passing_percent".into(),
+                json!(round1(percent(self.passing(), self.offered()))),
             );
         }
+        for s in &self.sections {
+            let mut section = json!({
+                "covered": s.covered(),
+                "offered": s.offered.len(),
+                "items": s.offered.iter().map(|i| i.to_json(with)).collect::<Vec<_>>(),
+                "not_offered": s.not_offered.iter().map(|i| i.to_json(with)).collect::<Vec<_>>(),
+            });
+            if with {
+                section["passing"] = json!(s.passing());
+            }
+            o.insert(s.kind.plural().into(), section);
+        }
         Value::Object(o)
+    }
+}
+
+/// A test's status in `results` (see [`Coverage::apply_results`]).
+fn status_in(results: &Results, t: &TestRef) -> Option<TestStatus> {
+    let same_file: Vec<_> = results
+        .tests
+        .iter()
+        .filter(|r| r.name == t.name && r.file == t.file)
+        .collect();
+    match same_file.as_slice() {
+        [one] => return Some(one.status),
+        [] => {}
+        several => {
+            return several
+                .iter()
+                .find(|r| r.line == Some(t.line))
+                .map(|r| r.status);
+        }
+    }
+    let mut by_name = results.tests.iter().filter(|r| r.name == t.name);
+    match (by_name.next(), by_name.next()) {
+        (Some(one), None) => Some(one.status),
+        _ => None,
     }
 }
 
@@ -353,6 +445,7 @@ pub fn compute(server: &str, offered: &Offered, tests: &[&Test]) -> Coverage {
         server: server.to_string(),
         tests: tests.len(),
         sections,
+        with_results: false,
     }
 }
 
@@ -376,7 +469,7 @@ pub fn render_text(all: &[Coverage]) -> String {
     let mut out = String::new();
     for c in all {
         out.push_str(&format!(
-            "{}: {} of {} offered items used by {} {} ({:.0}%)\n",
+            "{}: {} of {} offered items used by {} {} ({:.0}%)",
             c.server,
             c.covered(),
             c.offered(),
@@ -384,6 +477,14 @@ pub fn render_text(all: &[Coverage]) -> String {
             if c.tests == 1 { "test" } else { "tests" },
             c.percent().floor()
         ));
+        if c.with_results {
+            out.push_str(&format!(
+                ", {} by a passing test ({:.0}%)",
+                c.passing(),
+                percent(c.passing(), c.offered()).floor()
+            ));
+        }
+        out.push('\n');
         for s in &c.sections {
             if s.offered.is_empty() && s.not_offered.is_empty() {
                 continue;
@@ -406,8 +507,26 @@ pub fn render_text(all: &[Coverage]) -> String {
                     }
                 })
                 .collect();
+            if c.with_results {
+                line.push_str(&format!(" {:>3} passing", s.passing()));
+            }
             if !missing.is_empty() {
                 line.push_str(&format!(" not used: {}", missing.join(", ")));
+            }
+            if c.with_results {
+                let failing: Vec<&str> = s
+                    .offered
+                    .iter()
+                    .filter(|i| !i.tests.is_empty() && !i.passing())
+                    .map(|i| i.name.as_str())
+                    .collect();
+                if !failing.is_empty() {
+                    line.push_str(&format!(
+                        "{}no passing test: {}",
+                        if missing.is_empty() { " " } else { "; " },
+                        failing.join(", ")
+                    ));
+                }
             }
             out.push_str(line.trim_end());
             out.push('\n');
@@ -433,9 +552,17 @@ pub fn render_text(all: &[Coverage]) -> String {
     if all.len() > 1 {
         let (covered, offered) = totals(all);
         out.push_str(&format!(
-            "total: {covered} of {offered} offered items used ({:.0}%)\n",
+            "total: {covered} of {offered} offered items used ({:.0}%)",
             percent(covered, offered).floor()
         ));
+        if all.iter().any(|c| c.with_results) {
+            let passing: usize = all.iter().map(Coverage::passing).sum();
+            out.push_str(&format!(
+                ", {passing} by a passing test ({:.0}%)",
+                percent(passing, offered).floor()
+            ));
+        }
+        out.push('\n');
     }
     out
 }
@@ -443,12 +570,18 @@ pub fn render_text(all: &[Coverage]) -> String {
 /// The JSON report of several servers' coverage.
 pub fn render_json(all: &[Coverage]) -> Value {
     let (covered, offered) = totals(all);
-    json!({
+    let mut o = json!({
         "servers": all.iter().map(Coverage::to_json).collect::<Vec<_>>(),
         "covered": covered,
         "offered": offered,
         "percent": round1(percent(covered, offered)),
-    })
+    });
+    if all.iter().any(|c| c.with_results) {
+        let passing: usize = all.iter().map(Coverage::passing).sum();
+        o["passing"] = json!(passing);
+        o["passing_percent"] = json!(round1(percent(passing, offered)));
+    }
+    o
 }
 
 /// Covered and offered items over every server.
@@ -470,6 +603,17 @@ fn total_percent(all: &[Coverage]) -> f64 {
 pub fn below_min(all: &[Coverage], min: f64) -> Option<String> {
     let total = total_percent(all);
     (total < min).then(|| format!("{total:.1}% of the offered items are used, below --min {min}%"))
+}
+
+/// The `--min-passing` gate: why the share of offered items a passing test
+/// uses, over every server, is below `min` percent, or `None` when it is not.
+pub fn below_min_passing(all: &[Coverage], min: f64) -> Option<String> {
+    let (_, offered) = totals(all);
+    let passing: usize = all.iter().map(Coverage::passing).sum();
+    let total = percent(passing, offered);
+    (total < min).then(|| {
+        format!("{total:.1}% of the offered items are used by a passing test, below --min-passing {min}%")
+    })
 }
 
 #[cfg(test)]
@@ -562,6 +706,74 @@ tests:
             "an item"
         );
         assert_eq!(j["servers"][0]["tools"]["not_offered"][0]["name"], "ehco");
+    }
+
+    fn results_of(statuses: &[(&str, &str)]) -> Results {
+        let tests = statuses
+            .iter()
+            .map(|(name, status)| {
+                let t = json!({"name": name, "file": "s.yaml", "status": status,
+                    "duration_ms": 1, "checks": []});
+                serde_json::from_value(t).expect("a test result")
+            })
+            .collect();
+        Results::new(tests, 0)
+    }
+
+    #[test]
+    fn results_add_which_items_a_passing_test_uses() {
+        let tests = tests_of(SUITE);
+        let refs: Vec<&Test> = tests.iter().collect();
+        let mut c = compute("stdio://srv", &offered(), &refs);
+        let missing = c.apply_results(&results_of(&[
+            ("echo works", "fail"),
+            ("typo", "fail"),
+            ("greet", "pass"),
+            ("an item", "pass"),
+        ]));
+        assert_eq!(
+            missing.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+            ["complete the summary"],
+            "a test the results lack is reported"
+        );
+        // greet and the template pass; echo's test failed, summarize has no result.
+        assert_eq!((c.covered(), c.passing()), (4, 2));
+        let text = render_text(std::slice::from_ref(&c));
+        assert!(
+            text.starts_with(
+                "stdio://srv: 4 of 7 offered items used by 5 tests (57%), 2 by a passing test (28%)\n"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("tools        1 of 3     0 passing not used: add, write (setup only); no passing test: echo\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("prompts      2 of 2     1 passing no passing test: summarize\n"),
+            "{text}"
+        );
+        let j = render_json(std::slice::from_ref(&c));
+        assert_eq!(j["passing"], json!(2));
+        assert_eq!(j["passing_percent"], json!(28.6));
+        assert_eq!(j["servers"][0]["prompts"]["passing"], json!(1));
+        assert_eq!(
+            j["servers"][0]["prompts"]["items"][0]["passing"],
+            json!(true)
+        );
+        assert_eq!(
+            j["servers"][0]["tools"]["items"][0]["tests"][0]["status"],
+            "fail"
+        );
+        assert_eq!(
+            below_min_passing(std::slice::from_ref(&c), 30.0).as_deref(),
+            Some("28.6% of the offered items are used by a passing test, below --min-passing 30%")
+        );
+        assert_eq!(below_min_passing(std::slice::from_ref(&c), 28.0), None);
+        // Without results, no passing figures appear anywhere.
+        let plain = compute("stdio://srv", &offered(), &refs);
+        assert!(!render_text(std::slice::from_ref(&plain)).contains("passing"));
+        assert!(render_json(&[plain]).get("passing").is_none());
     }
 
     #[test]

@@ -4,11 +4,13 @@
 //! no tool is called. What counts as used is decided by
 //! `mcpcheck_core::coverage`.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
 use mcpcheck_core::coverage::{self, Coverage, Offered};
+use mcpcheck_core::results::Results;
 use mcpcheck_core::suite::Test;
 
 use crate::client::Endpoint;
@@ -27,8 +29,10 @@ tool is called. A test uses what its block calls (`assert` and the other tool bl
 `tool`, `assert_prompts.get` its prompt, `assert_resources.read`/`subscribe` their URI and any \
 template that expands to it, `assert_completion` its `ref`); tools called only in `setup` are shown but \
 not counted; tests with `skip:` are left out. Tests whose servers differ only in environment \
-or headers share one listing.\n\nExit status: 0 done (and at least --min \
-percent used); 1 below --min, or a server could not be listed; 2 a usage or configuration error."
+or headers share one listing.\n\nWith --results (the `mcpcheck run --json` output of the same \
+suites), each item is also marked passing when a test that uses it passed.\n\nExit status: 0 done \
+(and at least --min percent used, --min-passing percent passing); 1 below either, or a server could \
+not be listed; 2 a usage or configuration error."
 )]
 pub struct CoverageArgs {
     #[command(flatten)]
@@ -38,6 +42,16 @@ pub struct CoverageArgs {
     /// servers together).
     #[arg(long, value_name = "PCT", value_parser = crate::reports::parse_percent)]
     min: Option<f64>,
+
+    /// The results of a run of the same suites (`mcpcheck run --json`
+    /// output): adds which items a passing test uses.
+    #[arg(long, value_name = "FILE")]
+    results: Option<PathBuf>,
+
+    /// Exit 1 when less than PCT percent of the offered items are used by a
+    /// passing test (needs --results).
+    #[arg(long, value_name = "PCT", value_parser = crate::reports::parse_percent, requires = "results")]
+    min_passing: Option<f64>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -67,6 +81,7 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
         suites,
         server_override,
     } = args.source.load()?;
+    let results = args.results.as_deref().map(read_results).transpose()?;
     let copy = match &args.source.fixture {
         Some(f) => Some(fixture::copy(f)?),
         None => None,
@@ -138,6 +153,31 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
     crate::client::stdio::reap_all().await;
     drop(copy);
 
+    if let Some(results) = &results {
+        let mut missing = Vec::new();
+        for c in &mut all {
+            for t in c.apply_results(results) {
+                if !missing
+                    .iter()
+                    .any(|m: &coverage::TestRef| m.name == t.name && m.file == t.file)
+                {
+                    missing.push(t);
+                }
+            }
+        }
+        for t in &missing {
+            err(&format!(
+                "mcpcheck coverage: warning: {}:{}: test \"{}\" is not in {}; counted as not passing\n",
+                t.file,
+                t.line,
+                t.name,
+                args.results
+                    .as_deref()
+                    .map_or(String::new(), |p| p.display().to_string())
+            ));
+        }
+    }
+
     match args.format {
         Format::Text => out(&coverage::render_text(&all)),
         Format::Json => out(&format!("{:#}\n", coverage::render_json(&all))),
@@ -146,7 +186,27 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
     if let Some(why) = &below {
         err(&format!("mcpcheck coverage: {why}\n"));
     }
-    Ok(verdict(!unlisted && below.is_none()))
+    let below_passing = args
+        .min_passing
+        .and_then(|min| coverage::below_min_passing(&all, min));
+    if let Some(why) = &below_passing {
+        err(&format!("mcpcheck coverage: {why}\n"));
+    }
+    Ok(verdict(
+        !unlisted && below.is_none() && below_passing.is_none(),
+    ))
+}
+
+/// The results document `--results` names.
+fn read_results(path: &Path) -> Result<Results> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read the results: {e}", path.display()))?;
+    Ok(Results::from_json(&text).map_err(|e| {
+        format!(
+            "{}: {e} (write one with `mcpcheck run --json > FILE`)",
+            path.display()
+        )
+    })?)
 }
 
 /// Start (or connect to) the server once and list everything it offers.
