@@ -25,7 +25,61 @@ use sse_stream::SseStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::tap::{MAX_BYTES, MAX_MESSAGE_BYTES};
 use super::wire::Inbound;
+
+/// How much of an HTTP error's body is read for the message.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// A response body as a stream of chunks that ends with an error once more
+/// than `limit` bytes came (an endless body, an SSE event that never ends),
+/// telling `inbound` why.
+fn bounded_stream(
+    resp: reqwest::Response,
+    limit: usize,
+    inbound: Inbound,
+) -> impl futures::Stream<Item = Result<bytes::Bytes, std::io::Error>> + Unpin {
+    let mut seen = 0usize;
+    resp.bytes_stream().map(move |chunk| {
+        let chunk = chunk.map_err(std::io::Error::other)?;
+        seen += chunk.len();
+        if seen > limit {
+            let why = format!(
+                "the server's HTTP answer passed {} MiB; the session was ended",
+                limit >> 20
+            );
+            inbound.exceed(why.clone());
+            return Err(std::io::Error::other(why));
+        }
+        Ok(chunk)
+    })
+}
+
+/// A body as text, at most `limit` bytes; `Err` holds how far it got when
+/// it was longer.
+async fn text_within(mut resp: reqwest::Response, limit: usize) -> Result<String, usize> {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = resp.chunk().await {
+        if body.len() + chunk.len() > limit {
+            return Err(body.len() + chunk.len());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// An error body, cut at [`MAX_ERROR_BODY`] (the message quotes its start).
+async fn error_text(mut resp: reqwest::Response) -> String {
+    let mut body = Vec::new();
+    while let Ok(Some(chunk)) = resp.chunk().await {
+        let room = MAX_ERROR_BODY.saturating_sub(body.len());
+        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        if body.len() >= MAX_ERROR_BODY {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}
 
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
@@ -159,7 +213,8 @@ async fn read_body(
         .and_then(|h| h.to_str().ok())
         .is_some_and(|ct| ct.starts_with("text/event-stream"));
     if is_sse {
-        let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
+        let mut events =
+            SseStream::from_bytes_stream(bounded_stream(resp, MAX_BYTES, inbound.clone()));
         loop {
             tokio::select! {
                 _ = stop.cancelled() => break,
@@ -167,6 +222,9 @@ async fn read_body(
                     Some(Ok(ev)) => {
                         if let Some(data) = ev.data {
                             inbound.deliver_in_answer_to(&data, to);
+                        }
+                        if inbound.is_exceeded() {
+                            break;
                         }
                     }
                     _ => break,
@@ -176,10 +234,13 @@ async fn read_body(
     } else {
         tokio::select! {
             _ = stop.cancelled() => {}
-            body = resp.text() => {
-                if let Ok(text) = body {
-                    inbound.deliver_in_answer_to(&text, to);
-                }
+            body = text_within(resp, MAX_MESSAGE_BYTES) => match body {
+                Ok(text) => inbound.deliver_in_answer_to(&text, to),
+                Err(_) => inbound.exceed(format!(
+                    "the server's HTTP answer{} is longer than {} MiB (one message at most); the session was ended",
+                    to.map(|m| format!(" to {m}")).unwrap_or_default(),
+                    MAX_MESSAGE_BYTES >> 20
+                )),
             }
         }
     }
@@ -292,7 +353,7 @@ pub fn streamable(
                             }
                         } else {
                             let headers = resp.headers().clone();
-                            let body = resp.text().await.unwrap_or_default();
+                            let body = error_text(resp).await;
                             let mut msg = describe_http_error(status, &headers, &body);
                             if is_initialize {
                                 msg.push_str(
@@ -409,14 +470,14 @@ pub async fn legacy_sse(
     if !resp.status().is_success() {
         let status = resp.status();
         let h = resp.headers().clone();
-        let body = resp.text().await.unwrap_or_default();
+        let body = error_text(resp).await;
         return Err(format!(
             "GET {url}: {}{}",
             describe_http_error(status, &h, &body),
             transport_hint(status.as_u16(), true).unwrap_or_default()
         ));
     }
-    let mut events = SseStream::from_bytes_stream(resp.bytes_stream());
+    let mut events = SseStream::from_bytes_stream(bounded_stream(resp, MAX_BYTES, inbound.clone()));
     let endpoint = tokio::time::timeout(wait, async {
         while let Some(ev) = events.next().await {
             match ev {
@@ -452,6 +513,9 @@ pub async fn legacy_sse(
                         if let (true, Some(data)) = (is_message, ev.data) {
                             reader_inbound.deliver(&data);
                         }
+                        if reader_inbound.is_exceeded() {
+                            break;
+                        }
                     }
                     _ => break,
                 },
@@ -477,7 +541,7 @@ pub async fn legacy_sse(
                 Ok(r) => {
                     let status = r.status();
                     let h = r.headers().clone();
-                    let body = r.text().await.unwrap_or_default();
+                    let body = error_text(r).await;
                     if let Some(id) = id {
                         inbound.fail_request(&id, describe_http_error(status, &h, &body));
                     }

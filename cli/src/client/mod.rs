@@ -195,9 +195,17 @@ impl Session {
 
     /// Wire problems, exit status and stderr, as text to append to a failure.
     pub async fn failure_detail(&mut self, since: usize) -> String {
+        self.failure_detail_except(since, "").await
+    }
+
+    /// [`Session::failure_detail`] without the problem `said` (already in
+    /// the message it is appended to).
+    async fn failure_detail_except(&mut self, since: usize, said: &str) -> String {
         let mut parts = Vec::new();
         for p in self.tap.problems_since(since) {
-            parts.push(p.message);
+            if p.message != said {
+                parts.push(p.message);
+            }
         }
         if let Some(Conn::Stdio(child)) = self.conn.as_mut() {
             // Give a crashing process a moment to be reaped, so its exit
@@ -307,7 +315,7 @@ impl Session {
                 // failure, or a message rmcp could not read).
                 let mut msg = format!("{method} failed: {}", e.message);
                 if !problems.is_empty() {
-                    msg.push_str(&self.failure_detail(start).await);
+                    msg.push_str(&self.failure_detail_except(start, &e.message).await);
                 }
                 reply.failure = Some(msg);
             }
@@ -338,10 +346,8 @@ impl Session {
         pred: impl Fn(&Value) -> bool,
     ) -> bool {
         self.tap
-            .wait_for(from, deadline, |events| {
-                events.iter().any(|e| {
-                    e.dir == Dir::In && e.is_notification() && e.json.as_ref().is_some_and(&pred)
-                })
+            .wait_for_event(from, deadline, |e| {
+                e.dir == Dir::In && e.is_notification() && e.json.as_ref().is_some_and(&pred)
             })
             .await
     }

@@ -19,8 +19,7 @@ use tokio::sync::mpsc;
 
 use super::wire::Inbound;
 
-/// The largest line read from a server (a single JSON-RPC message).
-const MAX_LINE: usize = 256 * 1024 * 1024;
+use super::tap::MAX_MESSAGE_BYTES;
 /// How much of a server's stderr is kept for error messages.
 const STDERR_TAIL: usize = 8 * 1024;
 
@@ -207,14 +206,24 @@ pub fn spawn(
             loop {
                 buf.clear();
                 match (&mut reader)
-                    .take(MAX_LINE as u64)
+                    .take(MAX_MESSAGE_BYTES as u64 + 1)
                     .read_until(b'\n', &mut buf)
                     .await
                 {
                     Ok(0) | Err(_) => break,
+                    Ok(n) if n > MAX_MESSAGE_BYTES && buf.last() != Some(&b'\n') => {
+                        inbound.exceed(format!(
+                            "the server wrote a line longer than {} MiB (one message at most); the session was ended",
+                            MAX_MESSAGE_BYTES >> 20
+                        ));
+                        break;
+                    }
                     Ok(_) => {
                         let text = String::from_utf8_lossy(&buf);
                         inbound.deliver(&text);
+                        if inbound.is_exceeded() {
+                            break;
+                        }
                     }
                 }
             }

@@ -65,6 +65,23 @@ impl Event {
     }
 }
 
+/// How many messages a server may send in one session before the session is
+/// ended (a notification or ping flood).
+pub const MAX_MESSAGES: usize = 10_000;
+/// How many bytes a server may send in one session, over all its messages.
+pub const MAX_BYTES: usize = 160 * 1024 * 1024;
+/// The largest single message (a stdio line, an HTTP body, an SSE event).
+pub const MAX_MESSAGE_BYTES: usize = 80 * 1024 * 1024;
+
+/// What the server has sent so far in this session, against the limits.
+#[derive(Debug, Default)]
+struct Budget {
+    messages: usize,
+    bytes: usize,
+    /// Why the session was ended, once a limit was passed.
+    exceeded: Option<String>,
+}
+
 /// A problem seen on the wire that the runner must report.
 #[derive(Clone, Debug)]
 pub struct WireProblem {
@@ -76,6 +93,7 @@ pub struct WireProblem {
 pub struct Tap {
     events: Mutex<Vec<Event>>,
     problems: Mutex<Vec<WireProblem>>,
+    budget: Mutex<Budget>,
     changed: Notify,
 }
 
@@ -84,6 +102,7 @@ impl Default for Tap {
         Tap {
             events: Mutex::new(Vec::new()),
             problems: Mutex::new(Vec::new()),
+            budget: Mutex::new(Budget::default()),
             changed: Notify::new(),
         }
     }
@@ -116,6 +135,57 @@ impl Tap {
         };
         self.changed.notify_waiters();
         idx
+    }
+
+    /// Count one incoming message of `len` bytes against the session's
+    /// limits. `Err` holds why the session must end, the first time a limit
+    /// is passed (the problem is recorded then); after that every message is
+    /// refused with `Err(None)`.
+    pub fn admit(&self, len: usize) -> Result<(), Option<String>> {
+        let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
+        if b.exceeded.is_some() {
+            return Err(None);
+        }
+        b.messages += 1;
+        b.bytes += len;
+        let why = if b.messages > MAX_MESSAGES {
+            format!(
+                "the server sent more than {MAX_MESSAGES} messages in one session; the session was ended (a notification or request flood)"
+            )
+        } else if b.bytes > MAX_BYTES {
+            format!(
+                "the server sent more than {} MiB in one session; the session was ended",
+                MAX_BYTES >> 20
+            )
+        } else {
+            return Ok(());
+        };
+        drop(b);
+        self.exceed(why.clone());
+        Err(Some(why))
+    }
+
+    /// End the session's reading for `why` (a limit was passed); recorded as
+    /// a problem once.
+    pub fn exceed(&self, why: String) {
+        {
+            let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
+            if b.exceeded.is_some() {
+                return;
+            }
+            b.exceeded = Some(why.clone());
+        }
+        let at = self.mark();
+        self.problem(at, why);
+    }
+
+    /// Why the session was ended by a limit, if it was.
+    pub fn exceeded(&self) -> Option<String> {
+        self.budget
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .exceeded
+            .clone()
     }
 
     /// Note a problem (garbage, malformed message, unknown id).
@@ -182,28 +252,66 @@ impl Tap {
             .collect()
     }
 
-    /// Wait until `pred` holds for the events from `from` on, or the deadline
-    /// passes. Event-driven: wakes on every new message.
-    pub async fn wait_for(
+    /// Wait until an event from `from` on satisfies `pred`, or the deadline
+    /// passes. Event-driven: wakes on every new message, and looks at each
+    /// event once (a flood of messages costs linear time, not quadratic).
+    pub async fn wait_for_event(
         &self,
         from: usize,
         deadline: tokio::time::Instant,
-        pred: impl Fn(&[Event]) -> bool,
+        pred: impl Fn(&Event) -> bool,
     ) -> bool {
+        let mut seen = from;
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
             {
                 let events = self.lock_events();
-                if pred(events.get(from..).unwrap_or_default()) {
+                if events.get(seen..).unwrap_or_default().iter().any(&pred) {
                     return true;
                 }
+                seen = seen.max(events.len());
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
                 let events = self.lock_events();
-                return pred(events.get(from..).unwrap_or_default());
+                return events.get(seen..).unwrap_or_default().iter().any(&pred);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_passes_the_message_limit_once_and_is_refused_after() {
+        let tap = Tap::default();
+        for _ in 0..MAX_MESSAGES {
+            assert_eq!(tap.admit(10), Ok(()));
+        }
+        let why = tap
+            .admit(10)
+            .expect_err("one too many")
+            .expect("the reason");
+        assert!(why.contains("more than 10000 messages"), "{why}");
+        assert_eq!(
+            tap.admit(10),
+            Err(None),
+            "refused after, without a new reason"
+        );
+        assert_eq!(tap.exceeded(), Some(why.clone()));
+        let problems = tap.problems_since(0);
+        assert_eq!(problems.len(), 1, "recorded once: {problems:?}");
+    }
+
+    #[test]
+    fn the_byte_limit_counts_every_message() {
+        let tap = Tap::default();
+        assert_eq!(tap.admit(MAX_BYTES - 1), Ok(()));
+        assert_eq!(tap.admit(1), Ok(()));
+        let why = tap.admit(1).expect_err("over").expect("the reason");
+        assert!(why.contains("more than 160 MiB"), "{why}");
     }
 }

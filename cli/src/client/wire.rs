@@ -131,6 +131,12 @@ impl Inbound {
         if text.is_empty() {
             return;
         }
+        if let Err(why) = self.tap.admit(text.len()) {
+            if let Some(why) = why {
+                self.fail_pending(&why);
+            }
+            return;
+        }
         let idx = self.tap.record(Dir::In, text);
         match serde_json::from_str::<Value>(text) {
             Err(_) => self.tap.problem(
@@ -146,6 +152,34 @@ impl Inbound {
                 }
             }
             Ok(v) => self.decode(idx, v, to),
+        }
+    }
+
+    /// Stop taking messages from the server: a limit was passed (a message
+    /// too long, a flood). Every open request fails now with `why`, instead
+    /// of waiting for its deadline while the server keeps writing.
+    pub fn exceed(&self, why: String) {
+        if self.tap.exceeded().is_none() {
+            self.tap.exceed(why.clone());
+            self.fail_pending(&why);
+        }
+    }
+
+    /// Whether a limit was passed and the reader should stop.
+    pub fn is_exceeded(&self) -> bool {
+        self.tap.exceeded().is_some()
+    }
+
+    fn fail_pending(&self, why: &str) {
+        let ids: Vec<String> = self
+            .pending
+            .lock()
+            .map(|p| p.iter().cloned().collect())
+            .unwrap_or_default();
+        for id in ids {
+            if let Ok(id) = serde_json::from_str::<Value>(&id) {
+                self.answer_with_error(&id, why.to_string());
+            }
         }
     }
 

@@ -1,0 +1,198 @@
+//! Servers that attack the runner: a notification flood, a request flood,
+//! an endless line. Each test must end as `error` naming the limit, well
+//! before its deadline, and the run must go on to report every test.
+
+mod cli_support;
+
+use std::time::{Duration, Instant};
+
+use cli_support::{run_mcpcheck, scratch, write};
+
+/// A shell server that answers `initialize` (echoing its id), reads the
+/// `initialized` notification and the next request, then runs `then`.
+fn server(then: &str) -> String {
+    format!(
+        r#"read line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-11-25","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"hostile","version":"1"}}}}}}\n' "$id"
+read line
+read line
+{then}
+"#
+    )
+}
+
+/// Runs one test against the shell server `script` with a 20 s timeout,
+/// and a second, well-behaved test after it: (elapsed, JSON results, stderr).
+fn run_against(name: &str, script: &str) -> (Duration, serde_json::Value, String) {
+    let d = scratch(name);
+    write(&d, "server.sh", script);
+    write(
+        &d,
+        "suite/a_hostile.yaml",
+        &format!(
+            "name: hostile\ntimeout: 20s\nserver:\n  command: sh\n  args: [{}]\nassert:\n  tool: anything\n  expect: {{not_error: true}}\n",
+            d.join("server.sh").display()
+        ),
+    );
+    write(
+        &d,
+        "suite/b_fine.yaml",
+        &format!(
+            "name: fine\nserver:\n  command: {}\n  args: [serve]\nassert:\n  tool: echo\n  args: {{message: hi}}\n  expect: {{equals: hi}}\n",
+            cli_support::BIN
+        ),
+    );
+    let started = Instant::now();
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        d.join("suite").to_str().unwrap(),
+        "--json",
+        "--jobs",
+        "1",
+    ]);
+    let elapsed = started.elapsed();
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("a results document");
+    (elapsed, v, err)
+}
+
+fn status_and_message(v: &serde_json::Value, name: &str) -> (String, String) {
+    let t = v["tests"]
+        .as_array()
+        .and_then(|ts| ts.iter().find(|t| t["name"] == name))
+        .unwrap_or_else(|| panic!("no test {name} in {v}"));
+    (
+        t["status"].as_str().unwrap_or_default().to_string(),
+        t["message"].as_str().unwrap_or_default().to_string(),
+    )
+}
+
+#[test]
+fn a_notification_flood_ends_the_test_as_an_error_long_before_its_deadline() {
+    let flood = r#"yes '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood"}}'"#;
+    let (elapsed, v, err) = run_against("flood", &server(flood));
+    let (status, message) = status_and_message(&v, "hostile");
+    assert_eq!(status, "error", "{message}\n{err}");
+    assert!(
+        message.contains("more than 10000 messages in one session"),
+        "{message}"
+    );
+    assert_eq!(status_and_message(&v, "fine").0, "pass", "the run went on");
+    assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
+}
+
+#[test]
+fn a_ping_flood_is_bounded_too() {
+    let flood = r#"i=100; while :; do i=$((i+1)); printf '{"jsonrpc":"2.0","id":%s,"method":"ping"}\n' "$i"; done"#;
+    let (elapsed, v, _) = run_against("pings", &server(flood));
+    let (status, message) = status_and_message(&v, "hostile");
+    assert_eq!(status, "error", "{message}");
+    assert!(message.contains("more than 10000 messages"), "{message}");
+    assert!(elapsed < Duration::from_secs(18), "took {elapsed:?}");
+}
+
+#[test]
+fn an_endless_line_ends_the_test_at_the_message_size_limit() {
+    let (elapsed, v, _) = run_against("endless-line", &server("yes | tr -d '\\n'"));
+    let (status, message) = status_and_message(&v, "hostile");
+    assert_eq!(status, "error", "{message}");
+    assert!(message.contains("a line longer than 80 MiB"), "{message}");
+    assert_eq!(status_and_message(&v, "fine").0, "pass");
+    assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
+}
+
+/// A Streamable HTTP server in Node that answers `initialize` and the
+/// `initialized` notification, refuses the GET stream, and answers
+/// `tools/call` the way `mode` says: `flood` (an SSE stream of endless
+/// notifications), `body` (an endless JSON body) or `event` (one SSE event
+/// that never ends). Prints its port.
+const HTTP_SERVER: &str = r#"
+const http = require('http');
+const mode = process.argv[2];
+const chunk = 'x'.repeat(65536);
+const server = http.createServer((req, res) => {
+  if (req.method !== 'POST') { res.writeHead(405); res.end(); return; }
+  let body = '';
+  req.on('data', (d) => { body += d; });
+  req.on('end', () => {
+    const msg = JSON.parse(body);
+    if (msg.method === 'initialize') {
+      res.writeHead(200, {'content-type': 'application/json', 'mcp-session-id': 's1'});
+      res.end(JSON.stringify({jsonrpc: '2.0', id: msg.id, result: {protocolVersion: '2025-11-25',
+        capabilities: {tools: {}}, serverInfo: {name: 'hostile', version: '1'}}}));
+      return;
+    }
+    if (msg.id === undefined) { res.writeHead(202); res.end(); return; }
+    const sse = mode !== 'body';
+    res.writeHead(200, {'content-type': sse ? 'text/event-stream' : 'application/json'});
+    let alive = true;
+    res.on('close', () => { alive = false; });
+    const note = 'data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"flood"}}\n\n';
+    if (mode === 'event') res.write('data: ');
+    if (mode === 'body') res.write('{"jsonrpc":"2.0","id":' + msg.id + ',"result":{"content":[{"type":"text","text":"');
+    const pump = () => {
+      while (alive && res.write(mode === 'flood' ? note.repeat(64) : chunk)) {}
+      if (alive) res.once('drain', pump);
+    };
+    pump();
+  });
+});
+server.listen(0, '127.0.0.1', () => console.log(server.address().port));
+"#;
+
+fn run_against_http(mode: &str) -> (Duration, serde_json::Value, String) {
+    use std::io::{BufRead, BufReader};
+    let d = scratch(&format!("http-{mode}"));
+    write(&d, "server.js", HTTP_SERVER);
+    let mut child = std::process::Command::new("node")
+        .arg(d.join("server.js"))
+        .arg(mode)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start node");
+    let mut port = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut port)
+        .expect("the port");
+    write(
+        &d,
+        "suite/hostile.yaml",
+        &format!(
+            "name: hostile\ntimeout: 20s\nserver:\n  transport: http\n  url: http://127.0.0.1:{}/mcp\nassert:\n  tool: anything\n  expect: {{not_error: true}}\n",
+            port.trim()
+        ),
+    );
+    let started = Instant::now();
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        d.join("suite").to_str().unwrap(),
+        "--json",
+    ]);
+    let elapsed = started.elapsed();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("a results document");
+    (elapsed, v, err)
+}
+
+#[test]
+fn http_floods_and_endless_bodies_end_the_test_at_their_limits() {
+    for (mode, said) in [
+        ("flood", "more than 10000 messages in one session"),
+        ("body", "longer than 80 MiB"),
+        ("event", "passed 160 MiB"),
+    ] {
+        let (elapsed, v, err) = run_against_http(mode);
+        let (status, message) = status_and_message(&v, "hostile");
+        assert_eq!(status, "error", "{mode}: {message}\n{err}");
+        assert!(message.contains(said), "{mode}: {message}");
+        assert!(
+            elapsed < Duration::from_secs(18),
+            "{mode}: took {elapsed:?}"
+        );
+    }
+}
