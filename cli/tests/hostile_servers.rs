@@ -196,3 +196,96 @@ fn http_floods_and_endless_bodies_end_the_test_at_their_limits() {
         );
     }
 }
+
+/// Two listeners: the first redirects every request (307) to the second,
+/// another origin, which writes the headers it received to `seen.txt`.
+const REDIRECTING_SERVER: &str = r#"
+const http = require('http');
+const fs = require('fs');
+const path = require('path');
+const seen = path.join(__dirname, 'seen.txt');
+const other = http.createServer((req, res) => {
+  fs.appendFileSync(seen, JSON.stringify(req.headers) + '\n');
+  res.writeHead(500); res.end();
+});
+other.listen(0, '127.0.0.1', () => {
+  const to = 'http://127.0.0.1:' + other.address().port + '/mcp';
+  const first = http.createServer((req, res) => { res.writeHead(307, {location: to}); res.end(); });
+  first.listen(0, '127.0.0.1', () => console.log(first.address().port));
+});
+"#;
+
+#[test]
+fn credentials_never_follow_a_redirect_to_another_origin() {
+    use std::io::{BufRead, BufReader};
+    let d = scratch("redirect");
+    write(&d, "server.js", REDIRECTING_SERVER);
+    let mut child = std::process::Command::new("node")
+        .arg(d.join("server.js"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("start node");
+    let mut port = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut port)
+        .expect("the port");
+    write(
+        &d,
+        "suite/t.yaml",
+        &format!(
+            "name: redirected\nserver:\n  transport: http\n  url: http://127.0.0.1:{}/mcp\n  headers:\n    X-API-Key: sk-do-not-leak\n    Authorization: Bearer do-not-leak\nassert:\n  tool: echo\n  expect: {{not_error: true}}\n",
+            port.trim()
+        ),
+    );
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", d.join("suite").to_str().unwrap()]);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(out.contains("redirected to another origin"), "{out}");
+    let seen = std::fs::read_to_string(d.join("seen.txt")).unwrap_or_default();
+    assert!(
+        !seen.contains("do-not-leak"),
+        "the other origin got: {seen}"
+    );
+}
+
+#[test]
+fn docker_gets_secrets_through_its_environment_not_its_command_line() {
+    let d = scratch("docker");
+    // A stand-in `docker` first on PATH: it records its arguments and
+    // environment, then fails like a missing image would.
+    let bin = d.join("bin");
+    write(
+        &bin,
+        "docker",
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"$(dirname \"$0\")/../args.txt\"\nenv > \"$(dirname \"$0\")/../env.txt\"\nexit 1\n",
+    );
+    std::process::Command::new("chmod")
+        .args(["+x", bin.join("docker").to_str().unwrap()])
+        .status()
+        .expect("chmod");
+    write(
+        &d,
+        "suite/t.yaml",
+        "name: in docker\nserver:\n  docker: example/server:1\n  command: server\n  env:\n    API_TOKEN: sk-in-env-only\nassert:\n  tool: echo\n  expect: {not_error: true}\n",
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = cli_support::mcpcheck()
+        .args(["run", "--suite", d.join("suite").to_str().unwrap()])
+        .env("PATH", path)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let args = std::fs::read_to_string(d.join("args.txt")).expect("docker ran");
+    assert!(args.contains("-e\nAPI_TOKEN\n"), "{args}");
+    assert!(
+        !args.contains("sk-in-env-only"),
+        "on the command line: {args}"
+    );
+    let env = std::fs::read_to_string(d.join("env.txt")).expect("docker's environment");
+    assert!(env.contains("API_TOKEN=sk-in-env-only"), "{env}");
+}

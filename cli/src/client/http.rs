@@ -99,8 +99,29 @@ fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, String> {
 fn client() -> Result<reqwest::Client, String> {
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
+        .redirect(same_origin_redirects())
         .build()
         .map_err(|e| format!("cannot create an HTTP client: {e}"))
+}
+
+/// Redirects are followed within the origin (scheme, host and port) of the
+/// first request only, at most 10: every request carries the suite's
+/// headers (API keys, tokens), which must not reach another origin.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first().map(reqwest::Url::origin);
+        let next = attempt.url().origin();
+        if attempt.previous().len() > 10 {
+            attempt.error("more than 10 redirects")
+        } else if first.is_some_and(|f| f != next) {
+            let to = next.ascii_serialization();
+            attempt.error(format!(
+                "the server redirected to another origin ({to}); not followed, so the suite's headers are not sent there (use that URL in the suite if it is right)"
+            ))
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 /// The request id of an outgoing message, if it is a request.
