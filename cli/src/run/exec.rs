@@ -257,10 +257,13 @@ fn endpoint_for(
                         dargs.push("-v".into());
                         dargs.push(format!("{p}:{p}"));
                     }
-                    for (k, v) in &env {
+                    // `-e NAME` without a value: docker takes it from its
+                    // own environment, so no value (a token) is on a
+                    // command line that `ps` shows.
+                    for (k, _) in &env {
                         if server.env.iter().any(|(sk, _)| sk == k) {
                             dargs.push("-e".into());
-                            dargs.push(format!("{k}={v}"));
+                            dargs.push(k.clone());
                         }
                     }
                     dargs.push(t.text(image));
