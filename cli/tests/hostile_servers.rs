@@ -289,3 +289,55 @@ fn docker_gets_secrets_through_its_environment_not_its_command_line() {
     let env = std::fs::read_to_string(d.join("env.txt")).expect("docker's environment");
     assert!(env.contains("API_TOKEN=sk-in-env-only"), "{env}");
 }
+
+#[test]
+fn pipes_and_devices_named_by_file_checks_or_audit_logs_are_errors_not_hangs() {
+    let d = scratch("special-files");
+    let fifo = d.join("pipe");
+    std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    let server = format!(
+        "server:\n  command: {}\n  args: [serve]\n",
+        cli_support::BIN
+    );
+    for (name, path) in [("fifo", fifo.to_str().unwrap()), ("zero", "/dev/zero")] {
+        write(
+            &d,
+            &format!("suite/{name}.yaml"),
+            &format!(
+                "name: file {name}\ntimeout: 20s\n{server}assert:\n  tool: echo\n  args: {{message: hi}}\n  expect:\n    file_contains: {{\"{path}\": hi}}\n"
+            ),
+        );
+        write(
+            &d,
+            &format!("suite/trace_{name}.yaml"),
+            &format!(
+                "name: trace {name}\ntimeout: 20s\ntrajectory:\n  - type: presence\n    tools: [echo]\naudit_log: \"{path}\"\n"
+            ),
+        );
+    }
+    let started = Instant::now();
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        d.join("suite").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("results");
+    for name in ["file fifo", "file zero", "trace fifo", "trace zero"] {
+        let (status, message) = status_and_message(&v, name);
+        assert_eq!(status, "error", "{name}: {message}");
+        assert!(
+            message.contains("is not a regular file"),
+            "{name}: {message}"
+        );
+    }
+}

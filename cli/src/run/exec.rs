@@ -319,14 +319,64 @@ fn mocks_for(server: &Server, action: &Action, t: &mut Templates<'_>) -> Mocks {
     mocks
 }
 
-fn read_files(paths: &[String], t: &mut Templates<'_>) -> BTreeMap<String, Option<String>> {
+fn read_files(
+    paths: &[String],
+    t: &mut Templates<'_>,
+) -> Result<BTreeMap<String, Option<String>>, Ending> {
     paths
         .iter()
         .map(|raw| {
             let real = t.text(raw);
-            (raw.clone(), std::fs::read_to_string(&real).ok())
+            let text = read_checked_file(Path::new(&real)).map_err(Ending::Error)?;
+            Ok((raw.clone(), text))
         })
         .collect()
+}
+
+/// The largest file a file check or an audit log reads.
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// A file a check or a trajectory names, as text: `None` when it cannot be
+/// read as one (absent, a directory, not permitted). A pipe, socket or
+/// device is an error instead of a read that may never end (a FIFO with no
+/// writer, `/dev/zero`), as is a file larger than 64 MiB.
+pub(crate) fn read_checked_file(path: &Path) -> Result<Option<String>, String> {
+    use std::io::Read;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(None);
+    };
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(format!(
+            "{} is not a regular file (a pipe, socket or device); file checks and audit logs read regular files only",
+            path.display()
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "{} is larger than {} MiB, the most a file check reads",
+            path.display(),
+            MAX_FILE_BYTES >> 20
+        ));
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    if file
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .is_err()
+    {
+        return Ok(None);
+    }
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "{} grew past {} MiB while it was read",
+            path.display(),
+            MAX_FILE_BYTES >> 20
+        ));
+    }
+    Ok(String::from_utf8(bytes).ok())
 }
 
 fn tool_call_params(tool: &str, args: &Value) -> Value {
@@ -611,8 +661,12 @@ fn trajectory_result(
         TraceSource::AuditLog(path) => {
             let real = t.text(path);
             let resolved = resolve_near(&real, &test.file);
-            let text = std::fs::read_to_string(&resolved)
-                .map_err(|e| format!("cannot read the audit log {}: {e}", resolved.display()))?;
+            let text = read_checked_file(&resolved)?.ok_or_else(|| {
+                format!(
+                    "cannot read the audit log {}: it does not exist or is not UTF-8 text",
+                    resolved.display()
+                )
+            })?;
             trajectory::parse_audit_log(&resolved.display().to_string(), &text)
                 .map_err(|d| d.one_line())?
         }
@@ -683,7 +737,7 @@ async fn drive(
 ) -> Result<TestResult, Ending> {
     run_setup(test, session, t, deadline, warnings).await?;
     let (after_paths, before_paths) = test.expect.file_paths();
-    let files_before = read_files(&before_paths, t);
+    let files_before = read_files(&before_paths, t)?;
     let watch = test.watches_notifications();
     let settle = test
         .settle_ms
@@ -750,7 +804,7 @@ async fn drive(
     );
     let facts = Facts {
         today: Some(settings.today),
-        files: read_files(&after_paths, t),
+        files: read_files(&after_paths, t)?,
         files_before,
         progress_token: reply.progress_token.clone(),
         subscribed_uri: match &test.action {
