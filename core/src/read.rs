@@ -16,6 +16,8 @@ pub type Entries<'n> = Vec<(&'n str, &'n Node, &'n Node)>;
 pub struct LoadCx {
     pub file: String,
     pub diags: Vec<Diagnostic>,
+    /// The memory the file's compiled regular expressions take so far.
+    pub regex_bytes: usize,
 }
 
 impl LoadCx {
@@ -23,6 +25,7 @@ impl LoadCx {
         LoadCx {
             file: file.to_string(),
             diags: Vec::new(),
+            regex_bytes: 0,
         }
     }
 

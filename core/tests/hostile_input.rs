@@ -214,3 +214,39 @@ fn the_capture_parser_never_panics_on_mutated_captures() {
         });
     }
 }
+
+fn many_patterns(pattern: impl Fn(usize) -> String, n: usize) -> String {
+    let mut s = String::from(
+        "name: many\nserver: {command: x}\nassert:\n  tool: t\n  expect:\n    matches_regex:\n",
+    );
+    for i in 0..n {
+        s.push_str(&format!("      - '{}'\n", pattern(i)));
+    }
+    s
+}
+
+#[test]
+fn the_patterns_of_a_file_share_a_memory_budget() {
+    // A thousand small patterns are fine.
+    let small = suite::load("small.yaml", &many_patterns(|i| format!("^ok{i}$"), 1000));
+    assert!(!small.has_errors(), "{:?}", small.diagnostics.first());
+    // A thousand Unicode-class repetitions would take over a gigabyte: the
+    // ones past the budget are refused, with a hint.
+    let big = suite::load(
+        "big.yaml",
+        &many_patterns(|i| format!("\\w{{20}}x{i}"), 1000),
+    );
+    let refused: Vec<_> = big
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("take more than 64 MiB compiled"))
+        .collect();
+    assert!(refused.len() > 800, "{} refused", refused.len());
+    // One pattern past the size limit names the limit.
+    let one = suite::load("one.yaml", &many_patterns(|_| "\\w{200}".into(), 1));
+    assert!(
+        one.diagnostics[0].message.contains("exceeds size limit"),
+        "{:?}",
+        one.diagnostics
+    );
+}

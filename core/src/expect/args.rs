@@ -15,13 +15,57 @@ pub(crate) fn doc_path(p: &str) -> Path {
     Path::fixed(p)
 }
 
+/// The most memory one compiled pattern may take (the regex crate's default
+/// is 10 MiB).
+const REGEX_SIZE_LIMIT: usize = 2 << 20;
+/// The most memory one pattern's lazy DFA cache may take while matching.
+const REGEX_DFA_LIMIT: usize = 2 << 20;
+/// The most memory the compiled patterns of one file may take together: a
+/// thousand patterns like `\w{20}` would otherwise take gigabytes (and
+/// their compiling, minutes).
+pub(crate) const REGEX_FILE_BUDGET: usize = 64 << 20;
+
 pub(super) fn compile_regex(
     cx: &mut LoadCx,
     pattern: &str,
     span: Span,
     key: &str,
 ) -> Option<Regex> {
-    match Regex::new(pattern) {
+    if cx.regex_bytes > REGEX_FILE_BUDGET {
+        cx.error_hint(
+            span,
+            format!(
+                "`{key}`: the regular expressions of this file take more than {} MiB compiled; {pattern:?} was not compiled",
+                REGEX_FILE_BUDGET >> 20
+            ),
+            "use fewer or smaller patterns: `(?-u:\\w)` is the ASCII `\\w` (as RE2 reads it) and takes a fraction of the Unicode one",
+        );
+        return None;
+    }
+    let measured = regex_automata::meta::Regex::builder()
+        .configure(regex_automata::meta::Config::new().nfa_size_limit(Some(REGEX_SIZE_LIMIT)))
+        .build(pattern)
+        .map(|r| r.memory_usage());
+    let compiled = match measured {
+        Ok(bytes) => {
+            cx.regex_bytes += bytes;
+            regex::RegexBuilder::new(pattern)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .dfa_size_limit(REGEX_DFA_LIMIT)
+                .build()
+        }
+        Err(e) => {
+            // A pattern past the size limit cost the work of compiling that
+            // much: it counts against the budget too.
+            if e.size_limit().is_some() {
+                cx.regex_bytes += REGEX_SIZE_LIMIT;
+            }
+            regex::RegexBuilder::new(pattern)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()
+        }
+    };
+    match compiled {
         Ok(r) => Some(r),
         Err(e) => {
             let detail = e.to_string();
@@ -29,10 +73,15 @@ pub(super) fn compile_regex(
             // the diagnostic is already an error, so keep only <what>.
             let last = detail.lines().last().unwrap_or("invalid pattern").trim();
             let last = last.strip_prefix("error: ").unwrap_or(last).to_string();
+            let hint = if matches!(e, regex::Error::CompiledTooBig(_)) {
+                "a Unicode class repeated many times is large: `(?-u:\\w)` is the ASCII `\\w` (as RE2 reads it), `\\w+` instead of `\\w{50}`"
+            } else {
+                "patterns use RE2 syntax (`\\d`, `\\b`, `(?m)`); escape literal brackets and dots with `\\`"
+            };
             cx.error_hint(
                 span,
                 format!("`{key}`: invalid regular expression {pattern:?}: {last}"),
-                "patterns use RE2 syntax (`\\d`, `\\b`, `(?m)`); escape literal brackets and dots with `\\`",
+                hint,
             );
             None
         }
