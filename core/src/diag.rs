@@ -142,8 +142,9 @@ impl Paint {
     /// Decorate `text` with `style`. HTML-escapes under [`Paint::Html`].
     pub fn paint(self, style: Style, text: &str) -> String {
         match self {
-            Paint::Plain => text.to_string(),
+            Paint::Plain => terminal_safe(text).into_owned(),
             Paint::Ansi => {
+                let text = terminal_safe(text);
                 let code = match style {
                     Style::Error => "1;31",
                     Style::Warning => "1;33",
@@ -174,9 +175,35 @@ impl Paint {
     pub fn text(self, text: &str) -> String {
         match self {
             Paint::Html => html_escape(text),
-            _ => text.to_string(),
+            _ => terminal_safe(text).into_owned(),
         }
     }
+}
+
+/// Text with every control character but newline and tab shown escaped
+/// (`\x1b`, `\r`, `\u{9b}`), and the bidirectional overrides too: what a
+/// server sent must not clear the screen, move the cursor, write the
+/// clipboard, or print a fake `PASS` line over a real one.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\r' => out.push_str("\\r"),
+            c if unsafe_char(c) && (c as u32) < 0x80 => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Escape the five HTML-significant characters.
@@ -304,6 +331,19 @@ pub fn did_you_mean<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn server_text_cannot_drive_the_terminal() {
+        let hostile = "ok\x1b[2J\x1b]52;c;aGk=\x07\rPASS  fake\u{9b}31m\u{202e}txt\nnext\tcol";
+        let shown = Paint::Ansi.paint(Style::Error, hostile);
+        assert_eq!(
+            shown,
+            "\x1b[1;31mok\\x1b[2J\\x1b]52;c;aGk=\\x07\\rPASS  fake\\u{9b}31m\\u{202e}txt\nnext\tcol\x1b[0m"
+        );
+        assert_eq!(Paint::Plain.text("\x1b[31m"), "\\x1b[31m");
+        assert_eq!(Paint::Plain.text("plain é ✓"), "plain é ✓", "untouched");
+        assert_eq!(Paint::Html.text("\x1b"), "\x1b", "HTML shows it as it is");
+    }
 
     #[test]
     fn renders_excerpt_with_caret_and_hint() {
