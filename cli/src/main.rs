@@ -20,6 +20,7 @@ mod output;
 mod reports;
 mod run;
 mod serve;
+mod signals;
 mod target;
 
 use commands::Command;

@@ -341,3 +341,71 @@ fn pipes_and_devices_named_by_file_checks_or_audit_logs_are_errors_not_hangs() {
         );
     }
 }
+
+#[test]
+fn sigterm_and_sighup_leave_no_server_and_no_fixture_copy_behind() {
+    for (signal, code) in [("TERM", 143), ("HUP", 129), ("INT", 130)] {
+        let d = scratch(&format!("signal-{signal}"));
+        let tmp = d.join("tmp");
+        std::fs::create_dir_all(&tmp).expect("tmp");
+        write(&d, "fixture/data.txt", "original\n");
+        // The audit log's path marks this test's server processes.
+        let marker = d.join("audit.jsonl");
+        write(
+            &d,
+            "suite/slow.yaml",
+            &format!(
+                "name: slow\ntimeout: 60s\nserver:\n  command: {}\n  args: [serve, --audit-log, \"{}\"]\nassert:\n  tool: slow\n  args: {{ms: 30000}}\n  expect: {{not_error: true}}\n",
+                cli_support::BIN,
+                marker.display()
+            ),
+        );
+        let child = cli_support::mcpcheck()
+            .args([
+                "run",
+                "--suite",
+                d.join("suite").to_str().unwrap(),
+                "--fixture",
+                d.join("fixture").to_str().unwrap(),
+            ])
+            .env("TMPDIR", &tmp)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start mcpcheck");
+        let alive = |pattern: &str| {
+            std::process::Command::new("pgrep")
+                .args(["-f", pattern])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        let marker_text = marker.display().to_string();
+        let started = Instant::now();
+        while !alive(&marker_text) && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(alive(&marker_text), "{signal}: the server did not start");
+        std::thread::sleep(Duration::from_millis(300));
+        std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .expect("kill");
+        let out = child.wait_with_output().expect("wait");
+        assert_eq!(out.status.code(), Some(code), "{signal}");
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            !alive(&marker_text),
+            "{signal}: the server outlived the run"
+        );
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .expect("tmp")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert!(left.is_empty(), "{signal}: left in TMPDIR: {left:?}");
+        assert_eq!(
+            std::fs::read_to_string(d.join("fixture/data.txt")).unwrap_or_default(),
+            "original\n"
+        );
+    }
+}

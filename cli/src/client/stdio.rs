@@ -54,6 +54,21 @@ pub async fn reap_all() {
     }
 }
 
+/// Note a process group started outside this module (a hook), so an
+/// interrupted run kills it too.
+pub fn register_group(g: i32) {
+    if let Ok(mut groups) = live_groups().lock() {
+        groups.insert(g);
+    }
+}
+
+/// Forget a group registered with [`register_group`] (it was killed).
+pub fn forget_group(g: i32) {
+    if let Ok(mut groups) = live_groups().lock() {
+        groups.remove(&g);
+    }
+}
+
 /// Kill every process group this run started (on Ctrl-C).
 pub fn kill_all_groups() {
     let groups: Vec<i32> = live_groups()

@@ -74,6 +74,7 @@ pub fn main(args: &ConformanceArgs) -> Result<ExitCode> {
 }
 
 async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCode {
+    crate::signals::clean_up_on_interrupt();
     let step = args.timeout;
     let connected = Session::connect(
         endpoint,

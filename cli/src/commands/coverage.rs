@@ -77,6 +77,7 @@ struct Group<'a> {
 }
 
 async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
+    crate::signals::clean_up_on_interrupt();
     let Sources {
         suites,
         server_override,

@@ -62,6 +62,7 @@ pub fn main(args: &GenerateArgs) -> Result<ExitCode> {
     }
     let runtime = crate::error::runtime()?;
     let listed = runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
         let listed = list_everything(&endpoint, &args.protocol_version, args.timeout).await;
         crate::client::stdio::reap_all().await;
         listed

@@ -16,8 +16,36 @@ use std::path::{Component, Path, PathBuf};
 
 /// A fixture copy, removed when dropped.
 pub struct FixtureCopy {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     pub path: PathBuf,
+}
+
+/// The temporary directories of the fixture copies alive now, so an
+/// interrupted run can remove them (a signal ends the process without
+/// running destructors).
+fn live_copies() -> &'static std::sync::Mutex<std::collections::HashSet<PathBuf>> {
+    static LIVE: std::sync::OnceLock<std::sync::Mutex<std::collections::HashSet<PathBuf>>> =
+        std::sync::OnceLock::new();
+    LIVE.get_or_init(Default::default)
+}
+
+impl Drop for FixtureCopy {
+    fn drop(&mut self) {
+        if let Ok(mut live) = live_copies().lock() {
+            live.remove(self.dir.path());
+        }
+    }
+}
+
+/// Remove every fixture copy still alive (on an interrupt).
+pub fn remove_live_copies() {
+    let dirs: Vec<PathBuf> = live_copies()
+        .lock()
+        .map(|mut l| l.drain().collect())
+        .unwrap_or_default();
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
 }
 
 /// Copy `src` into a new temporary directory.
@@ -31,6 +59,14 @@ pub fn copy(src: &Path) -> Result<FixtureCopy, String> {
         .map(|n| n.to_os_string())
         .unwrap_or_else(|| "fixture".into());
     let dest = dir.path().join(name);
+    if let Ok(mut live) = live_copies().lock() {
+        live.insert(dir.path().to_path_buf());
+    }
+    // From here on, dropping `copy` (an error below) deregisters and removes it.
+    let mut copy = FixtureCopy {
+        dir,
+        path: dest.clone(),
+    };
     let root = src
         .canonicalize()
         .map_err(|e| format!("cannot read the fixture {}: {e}", src.display()))?;
@@ -41,8 +77,8 @@ pub fn copy(src: &Path) -> Result<FixtureCopy, String> {
     copy_dir(&roots, &root, &dest)
         .map_err(|e| format!("cannot copy the fixture {}: {e}", src.display()))?;
     // Canonical, so servers that resolve symlinked temp dirs agree with us.
-    let path = dest.canonicalize().unwrap_or(dest);
-    Ok(FixtureCopy { _dir: dir, path })
+    copy.path = dest.canonicalize().unwrap_or(dest);
+    Ok(copy)
 }
 
 /// The fixture (canonical) and its copy.

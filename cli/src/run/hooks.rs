@@ -138,6 +138,9 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
         .spawn()
         .map_err(|e| format!("`{}` could not start: {e}", step.command))?;
     let pgid = child.id().map(|p| p as i32);
+    if let Some(g) = pgid {
+        crate::client::stdio::register_group(g);
+    }
     if step.context
         && let Some(mut stdin) = child.stdin.take()
     {
@@ -184,6 +187,7 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
     let Ok((status, out, err)) = outcome else {
         if let Some(g) = pgid {
             let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
+            crate::client::stdio::forget_group(g);
         }
         return Err(format!(
             "`{}` did not finish within {} s and was killed",
@@ -194,6 +198,7 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
     if let Some(g) = pgid {
         // Leave nothing behind even if the hook forked.
         let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
+        crate::client::stdio::forget_group(g);
     }
     let status = status.map_err(|e| format!("`{}`: {e}", step.command))?;
     if !status.success() {

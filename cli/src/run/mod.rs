@@ -192,14 +192,9 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         redactor.clone(),
     )));
 
-    // Ctrl-C: kill every server process group, then leave.
-    tokio::spawn(async {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            crate::client::stdio::kill_all_groups();
-            err("\ninterrupted\n");
-            std::process::exit(130);
-        }
-    });
+    // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
+    // remove the fixture copies, then leave.
+    crate::signals::clean_up_on_interrupt();
 
     let record = args.capture.is_some();
     let mut runs: Vec<Vec<TestResult>> = Vec::new();
