@@ -1196,3 +1196,49 @@ fn serve_refuses_an_empty_api_key_or_bearer_token() {
         assert!(err.contains("must not be empty"), "{flag}: {err}");
     }
 }
+
+#[test]
+fn legacy_sse_sessions_one_after_another_all_work() {
+    // One ended legacy session used to end every later one (a shared
+    // cancellation): twelve tests against one server, two at a time.
+    let server = http_serve(&[]);
+    let sse_url = server.url.replace("/mcp", "/sse");
+    let d = scratch("sse-many");
+    for i in 0..12 {
+        write(
+            &d,
+            &format!("t{i:02}.yaml"),
+            &format!(
+                "name: sse {i}\nserver:\n  transport: sse\n  url: {sse_url}\nassert:\n  tool: echo\n  args: {{message: m{i}}}\n  expect:\n    equals: m{i}\n"
+            ),
+        );
+    }
+    let (code, out, err) = run(&["--suite", d.to_str().unwrap(), "--jobs", "2"]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("12 passed"), "{out}");
+}
+
+#[test]
+fn a_foreign_origin_is_refused_on_every_endpoint() {
+    let server = http_serve(&[]);
+    let base = server.url.trim_end_matches("/mcp").to_string();
+    for path in ["/mcp", "/sse", "/message?sessionId=x"] {
+        let out = std::process::Command::new("curl")
+            .args([
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                "-H",
+                "Origin: http://evil.example",
+                &format!("{base}{path}"),
+            ])
+            .output();
+        let Ok(out) = out else {
+            eprintln!("curl is not installed; not run");
+            return;
+        };
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "403", "{path}");
+    }
+}

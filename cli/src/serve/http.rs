@@ -58,6 +58,8 @@ struct App {
     path: String,
     credentials: Credentials,
     wire: WireFaults,
+    /// The hosts a request's `Host` and `Origin` may name (empty: any).
+    hosts: Vec<String>,
 }
 
 /// Serves until SIGINT or SIGTERM.
@@ -77,6 +79,11 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
     let shutdown = CancellationToken::new();
     let factory_shared = shared.clone();
     let sessions = Arc::new(LocalSessionManager::default());
+    let config = allowed_hosts(
+        StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token()),
+        local,
+    );
+    let hosts = config.allowed_hosts.clone();
     let mcp = StreamableHttpService::new(
         move || {
             Ok(Session::new(
@@ -86,10 +93,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
             ))
         },
         sessions.clone(),
-        allowed_hosts(
-            StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token()),
-            local,
-        ),
+        config,
     );
     let app = Arc::new(App {
         mcp,
@@ -98,6 +102,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         path: options.path,
         credentials: options.credentials,
         wire: shared.faults.wire(),
+        hosts,
     });
     eprintln!(
         "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH})",
@@ -130,6 +135,39 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
     }
     shutdown.cancel();
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why a request's `Host` or `Origin` names a host this server does not
+/// answer to (`hosts` empty: any host is fine), or `None`.
+fn foreign_request(headers: &http::HeaderMap, hosts: &[String]) -> Option<&'static str> {
+    if hosts.is_empty() {
+        return None;
+    }
+    let allowed = |host: &str| {
+        let host = host.trim_matches(['[', ']']).to_ascii_lowercase();
+        hosts
+            .iter()
+            .any(|h| h.trim_matches(['[', ']']).eq_ignore_ascii_case(&host))
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let host_ok = host
+        .and_then(|h| http::uri::Authority::try_from(h).ok())
+        .is_some_and(|a| allowed(a.host()));
+    if !host_ok {
+        return Some("Forbidden: Host header is not allowed");
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin_ok = origin
+            .to_str()
+            .ok()
+            .and_then(|o| o.parse::<http::Uri>().ok())
+            .and_then(|u| u.host().map(str::to_string))
+            .is_some_and(|h| allowed(&h));
+        if !origin_ok {
+            return Some("Forbidden: Origin is not allowed");
+        }
+    }
+    None
 }
 
 /// rmcp only accepts loopback `Host` headers by default, against DNS
@@ -171,6 +209,12 @@ async fn stop_signal() {
 
 impl App {
     async fn route(&self, mut request: Request<Incoming>) -> Response<Body> {
+        // Against DNS rebinding and cross-site requests from a browser, on
+        // every endpoint (the legacy ones included): the Host must be one
+        // this server answers to, and an Origin, when sent, too.
+        if let Some(refusal) = foreign_request(request.headers(), &self.hosts) {
+            return plain(StatusCode::FORBIDDEN, refusal);
+        }
         let identity = match self.credentials.authenticate(request.headers()) {
             Ok(identity) => identity,
             Err(refusal) => return self.unauthorized(refusal),
@@ -434,6 +478,60 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(header::ACCEPT, HeaderValue::from_static(value));
         headers
+    }
+
+    #[test]
+    fn requests_naming_a_foreign_host_or_origin_are_refused() {
+        let hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+        let h = |pairs: &[(&'static str, &'static str)]| {
+            let mut m = http::HeaderMap::new();
+            for (k, v) in pairs {
+                m.insert(*k, HeaderValue::from_static(v));
+            }
+            m
+        };
+        assert_eq!(
+            foreign_request(&h(&[("host", "127.0.0.1:8080")]), &hosts),
+            None
+        );
+        assert_eq!(foreign_request(&h(&[("host", "[::1]:8080")]), &hosts), None);
+        assert_eq!(
+            foreign_request(
+                &h(&[
+                    ("host", "localhost:8080"),
+                    ("origin", "http://localhost:3000")
+                ]),
+                &hosts
+            ),
+            None
+        );
+        assert_eq!(
+            foreign_request(&h(&[("host", "evil.example:8080")]), &hosts),
+            Some("Forbidden: Host header is not allowed")
+        );
+        assert_eq!(
+            foreign_request(&h(&[]), &hosts),
+            Some("Forbidden: Host header is not allowed")
+        );
+        assert_eq!(
+            foreign_request(
+                &h(&[
+                    ("host", "127.0.0.1:8080"),
+                    ("origin", "http://evil.example")
+                ]),
+                &hosts
+            ),
+            Some("Forbidden: Origin is not allowed")
+        );
+        assert_eq!(
+            foreign_request(&h(&[("host", "127.0.0.1"), ("origin", "null")]), &hosts),
+            Some("Forbidden: Origin is not allowed")
+        );
+        assert_eq!(
+            foreign_request(&h(&[("host", "anything")]), &[]),
+            None,
+            "bound to all interfaces"
+        );
     }
 
     #[test]

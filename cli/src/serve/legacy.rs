@@ -64,7 +64,9 @@ impl Legacy {
         let tap = Arc::new(WireTap::new(self.shared.faults.wire()));
 
         let session = Session::new(self.shared.clone(), Some(identity), closed.clone());
-        let shutdown = self.shutdown.clone();
+        // A child token: rmcp cancels the token of a session that ends, and
+        // with the server's own token one ended session would end them all.
+        let shutdown = self.shutdown.child_token();
         tokio::spawn(async move {
             let (input, output) = tokio::io::split(server_io);
             if let Ok(running) = session.serve_with_ct((input, output), shutdown).await {
