@@ -170,3 +170,55 @@ fn conformance_finds_nothing_wrong_with_the_reference_servers() {
         assert_eq!(code, Some(0), "{server}:\n{out}\n{err}");
     }
 }
+
+#[test]
+fn a_token_a_context_hook_hands_the_server_is_redacted_everywhere() {
+    let Some(dir) = servers_dir() else { return };
+    let tmp = std::env::temp_dir().join(format!("mcpcheck-hook-secret-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(tmp.join("suite")).unwrap();
+    // A context hook hands the server a token through `env`; get-env
+    // returns it, and the failing check would show it.
+    let hook = tmp.join("hook.sh");
+    std::fs::write(
+        &hook,
+        "#!/bin/sh\ncat > /dev/null\necho '{\"env\": {\"HOOK_TOKEN\": \"hk-9f8e7d6c5b4a\"}}'\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&hook)
+        .status()
+        .unwrap();
+    std::fs::write(
+        tmp.join("suite/suite.yaml"),
+        format!(
+            "name: hooked\nserver:\n  command: node\n  args: [node_modules/@modelcontextprotocol/server-everything/dist/index.js, stdio]\nhooks:\n  beforeEach:\n    - command: {}\n      mode: context\ntests:\n  - name: leak\n    tool: get-env\n    expect:\n      contains: [HOOK_TOKEN]\n      equals: nothing\n",
+            hook.display()
+        ),
+    )
+    .unwrap();
+    let o = mcpcheck()
+        .args(["run", "--suite"])
+        .arg(tmp.join("suite"))
+        .arg("--junit")
+        .arg(tmp.join("junit.xml"))
+        .arg("--capture")
+        .arg(tmp.join("cap"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let (code, out, err) = outcome(&o);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let cap = std::fs::read_to_string(tmp.join("cap/leak.json")).unwrap_or_default();
+    assert!(
+        cap.contains("HOOK_TOKEN") && cap.contains("***"),
+        "the answer, masked: {cap}"
+    );
+    let mut everything = out.clone();
+    everything.push_str(&std::fs::read_to_string(tmp.join("junit.xml")).unwrap_or_default());
+    everything.push_str(&cap);
+    assert!(!everything.contains("hk-9f8e7d6c5b4a"), "{everything}");
+    let json = run_json(&dir, &["--suite", tmp.join("suite").to_str().unwrap()]);
+    assert!(!json.to_string().contains("hk-9f8e7d6c5b4a"), "{json}");
+}

@@ -219,6 +219,28 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
     }
 }
 
+/// Every `env` entry a context hook has returned in this run: hooks exist to
+/// hand servers credentials, so their values are redacted like the suite's
+/// own environment (see [`with_hook_secrets`]).
+fn hook_env() -> &'static std::sync::Mutex<Vec<(String, String)>> {
+    static ENV: std::sync::OnceLock<std::sync::Mutex<Vec<(String, String)>>> =
+        std::sync::OnceLock::new();
+    ENV.get_or_init(Default::default)
+}
+
+/// `redactor` that also hides the values context hooks have set so far.
+pub fn with_hook_secrets(
+    redactor: &mcpcheck_core::redact::Redactor,
+) -> mcpcheck_core::redact::Redactor {
+    let mut r = redactor.clone();
+    if let Ok(env) = hook_env().lock() {
+        for (name, value) in env.iter() {
+            r.env(name, value);
+        }
+    }
+    r
+}
+
 /// Run a phase's steps in order, folding patches into `env` and `vars`.
 /// Stops at the first failing step.
 pub async fn run_phase(
@@ -243,6 +265,9 @@ pub async fn run_phase(
         let patch = run_step(step, &ctx)
             .await
             .map_err(|e| format!("{phase} hook {e}"))?;
+        if let Ok(mut seen) = hook_env().lock() {
+            seen.extend(patch.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
         env.extend(patch.env);
         vars.extend(patch.vars);
         if patch.skip.is_some() {

@@ -230,6 +230,8 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         _ => None,
     };
     let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
+    // With what context hooks handed the servers, now all known.
+    let redactor = hooks::with_hook_secrets(&redactor);
     let doc = redactor.redact_results(&doc);
     printer.lock().await.finish();
     // No server outlives the run.
@@ -612,7 +614,7 @@ impl Printer {
         }
         while let Some(r) = self.pending.remove(&self.next) {
             if self.print_tests {
-                let r = self.redactor.redact_test(&r);
+                let r = hooks::with_hook_secrets(&self.redactor).redact_test(&r);
                 out(&test_block(
                     &r,
                     TextOptions {
