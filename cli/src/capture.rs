@@ -272,5 +272,36 @@ pub fn redact(text: &str, redactor: &mcpcheck_core::redact::Redactor) -> String 
             r.secret(inner);
         }
     }
-    r.redact_str(text)
+    let out = r.redact_str(text);
+    // A secret the server wrote with JSON escapes of its own (`\u0073k-…`
+    // for `sk-…`) survives a search of the text: look in the decoded
+    // document too, and where one is still there, give up the messages'
+    // exact text for a re-serialized document that hides it.
+    if let Ok(v) = serde_json::from_str::<Value>(&out) {
+        let hidden = r.redact_json(&v);
+        if hidden != v {
+            return serde_json::to_string_pretty(&hidden).unwrap_or(out);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_secret_the_server_escaped_its_own_way_is_hidden_too() {
+        let mut r = mcpcheck_core::redact::Redactor::new();
+        r.secret("sk-live-1234567890");
+        // As written, the capture text holds the secret only escaped.
+        let text = "{\n  \"exchanges\": [{\"response\": {\"text\": \"key: \\u0073k-live-12345678\\u0039\\u0030\"}}]\n}";
+        let out = redact(text, &r);
+        let decoded: Value = serde_json::from_str(&out).expect("still JSON");
+        assert!(!decoded.to_string().contains("sk-live-1234567890"), "{out}");
+        assert!(out.contains("***"), "{out}");
+        // Text without hidden secrets keeps its exact form.
+        let plain = "{\n  \"exchanges\": [{\"response\": {\"text\": \"caf\\u00e9\"}}]\n}";
+        assert_eq!(redact(plain, &r), plain);
+    }
 }
