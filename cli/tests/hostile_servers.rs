@@ -142,26 +142,50 @@ const server = http.createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => console.log(server.address().port));
 "#;
 
+/// A Node script started from `dir/server.js` with `args`, killed when
+/// dropped (also when an assertion fails); `port` is the first line it prints.
+struct NodeServer {
+    child: std::process::Child,
+    port: String,
+}
+
+impl NodeServer {
+    fn start(dir: &std::path::Path, script: &str, args: &[&str]) -> NodeServer {
+        use std::io::{BufRead, BufReader};
+        write(dir, "server.js", script);
+        let mut child = std::process::Command::new("node")
+            .arg(dir.join("server.js"))
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start node");
+        let mut port = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut port)
+            .expect("the port");
+        NodeServer {
+            child,
+            port: port.trim().to_string(),
+        }
+    }
+}
+
+impl Drop for NodeServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 fn run_against_http(mode: &str) -> (Duration, serde_json::Value, String) {
-    use std::io::{BufRead, BufReader};
     let d = scratch(&format!("http-{mode}"));
-    write(&d, "server.js", HTTP_SERVER);
-    let mut child = std::process::Command::new("node")
-        .arg(d.join("server.js"))
-        .arg(mode)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("start node");
-    let mut port = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut port)
-        .expect("the port");
+    let server = NodeServer::start(&d, HTTP_SERVER, &[mode]);
     write(
         &d,
         "suite/hostile.yaml",
         &format!(
             "name: hostile\ntimeout: 20s\nserver:\n  transport: http\n  url: http://127.0.0.1:{}/mcp\nassert:\n  tool: anything\n  expect: {{not_error: true}}\n",
-            port.trim()
+            server.port
         ),
     );
     let started = Instant::now();
@@ -172,8 +196,7 @@ fn run_against_http(mode: &str) -> (Duration, serde_json::Value, String) {
         "--json",
     ]);
     let elapsed = started.elapsed();
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
     assert_eq!(code, Some(1), "{out}\n{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("a results document");
     (elapsed, v, err)
@@ -217,29 +240,18 @@ other.listen(0, '127.0.0.1', () => {
 
 #[test]
 fn credentials_never_follow_a_redirect_to_another_origin() {
-    use std::io::{BufRead, BufReader};
     let d = scratch("redirect");
-    write(&d, "server.js", REDIRECTING_SERVER);
-    let mut child = std::process::Command::new("node")
-        .arg(d.join("server.js"))
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("start node");
-    let mut port = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut port)
-        .expect("the port");
+    let server = NodeServer::start(&d, REDIRECTING_SERVER, &[]);
     write(
         &d,
         "suite/t.yaml",
         &format!(
             "name: redirected\nserver:\n  transport: http\n  url: http://127.0.0.1:{}/mcp\n  headers:\n    X-API-Key: sk-do-not-leak\n    Authorization: Bearer do-not-leak\nassert:\n  tool: echo\n  expect: {{not_error: true}}\n",
-            port.trim()
+            server.port
         ),
     );
     let (code, out, err) = run_mcpcheck(&["run", "--suite", d.join("suite").to_str().unwrap()]);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(server);
     assert_eq!(code, Some(1), "{out}\n{err}");
     assert!(out.contains("redirected to another origin"), "{out}");
     let seen = std::fs::read_to_string(d.join("seen.txt")).unwrap_or_default();

@@ -584,6 +584,20 @@ pub fn render_json(all: &[Coverage]) -> Value {
     o
 }
 
+/// [`Coverage::apply_results`] over every server; the tests the results do
+/// not hold, once each however many servers they use.
+pub fn apply_results(all: &mut [Coverage], results: &Results) -> Vec<TestRef> {
+    let mut missing: Vec<TestRef> = Vec::new();
+    for c in all {
+        for t in c.apply_results(results) {
+            if !missing.iter().any(|m| m.same_test(&t)) {
+                missing.push(t);
+            }
+        }
+    }
+    missing
+}
+
 /// Covered and offered items over every server.
 pub fn totals(all: &[Coverage]) -> (usize, usize) {
     (

@@ -155,18 +155,7 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
     drop(copy);
 
     if let Some(results) = &results {
-        let mut missing = Vec::new();
-        for c in &mut all {
-            for t in c.apply_results(results) {
-                if !missing
-                    .iter()
-                    .any(|m: &coverage::TestRef| m.name == t.name && m.file == t.file)
-                {
-                    missing.push(t);
-                }
-            }
-        }
-        for t in &missing {
+        for t in &coverage::apply_results(&mut all, results) {
             err(&format!(
                 "mcpcheck coverage: warning: {}:{}: test \"{}\" is not in {}; counted as not passing\n",
                 t.file,
