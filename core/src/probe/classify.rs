@@ -1,0 +1,568 @@
+//! What one call's outcome means: [`classify`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::schema::Checker;
+use crate::truncate;
+
+/// How one call went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A proper answer: a result, or a proper rejection of an invalid input.
+    Healthy,
+    /// A proper error answer: a tool result with `isError: true`; for
+    /// `prompts/get` and `resources/read` (which have no `isError`), a
+    /// JSON-RPC error other than those in [`classify`]'s table.
+    ToolError,
+    /// Fuzz: an input that does not satisfy the input schema was accepted
+    /// as a success. A warning, not a failure.
+    AcceptedInvalid,
+    /// Not called (a tool that may write, without `--include-writes`).
+    Skipped,
+    /// `structuredContent` does not satisfy the tool's `outputSchema`, or
+    /// is missing from a success although an `outputSchema` is declared.
+    SchemaMismatch,
+    /// The result does not have the shape of its method's result.
+    InvalidResult,
+    /// The server wrote lines on stdout that are not JSON-RPC messages.
+    NonJsonOutput,
+    /// A JSON-RPC error where a tool error belongs, or an internal error.
+    ProtocolError,
+    /// No answer in time.
+    Timeout,
+    /// The server exited, or the connection closed without an answer.
+    Crash,
+}
+
+/// How much a status matters in a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// Nothing to report.
+    Pass,
+    /// Worth knowing, not wrong (a tool error, a skipped tool).
+    Note,
+    /// Probably wrong, does not fail a run (`accepted_invalid`).
+    Warning,
+    /// A serious finding: fails `audit_passed`/`fuzz_passed`.
+    Error,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Pass => "pass",
+            Level::Note => "note",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
+impl Status {
+    /// Every status, from the mildest to the most serious.
+    pub const ALL: [Status; 10] = [
+        Status::Healthy,
+        Status::ToolError,
+        Status::AcceptedInvalid,
+        Status::Skipped,
+        Status::SchemaMismatch,
+        Status::InvalidResult,
+        Status::NonJsonOutput,
+        Status::ProtocolError,
+        Status::Timeout,
+        Status::Crash,
+    ];
+
+    /// The name as serialized (`tool_error`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Healthy => "healthy",
+            Status::ToolError => "tool_error",
+            Status::AcceptedInvalid => "accepted_invalid",
+            Status::Skipped => "skipped",
+            Status::SchemaMismatch => "schema_mismatch",
+            Status::InvalidResult => "invalid_result",
+            Status::NonJsonOutput => "non_json_output",
+            Status::ProtocolError => "protocol_error",
+            Status::Timeout => "timeout",
+            Status::Crash => "crash",
+        }
+    }
+
+    /// Crash, timeout, protocol error, non-JSON output, invalid result and
+    /// schema mismatch are serious: they fail a run. Healthy, tool error,
+    /// skipped and accepted-invalid are not.
+    pub fn is_serious(self) -> bool {
+        self.level() == Level::Error
+    }
+
+    pub fn level(self) -> Level {
+        match self {
+            Status::Healthy => Level::Pass,
+            Status::ToolError | Status::Skipped => Level::Note,
+            Status::AcceptedInvalid => Level::Warning,
+            _ => Level::Error,
+        }
+    }
+
+    /// Whether a fuzz run counts the call as passed (healthy or a tool
+    /// error); anything else is listed as a failure in the fuzz report.
+    pub fn fuzz_passed(self) -> bool {
+        matches!(self, Status::Healthy | Status::ToolError)
+    }
+}
+
+/// The request a call made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Request {
+    #[serde(rename = "tools/call")]
+    ToolsCall,
+    #[serde(rename = "prompts/get")]
+    PromptsGet,
+    #[serde(rename = "resources/read")]
+    ResourcesRead,
+}
+
+impl Request {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Request::ToolsCall => "tools/call",
+            Request::PromptsGet => "prompts/get",
+            Request::ResourcesRead => "resources/read",
+        }
+    }
+}
+
+/// What the caller saw for one call.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Observed {
+    /// The JSON-RPC response message to the request (`result` or `error`),
+    /// when one arrived.
+    pub response: Option<Value>,
+    /// Lines the server wrote on stdout during the call that are not JSON
+    /// (stdio only).
+    #[serde(default)]
+    pub non_json_lines: Vec<String>,
+    /// When the server process exited during the call (or had exited):
+    /// how, as text (`exit status 1`, `signal 11 (SIGSEGV)`).
+    #[serde(default)]
+    pub exited: Option<String>,
+    /// The call's time ran out without an answer.
+    #[serde(default)]
+    pub timed_out: bool,
+    /// The last lines the server wrote on stderr.
+    #[serde(default)]
+    pub stderr_tail: String,
+    #[serde(default)]
+    pub duration_ms: u64,
+}
+
+/// What classification needs to know besides the outcome.
+#[derive(Clone, Copy, Debug)]
+pub struct ClassifyCx<'a> {
+    pub request: Request,
+    /// The tool's `outputSchema`, if it declares one.
+    pub output_schema: Option<&'a Value>,
+    /// The negotiated protocol version (`2025-11-25`), if known.
+    pub protocol_version: Option<&'a str>,
+    /// Whether the arguments satisfy the input schema
+    /// ([`input_valid`](super::input_valid), or [`FuzzCase::schema_valid`](super::FuzzCase));
+    /// `None` (unknown) is read as valid.
+    pub input_valid: Option<bool>,
+    /// The call's time limit, named in a timeout's detail.
+    pub timeout_ms: Option<u64>,
+}
+
+impl<'a> ClassifyCx<'a> {
+    /// A context for `request` with nothing else known.
+    pub fn new(request: Request) -> Self {
+        ClassifyCx {
+            request,
+            output_schema: None,
+            protocol_version: None,
+            input_valid: None,
+            timeout_ms: None,
+        }
+    }
+}
+
+/// A status and why, in one line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Classification {
+    pub status: Status,
+    pub detail: String,
+}
+
+impl Classification {
+    pub fn new(status: Status, detail: impl Into<String>) -> Self {
+        Classification {
+            status,
+            detail: detail.into(),
+        }
+    }
+
+    /// A call not made, and why.
+    pub fn skipped(reason: impl Into<String>) -> Self {
+        Classification::new(Status::Skipped, reason)
+    }
+}
+
+/// The JSON-RPC errors that are a protocol failure for every request: parse
+/// error, invalid request, method not found, internal error.
+const ALWAYS_PROTOCOL: [i64; 4] = [-32700, -32600, -32601, -32603];
+
+/// The longest piece of server text quoted in a detail.
+const QUOTE: usize = 200;
+
+/// Classify one call. The first rule that applies decides:
+///
+/// | what was seen | status |
+/// |---|---|
+/// | the process exited (`exited`), answer or not | `crash` |
+/// | `timed_out` | `timeout` |
+/// | non-JSON lines on stdout | `non_json_output` |
+/// | no response (connection closed) | `crash` |
+/// | a response that is not an object, or has neither `result` nor `error` | `invalid_result` |
+/// | error without an integer `code` | `invalid_result` |
+/// | error -32700, -32600, -32601, -32603 (any request) | `protocol_error` |
+/// | tools/call: error -32602 for a schema-invalid input | `healthy` (a proper rejection) |
+/// | tools/call: error -32042 (URL elicitation required) | `tool_error` |
+/// | tools/call: any other error | `protocol_error` (a tool's failure belongs in a result with `isError: true`; MCP 2025-11-25 server/tools §Error Handling) |
+/// | prompts/get, resources/read: any other error (-32602, -32002, …) | `tool_error` (those methods report errors as JSON-RPC errors) |
+/// | result not an object; tools/call without a `content` array, an item without a known `type` (text, image, audio, resource, resource_link) or its fields, `isError` not a boolean, `structuredContent` not an object; prompts/get without a `messages` array of `{role: user/assistant, content}`; resources/read without a `contents` array of `{uri, text or blob}` | `invalid_result` |
+/// | tools/call `isError: true` | `tool_error` |
+/// | tools/call success, `outputSchema` declared (protocol 2025-06-18 or later, or unknown): `structuredContent` missing or not valid against it | `schema_mismatch` |
+/// | a success for a schema-invalid input | `accepted_invalid` |
+/// | otherwise | `healthy` |
+///
+/// A -32602 for a schema-valid input (audit, or a valid fuzz case) is a
+/// protocol error: the input satisfied the schema, so "invalid params" is
+/// a tool failure reported on the wrong channel. The detail says what was
+/// seen, quoting at most 200 characters of the server's text.
+pub fn classify(observed: &Observed, cx: &ClassifyCx<'_>) -> Classification {
+    if let Some(how) = &observed.exited {
+        let when = if observed.response.is_some() {
+            "after answering"
+        } else {
+            "before answering"
+        };
+        return Classification::new(Status::Crash, format!("the server exited ({how}) {when}"));
+    }
+    if observed.timed_out {
+        let ms = cx.timeout_ms.unwrap_or(observed.duration_ms);
+        return Classification::new(Status::Timeout, format!("no answer within {ms} ms"));
+    }
+    if let Some(first) = observed.non_json_lines.first() {
+        let n = observed.non_json_lines.len();
+        let detail = format!(
+            "the server wrote {} on stdout that {} not JSON-RPC, first: {:?}",
+            crate::report::plural(n, "line", "lines"),
+            if n == 1 { "is" } else { "are" },
+            truncate(first, QUOTE)
+        );
+        return Classification::new(Status::NonJsonOutput, detail);
+    }
+    let Some(response) = &observed.response else {
+        return Classification::new(Status::Crash, "the connection closed without an answer");
+    };
+    let Some(message) = response.as_object() else {
+        return Classification::new(Status::InvalidResult, "the answer is not a JSON object");
+    };
+    match (
+        message.get("error").filter(|e| !e.is_null()),
+        message.get("result"),
+    ) {
+        (Some(error), _) => error_status(error, cx),
+        (None, Some(result)) => result_status(result, cx),
+        (None, None) => Classification::new(
+            Status::InvalidResult,
+            "the answer has neither `result` nor `error`",
+        ),
+    }
+}
+
+fn error_name(code: i64) -> &'static str {
+    match code {
+        -32700 => "parse error",
+        -32600 => "invalid request",
+        -32601 => "method not found",
+        -32602 => "invalid params",
+        -32603 => "internal error",
+        -32002 => "resource not found",
+        -32042 => "URL elicitation required",
+        _ => "server error",
+    }
+}
+
+fn error_status(error: &Value, cx: &ClassifyCx<'_>) -> Classification {
+    let Some(code) = error.get("code").and_then(Value::as_i64) else {
+        return Classification::new(
+            Status::InvalidResult,
+            "the JSON-RPC error has no integer `code`",
+        );
+    };
+    let message = error.get("message").and_then(Value::as_str).unwrap_or("");
+    let seen = format!(
+        "JSON-RPC error {code} ({}): {}",
+        error_name(code),
+        truncate(message, QUOTE)
+    );
+    let invalid_input = cx.input_valid == Some(false);
+    if ALWAYS_PROTOCOL.contains(&code) {
+        return Classification::new(Status::ProtocolError, seen);
+    }
+    if cx.request != Request::ToolsCall {
+        return Classification::new(Status::ToolError, seen);
+    }
+    if code == -32602 && invalid_input {
+        let mut detail = format!("rejected: {seen}");
+        if cx.protocol_version.is_some_and(|v| v >= "2025-11-25") {
+            detail.push_str(" (2025-11-25 prefers a result with isError: true for input errors)");
+        }
+        return Classification::new(Status::Healthy, detail);
+    }
+    if code == -32042 {
+        return Classification::new(Status::ToolError, seen);
+    }
+    let why = if code == -32602 {
+        "for a schema-valid input; a tool's failure belongs in a result with isError: true"
+    } else {
+        "where a tool's failure belongs in a result with isError: true"
+    };
+    Classification::new(Status::ProtocolError, format!("{seen} — {why}"))
+}
+
+fn result_status(result: &Value, cx: &ClassifyCx<'_>) -> Classification {
+    let Some(r) = result.as_object() else {
+        return Classification::new(Status::InvalidResult, "`result` is not an object");
+    };
+    let shape = match cx.request {
+        Request::ToolsCall => tool_result_problem(r),
+        Request::PromptsGet => prompt_result_problem(r),
+        Request::ResourcesRead => resource_result_problem(r),
+    };
+    if let Err(problem) = shape {
+        return Classification::new(Status::InvalidResult, problem);
+    }
+    let count = shape.unwrap_or(0);
+    if cx.request == Request::ToolsCall {
+        if r.get("isError").and_then(Value::as_bool) == Some(true) {
+            return Classification::new(Status::ToolError, tool_error_detail(r));
+        }
+        if let Some(mismatch) = output_mismatch(r, cx) {
+            return Classification::new(Status::SchemaMismatch, mismatch);
+        }
+    }
+    if cx.input_valid == Some(false) {
+        return Classification::new(
+            Status::AcceptedInvalid,
+            "a schema-invalid input was accepted: a success, not a tool error or -32602",
+        );
+    }
+    let (one, many) = match cx.request {
+        Request::ToolsCall => ("content item", "content items"),
+        Request::PromptsGet => ("message", "messages"),
+        Request::ResourcesRead => ("content", "contents"),
+    };
+    Classification::new(
+        Status::Healthy,
+        format!("returned {}", crate::report::plural(count, one, many)),
+    )
+}
+
+/// The detail of a tool error: its text, and whether it shows a stack trace
+/// (an error the tool did not handle, though reported on the right channel).
+fn tool_error_detail(r: &serde_json::Map<String, Value>) -> String {
+    let text: Vec<&str> = r
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect();
+    let text = text.join("\n");
+    let trace = [
+        "Traceback (most recent call last)",
+        "panic:",
+        "panicked at",
+        "goroutine ",
+        "Exception in thread",
+        "NullPointerException",
+        "Segmentation fault",
+        "\n    at ",
+    ]
+    .iter()
+    .any(|m| text.contains(m));
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut detail = format!("isError: true: {}", truncate(first.trim(), QUOTE));
+    if trace {
+        detail.push_str(" (the text holds a stack trace: an unhandled error)");
+    }
+    detail
+}
+
+const CONTENT_TYPES: [&str; 5] = ["text", "image", "audio", "resource", "resource_link"];
+
+/// A content block's problem, if any (`at` names it).
+fn content_problem(c: &Value, at: &str) -> Option<String> {
+    let Some(o) = c.as_object() else {
+        return Some(format!("{at} is not an object"));
+    };
+    let Some(ty) = o.get("type").and_then(Value::as_str) else {
+        return Some(format!("{at} has no `type`"));
+    };
+    let string = |k: &str| o.get(k).is_some_and(Value::is_string);
+    let missing = match ty {
+        "text" => (!string("text")).then_some("`text`"),
+        "image" | "audio" => {
+            (!(string("data") && string("mimeType"))).then_some("`data` and `mimeType`")
+        }
+        "resource" => (!o
+            .get("resource")
+            .is_some_and(|r| r.get("uri").is_some_and(Value::is_string)))
+        .then_some("`resource.uri`"),
+        "resource_link" => (!(string("uri") && string("name"))).then_some("`uri` and `name`"),
+        other => {
+            return Some(format!(
+                "{at} has an unknown type {other:?} (known: {})",
+                CONTENT_TYPES.join(", ")
+            ));
+        }
+    };
+    missing.map(|m| format!("{at} (type {ty:?}) lacks {m}"))
+}
+
+fn tool_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, String> {
+    let Some(content) = r.get("content") else {
+        return Err("the tools/call result has no `content`".into());
+    };
+    let Some(items) = content.as_array() else {
+        return Err("`result.content` is not an array".into());
+    };
+    for (i, c) in items.iter().enumerate() {
+        if let Some(p) = content_problem(c, &format!("`result.content[{i}]`")) {
+            return Err(p);
+        }
+    }
+    if r.get("isError")
+        .is_some_and(|e| !e.is_boolean() && !e.is_null())
+    {
+        return Err("`result.isError` is not a boolean".into());
+    }
+    if r.get("structuredContent")
+        .is_some_and(|s| !s.is_object() && !s.is_null())
+    {
+        return Err("`result.structuredContent` is not an object".into());
+    }
+    Ok(items.len())
+}
+
+fn prompt_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, String> {
+    let Some(messages) = r.get("messages").and_then(Value::as_array) else {
+        return Err("the prompts/get result has no `messages` array".into());
+    };
+    for (i, m) in messages.iter().enumerate() {
+        let at = format!("`result.messages[{i}]`");
+        let role = m.get("role").and_then(Value::as_str);
+        if !matches!(role, Some("user" | "assistant")) {
+            return Err(format!("{at} has no role `user` or `assistant`"));
+        }
+        match m.get("content") {
+            Some(c) => {
+                if let Some(p) = content_problem(c, &format!("{at}.content")) {
+                    return Err(p);
+                }
+            }
+            None => return Err(format!("{at} has no `content`")),
+        }
+    }
+    Ok(messages.len())
+}
+
+fn resource_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, String> {
+    let Some(contents) = r.get("contents").and_then(Value::as_array) else {
+        return Err("the resources/read result has no `contents` array".into());
+    };
+    for (i, c) in contents.iter().enumerate() {
+        let at = format!("`result.contents[{i}]`");
+        if !c.get("uri").is_some_and(Value::is_string) {
+            return Err(format!("{at} has no `uri`"));
+        }
+        let text = c.get("text").is_some_and(Value::is_string);
+        let blob = c.get("blob").is_some_and(Value::is_string);
+        if !text && !blob {
+            return Err(format!("{at} has neither `text` nor `blob`"));
+        }
+    }
+    Ok(contents.len())
+}
+
+/// Why a successful tools/call result does not meet the declared
+/// `outputSchema`, if it does not.
+fn output_mismatch(r: &serde_json::Map<String, Value>, cx: &ClassifyCx<'_>) -> Option<String> {
+    let schema = cx.output_schema?;
+    if cx.protocol_version.is_some_and(|v| v < "2025-06-18") {
+        return None;
+    }
+    let Some(structured) = r.get("structuredContent").filter(|s| !s.is_null()) else {
+        return Some(
+            "the tool declares an outputSchema but the result has no structuredContent".into(),
+        );
+    };
+    let checker = Checker::for_output(schema);
+    checker
+        .first_error(structured)
+        .map(|e| format!("structuredContent does not match the outputSchema {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn levels_follow_seriousness() {
+        for s in Status::ALL {
+            assert_eq!(s.is_serious(), s.level() == Level::Error, "{s:?}");
+        }
+        assert_eq!(Status::Skipped.level(), Level::Note);
+        assert!(Level::Error > Level::Warning && Level::Warning > Level::Note);
+        assert_eq!(
+            serde_json::to_value(Request::PromptsGet).ok(),
+            Some(json!("prompts/get"))
+        );
+    }
+
+    #[test]
+    fn content_blocks() {
+        let ok = [
+            json!({"type": "image", "data": "AA==", "mimeType": "image/png"}),
+            json!({"type": "resource", "resource": {"uri": "mem://a", "text": "x"}}),
+            json!({"type": "resource_link", "uri": "mem://a", "name": "a"}),
+        ];
+        for c in ok {
+            assert_eq!(content_problem(&c, "c"), None, "{c}");
+        }
+        assert_eq!(
+            content_problem(&json!({"type": "audio", "data": "AA=="}), "c").as_deref(),
+            Some("c (type \"audio\") lacks `data` and `mimeType`")
+        );
+        assert_eq!(
+            content_problem(&json!("text"), "c").as_deref(),
+            Some("c is not an object")
+        );
+    }
+
+    #[test]
+    fn a_stack_trace_in_a_tool_error_is_named() {
+        let r = json!({"content": [{"type": "text", "text": "Error: boom\n    at Object.<anonymous> (x.js:1:1)"}]});
+        let detail = tool_error_detail(r.as_object().unwrap_or(&serde_json::Map::new()));
+        assert!(
+            detail.ends_with("(the text holds a stack trace: an unhandled error)"),
+            "{detail}"
+        );
+    }
+}
