@@ -328,3 +328,200 @@ async fn legacy_sse_transport() {
         400
     );
 }
+
+/// Sessions are capped: past `--max-sessions`, a new one (an initialize, or
+/// a legacy `GET /sse`) is refused with 503 and Retry-After, while the open
+/// ones go on; ending one makes room.
+#[tokio::test]
+async fn sessions_past_the_cap_are_refused_and_ending_one_makes_room() {
+    let server = HttpServer::start(&["--max-sessions", "2"]).await;
+    let mut first = RawHttp::new(&server.url);
+    first.initialize("2025-06-18").await;
+    let mut second = RawHttp::new(&server.url);
+    second.initialize("2025-06-18").await;
+
+    let third = RawHttp::new(&server.url);
+    let refused = third.post(&initialize_request(1, "2025-06-18")).await;
+    assert_eq!(refused.status(), 503);
+    assert_eq!(refused.headers()["retry-after"], "5");
+    let legacy = within(
+        "GET /sse",
+        third
+            .http
+            .get(format!("{}/sse", server.base))
+            .header("accept", "text/event-stream")
+            .send(),
+    )
+    .await
+    .expect("GET /sse");
+    assert_eq!(legacy.status(), 503);
+
+    // The open sessions still work.
+    let response = first
+        .post(&tool_call(2, "echo", json!({"message": "still here"})))
+        .await;
+    assert_eq!(
+        answer(response).await["result"]["content"][0]["text"],
+        "still here"
+    );
+
+    let ended = within(
+        "DELETE",
+        second
+            .http
+            .delete(&server.url)
+            .header("mcp-session-id", second.session.clone().expect("session"))
+            .send(),
+    )
+    .await
+    .expect("DELETE");
+    assert_eq!(ended.status(), 200);
+    let mut again = RawHttp::new(&server.url);
+    again.initialize("2025-06-18").await;
+}
+
+/// A client that stops sending mid-body gets 408 and is disconnected after
+/// `--request-timeout`; one that stops mid-headers is disconnected too.
+#[tokio::test]
+async fn a_stalled_request_is_cut_off_at_the_request_timeout() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let server = HttpServer::start(&["--request-timeout", "1s"]).await;
+    let authority = server.base.trim_start_matches("http://").to_owned();
+
+    let mut body_stalls = tokio::net::TcpStream::connect(&authority)
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+    );
+    body_stalls.write_all(head.as_bytes()).await.expect("write");
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    within(
+        "the stalled body is answered",
+        body_stalls.read_to_end(&mut answer),
+    )
+    .await
+    .expect("read");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+
+    let mut headers_stall = tokio::net::TcpStream::connect(&authority)
+        .await
+        .expect("connect");
+    headers_stall
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: ")
+        .await
+        .expect("write");
+    let started = std::time::Instant::now();
+    let mut rest = Vec::new();
+    within(
+        "the stalled headers end the connection",
+        headers_stall.read_to_end(&mut rest),
+    )
+    .await
+    .ok();
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+/// At the file-descriptor limit the accept loop waits instead of spinning,
+/// and serves again once descriptors are free.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_accept_loop_does_not_spin_at_the_descriptor_limit() {
+    use std::io::{BufRead as _, BufReader as StdReader};
+    let mut child = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "ulimit -n 64 && exec \"$0\" serve --http 127.0.0.1:0",
+            env!("CARGO_BIN_EXE_mcpcheck"),
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    struct Kill(std::process::Child);
+    impl Drop for Kill {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let stderr = child.stderr.take().expect("stderr");
+    let mut child = Kill(child);
+    let mut lines = StdReader::new(stderr).lines();
+    let url = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .find_map(|line| {
+            line.split("listening on ")
+                .nth(1)
+                .and_then(|rest| rest.split_whitespace().next())
+                .map(str::to_owned)
+        })
+        .expect("the server prints its URL");
+    std::thread::spawn(move || for _ in lines {});
+    let authority = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .expect("authority")
+        .to_owned();
+
+    // Hold more connections than the server has descriptors.
+    let mut held = Vec::new();
+    for _ in 0..100 {
+        if let Ok(stream) = std::net::TcpStream::connect(&authority) {
+            held.push(stream);
+        }
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let cpu = |pid: u32| -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("stat");
+        let after = stat.rsplit_once(')').expect("comm").1;
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        // utime and stime: fields 14 and 15 of the line, 12 and 13 after `)`.
+        fields[11].parse::<u64>().expect("utime") + fields[12].parse::<u64>().expect("stime")
+    };
+    let pid = child.0.id();
+    let before = cpu(pid);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let used = cpu(pid) - before;
+    // A spinning loop burns about 200 ticks (2 s at 100 Hz); waiting, a few.
+    assert!(
+        used < 50,
+        "the server used {used} ticks of CPU in 2 s while at its descriptor limit"
+    );
+
+    drop(held);
+    let mut http = RawHttp::new(&url);
+    let result = within("serving again", async {
+        loop {
+            let response = http
+                .http
+                .post(&http.url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .body(initialize_request(1, "2025-06-18").to_string())
+                .send()
+                .await;
+            if let Ok(response) = response
+                && response.status() == 200
+            {
+                break response;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        }
+    })
+    .await;
+    http.session = result
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    assert!(http.session.is_some());
+    let _ = &mut child;
+}

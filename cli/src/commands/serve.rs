@@ -49,6 +49,17 @@ pub struct ServeArgs {
     #[arg(long = "fault", value_name = "NAME")]
     faults: Vec<Fault>,
 
+    /// The most sessions open at once (Streamable HTTP and legacy SSE
+    /// together; HTTP only). A new session past it is answered 503 with
+    /// Retry-After; idle Streamable HTTP sessions close after 5 minutes.
+    #[arg(long, value_name = "N", default_value_t = 1000, requires = "http", value_parser = clap::value_parser!(u32).range(1..))]
+    max_sessions: u32,
+
+    /// How long a client may take to send a request's headers and body
+    /// (HTTP only); a slower one is answered 408 and disconnected.
+    #[arg(long, value_name = "DURATION", default_value = "30s", requires = "http", value_parser = crate::output::parse_duration)]
+    request_timeout: std::time::Duration,
+
     /// Split tools/list, prompts/list and resources/list into pages of N
     /// items, linked by nextCursor (default: one page).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
@@ -91,6 +102,8 @@ pub fn main(args: ServeArgs) -> Result<ExitCode> {
                     addr,
                     path: args.path,
                     credentials: auth::Credentials::new(args.api_keys, args.bearers),
+                    max_sessions: args.max_sessions as usize,
+                    request_timeout: args.request_timeout,
                 };
                 http::serve(shared, options).await
             }

@@ -18,6 +18,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use futures::{StreamExt as _, stream};
@@ -40,6 +41,10 @@ pub type Body = BoxBody<Bytes, Infallible>;
 /// Largest request body accepted, as rmcp's own limit.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
+/// How long the accept loop waits after a failed accept (e.g. at the
+/// file-descriptor limit) before it tries again.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+
 pub const LEGACY_SSE_PATH: &str = "/sse";
 pub const LEGACY_MESSAGE_PATH: &str = "/message";
 
@@ -48,6 +53,10 @@ pub struct Options {
     pub addr: String,
     pub path: String,
     pub credentials: Credentials,
+    /// The most sessions open at once, both transports together.
+    pub max_sessions: usize,
+    /// How long a client may take to send a request's headers and body.
+    pub request_timeout: Duration,
 }
 
 struct App {
@@ -60,6 +69,8 @@ struct App {
     wire: WireFaults,
     /// The hosts a request's `Host` and `Origin` may name (empty: any).
     hosts: Vec<String>,
+    max_sessions: usize,
+    request_timeout: Duration,
 }
 
 /// Serves until SIGINT or SIGTERM.
@@ -103,6 +114,8 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         credentials: options.credentials,
         wire: shared.faults.wire(),
         hosts,
+        max_sessions: options.max_sessions,
+        request_timeout: options.request_timeout,
     });
     eprintln!(
         "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH})",
@@ -111,21 +124,41 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
 
     let stop = stop_signal();
     tokio::pin!(stop);
+    let mut accept_failing = false;
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
+                let stream = match accepted {
+                    Ok((stream, _)) => {
+                        accept_failing = false;
+                        stream
+                    }
+                    Err(error) => {
+                        // Out of file descriptors (or another passing
+                        // failure): accept would fail again at once, so
+                        // wait instead of spinning, and say so once.
+                        if !accept_failing {
+                            eprintln!("mcpcheck serve: cannot accept a connection: {error}; retrying every {} ms", ACCEPT_RETRY.as_millis());
+                            accept_failing = true;
+                        }
+                        tokio::time::sleep(ACCEPT_RETRY).await;
+                        continue;
+                    }
+                };
                 let app = app.clone();
+                let request_timeout = app.request_timeout;
                 tokio::spawn(async move {
                     let service = hyper::service::service_fn(move |request| {
                         let app = app.clone();
                         async move { Ok::<_, Infallible>(app.route(request).await) }
                     });
                     // A connection that fails mid-way concerns only its client.
-                    // The timer arms hyper's 30 s limit on reading request
-                    // headers, so a stalled client cannot hold a task forever.
+                    // The timer arms the limit on reading request headers, so
+                    // a stalled client cannot hold a task forever (bodies
+                    // are held to the same limit by `read_body`).
                     let _ = hyper::server::conn::http1::Builder::new()
                         .timer(TokioTimer::new())
+                        .header_read_timeout(request_timeout)
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
                 });
@@ -220,17 +253,49 @@ impl App {
             Err(refusal) => return self.unauthorized(refusal),
         };
         request.extensions_mut().insert(identity.clone());
+        if let Some(full) = self.session_cap(&request).await {
+            return full;
+        }
         let path = request.uri().path();
         if path == self.path {
             return self.streamable(request).await;
         }
         match (request.method(), path) {
             (&Method::GET, LEGACY_SSE_PATH) => self.legacy.open(identity),
-            (&Method::POST, LEGACY_MESSAGE_PATH) => self.legacy.post(request).await,
+            (&Method::POST, LEGACY_MESSAGE_PATH) => {
+                self.legacy.post(request, self.request_timeout).await
+            }
             (_, LEGACY_SSE_PATH) => method_not_allowed("GET"),
             (_, LEGACY_MESSAGE_PATH) => method_not_allowed("POST"),
             _ => plain(StatusCode::NOT_FOUND, "Not Found"),
         }
+    }
+
+    /// A request that would open a session past `--max-sessions` gets 503:
+    /// a POST to the endpoint without `Mcp-Session-Id` (an initialize), or
+    /// a legacy `GET /sse`.
+    async fn session_cap(&self, request: &Request<Incoming>) -> Option<Response<Body>> {
+        let path = request.uri().path();
+        let opens = if path == self.path {
+            request.method() == Method::POST && !request.headers().contains_key("mcp-session-id")
+        } else {
+            request.method() == Method::GET && path == LEGACY_SSE_PATH
+        };
+        if !opens {
+            return None;
+        }
+        let open = self.sessions.sessions.read().await.len() + self.legacy.open_sessions();
+        if open < self.max_sessions {
+            return None;
+        }
+        let mut response = plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service Unavailable: too many open sessions (--max-sessions); end one with DELETE or try again later",
+        );
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        Some(response)
     }
 
     fn unauthorized(&self, refusal: Refusal) -> Response<Body> {
@@ -286,7 +351,7 @@ impl App {
         }
         let prefer_json = prefers_json(request.headers());
         let (parts, body) = request.into_parts();
-        let bytes = match read_body(body).await {
+        let bytes = match read_body(body, self.request_timeout).await {
             Ok(bytes) => bytes,
             Err(response) => return response,
         };
@@ -300,9 +365,21 @@ impl App {
     }
 }
 
-/// Reads a whole request body of at most [`MAX_BODY_BYTES`].
-pub async fn read_body(body: Incoming) -> Result<Bytes, Response<Body>> {
-    match Limited::new(body, MAX_BODY_BYTES).collect().await {
+/// Reads a whole request body of at most [`MAX_BODY_BYTES`], sent within
+/// `timeout`.
+pub async fn read_body(body: Incoming, timeout: Duration) -> Result<Bytes, Response<Body>> {
+    let read = tokio::time::timeout(timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await;
+    let Ok(read) = read else {
+        let mut response = plain(
+            StatusCode::REQUEST_TIMEOUT,
+            "Request Timeout: the request body was not sent in time",
+        );
+        response
+            .headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        return Err(response);
+    };
+    match read {
         Ok(collected) => Ok(collected.to_bytes()),
         Err(error) => {
             if error.is::<http_body_util::LengthLimitError>() {

@@ -53,6 +53,14 @@ impl Legacy {
         }
     }
 
+    /// How many sessions are open.
+    pub fn open_sessions(&self) -> usize {
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
     /// `GET /sse`: starts a session and returns its event stream. The
     /// session lasts as long as the stream: when the client disconnects,
     /// rmcp sees the end of its input and the session ends.
@@ -129,7 +137,7 @@ impl Legacy {
 
     /// `POST /message?sessionId=ID`: hands one JSON-RPC message to the
     /// session; the answer arrives on its event stream.
-    pub async fn post(&self, request: Request<Incoming>) -> Response<Body> {
+    pub async fn post(&self, request: Request<Incoming>, timeout: Duration) -> Response<Body> {
         let Some(id) = request.uri().query().and_then(session_id) else {
             return plain(StatusCode::BAD_REQUEST, "Bad Request: missing sessionId");
         };
@@ -142,7 +150,7 @@ impl Legacy {
         let Some(client) = client else {
             return plain(StatusCode::NOT_FOUND, "Not Found: unknown session");
         };
-        let body = match read_body(request.into_body()).await {
+        let body = match read_body(request.into_body(), timeout).await {
             Ok(body) => body,
             Err(response) => return response,
         };
