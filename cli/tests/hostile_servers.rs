@@ -421,3 +421,94 @@ fn sigterm_and_sighup_leave_no_server_and_no_fixture_copy_behind() {
         );
     }
 }
+
+/// A server that detaches a helper into a session of its own (`setsid`)
+/// does not leave it behind: the helper carries the server's tag in its
+/// environment and is killed with the server, at the end of the test and on
+/// SIGTERM alike.
+#[test]
+fn a_server_that_daemonizes_a_helper_leaves_nothing_behind() {
+    for (case, signal) in [("ends", None), ("sigterm", Some("TERM"))] {
+        let d = scratch(&format!("daemon-{case}"));
+        let seconds = 3000 + std::process::id() % 997 + u32::from(signal.is_some());
+        let marker = format!("sleep {seconds}");
+        write(
+            &d,
+            "server.sh",
+            &format!(
+                "setsid sh -c '{marker}' </dev/null >/dev/null 2>&1 &\nexec {} serve\n",
+                cli_support::BIN
+            ),
+        );
+        let (tool, args) = if signal.is_some() {
+            ("slow", "{ms: 30000}")
+        } else {
+            ("echo", "{message: hi}")
+        };
+        write(
+            &d,
+            "suite/daemon.yaml",
+            &format!(
+                "name: daemon\ntimeout: 60s\nserver:\n  command: sh\n  args: [{}]\nassert:\n  tool: {tool}\n  args: {args}\n  expect: {{not_error: true}}\n",
+                d.join("server.sh").display()
+            ),
+        );
+        let alive = || {
+            std::process::Command::new("pgrep")
+                .args(["-f", &format!("^{marker}$")])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        };
+        let child = cli_support::mcpcheck()
+            .args(["run", "--suite", d.join("suite").to_str().unwrap()])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start mcpcheck");
+        if let Some(signal) = signal {
+            let started = Instant::now();
+            while !alive() && started.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            assert!(alive(), "{case}: the helper did not start");
+            std::thread::sleep(Duration::from_millis(300));
+            std::process::Command::new("kill")
+                .args([&format!("-{signal}"), &child.id().to_string()])
+                .status()
+                .expect("kill");
+        }
+        let out = child.wait_with_output().expect("wait");
+        if signal.is_none() {
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let left = alive();
+        if left {
+            let _ = std::process::Command::new("pkill")
+                .args(["-f", &format!("^{marker}$")])
+                .status();
+        }
+        assert!(!left, "{case}: the detached helper outlived the run");
+    }
+}
+
+/// Many lines of garbage do not make the failure message grow with them:
+/// the first few are quoted and the rest counted.
+#[test]
+fn garbage_lines_are_quoted_a_few_at_a_time() {
+    let garbage =
+        r#"i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo "garbage line $i"; done; exit 3"#;
+    let (_, v, _) = run_against("garbage-lines", &server(garbage));
+    let (status, message) = status_and_message(&v, "hostile");
+    assert_eq!(status, "error", "{message}");
+    assert!(message.contains("garbage line 1"), "{message}");
+    assert!(!message.contains("garbage line 6"), "{message}");
+    assert!(message.contains("… and 295 more problems"), "{message}");
+    assert!(message.contains("exited with status 3"), "{message}");
+    assert!(message.len() < 2_000, "{} bytes: {message}", message.len());
+}

@@ -22,7 +22,11 @@ use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError
 use serde_json::Value;
 use tokio::time::Instant as Deadline;
 
+/// How many wire problems a failure message lists; the rest are counted.
+const PROBLEMS_SHOWN: usize = 5;
+
 use handler::{MockClient, Mocks};
+use mcpcheck_core::report::plural;
 use tap::{Dir, Tap};
 
 /// How to reach the server, with every template already expanded.
@@ -160,10 +164,17 @@ impl Session {
             tap: tap.clone(),
             conn: Some(conn),
         };
-        let started = tokio::time::timeout_at(deadline, handler.serve(transport)).await;
-        // What comes after the client gives up is not part of the session
-        // (giving up closes the transport, which some servers answer late).
+        let mut serving = Box::pin(handler.serve(transport));
+        let started = tokio::select! {
+            served = &mut serving => Ok(served),
+            () = tokio::time::sleep_until(deadline) => Err(()),
+        };
+        // What comes after the client gives up is not part of the session:
+        // giving up drops the transport, which closes the server's input,
+        // and some servers answer that at once. So the session's events are
+        // taken before the transport is dropped.
         let events = tap.all();
+        drop(serving);
         match started {
             Ok(Ok(service)) => {
                 session.service = Some(service);
@@ -202,10 +213,22 @@ impl Session {
     /// the message it is appended to).
     async fn failure_detail_except(&mut self, since: usize, said: &str) -> String {
         let mut parts = Vec::new();
+        let mut more = 0usize;
         for p in self.tap.problems_since(since) {
-            if p.message != said {
-                parts.push(p.message);
+            if p.message == said {
+                continue;
             }
+            if parts.len() < PROBLEMS_SHOWN {
+                parts.push(p.message);
+            } else {
+                more += 1;
+            }
+        }
+        if more > 0 {
+            parts.push(format!(
+                "… and {} (`--capture` keeps every message)",
+                plural(more, "more problem", "more problems")
+            ));
         }
         if let Some(Conn::Stdio(child)) = self.conn.as_mut() {
             // Give a crashing process a moment to be reaped, so its exit

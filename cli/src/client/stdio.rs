@@ -5,6 +5,12 @@
 //! group (`killpg`), so servers launched through `npx`, `uv` or a shell
 //! script leave no grandchildren behind. The groups alive are registered so
 //! an interrupted run can kill them all.
+//!
+//! A process that leaves the group (`setsid`, a daemon's double fork) is
+//! found by its environment instead: every server is started with
+//! [`TAG_VARIABLE`] set to a tag of its own, which its descendants inherit,
+//! and ending the server kills every process that still carries the tag
+//! (Linux, through `/proc`; a process that clears its environment escapes).
 
 use std::collections::{HashSet, VecDeque};
 use std::process::Stdio;
@@ -26,6 +32,60 @@ const STDERR_TAIL: usize = 8 * 1024;
 fn live_groups() -> &'static Mutex<HashSet<i32>> {
     static GROUPS: OnceLock<Mutex<HashSet<i32>>> = OnceLock::new();
     GROUPS.get_or_init(Mutex::default)
+}
+
+/// The environment variable that tags a server and its descendants.
+pub const TAG_VARIABLE: &str = "MCPCHECK_PROCESS_TAG";
+
+/// A tag no other server of any run shares: this process's id and a counter.
+fn new_tag() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
+}
+
+/// Kill every process whose environment holds `TAG_VARIABLE=<tag>` exactly,
+/// or, with `prefix`, any tag starting with `tag`. Repeats while it finds
+/// some (a process may fork while it is being killed), a few times at most.
+pub fn kill_tagged(tag: &str, prefix: bool) {
+    #[cfg(target_os = "linux")]
+    for _ in 0..5 {
+        let needle = format!("{TAG_VARIABLE}={tag}");
+        let me = std::process::id();
+        let mut found = false;
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if pid == me {
+                continue;
+            }
+            // Unreadable (another user's process, or gone): not ours.
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            let tagged = environ.split(|b| *b == 0).any(|var| {
+                var.strip_prefix(needle.as_bytes())
+                    .is_some_and(|rest| prefix || rest.is_empty())
+            });
+            if tagged && let Ok(pid) = i32::try_from(pid) {
+                found = true;
+                let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
+            }
+        }
+        if !found {
+            return;
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (tag, prefix);
 }
 
 fn reaping() -> &'static Mutex<Vec<tokio::task::JoinHandle<()>>> {
@@ -78,6 +138,7 @@ pub fn kill_all_groups() {
     for g in groups {
         let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
     }
+    kill_tagged(&format!("{}-", std::process::id()), true);
 }
 
 /// The last bytes a process wrote to stderr.
@@ -121,6 +182,8 @@ pub struct StdioSpec {
 pub struct ChildProc {
     child: Child,
     pgid: Option<i32>,
+    /// The value of [`TAG_VARIABLE`] the server and its descendants carry.
+    tag: String,
     pub stderr: StderrTail,
 }
 
@@ -149,6 +212,8 @@ impl ChildProc {
         }
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+        let tag = std::mem::take(&mut self.tag);
+        let _ = tokio::task::spawn_blocking(move || kill_tagged(&tag, false)).await;
     }
 }
 
@@ -159,6 +224,9 @@ impl Drop for ChildProc {
             if let Ok(mut groups) = live_groups().lock() {
                 groups.remove(&g);
             }
+        }
+        if !self.tag.is_empty() {
+            kill_tagged(&self.tag, false);
         }
     }
 }
@@ -178,9 +246,11 @@ pub fn spawn(
     inbound: Inbound,
     mut out: mpsc::UnboundedReceiver<String>,
 ) -> Result<ChildProc, String> {
+    let tag = new_tag();
     let mut cmd = Command::new(&spec.command);
     cmd.args(&spec.args)
         .envs(spec.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .env(TAG_VARIABLE, &tag)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -261,6 +331,7 @@ pub fn spawn(
     Ok(ChildProc {
         child,
         pgid,
+        tag,
         stderr: stderr_tail,
     })
 }
