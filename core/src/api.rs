@@ -188,7 +188,7 @@ pub fn load_trajectory_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Di
 }
 
 /// Check a trace against trajectory assertions.
-pub fn check_trajectory(doc: &ExpectDoc, trace: &[TraceEntry]) -> TestResult {
+pub fn check_trajectory(doc: &ExpectDoc, trace: Vec<TraceEntry>) -> TestResult {
     let obs = trajectory::observation(trace);
     let scored = score::score(&doc.expect, &obs, &Facts::default());
     TestResult::scored(&doc.name, "", None, &scored, 0)

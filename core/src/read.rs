@@ -18,6 +18,9 @@ pub struct LoadCx {
     pub diags: Vec<Diagnostic>,
     /// The memory the file's compiled regular expressions take so far.
     pub regex_bytes: usize,
+    /// The memory the compiled regular expressions of the suite's files
+    /// read before this one take.
+    pub suite_regex_bytes: usize,
 }
 
 impl LoadCx {
@@ -26,6 +29,7 @@ impl LoadCx {
             file: file.to_string(),
             diags: Vec::new(),
             regex_bytes: 0,
+            suite_regex_bytes: 0,
         }
     }
 

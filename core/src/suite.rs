@@ -402,9 +402,33 @@ const SERVER_KEYS: &[&str] = &[
     "client_capabilities",
 ];
 
+/// What the files of one suite may take together, spent as they load: the
+/// values they hold ([`crate::yaml`]'s `MAX_SUITE_NODES`) and the memory of
+/// their compiled regular expressions. Load the files of one run with one
+/// budget ([`load_in`]).
+#[derive(Debug, Default)]
+pub struct LoadBudget {
+    nodes: usize,
+    regex_bytes: usize,
+}
+
 /// Load one file's text. `file` names it in diagnostics and results.
 pub fn load(file: &str, text: &str) -> Loaded {
+    load_in(file, text, &mut LoadBudget::default())
+}
+
+/// [`load`] one of a suite's files, spending `budget`.
+pub fn load_in(file: &str, text: &str, budget: &mut LoadBudget) -> Loaded {
     let mut cx = LoadCx::new(file);
+    cx.suite_regex_bytes = budget.regex_bytes;
+    let loaded = load_file(&mut cx, text, budget);
+    budget.regex_bytes = budget.regex_bytes.saturating_add(cx.regex_bytes);
+    loaded
+}
+
+fn load_file(cx: &mut LoadCx, text: &str, budget: &mut LoadBudget) -> Loaded {
+    let file = cx.file.clone();
+    let file = file.as_str();
     let mut suite = SuiteFile {
         file: file.to_string(),
         name: None,
@@ -414,8 +438,15 @@ pub fn load(file: &str, text: &str) -> Loaded {
         share_server: false,
         tests: Vec::new(),
     };
-    let root = match yaml::parse(file, text) {
-        Ok(n) => n,
+    let root = match yaml::parse_within(
+        file,
+        text,
+        yaml::MAX_SUITE_NODES.saturating_sub(budget.nodes),
+    ) {
+        Ok((n, nodes)) => {
+            budget.nodes = budget.nodes.saturating_add(nodes);
+            n
+        }
         Err(diags) => {
             return Loaded {
                 suite,
@@ -440,14 +471,14 @@ pub fn load(file: &str, text: &str) -> Loaded {
     } else if root.get("tests").is_some() || root.get("tools").is_some_and(|t| t.as_seq().is_some())
     {
         suite.composed = true;
-        load_composed(&mut cx, &root, &mut suite);
+        load_composed(cx, &root, &mut suite);
     } else {
         let default_name = file_stem(file);
-        if let Some(t) = load_test(&mut cx, &root, &default_name, None, &[], false) {
+        if let Some(t) = load_test(cx, &root, &default_name, None, &[], false) {
             suite.tests.push(t);
         }
     }
-    let mut diagnostics = cx.diags;
+    let mut diagnostics = std::mem::take(&mut cx.diags);
     diagnostics.sort_by_key(|d| (d.span.line, d.span.col));
     Loaded { suite, diagnostics }
 }
@@ -2031,5 +2062,49 @@ fn file_check_vars(expect: &Expectations, names: &mut Vec<String>) {
         if let crate::check::Target::File(p) = &c.target {
             names.extend(vars_in(p));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONE: &str =
+        "name: t\nserver: {command: x}\nassert:\n  tool: t\n  expect: {matches_regex: \"a+\"}\n";
+
+    #[test]
+    fn the_files_of_a_suite_share_one_budget() {
+        let mut budget = LoadBudget::default();
+        let first = load_in("a.yaml", ONE, &mut budget);
+        assert!(!first.has_errors(), "{:?}", first.diagnostics);
+        assert!(budget.nodes > 0 && budget.regex_bytes > 0, "{budget:?}");
+
+        // Values: what earlier files hold leaves less for the next.
+        let mut spent = LoadBudget {
+            nodes: yaml::MAX_SUITE_NODES - 5,
+            regex_bytes: 0,
+        };
+        let loaded = load_in("b.yaml", ONE, &mut spent);
+        assert!(
+            loaded.diagnostics[0]
+                .message
+                .contains("hold more than 3000000 values together"),
+            "{:?}",
+            loaded.diagnostics
+        );
+
+        // Regular expressions: the suite's budget is checked before each.
+        let mut spent = LoadBudget {
+            nodes: 0,
+            regex_bytes: crate::expect::args::REGEX_SUITE_BUDGET + 1,
+        };
+        let loaded = load_in("c.yaml", ONE, &mut spent);
+        assert!(
+            loaded.diagnostics[0]
+                .message
+                .contains("regular expressions of this suite's files"),
+            "{:?}",
+            loaded.diagnostics
+        );
     }
 }

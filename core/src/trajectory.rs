@@ -28,11 +28,12 @@ pub struct TraceEntry {
     pub args: Value,
 }
 
-/// The observation a trajectory's checks look at.
-pub fn observation(trace: &[TraceEntry]) -> Value {
+/// The observation a trajectory's checks look at. It takes the trace, so
+/// the arguments of a long one are not held twice.
+pub fn observation(trace: Vec<TraceEntry>) -> Value {
     json!({
         "trace": trace
-            .iter()
+            .into_iter()
             .map(|e| json!({"tool": e.tool, "args": e.args}))
             .collect::<Vec<_>>()
     })
@@ -44,6 +45,10 @@ pub fn read_trace(cx: &mut LoadCx, node: &Node) -> Vec<TraceEntry> {
         return Vec::new();
     };
     let mut out = Vec::new();
+    if items.len() > MAX_TRACE_CALLS {
+        cx.diags.push(too_many_calls(&cx.file, node.span.line));
+        return out;
+    }
     for item in items {
         let entries = cx.struct_entries(item, "trace entry", &["tool", "args"]);
         let mut tool = None;
@@ -77,16 +82,56 @@ pub fn read_trace(cx: &mut LoadCx, node: &Node) -> Vec<TraceEntry> {
     out
 }
 
+/// The most calls a trace may hold: an agent's session makes hundreds; a
+/// longer log is checked in parts. Each call's arguments stay in memory
+/// while the trace is checked.
+pub const MAX_TRACE_CALLS: usize = 100_000;
+
+/// The most JSON values the arguments of a trace's calls may hold together
+/// (a value takes about 50 bytes once read).
+pub const MAX_TRACE_VALUES: usize = 4_000_000;
+
+/// The number of JSON values in `v` (itself included).
+fn values_in(v: &Value) -> usize {
+    match v {
+        Value::Array(items) => 1 + items.iter().map(values_in).sum::<usize>(),
+        Value::Object(map) => 1 + map.values().map(values_in).sum::<usize>(),
+        _ => 1,
+    }
+}
+
+fn too_many_values(file: &str, line: u32) -> Diagnostic {
+    Diagnostic::error(
+        file,
+        Span::new(line, 1, line, 2),
+        format!("the arguments of the trace's calls hold more than {MAX_TRACE_VALUES} values"),
+    )
+    .with_hint("check the trace in parts (e.g. split the log by session or by day)")
+}
+
+fn too_many_calls(file: &str, line: u32) -> Diagnostic {
+    Diagnostic::error(
+        file,
+        Span::new(line, 1, line, 2),
+        format!("the trace holds more than {MAX_TRACE_CALLS} calls"),
+    )
+    .with_hint("check the trace in parts (e.g. split the log by session or by day)")
+}
+
 /// Parse a JSONL audit log. `file` names it in diagnostics.
 pub fn parse_audit_log(file: &str, text: &str) -> Result<Vec<TraceEntry>, Diagnostic> {
     let mut out = Vec::new();
+    let mut values = 0usize;
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
         let n = (i + 1) as u32;
-        let v: Value = serde_json::from_str(line).map_err(|e| {
+        if out.len() == MAX_TRACE_CALLS {
+            return Err(too_many_calls(file, n));
+        }
+        let mut v: Value = serde_json::from_str(line).map_err(|e| {
             Diagnostic::error(file, Span::new(n, 1, n, 2), format!("audit log line {n} is not valid JSON: {e}"))
                 .with_hint("an audit log has one JSON object per line, e.g. {\"tool\": \"read_file\", \"args\": {…}}")
         })?;
@@ -97,14 +142,16 @@ pub fn parse_audit_log(file: &str, text: &str) -> Result<Vec<TraceEntry>, Diagno
         else {
             continue;
         };
-        let args = match v.get("args") {
-            Some(a @ Value::Object(_)) => a.clone(),
+        let tool = tool.to_string();
+        let args = match v.get_mut("args").map(Value::take) {
+            Some(a @ Value::Object(_)) => a,
             _ => Value::Object(Default::default()),
         };
-        out.push(TraceEntry {
-            tool: tool.to_string(),
-            args,
-        });
+        values = values.saturating_add(values_in(&args));
+        if values > MAX_TRACE_VALUES {
+            return Err(too_many_values(file, n));
+        }
+        out.push(TraceEntry { tool, args });
     }
     Ok(out)
 }
@@ -133,7 +180,7 @@ mod tests {
             items,
             ..Expectations::default()
         };
-        score(&exp, &observation(&trace), &Facts::default())
+        score(&exp, &observation(trace), &Facts::default())
     }
 
     const TRACE: &str = "- tool: prepare_rename\n  args: {file_path: main.go, line: 6}\n- tool: rename_symbol\n  args: {new_name: Entity}\n";
@@ -191,6 +238,30 @@ mod tests {
         assert_eq!(t.len(), 2);
         assert_eq!(t[1].tool, "b");
         let err = parse_audit_log("log.jsonl", "{\"tool\":\"a\"}\nnot json\n").err();
+        assert_eq!(err.map(|e| e.span.line), Some(2));
+    }
+
+    #[test]
+    fn a_trace_is_bounded_in_calls_and_values() {
+        let calls = "{\"tool\":\"a\"}\n".repeat(MAX_TRACE_CALLS + 1);
+        let err = parse_audit_log("log.jsonl", &calls).err();
+        assert_eq!(
+            err.map(|e| (e.span.line, e.message)),
+            Some((
+                MAX_TRACE_CALLS as u32 + 1,
+                "the trace holds more than 100000 calls".to_string()
+            ))
+        );
+        assert_eq!(
+            parse_audit_log("log.jsonl", &calls[..calls.len() - 14]).map(|t| t.len()),
+            Ok(MAX_TRACE_CALLS)
+        );
+
+        let half = vec!["1"; MAX_TRACE_VALUES / 2].join(",");
+        let line = format!("{{\"tool\":\"a\",\"args\":{{\"x\":[{half}]}}}}\n");
+        // Half the values, plus the map and the list: one line fits, two do not.
+        assert!(parse_audit_log("log.jsonl", &line).is_ok());
+        let err = parse_audit_log("log.jsonl", &line.repeat(2)).err();
         assert_eq!(err.map(|e| e.span.line), Some(2));
     }
 }

@@ -320,10 +320,23 @@ pub const MAX_DEPTH: usize = 256;
 /// gigabytes ("billion laughs").
 pub const MAX_ALIAS_NODES: usize = 100_000;
 
+/// How many values (scalars, sequences and mappings, aliases expanded) one
+/// document may hold. Each takes about a hundred bytes once read, and more
+/// once compiled into checks: this bounds the memory a file can claim. The
+/// largest suites written by hand or generated hold a few hundred thousand.
+pub const MAX_NODES: usize = 1_000_000;
+
+/// How many values all the files of one suite (a run's paths) may hold
+/// together: what they hold stays in memory for the whole run.
+pub const MAX_SUITE_NODES: usize = 3_000_000;
+
 /// A bound of [`parse`] that a document crossed.
 enum Limit {
     Depth,
     Aliases,
+    Nodes,
+    /// The budget of a whole suite (several files) ran out in this one.
+    SuiteNodes,
 }
 
 fn limit_error(file: &str, span: Span, limit: Limit) -> Diagnostic {
@@ -342,6 +355,20 @@ fn limit_error(file: &str, span: Span, limit: Limit) -> Diagnostic {
             ),
         )
         .with_hint("write the values out, or alias smaller parts"),
+        Limit::Nodes => Diagnostic::error(
+            file,
+            span,
+            format!("this file holds more than {MAX_NODES} values"),
+        )
+        .with_hint("split the suite into several files (a directory of files is one suite)"),
+        Limit::SuiteNodes => Diagnostic::error(
+            file,
+            span,
+            format!(
+                "the files of this suite hold more than {MAX_SUITE_NODES} values together; this one was not read"
+            ),
+        )
+        .with_hint("run the suite's directories one at a time"),
     }
 }
 
@@ -392,13 +419,25 @@ fn size(n: &Node) -> usize {
 
 /// Parse one YAML document. An empty text is a null node. A text holding more
 /// than one document is an error (one test file is one document). Nesting
-/// deeper than [`MAX_DEPTH`] and aliases that expand past
-/// [`MAX_ALIAS_NODES`] are errors too.
+/// deeper than [`MAX_DEPTH`], aliases that expand past [`MAX_ALIAS_NODES`]
+/// and more than [`MAX_NODES`] values are errors too.
 pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
+    parse_within(file, text, MAX_NODES).map(|(node, _)| node)
+}
+
+/// [`parse`], allowing at most `max_nodes` values (at most [`MAX_NODES`]);
+/// also returns how many the document holds.
+pub fn parse_within(
+    file: &str,
+    text: &str,
+    max_nodes: usize,
+) -> Result<(Node, usize), Vec<Diagnostic>> {
+    let max_nodes = max_nodes.min(MAX_NODES);
     let mut parser = Parser::new_from_str(text);
     // Each anchor with the size of its tree.
     let mut anchors: HashMap<usize, (Node, usize)> = HashMap::new();
     let mut alias_nodes = 0usize;
+    let mut nodes = 0usize;
     let mut stack: Vec<Frame> = Vec::new();
     let mut root: Option<Node> = None;
     let mut docs = 0usize;
@@ -414,6 +453,24 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
             }
         };
         let span = span_of(&raw_span);
+        if matches!(
+            event,
+            Event::Scalar(..) | Event::SequenceStart(..) | Event::MappingStart(..)
+        ) {
+            nodes += 1;
+            if nodes.saturating_add(alias_nodes) > max_nodes {
+                diags.push(limit_error(
+                    file,
+                    span,
+                    if max_nodes < MAX_NODES {
+                        Limit::SuiteNodes
+                    } else {
+                        Limit::Nodes
+                    },
+                ));
+                return Err(diags);
+            }
+        }
         let finished: Option<Node> = match event {
             Event::StreamStart | Event::StreamEnd | Event::Nothing | Event::DocumentEnd => None,
             Event::DocumentStart(_) => {
@@ -507,14 +564,15 @@ pub fn parse(file: &str, text: &str) -> Result<Node, Vec<Diagnostic>> {
             }
         }
     }
-    Ok(root.unwrap_or(Node {
+    let root = root.unwrap_or(Node {
         kind: NodeKind::Scalar {
             value: Scalar::Null,
             text: String::new(),
             quoted: false,
         },
         span: Span::new(1, 1, 1, 1),
-    }))
+    });
+    Ok((root, nodes.saturating_add(alias_nodes)))
 }
 
 /// Apply YAML merge keys (`<<: *base` or `<<: [*a, *b]`): merged entries come
@@ -625,6 +683,39 @@ mod tests {
         assert_eq!(err[0].file, "bad.yaml");
         assert!(err[0].span.line >= 1);
         assert!(err[0].message.starts_with("this is not valid YAML"));
+    }
+
+    #[test]
+    fn values_are_counted_and_bounded() {
+        let text = format!("[{}]", vec!["1"; MAX_NODES].join(","));
+        let err = parse("t", &text).err().unwrap_or_default();
+        assert_eq!(err.len(), 1);
+        assert!(
+            err[0].message.contains("more than 1000000 values"),
+            "{err:?}"
+        );
+
+        // Aliases count as the values they expand to.
+        let (_, nodes) = parse_within(
+            "t",
+            "a: &x [1, 2]
+b: *x
+",
+            MAX_NODES,
+        )
+        .unwrap_or_else(|d| panic!("{d:?}"));
+        // The mapping, `a`, the list of two, `b`, and the alias as three.
+        assert_eq!(nodes, 1 + 1 + 3 + 1 + 3);
+        // A smaller allowance (what a suite's budget leaves) is a suite error.
+        let err = parse_within(
+            "t",
+            "a: [1, 2, 3]
+",
+            3,
+        )
+        .err()
+        .unwrap_or_default();
+        assert!(err[0].message.contains("values together"), "{err:?}");
     }
 
     #[test]

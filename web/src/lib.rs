@@ -192,7 +192,7 @@ pub fn check_trajectory(
     let assertions = from_js(&assertions, "the trajectory assertions")?;
     let doc = api::load_trajectory_value(TRAJECTORY_FILE, &assertions)
         .map_err(|d| load_error(&d, assertions.as_str()))?;
-    Ok(to_js(&api::check_trajectory(&doc, &entries)))
+    Ok(to_js(&api::check_trajectory(&doc, entries)))
 }
 
 /// Check a captured session against the conformance invariants, as

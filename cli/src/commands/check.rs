@@ -112,5 +112,5 @@ fn check_trace(trace: &Path, traj: &Path) -> Result<TestResult> {
     let atext = read_text(traj)?;
     let entries = api::load_trace(&tname, &ttext).map_err(|d| bad_input(&d, &tname, &ttext))?;
     let doc = api::load_trajectory(&aname, &atext).map_err(|d| bad_input(&d, &aname, &atext))?;
-    Ok(api::check_trajectory(&doc, &entries))
+    Ok(api::check_trajectory(&doc, entries))
 }

@@ -26,6 +26,7 @@ pub fn main(args: &ValidateArgs) -> Result<ExitCode> {
     let files = suite_files(&args.paths)?;
     let paint = paint_for_stderr();
     let (mut errors, mut warnings, mut tests) = (0usize, 0usize, 0usize);
+    let mut budget = suite::LoadBudget::default();
     for f in &files {
         let name = display(f);
         let text = match read_text(f) {
@@ -36,7 +37,7 @@ pub fn main(args: &ValidateArgs) -> Result<ExitCode> {
                 continue;
             }
         };
-        let loaded = suite::load(&name, &text);
+        let loaded = suite::load_in(&name, &text, &mut budget);
         tests += loaded.suite.tests.len();
         for d in &loaded.diagnostics {
             if d.is_error() {

@@ -674,7 +674,7 @@ fn trajectory_result(
     if let Some(msg) = t.take_undefined() {
         return Err(msg);
     }
-    let obs = trajectory::observation(&trace);
+    let obs = trajectory::observation(trace);
     let scored = score::score(&test.expect, &obs, &Facts::default());
     Ok(TestResult::scored(
         &test.name,

@@ -86,6 +86,7 @@ fn load_suites(paths: &[PathBuf]) -> Result<Vec<SuiteFile>> {
     let files = suite_files(paths)?;
     let mut suites: Vec<SuiteFile> = Vec::new();
     let mut load_errors = false;
+    let mut budget = suite::LoadBudget::default();
     for f in &files {
         let name = display(f);
         let text = match read_text(f) {
@@ -96,7 +97,7 @@ fn load_suites(paths: &[PathBuf]) -> Result<Vec<SuiteFile>> {
                 continue;
             }
         };
-        let loaded = suite::load(&name, &text);
+        let loaded = suite::load_in(&name, &text, &mut budget);
         if !loaded.diagnostics.is_empty() {
             let lookup = |n: &str| (n == name).then_some(text.as_str());
             err(&diag::render(&loaded.diagnostics, &lookup, paint_err));

@@ -24,6 +24,8 @@ const REGEX_DFA_LIMIT: usize = 2 << 20;
 /// thousand patterns like `\w{20}` would otherwise take gigabytes (and
 /// their compiling, minutes).
 pub(crate) const REGEX_FILE_BUDGET: usize = 64 << 20;
+/// The same for all the files of one suite together.
+pub(crate) const REGEX_SUITE_BUDGET: usize = 256 << 20;
 
 pub(super) fn compile_regex(
     cx: &mut LoadCx,
@@ -39,6 +41,17 @@ pub(super) fn compile_regex(
                 REGEX_FILE_BUDGET >> 20
             ),
             "use fewer or smaller patterns: `(?-u:\\w)` is the ASCII `\\w` (as RE2 reads it) and takes a fraction of the Unicode one",
+        );
+        return None;
+    }
+    if cx.suite_regex_bytes.saturating_add(cx.regex_bytes) > REGEX_SUITE_BUDGET {
+        cx.error_hint(
+            span,
+            format!(
+                "`{key}`: the regular expressions of this suite's files take more than {} MiB compiled together; {pattern:?} was not compiled",
+                REGEX_SUITE_BUDGET >> 20
+            ),
+            "run the suite's directories one at a time, or use fewer or smaller patterns",
         );
         return None;
     }

@@ -37,7 +37,7 @@
 //! Every key is one row of [`registry::VOCABULARY`]; this module reads an
 //! `expect` node and calls the rows' compile functions.
 
-mod args;
+pub(crate) mod args;
 mod derived;
 mod events;
 mod json;
