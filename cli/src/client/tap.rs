@@ -6,7 +6,8 @@
 //! `result` and `error` — so captures show what the server really sent, and
 //! the runner can build observations from the raw response.
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use serde_json::Value;
@@ -73,6 +74,17 @@ pub const MAX_BYTES: usize = 160 * 1024 * 1024;
 /// The largest single message (a stdio line, an HTTP body, an SSE event).
 pub const MAX_MESSAGE_BYTES: usize = 80 * 1024 * 1024;
 
+/// How many bytes the servers of one run may have sent to sessions that are
+/// still held, together: with `--jobs N`, N sessions run at once, and this
+/// keeps N floods from adding up past it.
+pub const MAX_RUN_BYTES: usize = 512 * 1024 * 1024;
+
+/// The run's count of bytes held by live sessions.
+fn run_bytes() -> Arc<AtomicUsize> {
+    static RUN: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+    RUN.get_or_init(Arc::default).clone()
+}
+
 /// What the server has sent so far in this session, against the limits.
 #[derive(Debug, Default)]
 struct Budget {
@@ -95,16 +107,21 @@ pub struct Tap {
     problems: Mutex<Vec<WireProblem>>,
     budget: Mutex<Budget>,
     changed: Notify,
+    /// The bytes every live session of the run holds (see [`MAX_RUN_BYTES`]);
+    /// this session's share is given back when it is dropped.
+    run: Arc<AtomicUsize>,
 }
 
 impl Default for Tap {
     fn default() -> Self {
-        Tap {
-            events: Mutex::new(Vec::new()),
-            problems: Mutex::new(Vec::new()),
-            budget: Mutex::new(Budget::default()),
-            changed: Notify::new(),
-        }
+        Tap::sharing(run_bytes())
+    }
+}
+
+impl Drop for Tap {
+    fn drop(&mut self) {
+        let held = self.budget.get_mut().map_or(0, |b| b.bytes);
+        self.run.fetch_sub(held, Ordering::AcqRel);
     }
 }
 
@@ -119,6 +136,17 @@ pub fn now_rfc3339() -> String {
 }
 
 impl Tap {
+    /// A tap counting against `run`, the bytes held by the run's sessions.
+    fn sharing(run: Arc<AtomicUsize>) -> Self {
+        Tap {
+            events: Mutex::new(Vec::new()),
+            problems: Mutex::new(Vec::new()),
+            budget: Mutex::new(Budget::default()),
+            changed: Notify::new(),
+            run,
+        }
+    }
+
     /// Record a message; returns its index.
     pub fn record(&self, dir: Dir, raw: &str) -> usize {
         let json = serde_json::from_str::<Value>(raw.trim()).ok();
@@ -148,6 +176,7 @@ impl Tap {
         }
         b.messages += 1;
         b.bytes += len;
+        let run = self.run.fetch_add(len, Ordering::AcqRel) + len;
         let why = if b.messages > MAX_MESSAGES {
             format!(
                 "the server sent more than {MAX_MESSAGES} messages in one session; the session was ended (a notification or request flood)"
@@ -156,6 +185,11 @@ impl Tap {
             format!(
                 "the server sent more than {} MiB in one session; the session was ended",
                 MAX_BYTES >> 20
+            )
+        } else if run > MAX_RUN_BYTES {
+            format!(
+                "the servers of this run sent more than {} MiB to the sessions running at once; this session was ended (run fewer tests at once with --jobs)",
+                MAX_RUN_BYTES >> 20
             )
         } else {
             return Ok(());
@@ -284,6 +318,30 @@ impl Tap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sessions_of_a_run_share_a_byte_budget_given_back_when_they_end() {
+        let run = Arc::new(AtomicUsize::new(0));
+        let chunk = MAX_MESSAGE_BYTES;
+        let taps: Vec<Tap> = (0..4).map(|_| Tap::sharing(run.clone())).collect();
+        // Each session stays under its own limit; together they pass the run's.
+        let mut refused = None;
+        'fill: for tap in &taps {
+            for _ in 0..2 {
+                if let Err(why) = tap.admit(chunk) {
+                    refused = why;
+                    break 'fill;
+                }
+            }
+        }
+        let why = refused.expect("the run's budget is passed");
+        assert!(why.contains("more than 512 MiB"), "{why}");
+        assert!(why.contains("--jobs"), "{why}");
+        drop(taps);
+        assert_eq!(run.load(Ordering::Acquire), 0, "every share is given back");
+        let next = Tap::sharing(run.clone());
+        assert_eq!(next.admit(chunk), Ok(()));
+    }
 
     #[test]
     fn a_flood_passes_the_message_limit_once_and_is_refused_after() {

@@ -94,6 +94,7 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
         protocol_version: args.protocol_version.clone(),
         today: chrono::Utc::now().date_naive(),
         default_settle: Duration::ZERO,
+        keep_answers: false,
     };
 
     let mut groups: Vec<Group<'_>> = Vec::new();

@@ -41,6 +41,9 @@ pub struct RunSettings {
     /// How long to keep listening for notifications after an answer, when
     /// the test looks at notifications and sets no `settle`.
     pub default_settle: Duration,
+    /// Keep each tool test's answer (`--update-snapshots` records them). An
+    /// answer can be megabytes, so a run that records nothing keeps none.
+    pub keep_answers: bool,
 }
 
 /// Per-test inputs that come from outside the suite file.
@@ -817,6 +820,7 @@ async fn drive(
     };
     if let Action::Tool { tool, .. } = &test.action
         && reply.error.is_none()
+        && settings.keep_answers
     {
         *answer = Some(Answer {
             tool: tool.clone(),

@@ -177,6 +177,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         protocol_version: args.protocol_version.clone(),
         today: chrono::Utc::now().date_naive(),
         default_settle: args.settle,
+        keep_answers: args.update_snapshots,
     };
     let jobs = args
         .jobs
