@@ -68,6 +68,9 @@ pub enum Fault {
     HugeResponse,
     /// Start: 2 s pass before stdin is read or the HTTP address is bound.
     SlowStart,
+    /// tools/list: five more tools, each with a planted defect for `audit`
+    /// and `fuzz` to find (docs/serve.md lists them).
+    BuggyTools,
 }
 
 /// The set of faults in force, as given on the command line.

@@ -121,6 +121,9 @@ impl Session {
 
     fn tools(&self) -> Vec<rmcp::model::Tool> {
         let mut tools = tools::builtin();
+        if self.fault(Fault::BuggyTools) {
+            tools.extend(tools::buggy());
+        }
         tools.extend(self.state().dynamic_tools.iter().map(|n| tools::dynamic(n)));
         tools
     }
@@ -194,6 +197,12 @@ impl Session {
             "roots" => roots(args, context).await,
             "add_tool" => self.add_tool(args, context).await,
             "whoami" => Args::new(args, &[]).map(|_| text(self.identity(context).as_str())),
+            buggy
+                if self.fault(Fault::BuggyTools)
+                    && tools::buggy().iter().any(|t| t.name == buggy) =>
+            {
+                return self.run_buggy(buggy, args, context).await;
+            }
             other if self.state().dynamic_tools.iter().any(|t| t == other) => echo(args),
             other => {
                 return Err(McpError::invalid_params(
@@ -204,6 +213,49 @@ impl Session {
         };
         // Invalid arguments are reported as a tool error, which the caller
         // (often a model) can read and correct, as the spec recommends.
+        Ok(outcome
+            .unwrap_or_else(|message| CallToolResult::error(vec![ContentBlock::text(message)])))
+    }
+
+    /// The tools of the `buggy-tools` fault.
+    async fn run_buggy(
+        &self,
+        name: &str,
+        args: Option<&rmcp::model::JsonObject>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let outcome = match name {
+            "crash_on_empty" => Args::new(args, &["text"]).and_then(|a| {
+                let given = a.string("text", None)?;
+                if given.is_empty() {
+                    eprintln!("mcpcheck serve: crash_on_empty: exiting on an empty text");
+                    std::process::exit(CRASH_EXIT_CODE);
+                }
+                Ok(text(given))
+            }),
+            "hang_on_negative" => match Args::new(args, &["n"]).and_then(|a| a.number("n")) {
+                Ok(n) if n.as_f64().is_some_and(|n| n < 0.0) => {
+                    self.hang(&context.ct).await;
+                    Ok(text(n.to_string()))
+                }
+                Ok(n) => Ok(text(n.to_string())),
+                Err(e) => Err(e),
+            },
+            "internal_error" => {
+                return Err(McpError::internal_error(
+                    "internal_error tool: a planted failure",
+                    None,
+                ));
+            }
+            "noisy" => {
+                use std::io::Write as _;
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{}", tools::NOISY_LINE);
+                let _ = stdout.flush();
+                Ok(text("ok".to_string()))
+            }
+            _ => Ok(text("deleted nothing".to_string())),
+        };
         Ok(outcome
             .unwrap_or_else(|message| CallToolResult::error(vec![ContentBlock::text(message)])))
     }

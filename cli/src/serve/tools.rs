@@ -190,6 +190,53 @@ pub fn builtin() -> Vec<Tool> {
     ]
 }
 
+/// The tools of the `buggy-tools` fault, each with one planted defect.
+pub fn buggy() -> Vec<Tool> {
+    let mut delete = tool(
+        "delete_everything",
+        "Would delete every file it can reach (it deletes nothing): annotated \
+         destructiveHint: true, so audit and fuzz skip it unless told otherwise.",
+        json!({"path": {"type": "string", "description": "where to start"}}),
+        &[],
+    );
+    delete.annotations = Some(
+        rmcp::model::ToolAnnotations::new()
+            .read_only(false)
+            .destructive(true),
+    );
+    vec![
+        tool(
+            "crash_on_empty",
+            "Returns `text` unchanged; an empty `text` makes the whole process exit \
+             (status 70) without answering.",
+            json!({"text": {"type": "string", "description": "text to return"}}),
+            &["text"],
+        ),
+        tool(
+            "hang_on_negative",
+            "Returns `n`; a negative `n` is never answered (until the client goes away).",
+            json!({"n": {"type": "integer", "description": "a number"}}),
+            &["n"],
+        ),
+        tool(
+            "internal_error",
+            "Always answers with JSON-RPC error -32603 where a result belongs.",
+            json!({}),
+            &[],
+        ),
+        tool(
+            "noisy",
+            "Writes a line that is not JSON-RPC to stdout, then answers `ok`.",
+            json!({}),
+            &[],
+        ),
+        delete,
+    ]
+}
+
+/// The line `noisy` writes to stdout.
+pub const NOISY_LINE: &str = "noisy: a debug line on stdout";
+
 /// The `tools/list` entry of a tool registered by `add_tool`.
 pub fn dynamic(name: &str) -> Tool {
     tool(
