@@ -17,6 +17,7 @@ mod commands;
 mod error;
 mod files;
 mod output;
+mod probe;
 mod reports;
 mod run;
 mod serve;

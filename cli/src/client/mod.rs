@@ -261,6 +261,59 @@ impl Session {
         }
     }
 
+    /// One request as `audit` and `fuzz` see it: the raw answer, the lines
+    /// that were not JSON, whether the process ended, its stderr tail.
+    pub async fn observe(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        timeout: Duration,
+    ) -> mcpcheck_core::probe::Observed {
+        use mcpcheck_core::probe::Observed;
+        let start = self.tap.mark();
+        let began = Instant::now();
+        let mut observed = Observed::default();
+        let sent = match self.service.as_ref() {
+            Some(service) => {
+                let request = ClientRequest::CustomRequest(CustomRequest::new(method, params));
+                service
+                    .peer()
+                    .send_request_with_option(request, PeerRequestOptions::no_options())
+                    .await
+                    .ok()
+            }
+            None => None,
+        };
+        if let Some(handle) = sent {
+            let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
+            let outcome = tokio::time::timeout(timeout, handle.await_response()).await;
+            observed.timed_out = outcome.is_err() && self.tap.response_to(start, &id).is_none();
+            observed.response = self.tap.response_to(start, &id).map(|(_, json)| json);
+        }
+        observed.duration_ms = began.elapsed().as_millis() as u64;
+        observed.non_json_lines = self
+            .tap
+            .since(start)
+            .into_iter()
+            .filter(|e| e.dir == Dir::In && e.json.is_none())
+            .map(|e| mcpcheck_core::truncate(e.raw.trim(), 500))
+            .collect();
+        if let Some(Conn::Stdio(child)) = self.conn.as_mut() {
+            if observed.response.is_none() && !observed.timed_out {
+                // Give a crashing process a moment to be reaped.
+                for _ in 0..40 {
+                    if child.exit_status().is_some() {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            }
+            observed.exited = child.exit_status();
+            observed.stderr_tail = child.stderr.text();
+        }
+        observed
+    }
+
     /// Send one request and wait for its raw answer until `deadline`.
     pub async fn request(
         &mut self,

@@ -8,9 +8,11 @@ use clap::Subcommand;
 
 use crate::error::Result;
 
+pub mod audit;
 pub mod check;
 pub mod conformance;
 pub mod coverage;
+pub mod fuzz;
 pub mod generate;
 pub mod invariants;
 pub mod report;
@@ -32,6 +34,8 @@ pub enum Command {
     Conformance(conformance::ConformanceArgs),
     Coverage(coverage::CoverageArgs),
     Generate(generate::GenerateArgs),
+    Audit(audit::AuditArgs),
+    Fuzz(fuzz::FuzzArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -51,6 +55,8 @@ impl Command {
             Self::Conformance(_) => "conformance",
             Self::Coverage(_) => "coverage",
             Self::Generate(_) => "generate",
+            Self::Audit(_) => "audit",
+            Self::Fuzz(_) => "fuzz",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -67,6 +73,8 @@ impl Command {
             Self::Conformance(args) => conformance::main(&args),
             Self::Coverage(args) => coverage::main(args),
             Self::Generate(args) => generate::main(&args),
+            Self::Audit(args) => audit::main(&args),
+            Self::Fuzz(args) => fuzz::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)

@@ -1,0 +1,152 @@
+//! `mcpcheck audit`: zero configuration. List what a server offers, call
+//! each tool once with schema-valid arguments, get each prompt, read each
+//! resource, and classify every answer (`mcpcheck_core::probe`). A crashed
+//! or hung server is started again, so one bad tool never hides the rest.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use mcpcheck_core::probe::{
+    self, Arguments, AuditReport, AuditResult, ClassifyCx, ItemKind, Request, audit_passed,
+};
+use serde_json::{Value, json};
+
+use crate::error::{Result, verdict};
+use crate::output::{err, out, paint_for_stdout};
+use crate::probe::{ProbeArgs, Prober, ReportFormat, tool_params};
+
+/// The most prompts and the most resources that are fetched.
+const MAX_ITEMS: usize = 50;
+
+/// Call every tool once with valid arguments, get every prompt, read every
+/// resource, and report what is broken.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Statuses: healthy, tool_error (isError: true — a fine answer), \
+protocol_error (a JSON-RPC error where a result or a tool error belongs, e.g. -32603), \
+non_json_output, crash, timeout, schema_mismatch (structuredContent against outputSchema), \
+invalid_result (a result of the wrong shape), skipped (a tool that may write, without \
+--include-writes). Documentation: docs/probe.md\n\nExit status: 0 nothing serious; 1 a crash, \
+hang, protocol error, non-JSON output, invalid result or schema mismatch, or the server could \
+not be reached; 2 a usage error."
+)]
+pub struct AuditArgs {
+    #[command(flatten)]
+    probe: ProbeArgs,
+}
+
+pub fn main(args: &AuditArgs) -> Result<ExitCode> {
+    let mut prober = Prober::new(&args.probe)?;
+    let runtime = crate::error::runtime()?;
+    let report = runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
+        let report = audit(&mut prober, &args.probe).await;
+        prober.close().await;
+        report
+    });
+    let report = match report {
+        Ok(report) => report,
+        Err(e) => {
+            err(&format!(
+                "mcpcheck audit: {}: cannot list what it offers: {e}\n",
+                prober.label()
+            ));
+            return Ok(verdict(false));
+        }
+    };
+    out(&match args.probe.format {
+        ReportFormat::Text => probe::audit_text(&report, paint_for_stdout()),
+        ReportFormat::Json => probe::audit_json(&report),
+        ReportFormat::Sarif => probe::audit_sarif(&report, None),
+        ReportFormat::Junit => probe::audit_junit(&report),
+        ReportFormat::Markdown => probe::audit_markdown(&report),
+    });
+    if prober.restarts > 0 && args.probe.format == ReportFormat::Text {
+        err(&format!(
+            "mcpcheck audit: the server was started again {} after a crash or a hang\n",
+            mcpcheck_core::report::plural(prober.restarts, "time", "times")
+        ));
+    }
+    Ok(verdict(audit_passed(&report)))
+}
+
+async fn audit(prober: &mut Prober, args: &ProbeArgs) -> std::result::Result<AuditReport, String> {
+    let listings = prober.list().await?;
+    let timeout_ms = Some(args.timeout.as_millis() as u64);
+    let mut results = Vec::new();
+    for tool in &listings.tools {
+        let name = tool["name"].as_str().unwrap_or_default();
+        if let Some(reason) = probe::write_risk(tool).filter(|_| !args.include_writes) {
+            results.push(AuditResult::skipped(
+                ItemKind::Tool,
+                name,
+                &format!("{reason}; --include-writes calls it"),
+            ));
+            continue;
+        }
+        let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
+        let arguments = Arguments::Value(probe::valid_arguments(&schema));
+        let observed = prober
+            .call("tools/call", tool_params(name, &arguments))
+            .await;
+        let negotiated = prober.negotiated();
+        let cx = ClassifyCx {
+            output_schema: tool.get("outputSchema"),
+            protocol_version: negotiated.as_deref(),
+            input_valid: probe::input_valid(&schema, &arguments),
+            timeout_ms,
+            ..ClassifyCx::new(Request::ToolsCall)
+        };
+        let outcome = probe::classify(&observed, &cx);
+        results.push(AuditResult::from_call(
+            ItemKind::Tool,
+            name,
+            &arguments,
+            &outcome,
+            &observed,
+        ));
+    }
+    for prompt in listings.prompts.iter().take(MAX_ITEMS) {
+        let name = prompt["name"].as_str().unwrap_or_default();
+        let arguments = Value::Object(mcpcheck_core::generate::prompt_arguments(prompt));
+        let observed = prober
+            .call(
+                "prompts/get",
+                json!({"name": name, "arguments": arguments.clone()}),
+            )
+            .await;
+        let cx = ClassifyCx {
+            timeout_ms,
+            ..ClassifyCx::new(Request::PromptsGet)
+        };
+        let outcome = probe::classify(&observed, &cx);
+        results.push(AuditResult::from_call(
+            ItemKind::Prompt,
+            name,
+            &Arguments::Value(arguments),
+            &outcome,
+            &observed,
+        ));
+    }
+    for resource in listings.resources.iter().take(MAX_ITEMS) {
+        let uri = resource["uri"].as_str().unwrap_or_default();
+        let observed = prober.call("resources/read", json!({"uri": uri})).await;
+        let cx = ClassifyCx {
+            timeout_ms,
+            ..ClassifyCx::new(Request::ResourcesRead)
+        };
+        let outcome = probe::classify(&observed, &cx);
+        results.push(AuditResult::from_call(
+            ItemKind::Resource,
+            uri,
+            &Arguments::Omitted,
+            &outcome,
+            &observed,
+        ));
+    }
+    Ok(AuditReport::new(
+        &prober.label(),
+        prober.transport(),
+        results,
+    ))
+}

@@ -1,0 +1,284 @@
+//! `mcpcheck fuzz`: adversarial inputs derived from each tool's schema
+//! (`mcpcheck_core::probe::fuzz_cases`), the same ones in the same order for
+//! the same seed. A serious failure is shrunk to a smallest input that still
+//! fails the same way, and `--output DIR` writes it as a ready-to-run test.
+//! A crashed or hung server is started again before the next case.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use mcpcheck_core::generate::Server;
+use mcpcheck_core::probe::{
+    self, Arguments, Classification, ClassifyCx, Finding, FuzzCase, FuzzReport, FuzzToolReport,
+    ItemKind, Request, fuzz_passed,
+};
+use serde_json::{Value, json};
+
+use crate::client::Endpoint;
+use crate::error::{Result, verdict};
+use crate::output::{err, out, paint_for_stdout};
+use crate::probe::{ProbeArgs, Prober, ReportFormat, tool_params};
+
+/// The most calls spent shrinking one failure.
+const SHRINK_CALLS: usize = 100;
+
+/// Throw schema-derived adversarial inputs at every tool and report the
+/// crashes, hangs and protocol errors, each shrunk to a smallest input.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "A server that rejects bad input with a proper error (a tool error, or \
+-32602 for input its schema forbids) is healthy. Findings: crash, timeout, protocol_error \
+(e.g. -32603), non_json_output, invalid_result, schema_mismatch; accepted_invalid (input the \
+schema forbids answered as a success) is a warning. Same --seed, same inputs in the same \
+order, same report. Documentation: docs/probe.md\n\nExit status: 0 nothing serious; 1 a \
+serious finding, or the server could not be reached; 2 a usage error."
+)]
+pub struct FuzzArgs {
+    #[command(flatten)]
+    probe: ProbeArgs,
+
+    /// Cases per tool: the systematic ones first, then seeded random ones.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    runs: usize,
+
+    /// The seed of the random cases.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+
+    /// Fuzz only this tool (repeatable).
+    #[arg(long = "tool", value_name = "NAME")]
+    tools: Vec<String>,
+
+    /// Write a regression test (our suite format) for every serious finding
+    /// to DIR; an existing file is never overwritten without --force.
+    #[arg(long, value_name = "DIR")]
+    output: Option<PathBuf>,
+
+    /// Overwrite files in --output.
+    #[arg(long, requires = "output")]
+    force: bool,
+
+    /// Report failures as found, without shrinking them.
+    #[arg(long)]
+    no_shrink: bool,
+}
+
+pub fn main(args: &FuzzArgs) -> Result<ExitCode> {
+    let server = server_of(&args.probe.target.endpoint()?);
+    let mut prober = Prober::new(&args.probe)?;
+    let runtime = crate::error::runtime()?;
+    let report = runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
+        let report = fuzz(&mut prober, args).await;
+        prober.close().await;
+        report
+    });
+    let (report, findings) = match report {
+        Ok(done) => done,
+        Err(e) => {
+            err(&format!("mcpcheck fuzz: {}: {e}\n", prober.label()));
+            return Ok(verdict(false));
+        }
+    };
+    out(&match args.probe.format {
+        ReportFormat::Text => probe::fuzz_text(&report, paint_for_stdout()),
+        ReportFormat::Json => probe::fuzz_json(&report),
+        ReportFormat::Sarif => probe::fuzz_sarif(&report, None),
+        ReportFormat::Junit => probe::fuzz_junit(&report),
+        ReportFormat::Markdown => probe::fuzz_markdown(&report),
+    });
+    if let Some(dir) = &args.output {
+        write_regressions(dir, args.force, &server, &findings, &args.probe)?;
+    }
+    Ok(verdict(fuzz_passed(&report)))
+}
+
+/// A serious finding, kept to write its regression test.
+struct Kept {
+    tool: String,
+    arguments: Arguments,
+    outcome: Classification,
+    label: String,
+    schema_valid: bool,
+    output_schema: Option<Value>,
+}
+
+async fn fuzz(
+    prober: &mut Prober,
+    args: &FuzzArgs,
+) -> std::result::Result<(FuzzReport, Vec<Kept>), String> {
+    let listings = prober.list().await?;
+    let unknown: Vec<&String> = args
+        .tools
+        .iter()
+        .filter(|t| !listings.tools.iter().any(|l| l["name"] == t.as_str()))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!("--tool {unknown:?}: the server lists no such tool"));
+    }
+    let mut tools = Vec::new();
+    let mut kept = Vec::new();
+    for tool in &listings.tools {
+        let name = tool["name"].as_str().unwrap_or_default();
+        if !args.tools.is_empty() && !args.tools.iter().any(|t| t == name) {
+            continue;
+        }
+        if let Some(reason) = probe::write_risk(tool).filter(|_| !args.probe.include_writes) {
+            tools.push(FuzzToolReport::skipped(
+                name,
+                &format!("{reason}; --include-writes fuzzes it"),
+            ));
+            continue;
+        }
+        let mut report = FuzzToolReport::new(name);
+        for case in probe::fuzz_cases(tool, args.seed, args.runs) {
+            let outcome = attempt(prober, tool, &case.arguments, Some(case.schema_valid)).await;
+            if !outcome.status.is_serious() {
+                report.record(&case, &outcome, None, None);
+                continue;
+            }
+            let (shrunk, outcome) = if args.no_shrink {
+                (None, outcome)
+            } else {
+                shrink(prober, tool, &case, outcome).await
+            };
+            let arguments = shrunk.clone().unwrap_or_else(|| case.arguments.clone());
+            kept.push(Kept {
+                tool: name.to_string(),
+                schema_valid: probe::input_valid(
+                    tool.get("inputSchema").unwrap_or(&json!({})),
+                    &arguments,
+                )
+                .unwrap_or(case.schema_valid),
+                arguments,
+                outcome: outcome.clone(),
+                label: case.label.clone(),
+                output_schema: tool.get("outputSchema").cloned(),
+            });
+            report.record(&case, &outcome, shrunk, None);
+        }
+        tools.push(report);
+    }
+    let report = FuzzReport::new(args.seed, &prober.label(), prober.transport(), tools);
+    Ok((report, kept))
+}
+
+/// Send one input and classify the answer.
+async fn attempt(
+    prober: &mut Prober,
+    tool: &Value,
+    arguments: &Arguments,
+    input_valid: Option<bool>,
+) -> Classification {
+    let name = tool["name"].as_str().unwrap_or_default();
+    let observed = prober
+        .call("tools/call", tool_params(name, arguments))
+        .await;
+    let negotiated = prober.negotiated();
+    let cx = ClassifyCx {
+        output_schema: tool.get("outputSchema"),
+        protocol_version: negotiated.as_deref(),
+        input_valid,
+        // The limit, not the time measured: the report stays the same.
+        timeout_ms: Some(prober.timeout_ms()),
+        ..ClassifyCx::new(Request::ToolsCall)
+    };
+    probe::classify(&observed, &cx)
+}
+
+/// Smaller inputs that fail with the same status, tried in the core's
+/// order; the first that does is kept and shrunk further, within
+/// [`SHRINK_CALLS`] calls. Returns the smallest (if smaller) and its outcome.
+async fn shrink(
+    prober: &mut Prober,
+    tool: &Value,
+    case: &FuzzCase,
+    outcome: Classification,
+) -> (Option<Arguments>, Classification) {
+    let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
+    let mut current = case.arguments.clone();
+    let mut kept = outcome;
+    let mut calls = 0usize;
+    'smaller: loop {
+        let candidates: Vec<Arguments> = probe::shrink_iter(&current).collect();
+        for candidate in candidates {
+            if calls >= SHRINK_CALLS {
+                break 'smaller;
+            }
+            calls += 1;
+            let valid = probe::input_valid(&schema, &candidate);
+            let again = attempt(prober, tool, &candidate, valid).await;
+            if again.status == kept.status {
+                current = candidate;
+                kept = again;
+                continue 'smaller;
+            }
+        }
+        break;
+    }
+    let shrunk = (current != case.arguments).then_some(current);
+    (shrunk, kept)
+}
+
+fn server_of(endpoint: &Endpoint) -> Server {
+    match endpoint {
+        Endpoint::Stdio { command, args, .. } => Server::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+        },
+        Endpoint::Http { url, headers } => Server::Remote {
+            transport: "http".into(),
+            url: url.clone(),
+            headers: headers.clone(),
+        },
+        Endpoint::Sse { url, headers } => Server::Remote {
+            transport: "sse".into(),
+            url: url.clone(),
+            headers: headers.clone(),
+        },
+    }
+}
+
+fn write_regressions(
+    dir: &std::path::Path,
+    force: bool,
+    server: &Server,
+    kept: &[Kept],
+    probe_args: &ProbeArgs,
+) -> Result<()> {
+    let findings: Vec<Finding<'_>> = kept
+        .iter()
+        .map(|k| Finding {
+            kind: ItemKind::Tool,
+            item: &k.tool,
+            arguments: &k.arguments,
+            status: k.outcome.status,
+            detail: &k.outcome.detail,
+            label: &k.label,
+            schema_valid: k.schema_valid,
+            output_schema: k.output_schema.as_ref(),
+        })
+        .collect();
+    let timeout = crate::output::duration_text(probe_args.timeout);
+    let files = probe::regression_tests(server, &findings, &timeout);
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create --output {}: {e}", dir.display()))?;
+    for file in &files {
+        let path = dir.join(&file.name);
+        if path.exists() && !force {
+            return Err(crate::error::Error::Usage(format!(
+                "{} exists; give --force to overwrite it",
+                path.display()
+            )));
+        }
+        std::fs::write(&path, &file.text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    err(&format!(
+        "mcpcheck fuzz: wrote {} to {}\n",
+        mcpcheck_core::report::plural(files.len(), "regression test", "regression tests"),
+        dir.display()
+    ));
+    Ok(())
+}

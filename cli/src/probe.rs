@@ -1,0 +1,224 @@
+//! What `audit`, `fuzz` and `lint` share: the flags that reach a server,
+//! a session that is started again after the server crashed or hung (so one
+//! crash never cascades into every later call), and the fixture copy the
+//! server works on. What to send and what an answer means is decided in
+//! `mcpcheck_core::probe`; this module only talks to the server.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use mcpcheck_core::probe::{Observed, Transport};
+use serde_json::Value;
+use tokio::time::Instant as Deadline;
+
+use crate::client::handler::Mocks;
+use crate::client::listing::{Listings, list_all};
+use crate::client::{Endpoint, Session};
+use crate::run::fixture::{self, FixtureCopy};
+use crate::target::TargetArgs;
+
+/// How a probe's report is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    Sarif,
+    Junit,
+    Markdown,
+}
+
+/// The flags every probe command takes.
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+
+    /// Copy DIR and point the server at the copy: `{{fixture}}` in --server,
+    /// and DIR itself where --server names it, become the copy's path. The
+    /// original is never written.
+    #[arg(long, value_name = "DIR")]
+    pub fixture: Option<PathBuf>,
+
+    /// Also call tools that may write (destructiveHint: true, or
+    /// readOnlyHint: false); without it they are skipped.
+    #[arg(long)]
+    pub include_writes: bool,
+
+    /// How long each call may take before it counts as a hang (the server
+    /// is then started again).
+    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
+    pub timeout: Duration,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+
+    /// The protocol version to ask for at initialize.
+    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    pub protocol_version: String,
+}
+
+/// A server under probe: connected on first use, and again after a crash
+/// or a hang.
+pub struct Prober {
+    endpoint: Endpoint,
+    protocol_version: String,
+    timeout: Duration,
+    session: Option<Session>,
+    /// How many times the server was started again.
+    pub restarts: usize,
+    _fixture: Option<FixtureCopy>,
+}
+
+impl Prober {
+    /// The endpoint of `args`, with the fixture copied and substituted.
+    pub fn new(args: &ProbeArgs) -> Result<Self, String> {
+        let mut endpoint = args.target.endpoint()?;
+        let copy = match &args.fixture {
+            None => None,
+            Some(dir) => {
+                if !dir.is_dir() {
+                    return Err(format!("--fixture {} is not a directory", dir.display()));
+                }
+                let copy = fixture::copy(dir)?;
+                if let Endpoint::Stdio { args: argv, .. } = &mut endpoint {
+                    let original = dir.display().to_string();
+                    let absolute = std::fs::canonicalize(dir)
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_else(|_| original.clone());
+                    let to = copy.path.display().to_string();
+                    for a in argv.iter_mut() {
+                        *a = a.replace("{{fixture}}", &to);
+                        for from in [&original, &absolute] {
+                            if let Some(rest) = a.strip_prefix(from.as_str())
+                                && (rest.is_empty() || rest.starts_with('/'))
+                            {
+                                *a = format!("{to}{rest}");
+                            }
+                        }
+                    }
+                }
+                Some(copy)
+            }
+        };
+        Ok(Prober {
+            endpoint,
+            protocol_version: args.protocol_version.clone(),
+            timeout: args.timeout,
+            session: None,
+            restarts: 0,
+            _fixture: copy,
+        })
+    }
+
+    /// Each call's time limit.
+    pub fn timeout_ms(&self) -> u64 {
+        u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// The server as reports name it.
+    pub fn label(&self) -> String {
+        self.endpoint.label()
+    }
+
+    pub fn transport(&self) -> Transport {
+        match self.endpoint {
+            Endpoint::Stdio { .. } => Transport::Stdio,
+            Endpoint::Http { .. } => Transport::Http,
+            Endpoint::Sse { .. } => Transport::Sse,
+        }
+    }
+
+    /// The negotiated protocol version, once connected.
+    pub fn negotiated(&self) -> Option<String> {
+        self.session
+            .as_ref()
+            .and_then(Session::initialize_result)
+            .and_then(|r| r["protocolVersion"].as_str().map(str::to_string))
+    }
+
+    async fn session(&mut self) -> Result<&mut Session, String> {
+        if self.session.is_none() {
+            let deadline = Deadline::now() + self.timeout.max(Duration::from_secs(10));
+            let session = Session::connect(
+                &self.endpoint,
+                &self.protocol_version,
+                &Mocks::default(),
+                deadline,
+            )
+            .await
+            .map_err(|e| e.message)?;
+            self.session = Some(session);
+        }
+        self.session
+            .as_mut()
+            .ok_or_else(|| "the session is closed".to_string())
+    }
+
+    /// List everything the server offers.
+    pub async fn list(&mut self) -> Result<Listings, String> {
+        let step = self.timeout;
+        let session = self.session().await?;
+        Ok(Listings {
+            tools: list_all(session, "tools/list", "tools", step).await,
+            prompts: list_all(session, "prompts/list", "prompts", step).await,
+            resources: list_all(session, "resources/list", "resources", step).await,
+            templates: list_all(
+                session,
+                "resources/templates/list",
+                "resourceTemplates",
+                step,
+            )
+            .await,
+        })
+    }
+
+    /// One request. A server that crashed, hung or closed the connection is
+    /// closed here and started again by the next call.
+    pub async fn call(&mut self, method: &str, params: Value) -> Observed {
+        let timeout = self.timeout;
+        let observed = match self.session().await {
+            Ok(session) => session.observe(method, Some(params), timeout).await,
+            Err(message) => Observed {
+                exited: Some(format!("could not be started again: {message}")),
+                ..Observed::default()
+            },
+        };
+        if observed.timed_out || observed.exited.is_some() || observed.response.is_none() {
+            self.restart().await;
+        }
+        observed
+    }
+
+    async fn restart(&mut self) {
+        if let Some(mut session) = self.session.take() {
+            session.close().await;
+            self.restarts += 1;
+        }
+    }
+
+    pub async fn close(&mut self) {
+        if let Some(mut session) = self.session.take() {
+            session.close().await;
+        }
+        crate::client::stdio::reap_all().await;
+    }
+}
+
+/// `tools/call` params.
+pub fn tool_params(name: &str, arguments: &mcpcheck_core::probe::Arguments) -> Value {
+    use mcpcheck_core::probe::Arguments;
+    let mut params = serde_json::Map::new();
+    params.insert("name".into(), Value::String(name.to_string()));
+    match arguments {
+        Arguments::Omitted => {}
+        Arguments::Null => {
+            params.insert("arguments".into(), Value::Null);
+        }
+        Arguments::Value(v) => {
+            params.insert("arguments".into(), v.clone());
+        }
+    }
+    Value::Object(params)
+}

@@ -1,0 +1,228 @@
+//! `mcpcheck audit` and `mcpcheck fuzz` against `mcpcheck serve --fault
+//! buggy-tools` (a tool that crashes on one input, one that hangs on
+//! another, one that answers -32603, one that writes non-JSON to stdout, one
+//! whose structuredContent breaks its outputSchema, one marked destructive)
+//! and against a small clean server: the exact findings, no cascade after a
+//! crash, byte-identical fuzz reports for one seed, exit codes that gate CI.
+
+mod cli_support;
+
+use cli_support::{BIN, run_mcpcheck, scratch, write};
+use serde_json::Value;
+
+fn buggy() -> String {
+    format!("{BIN} serve --fault buggy-tools")
+}
+
+fn json_of(out: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn status_of<'a>(report: &'a Value, item: &str) -> &'a str {
+    report["results"]
+        .as_array()
+        .and_then(|r| r.iter().find(|x| x["tool"] == item))
+        .and_then(|x| x["status"].as_str())
+        .unwrap_or_else(|| panic!("no {item} in {report}"))
+}
+
+#[test]
+fn audit_classifies_every_planted_defect_and_gates_ci() {
+    let server = buggy();
+    let (code, out, err) = run_mcpcheck(&[
+        "audit",
+        "--server",
+        &server,
+        "--timeout",
+        "5s",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let report = json_of(&out);
+    assert_eq!(report["version"], 1);
+    assert_eq!(report["transport"], "stdio");
+    assert_eq!(status_of(&report, "internal_error"), "protocol_error");
+    assert_eq!(status_of(&report, "noisy"), "non_json_output");
+    assert_eq!(status_of(&report, "structured_wrong"), "schema_mismatch");
+    assert_eq!(status_of(&report, "delete_everything"), "skipped");
+    assert_eq!(status_of(&report, "fail"), "tool_error");
+    for healthy in [
+        "echo",
+        "add",
+        "crash_on_empty",
+        "hang_on_negative",
+        "structured",
+    ] {
+        assert_eq!(status_of(&report, healthy), "healthy", "{healthy}");
+    }
+    // Prompts and resources are entries too.
+    assert_eq!(status_of(&report, "greeting"), "healthy");
+    assert_eq!(status_of(&report, "mcpcheck://static/text"), "healthy");
+    let noisy = report["results"]
+        .as_array()
+        .and_then(|r| r.iter().find(|x| x["tool"] == "noisy"))
+        .expect("noisy");
+    assert!(
+        noisy["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("noisy: a debug line")
+    );
+    assert_eq!(noisy["input"], serde_json::json!({}));
+
+    // --include-writes calls the destructive tool too.
+    let (_, out, _) = run_mcpcheck(&[
+        "audit",
+        "--server",
+        &server,
+        "--format",
+        "json",
+        "--include-writes",
+    ]);
+    assert_eq!(status_of(&json_of(&out), "delete_everything"), "healthy");
+
+    // Every format renders; SARIF and JUnit name the finding.
+    for (format, needle) in [
+        ("sarif", "internal_error"),
+        ("junit", "internal_error"),
+        ("markdown", "internal_error"),
+        ("text", "protocol_error"),
+    ] {
+        let (code, out, _) = run_mcpcheck(&["audit", "--server", &server, "--format", format]);
+        assert_eq!(code, Some(1), "{format}");
+        assert!(out.contains(needle), "{format}: {out}");
+    }
+}
+
+/// A server that lists one tool and answers it properly.
+const CLEAN: &str = r#"while read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"clean","version":"1"}}}\n' "$id";;
+    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"hello","description":"Says hello.","inputSchema":{"type":"object","properties":{"who":{"type":"string"}}}}]}}\n' "$id";;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hello"}]}}\n' "$id";;
+    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id";;
+  esac
+done
+"#;
+
+#[test]
+fn a_clean_server_passes_the_audit() {
+    let d = scratch("audit-clean");
+    let script = write(&d, "clean.sh", CLEAN);
+    let server = format!("sh {}", script.display());
+    let (code, out, err) = run_mcpcheck(&["audit", "--server", &server, "--format", "json"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let report = json_of(&out);
+    assert_eq!(status_of(&report, "hello"), "healthy");
+    assert_eq!(report["score"], 100);
+}
+
+#[test]
+fn fuzz_finds_the_crash_and_the_hang_shrinks_them_and_goes_on() {
+    let server = buggy();
+    let args = [
+        "fuzz",
+        "--server",
+        &server,
+        "--timeout",
+        "2s",
+        "--runs",
+        "25",
+        "--seed",
+        "7",
+        "--tool",
+        "crash_on_empty",
+        "--tool",
+        "hang_on_negative",
+        "--format",
+        "json",
+    ];
+    let (code, first, err) = run_mcpcheck(&args);
+    assert_eq!(code, Some(1), "{first}{err}");
+    let report = json_of(&first);
+    assert_eq!(report["version"], 1);
+    assert_eq!(report["seed"], 7);
+    let tool = |name: &str| {
+        report["tools"]
+            .as_array()
+            .and_then(|t| t.iter().find(|x| x["tool"] == name))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {name}: {report}"))
+    };
+    let crash = tool("crash_on_empty");
+    assert_eq!(crash["runs"], 25);
+    let failures = crash["failures"].as_array().expect("failures");
+    let crashed = failures
+        .iter()
+        .find(|f| f["status"] == "crash")
+        .expect("the crash is found");
+    assert_eq!(crashed["input"], serde_json::json!({"text": ""}));
+    // No cascade: the server was started again, and later inputs passed.
+    assert!(crash["passed"].as_u64().unwrap_or(0) >= 20, "{crash}");
+    let hang = tool("hang_on_negative");
+    assert!(
+        hang["failures"].as_array().is_some_and(|f| f
+            .iter()
+            .any(|x| x["status"] == "timeout" && x["input"]["n"].as_i64().is_some_and(|n| n < 0))),
+        "{hang}"
+    );
+    assert!(report["summary"]["crashes"].as_u64().unwrap_or(0) >= 1);
+    assert!(report["summary"]["timeouts"].as_u64().unwrap_or(0) >= 1);
+
+    // The same seed: the same report, byte for byte.
+    let (_, second, _) = run_mcpcheck(&args);
+    assert_eq!(first, second);
+}
+
+#[test]
+fn fuzz_writes_regression_tests_that_fail_while_the_bug_is_there() {
+    let d = scratch("fuzz-regressions");
+    let out_dir = d.join("regressions");
+    let server = buggy();
+    let (code, out, err) = run_mcpcheck(&[
+        "fuzz",
+        "--server",
+        &server,
+        "--timeout",
+        "2s",
+        "--runs",
+        "15",
+        "--tool",
+        "crash_on_empty",
+        "--output",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let crash_test = out_dir.join("regression_crash_on_empty_crash.yaml");
+    assert!(crash_test.is_file(), "{err}");
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", crash_test.to_str().unwrap()]);
+    assert_eq!(
+        code,
+        Some(1),
+        "the test fails while the bug is there: {out}{err}"
+    );
+    // Written again without --force: refused, the file kept.
+    let (code, _, err) = run_mcpcheck(&[
+        "fuzz",
+        "--server",
+        &server,
+        "--runs",
+        "15",
+        "--tool",
+        "crash_on_empty",
+        "--output",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--force"), "{err}");
+}
+
+#[test]
+fn fuzz_refuses_an_unknown_tool() {
+    let server = buggy();
+    let (code, _, err) = run_mcpcheck(&["fuzz", "--server", &server, "--tool", "nope"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("no such tool"), "{err}");
+}
