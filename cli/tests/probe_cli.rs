@@ -226,3 +226,111 @@ fn fuzz_refuses_an_unknown_tool() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("no such tool"), "{err}");
 }
+
+#[test]
+fn lint_reads_a_saved_listing_offline_and_gates_on_errors() {
+    let d = scratch("lint-offline");
+    let bad = write(
+        &d,
+        "bad.json",
+        r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[
+  {"name":"read","description":"Reads a file from the workspace and returns its text.",
+   "inputSchema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path","mode"]}}]}}"#,
+    );
+    let (code, out, err) = run_mcpcheck(&[
+        "lint",
+        "--listing",
+        bad.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let report = json_of(&out);
+    assert_eq!(report["version"], 1);
+    let codes: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"E103"), "{codes:?}");
+    assert!(codes.contains(&"E606"), "{codes:?}");
+    let e606 = report["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|x| x["code"] == "E606"))
+        .expect("E606");
+    assert_eq!(e606["tool"], "read");
+    assert!(
+        e606["field"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("/result/tools/0/inputSchema/required")
+    );
+
+    // Skipping the rules that fire passes.
+    let (code, _, err) = run_mcpcheck(&[
+        "lint",
+        "--listing",
+        bad.to_str().unwrap(),
+        "--skip-rules",
+        "E103,E606",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    // An unknown rule, and a listing that is not JSON, are usage errors.
+    let (code, _, err) = run_mcpcheck(&[
+        "lint",
+        "--listing",
+        bad.to_str().unwrap(),
+        "--skip-rules",
+        "E999",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("E999") && err.contains("E101"), "{err}");
+    let broken = write(&d, "broken.json", "{\"tools\": [\n  {\"name\": }\n]}");
+    let (code, _, err) = run_mcpcheck(&["lint", "--listing", broken.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("broken.json:2:"), "{err}");
+    // SARIF names the file the listing came from.
+    let (_, out, _) = run_mcpcheck(&[
+        "lint",
+        "--listing",
+        bad.to_str().unwrap(),
+        "--format",
+        "sarif",
+    ]);
+    assert!(out.contains("bad.json"), "{out}");
+}
+
+#[test]
+fn lint_of_a_live_server_with_every_check() {
+    let server = buggy();
+    let (code, out, err) = run_mcpcheck(&[
+        "lint",
+        "--server",
+        &server,
+        "--call-tools",
+        "--detect-nondeterminism",
+        "--max-response-kb",
+        "1",
+        "--format",
+        "json",
+    ]);
+    // `big` answers 1,000 bytes by default: under 1 KiB; `lorem` under too.
+    assert_eq!(code, Some(0), "{out}{err}");
+    let report = json_of(&out);
+    assert_eq!(report["errors"], 0, "{report}");
+    // A budget below what `lorem` answers is a warning, failing with --strict.
+    let (code, out, _) = run_mcpcheck(&[
+        "lint",
+        "--server",
+        &server,
+        "--call-tools",
+        "--max-response-kb",
+        "0",
+        "--strict",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("\"E301\""), "{out}");
+}

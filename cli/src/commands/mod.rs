@@ -15,6 +15,7 @@ pub mod coverage;
 pub mod fuzz;
 pub mod generate;
 pub mod invariants;
+pub mod lint;
 pub mod report;
 pub mod run;
 pub mod serve;
@@ -36,6 +37,7 @@ pub enum Command {
     Generate(generate::GenerateArgs),
     Audit(audit::AuditArgs),
     Fuzz(fuzz::FuzzArgs),
+    Lint(lint::LintArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -57,6 +59,7 @@ impl Command {
             Self::Generate(_) => "generate",
             Self::Audit(_) => "audit",
             Self::Fuzz(_) => "fuzz",
+            Self::Lint(_) => "lint",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -75,6 +78,7 @@ impl Command {
             Self::Generate(args) => generate::main(&args),
             Self::Audit(args) => audit::main(&args),
             Self::Fuzz(args) => fuzz::main(&args),
+            Self::Lint(args) => lint::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)
