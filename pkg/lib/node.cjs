@@ -13,6 +13,7 @@ module.exports = {
   checkCapture: wasm.checkCapture,
   captureTimeline: wasm.captureTimeline,
   validateSuite: wasm.validateSuite,
+  lintListing: wasm.lintListing,
   version: wasm.version,
   init,
   default: init,

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { checkCapture } from '../lib/node.mjs';
+import { checkCapture, lintListing } from '../lib/node.mjs';
 import { members } from '../scripts/json-members.mjs';
 import { DATA } from '../../web/play/examples/data.mjs';
 
@@ -61,4 +61,29 @@ cases.forEach(([name, text], i) => {
     assert.equal(code, report.passed ? 0 : 1, stdout);
     assert.equal(JSON.stringify(report, null, 2) + '\n', stdout);
   });
+});
+
+test('lintListing and `mcpcheck lint --listing --format json` agree, byte for byte, on every listing vector', () => {
+  const lintDir = join(root, 'core/tests/vectors/lint');
+  let compared = 0;
+  for (const name of readdirSync(lintDir).filter((f) => f.endsWith('.json')).sort()) {
+    const text = readFileSync(join(lintDir, name), 'utf8');
+    const c = JSON.parse(text);
+    if (c.listing === undefined || c.second_listing !== undefined || c.options !== undefined || c.error !== undefined) continue;
+    const listing = members(text).listing;
+    const file = join(dir, `lint-${name}`);
+    writeFileSync(file, listing);
+    let stdout;
+    try {
+      stdout = execFileSync(bin, ['lint', '--listing', file, '--format', 'json'], { encoding: 'utf8' });
+    } catch (e) {
+      assert.equal(e.status, 1, `${name}: ${e.stderr}`);
+      stdout = e.stdout;
+    }
+    const { passed, ...report } = lintListing(listing);
+    assert.equal(JSON.stringify(report, null, 2) + '\n', stdout, name);
+    assert.equal(passed, report.errors === 0, name);
+    compared++;
+  }
+  assert.ok(compared >= 40, `only ${compared} listings compared`);
 });

@@ -84,6 +84,47 @@ export type Diagnostic = DiagnosticDoc;
  * of an optional one.) */
 export function checkResponse(expect: Expectations, response: McpResponse, options?: CheckOptions): TestResult;
 
+/** What a server lists, for {@link lintListing}: a `tools/list` result
+ * (`{tools: [...]}`), an object with any of `tools`, `prompts`, `resources`
+ * and `resourceTemplates`, or a JSON-RPC response wrapping one; as JSON text
+ * or as an object. */
+export type Listing = string | { [key: string]: unknown };
+
+/** How {@link lintListing} judges. */
+export interface LintOptions {
+  /** Codes of rules not to run (`"E103"`); an unknown code throws. */
+  skip_rules?: string[];
+  /** Warnings count as failures for `passed`. */
+  strict?: boolean;
+}
+
+/** One lint finding (docs/lint.md lists the codes). */
+export interface LintFinding {
+  /** The tool or prompt name, the resource URI or the template. */
+  tool: string;
+  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
+  code: string;
+  severity: "error" | "warning" | "info";
+  message: string;
+  /** RFC 6901 pointer to the offending field in the listing as given. */
+  field: string;
+}
+
+/** What `mcpcheck lint --format json` prints, plus the verdict. */
+export interface LintReport {
+  version: 1;
+  findings: LintFinding[];
+  errors: number;
+  warnings: number;
+  /** No error (with `strict`, no warning either). */
+  passed: boolean;
+}
+
+/** Lint a server's listing, as `mcpcheck lint --listing` does. Throws a
+ * {@link McpcheckError} when the input is not a listing or an option is
+ * wrong. */
+export function lintListing(listing: Listing, options?: LintOptions): LintReport;
+
 /** The error every export throws on an input it cannot read. */
 export interface McpcheckError extends Error {
   /** Every problem found, in order (empty for a problem that is not in a
@@ -229,6 +270,37 @@ pub fn capture_timeline(
     let timeline =
         api::capture_timeline(CAPTURE_FILE, &text).map_err(|d| load_error(&d, Some(&text)))?;
     Ok(js_sys::JSON::parse(&timeline).unwrap_or(JsValue::NULL))
+}
+
+/// Lint a server's listing, as `mcpcheck lint --listing` does (typed in
+/// `TS_INPUTS`).
+#[wasm_bindgen(js_name = lintListing, skip_typescript)]
+pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    use mcpcheck_core::lint::{self, LintOptions};
+    let listing = match from_js(&listing, "the listing")? {
+        Value::String(text) => serde_json::from_str(&text).map_err(|e| {
+            plain_error(&format!(
+                "the listing is not JSON: {e} (line {}, column {})",
+                e.line(),
+                e.column()
+            ))
+        })?,
+        other => other,
+    };
+    let options: LintOptions = if options.is_undefined() || options.is_null() {
+        LintOptions::default()
+    } else {
+        serde_json::from_value(from_js(&options, "the options")?)
+            .map_err(|e| plain_error(&format!("the options: {e}")))?
+    };
+    let findings =
+        lint::lint_listing(&listing, &options).map_err(|e| plain_error(&e.to_string()))?;
+    // Parsed from the CLI's own text, so the keys come in the documented
+    // order and the report is what `mcpcheck lint --format json` prints.
+    let report = js_sys::JSON::parse(&lint::report::json(&findings)).unwrap_or(JsValue::NULL);
+    let passed = JsValue::from_bool(lint::passed(&findings, options.strict));
+    let _ = js_sys::Reflect::set(&report, &"passed".into(), &passed);
+    Ok(report)
 }
 
 /// Load a suite file (either form) and report every problem in it, as
