@@ -206,6 +206,49 @@ impl Prober {
     }
 }
 
+/// How a written test reaches the server: the way the flags reached it.
+pub fn server_of(endpoint: &Endpoint) -> mcpcheck_core::generate::Server {
+    match endpoint {
+        Endpoint::Stdio { command, args, .. } => mcpcheck_core::generate::Server::Stdio {
+            command: command.clone(),
+            args: args.clone(),
+        },
+        Endpoint::Http { url, headers } => mcpcheck_core::generate::Server::Remote {
+            transport: "http".into(),
+            url: url.clone(),
+            headers: headers.clone(),
+        },
+        Endpoint::Sse { url, headers } => mcpcheck_core::generate::Server::Remote {
+            transport: "sse".into(),
+            url: url.clone(),
+            headers: headers.clone(),
+        },
+    }
+}
+
+/// Write `files` into `dir` (created when missing); an existing file is a
+/// usage error unless `force`.
+pub fn write_files(
+    dir: &std::path::Path,
+    files: &[mcpcheck_core::generate::File],
+    force: bool,
+) -> crate::error::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("cannot create --output {}: {e}", dir.display()))?;
+    if !force && let Some(taken) = files.iter().map(|f| dir.join(&f.name)).find(|p| p.exists()) {
+        return Err(crate::error::Error::Usage(format!(
+            "{} exists; give --force to overwrite it",
+            taken.display()
+        )));
+    }
+    for file in files {
+        let path = dir.join(&file.name);
+        std::fs::write(&path, &file.text)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// `tools/call` params.
 pub fn tool_params(name: &str, arguments: &mcpcheck_core::probe::Arguments) -> Value {
     use mcpcheck_core::probe::Arguments;

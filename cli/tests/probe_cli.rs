@@ -334,3 +334,43 @@ fn lint_of_a_live_server_with_every_check() {
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("\"E301\""), "{out}");
 }
+
+#[test]
+fn audit_writes_starter_tests_for_the_healthy_calls_only() {
+    let d = scratch("audit-output");
+    let out_dir = d.join("starters");
+    let server = buggy();
+    let (code, _, err) = run_mcpcheck(&[
+        "audit",
+        "--server",
+        &server,
+        "--output",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(out_dir.join("echo.yaml").is_file(), "{err}");
+    assert!(out_dir.join("prompt_greeting.yaml").is_file());
+    for broken in [
+        "internal_error.yaml",
+        "noisy.yaml",
+        "structured_wrong.yaml",
+        "fail.yaml",
+        "delete_everything.yaml",
+    ] {
+        assert!(
+            !out_dir.join(broken).exists(),
+            "{broken} has no starter test"
+        );
+    }
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", out_dir.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "the starters pass: {out}{err}");
+    // Written again without --force: refused.
+    let (code, _, err) = run_mcpcheck(&[
+        "audit",
+        "--server",
+        &server,
+        "--output",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+}

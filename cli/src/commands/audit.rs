@@ -11,6 +11,7 @@ use mcpcheck_core::probe::{
 };
 use serde_json::{Value, json};
 
+use crate::client::listing::Listings;
 use crate::error::{Result, verdict};
 use crate::output::{err, out, paint_for_stdout};
 use crate::probe::{ProbeArgs, Prober, ReportFormat, tool_params};
@@ -33,6 +34,15 @@ not be reached; 2 a usage error."
 pub struct AuditArgs {
     #[command(flatten)]
     probe: ProbeArgs,
+
+    /// Write a starter test (as `mcpcheck generate` does) for every tool,
+    /// prompt and resource whose call was healthy, to DIR.
+    #[arg(long, value_name = "DIR")]
+    output: Option<std::path::PathBuf>,
+
+    /// Overwrite files in --output.
+    #[arg(long, requires = "output")]
+    force: bool,
 }
 
 pub fn main(args: &AuditArgs) -> Result<ExitCode> {
@@ -44,8 +54,8 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
         prober.close().await;
         report
     });
-    let report = match report {
-        Ok(report) => report,
+    let (report, listings) = match report {
+        Ok(done) => done,
         Err(e) => {
             err(&format!(
                 "mcpcheck audit: {}: cannot list what it offers: {e}\n",
@@ -67,10 +77,44 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
             mcpcheck_core::report::plural(prober.restarts, "time", "times")
         ));
     }
+    if let Some(dir) = &args.output {
+        let server = crate::probe::server_of(&args.probe.target.endpoint()?);
+        let healthy = |kind: ItemKind, item: &Value, key: &str| {
+            let name = item[key].as_str().unwrap_or_default();
+            report.results.iter().any(|r| {
+                r.kind == kind
+                    && r.tool == name
+                    && r.status == mcpcheck_core::probe::Status::Healthy
+            })
+        };
+        let keep = |items: &[Value], kind: ItemKind, key: &str| -> Vec<Value> {
+            items
+                .iter()
+                .filter(|i| healthy(kind, i, key))
+                .cloned()
+                .collect()
+        };
+        let plan = mcpcheck_core::generate::plan(
+            &server,
+            &keep(&listings.tools, ItemKind::Tool, "name"),
+            &keep(&listings.prompts, ItemKind::Prompt, "name"),
+            &keep(&listings.resources, ItemKind::Resource, "uri"),
+            &crate::output::duration_text(args.probe.timeout),
+        );
+        crate::probe::write_files(dir, &plan.files, args.force)?;
+        err(&format!(
+            "mcpcheck audit: wrote {} for the healthy calls to {}\n",
+            mcpcheck_core::report::plural(plan.files.len(), "starter test", "starter tests"),
+            dir.display()
+        ));
+    }
     Ok(verdict(audit_passed(&report)))
 }
 
-async fn audit(prober: &mut Prober, args: &ProbeArgs) -> std::result::Result<AuditReport, String> {
+async fn audit(
+    prober: &mut Prober,
+    args: &ProbeArgs,
+) -> std::result::Result<(AuditReport, Listings), String> {
     let listings = prober.list().await?;
     let timeout_ms = Some(args.timeout.as_millis() as u64);
     let mut results = Vec::new();
@@ -144,9 +188,8 @@ async fn audit(prober: &mut Prober, args: &ProbeArgs) -> std::result::Result<Aud
             &observed,
         ));
     }
-    Ok(AuditReport::new(
-        &prober.label(),
-        prober.transport(),
-        results,
+    Ok((
+        AuditReport::new(&prober.label(), prober.transport(), results),
+        listings,
     ))
 }

@@ -15,10 +15,9 @@ use mcpcheck_core::probe::{
 };
 use serde_json::{Value, json};
 
-use crate::client::Endpoint;
 use crate::error::{Result, verdict};
 use crate::output::{err, out, paint_for_stdout};
-use crate::probe::{ProbeArgs, Prober, ReportFormat, tool_params};
+use crate::probe::{ProbeArgs, Prober, ReportFormat, server_of, tool_params};
 
 /// The most calls spent shrinking one failure.
 const SHRINK_CALLS: usize = 100;
@@ -221,25 +220,6 @@ async fn shrink(
     (shrunk, kept)
 }
 
-fn server_of(endpoint: &Endpoint) -> Server {
-    match endpoint {
-        Endpoint::Stdio { command, args, .. } => Server::Stdio {
-            command: command.clone(),
-            args: args.clone(),
-        },
-        Endpoint::Http { url, headers } => Server::Remote {
-            transport: "http".into(),
-            url: url.clone(),
-            headers: headers.clone(),
-        },
-        Endpoint::Sse { url, headers } => Server::Remote {
-            transport: "sse".into(),
-            url: url.clone(),
-            headers: headers.clone(),
-        },
-    }
-}
-
 fn write_regressions(
     dir: &std::path::Path,
     force: bool,
@@ -262,19 +242,7 @@ fn write_regressions(
         .collect();
     let timeout = crate::output::duration_text(probe_args.timeout);
     let files = probe::regression_tests(server, &findings, &timeout);
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("cannot create --output {}: {e}", dir.display()))?;
-    for file in &files {
-        let path = dir.join(&file.name);
-        if path.exists() && !force {
-            return Err(crate::error::Error::Usage(format!(
-                "{} exists; give --force to overwrite it",
-                path.display()
-            )));
-        }
-        std::fs::write(&path, &file.text)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    }
+    crate::probe::write_files(dir, &files, force)?;
     err(&format!(
         "mcpcheck fuzz: wrote {} to {}\n",
         mcpcheck_core::report::plural(files.len(), "regression test", "regression tests"),
