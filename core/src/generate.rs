@@ -1,11 +1,16 @@
-//! `mcpcheck generate`: from what a server lists, one starter test per tool,
-//! prompt and resource, in mcp-assert's one-test-per-file format.
+//! `mcpcheck generate` and `mcpcheck init`: from what a server lists, one
+//! starter test per tool, prompt and resource, in mcp-assert's
+//! one-test-per-file format or as one composed file; and the starter suite
+//! `init` writes without a server.
 //!
 //! The caller connects, lists and writes; this module decides the example
 //! arguments, the file names and the text of every file.
 //!
 //! * A tool's `args` hold every *required* property of its `inputSchema`,
 //!   with an example value ([`example_value`]).
+//! * A tool whose annotations say it may write
+//!   ([`crate::probe::write_risk`]) gets `skip:` with the reason, unless
+//!   [`Options::include_writes`].
 //! * A prompt's `arguments` hold its required arguments, each `"example"`.
 //! * At most [`MAX_RESOURCES`] resources get a `read` test.
 //! * File names keep `[A-Za-z0-9_.-]` and replace the rest with `_`; a name
@@ -16,7 +21,8 @@
 //! * The `server` block reproduces how the server was reached; a header value
 //!   is written as `${MCPCHECK_HEADER_<NAME>}` unless the header only
 //!   describes the request ([`crate::redact::header_is_plain`]), so no
-//!   credential lands in a file.
+//!   credential lands in a file. A stdio argument that lies in the fixture
+//!   directory is written with `{{fixture}}` ([`fixture_template`]).
 
 use serde_json::{Map, Value, json};
 
@@ -72,19 +78,67 @@ pub struct Placeholder {
     pub variable: String,
 }
 
+/// A tool whose test is written with `skip:`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skipped {
+    pub tool: String,
+    /// Why it may write, as [`crate::probe::write_risk`] says.
+    pub reason: String,
+}
+
+/// How the tests are laid out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// One file per item ([`Plan::files`]).
+    #[default]
+    Files,
+    /// One composed file with every test, on one server session
+    /// (`share_server: true`): [`Plan::composed`]. [`Plan::files`] still
+    /// lists the items, with the text each would have on its own.
+    Composed,
+}
+
+/// What [`plan_with`] writes besides the defaults of [`plan`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Write the tests of tools that may write ([`crate::probe::write_risk`])
+    /// as they are, instead of with `skip:`.
+    pub include_writes: bool,
+    /// The fixture directory (`--fixture`), absolute, as the caller resolved
+    /// it (symbolic links followed). A stdio argument that is this directory
+    /// or lies under it is written as `{{fixture}}` or `{{fixture}}/rest`.
+    pub fixture: Option<String>,
+    /// For each stdio argument, the absolute path it names, as the caller
+    /// resolved it, or `None` for one that names no path (compared as
+    /// written). For `--flag=value`, the path [`path_part`] names.
+    pub resolved_args: Vec<Option<String>>,
+    /// Tool tests carry no `expect:` of their own: the answer recorded by
+    /// `mcpcheck run --update-snapshots` is what `--snapshots` compares
+    /// (`init --server`). Prompts and resources still expect no error.
+    pub snapshots: bool,
+    pub layout: Layout,
+}
+
 /// Everything to write, and what the user should be told.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Plan {
     pub files: Vec<File>,
+    /// With [`Layout::Composed`]: the one file that holds every test.
+    pub composed: Option<String>,
     pub placeholders: Vec<Placeholder>,
     /// Resources past [`MAX_RESOURCES`], which get no test.
     pub resources_left_out: usize,
     /// Listed items without a name (or URI), which get no test.
     pub unnamed: usize,
+    /// Tools whose test is written with `skip:`, in listed order.
+    pub skipped: Vec<Skipped>,
+    /// Stdio arguments written with `{{fixture}}`.
+    pub fixture_args: usize,
 }
 
 /// The files for a server's tools, prompts and resources (as listed), each
-/// test with `timeout` (a suite duration such as `30s`).
+/// test with `timeout` (a suite duration such as `30s`), with the default
+/// [`Options`]: one file per item, tools that may write skipped.
 pub fn plan(
     server: &Server,
     tools: &[Value],
@@ -92,13 +146,45 @@ pub fn plan(
     resources: &[Value],
     timeout: &str,
 ) -> Plan {
-    let (server_block, placeholders) = server_yaml(server);
+    plan_with(
+        server,
+        tools,
+        prompts,
+        resources,
+        timeout,
+        &Options::default(),
+    )
+}
+
+/// One test before it is laid out: its block at the top level, each line
+/// ending in a newline.
+struct Entry {
+    kind: Kind,
+    item: String,
+    file: String,
+    name: String,
+    skip: Option<String>,
+    block: String,
+}
+
+/// [`plan`] with [`Options`].
+pub fn plan_with(
+    server: &Server,
+    tools: &[Value],
+    prompts: &[Value],
+    resources: &[Value],
+    timeout: &str,
+    options: &Options,
+) -> Plan {
+    let (server, fixture_args) = with_fixture(server, options);
+    let (server_block, placeholders) = server_yaml(&server);
     let mut out = Plan {
         placeholders,
+        fixture_args,
         ..Plan::default()
     };
     let mut taken: Vec<String> = Vec::new();
-    let tail = format!("timeout: {}\n", quote_if_needed(timeout));
+    let mut entries: Vec<Entry> = Vec::new();
 
     for t in tools {
         let Some(name) = t.get("name").and_then(Value::as_str) else {
@@ -109,17 +195,30 @@ pub fn plan(
             .get("inputSchema")
             .map(example_args)
             .unwrap_or_else(|| json!({}));
-        let text = format!(
-            "{HEADER}name: {}\n{server_block}assert:\n  tool: {}\n  args: {}\n  expect:\n    not_error: true\n{tail}",
-            quote(&format!("{name} returns expected result")),
-            quote(name),
-            flow(&args),
-        );
-        out.files.push(File {
-            name: unique_name(&sanitize(name), &mut taken),
+        let skip = crate::probe::write_risk(t).filter(|_| !options.include_writes);
+        if let Some(reason) = &skip {
+            out.skipped.push(Skipped {
+                tool: name.to_string(),
+                reason: reason.clone(),
+            });
+        }
+        let expect = if options.snapshots {
+            String::new()
+        } else {
+            "  expect:\n    not_error: true\n".to_string()
+        };
+        let recorded = if options.snapshots { SNAPSHOT_NOTE } else { "" };
+        entries.push(Entry {
             kind: Kind::Tool,
             item: name.to_string(),
-            text,
+            file: unique_name(&sanitize(name), &mut taken),
+            name: format!("{name} returns expected result"),
+            skip: skip.map(|r| format!("may write ({r}): remove this line to call it")),
+            block: format!(
+                "{recorded}assert:\n  tool: {}\n  args: {}\n{expect}",
+                quote(name),
+                flow(&args),
+            ),
         });
     }
 
@@ -134,16 +233,16 @@ pub fn plan(
         } else {
             format!(", \"arguments\": {}", flow(&Value::Object(arguments)))
         };
-        let text = format!(
-            "{HEADER}name: {}\n{server_block}assert_prompts:\n  get: {{\"name\": {}{arguments}}}\n  expect:\n    not_error: true\n{tail}",
-            quote(&format!("prompt {name} renders")),
-            quote(name),
-        );
-        out.files.push(File {
-            name: unique_name(&format!("prompt_{}", sanitize(name)), &mut taken),
+        entries.push(Entry {
             kind: Kind::Prompt,
             item: name.to_string(),
-            text,
+            file: unique_name(&format!("prompt_{}", sanitize(name)), &mut taken),
+            name: format!("prompt {name} renders"),
+            skip: None,
+            block: format!(
+                "assert_prompts:\n  get: {{\"name\": {}{arguments}}}\n  expect:\n    not_error: true\n",
+                quote(name),
+            ),
         });
     }
 
@@ -158,23 +257,255 @@ pub fn plan(
             continue;
         }
         written += 1;
-        let text = format!(
-            "{HEADER}name: {}\n{server_block}assert_resources:\n  read: {}\n  expect:\n    not_error: true\n{tail}",
-            quote(&format!("resource {uri} can be read")),
-            quote(uri),
-        );
-        out.files.push(File {
-            name: unique_name(&format!("resource_{}", slug(uri)), &mut taken),
+        entries.push(Entry {
             kind: Kind::Resource,
             item: uri.to_string(),
-            text,
+            file: unique_name(&format!("resource_{}", slug(uri)), &mut taken),
+            name: format!("resource {uri} can be read"),
+            skip: None,
+            block: format!(
+                "assert_resources:\n  read: {}\n  expect:\n    not_error: true\n",
+                quote(uri),
+            ),
         });
     }
+
+    let timeout = quote_if_needed(timeout);
+    if options.layout == Layout::Composed && !entries.is_empty() {
+        out.composed = Some(composed_text(&server_block, &timeout, &entries));
+    }
+    out.files = entries
+        .into_iter()
+        .map(|e| {
+            let skip = e
+                .skip
+                .as_deref()
+                .map(|r| format!("skip: {}\n", quote(r)))
+                .unwrap_or_default();
+            File {
+                text: format!(
+                    "{HEADER}name: {}\n{server_block}{skip}{}timeout: {timeout}\n",
+                    quote(&e.name),
+                    e.block
+                ),
+                name: e.file,
+                kind: e.kind,
+                item: e.item,
+            }
+        })
+        .collect();
     out
 }
 
 const HEADER: &str = "# Written by `mcpcheck generate` from what the server lists.\n\
 # The arguments are placeholders: replace them with real ones and add expectations.\n";
+
+const SNAPSHOT_NOTE: &str =
+    "# Expected: the answer recorded in .snapshots.json (`mcpcheck run --snapshots`).\n";
+
+/// One composed file: the server once, `share_server: true`, the timeout as
+/// `defaultTest`, then every test.
+fn composed_text(server_block: &str, timeout: &str, entries: &[Entry]) -> String {
+    let mut text = format!(
+        "{HEADER}# Every test runs on one server session, in this order (share_server).\n\
+         {server_block}share_server: true\ndefaultTest:\n  timeout: {timeout}\ntests:\n"
+    );
+    for e in entries {
+        text.push_str(&format!("  - name: {}\n", quote(&e.name)));
+        if let Some(reason) = &e.skip {
+            text.push_str(&format!("    skip: {}\n", quote(reason)));
+        }
+        for line in e.block.lines() {
+            text.push_str("    ");
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+/// The server with its stdio arguments that lie in [`Options::fixture`]
+/// written with `{{fixture}}`, and how many were.
+fn with_fixture(server: &Server, options: &Options) -> (Server, usize) {
+    let (Server::Stdio { command, args }, Some(fixture)) = (server, &options.fixture) else {
+        return (server.clone(), 0);
+    };
+    let mut rewritten = 0;
+    let args = args
+        .iter()
+        .enumerate()
+        .map(|(i, arg)| {
+            let value = path_part(arg);
+            let prefix = &arg[..arg.len() - value.len()];
+            let resolved = options.resolved_args.get(i).cloned().flatten();
+            match fixture_template(resolved.as_deref().unwrap_or(value), fixture) {
+                Some(t) => {
+                    rewritten += 1;
+                    format!("{prefix}{t}")
+                }
+                None => arg.clone(),
+            }
+        })
+        .collect();
+    (
+        Server::Stdio {
+            command: command.clone(),
+            args,
+        },
+        rewritten,
+    )
+}
+
+/// The part of a command-line argument that may name a path: the value of
+/// `--flag=value` (or `-f=value`), else the whole argument.
+pub fn path_part(arg: &str) -> &str {
+    match arg.split_once('=') {
+        Some((flag, value)) if flag.starts_with('-') => value,
+        _ => arg,
+    }
+}
+
+/// `path` written with the `{{fixture}}` template when it is the directory
+/// `fixture` or lies under it: `{{fixture}}`, or `{{fixture}}/rest`. Both
+/// are absolute paths, compared component by component (`/a/bc` is not
+/// under `/a/b`); a trailing `/` on either is ignored, and kept on `rest`
+/// as written. `None` for any other path, or for a `fixture` that is not
+/// absolute.
+pub fn fixture_template(path: &str, fixture: &str) -> Option<String> {
+    if !fixture.starts_with('/') {
+        return None;
+    }
+    let base = fixture.trim_end_matches('/');
+    let rest = path.strip_prefix(base)?;
+    if rest.trim_end_matches('/').is_empty() {
+        return Some("{{fixture}}".to_string());
+    }
+    let rest = rest.strip_prefix('/')?.trim_start_matches('/');
+    Some(format!("{{{{fixture}}}}/{rest}"))
+}
+
+/// The file `init` writes without a server: its path under the directory
+/// (`/`-separated) and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StarterFile {
+    pub path: &'static str,
+    pub text: String,
+}
+
+/// The starter suite's file, under the directory `init` writes to.
+pub const STARTER_SUITE: &str = "mcpcheck.yaml";
+/// The starter fixture folder, under the same directory.
+pub const STARTER_FIXTURE: &str = "fixture";
+
+/// What `mcpcheck init` writes without a server: a composed suite of five
+/// passing tests against `mcpcheck serve` (started as `command serve`), a
+/// fixture folder with one file a test reads, and a README. The suite runs
+/// with `mcpcheck run --suite mcpcheck.yaml --fixture fixture`.
+pub fn starter(command: &str) -> Vec<StarterFile> {
+    let command = quote(command);
+    let suite = format!(
+        r#"# A starter suite, written by `mcpcheck init`: five tests against
+# `mcpcheck serve`, the built-in reference server. Run it with
+#   mcpcheck run --suite {STARTER_SUITE} --fixture {STARTER_FIXTURE}
+# then point `servers` at your own server and write tests for its tools.
+name: "starter suite"
+servers:
+  serve:
+    command: {command}
+    args: ["serve"]
+  # The same server, with a client that offers one root: this run's copy
+  # of the fixture folder.
+  serve_with_root:
+    command: {command}
+    args: ["serve"]
+    client_capabilities:
+      roots: ["{{{{fixture}}}}"]
+server: serve
+# The tests run in order on one server session.
+share_server: true
+defaultTest:
+  timeout: 30s
+tests:
+  - name: "echo returns its message"
+    tool: "echo"
+    args: {{"message": "hello"}}
+    expect:
+      not_error: true
+      equals: "hello"
+  - name: "add sums two numbers"
+    tool: "add"
+    args: {{"a": 2, "b": 3}}
+    expect:
+      - target: "text"
+        matcher: {{"exact": "5"}}
+  - name: "the greeting prompt is listed"
+    assert_prompts:
+      list: {{}}
+    expect:
+      contains: ["greeting"]
+  - name: "the static resource can be read"
+    assert_resources:
+      read: "mcpcheck://static/text"
+    expect:
+      contains: ["It never changes."]
+  - name: "the fixture is the client's root"
+    server: serve_with_root
+    tool: "roots"
+    expect:
+      json_path:
+        "$[0].name": "{STARTER_FIXTURE}"
+      file_contains:
+        "{{{{fixture}}}}/hello.txt": "hello from the fixture"
+      file_unchanged: ["{{{{fixture}}}}/hello.txt"]
+"#
+    );
+    let readme = format!(
+        r#"# MCP server tests
+
+Written by `mcpcheck init`.
+
+| file | what it is |
+| --- | --- |
+| `{STARTER_SUITE}` | a suite of five tests in one file: a tool call checked two ways, a prompt list, a resource read, and a test that hands the server the fixture as its root |
+| `{STARTER_FIXTURE}/` | files the tests may use: each run works on a fresh copy, named `{{{{fixture}}}}` in the suite; this folder is never changed |
+| `README.md` | this file |
+
+Run the tests:
+
+```sh
+mcpcheck run --suite {STARTER_SUITE} --fixture {STARTER_FIXTURE}
+```
+
+Every test passes against `mcpcheck serve`, the reference server that comes
+with mcpcheck. Then:
+
+1. point `servers` in `{STARTER_SUITE}` at your own server (`command` and
+   `args`, or `transport: http` and `url`), and replace the tests with tests
+   of its tools;
+2. or let mcpcheck write a starter test for every tool, prompt and resource
+   your server lists, as one file:
+   `mcpcheck generate --server "your-server --its-flags" --composed server.yaml`;
+3. `mcpcheck validate {STARTER_SUITE}` shows every problem in the file with
+   its line and a hint, without starting a server;
+4. `mcpcheck coverage --suite {STARTER_SUITE}` lists what your server offers
+   that no test uses.
+"#
+    );
+    vec![
+        StarterFile {
+            path: STARTER_SUITE,
+            text: suite,
+        },
+        StarterFile {
+            path: "fixture/hello.txt",
+            text: "hello from the fixture\n".to_string(),
+        },
+        StarterFile {
+            path: "README.md",
+            text: readme,
+        },
+    ]
+}
 
 /// A prompt's required arguments, each `"example"` (also what `conformance`
 /// sends to `prompts/get`).
@@ -789,5 +1120,250 @@ mod tests {
         );
         assert_eq!(p.files.len(), MAX_RESOURCES);
         assert_eq!(p.resources_left_out, 5);
+    }
+
+    fn stdio(args: &[&str]) -> Server {
+        Server::Stdio {
+            command: "srv".into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+        }
+    }
+
+    /// Loads `text` as a suite file and insists on no diagnostics at all.
+    fn loads_clean(file: &str, text: &str) -> crate::suite::SuiteFile {
+        let loaded = crate::suite::load(file, text);
+        assert!(
+            loaded.diagnostics.is_empty(),
+            "{:?}\n{text}",
+            loaded.diagnostics
+        );
+        loaded.suite
+    }
+
+    fn annotated_tools() -> Vec<Value> {
+        vec![
+            json!({"name": "read", "annotations": {"readOnlyHint": true}}),
+            json!({"name": "drop", "annotations": {"destructiveHint": true}}),
+            json!({"name": "note", "annotations": {"readOnlyHint": false}}),
+            json!({"name": "plain"}),
+        ]
+    }
+
+    #[test]
+    fn tools_that_may_write_are_skipped_with_the_reason_unless_included() {
+        let p = plan(&stdio(&[]), &annotated_tools(), &[], &[], "30s");
+        assert_eq!(
+            p.skipped,
+            [
+                Skipped {
+                    tool: "drop".into(),
+                    reason: "annotations.destructiveHint is true".into()
+                },
+                Skipped {
+                    tool: "note".into(),
+                    reason: "annotations.readOnlyHint is false".into()
+                },
+            ]
+        );
+        let skips: Vec<Option<String>> = p
+            .files
+            .iter()
+            .map(|f| loads_clean(&f.name, &f.text).tests[0].skip.clone())
+            .collect();
+        assert_eq!(
+            skips,
+            [
+                None,
+                Some(
+                    "may write (annotations.destructiveHint is true): remove this line to call it"
+                        .into()
+                ),
+                Some(
+                    "may write (annotations.readOnlyHint is false): remove this line to call it"
+                        .into()
+                ),
+                None,
+            ]
+        );
+
+        let options = Options {
+            include_writes: true,
+            ..Options::default()
+        };
+        let p = plan_with(&stdio(&[]), &annotated_tools(), &[], &[], "30s", &options);
+        assert!(p.skipped.is_empty());
+        assert!(p.files.iter().all(|f| !f.text.contains("skip:")));
+    }
+
+    #[test]
+    fn a_composed_plan_is_one_file_on_one_session_that_loads_clean() {
+        let options = Options {
+            layout: Layout::Composed,
+            ..Options::default()
+        };
+        let p = plan_with(
+            &stdio(&["--root", "/srv/data"]),
+            &annotated_tools(),
+            &[json!({"name": "greet", "arguments": [{"name": "who", "required": true}]})],
+            &[json!({"uri": "mem://a"})],
+            "1m",
+            &options,
+        );
+        assert_eq!(p.files.len(), 6, "the items are still listed");
+        let text = p.composed.expect("one composed file");
+        assert_eq!(text.matches("\nserver:").count(), 1, "{text}");
+        let suite = loads_clean("suite.yaml", &text);
+        assert!(suite.composed && suite.share_server);
+        let names: Vec<&str> = suite.tests.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "read returns expected result",
+                "drop returns expected result",
+                "note returns expected result",
+                "plain returns expected result",
+                "prompt greet renders",
+                "resource mem://a can be read"
+            ]
+        );
+        for t in &suite.tests {
+            let server = t.server.as_ref().expect("the file's server");
+            assert_eq!(server.command.as_deref(), Some("srv"));
+            assert_eq!(server.args, ["--root", "/srv/data"]);
+            assert_eq!(t.timeout_ms, Some(60_000));
+        }
+        assert!(suite.tests[1].skip.is_some() && suite.tests[0].skip.is_none());
+        assert!(
+            plan_with(&stdio(&[]), &[], &[], &[], "1s", &options)
+                .composed
+                .is_none(),
+            "nothing listed, nothing composed"
+        );
+    }
+
+    #[test]
+    fn snapshot_tests_expect_only_what_was_recorded() {
+        let options = Options {
+            snapshots: true,
+            ..Options::default()
+        };
+        let p = plan_with(
+            &stdio(&[]),
+            &[json!({"name": "echo"})],
+            &[json!({"name": "simple"})],
+            &[],
+            "30s",
+            &options,
+        );
+        assert!(
+            !p.files[0].text.contains("not_error"),
+            "{}",
+            p.files[0].text
+        );
+        assert!(p.files[0].text.contains(".snapshots.json"));
+        assert!(p.files[1].text.contains("not_error: true"));
+        for f in &p.files {
+            loads_clean(&f.name, &f.text);
+        }
+    }
+
+    #[test]
+    fn paths_in_the_fixture_become_templates() {
+        let table = [
+            ("/w/fix", "/w/fix", Some("{{fixture}}")),
+            ("/w/fix/", "/w/fix", Some("{{fixture}}")),
+            ("/w/fix", "/w/fix/", Some("{{fixture}}")),
+            ("/w/fix/a/b.txt", "/w/fix", Some("{{fixture}}/a/b.txt")),
+            ("/w/fix/a/", "/w/fix/", Some("{{fixture}}/a/")),
+            ("/w/fixture", "/w/fix", None),
+            ("/w", "/w/fix", None),
+            ("/other/fix", "/w/fix", None),
+            ("fix", "/w/fix", None),
+            ("/w/fix/a", "w/fix", None),
+            ("/anything", "/", Some("{{fixture}}/anything")),
+        ];
+        for (path, fixture, want) in table {
+            assert_eq!(
+                fixture_template(path, fixture).as_deref(),
+                want,
+                "{path} in {fixture}"
+            );
+        }
+        assert_eq!(path_part("--root=/w/fix"), "/w/fix");
+        assert_eq!(path_part("a=b"), "a=b");
+        assert_eq!(path_part("/w/fix"), "/w/fix");
+    }
+
+    #[test]
+    fn server_arguments_in_the_fixture_are_written_with_its_template() {
+        let options = Options {
+            fixture: Some("/w/fix".into()),
+            // `./fix/data` and `fix` as the caller resolved them; `serve`
+            // names no path.
+            resolved_args: vec![
+                None,
+                Some("/w/fix/data".into()),
+                None,
+                Some("/w/fix".into()),
+            ],
+            ..Options::default()
+        };
+        let p = plan_with(
+            &stdio(&["serve", "./fix/data", "--root=/w/fix/", "fix", "/w/fixed"]),
+            &[json!({"name": "t"})],
+            &[],
+            &[],
+            "30s",
+            &options,
+        );
+        assert_eq!(p.fixture_args, 3);
+        let suite = loads_clean("t.yaml", &p.files[0].text);
+        let server = suite.tests[0].server.as_ref().unwrap();
+        assert_eq!(
+            server.args,
+            [
+                "serve",
+                "{{fixture}}/data",
+                "--root={{fixture}}",
+                "{{fixture}}",
+                "/w/fixed"
+            ]
+        );
+        // Nothing to rewrite on a remote server.
+        let remote = Server::Remote {
+            transport: "http".into(),
+            url: "http://h/w/fix".into(),
+            headers: vec![],
+        };
+        assert_eq!(
+            plan_with(&remote, &[], &[], &[], "1s", &options).fixture_args,
+            0
+        );
+    }
+
+    #[test]
+    fn the_starter_suite_loads_clean_and_reads_its_fixture() {
+        let files = starter("/opt/bin/mcpcheck");
+        let paths: Vec<&str> = files.iter().map(|f| f.path).collect();
+        assert_eq!(paths, [STARTER_SUITE, "fixture/hello.txt", "README.md"]);
+        let suite = loads_clean(STARTER_SUITE, &files[0].text);
+        assert!(suite.share_server);
+        assert_eq!(suite.tests.len(), 5);
+        for t in &suite.tests {
+            let server = t.server.as_ref().unwrap();
+            assert_eq!(server.command.as_deref(), Some("/opt/bin/mcpcheck"));
+            assert_eq!(server.args, ["serve"]);
+        }
+        assert!(
+            files[0]
+                .text
+                .contains("\"{{fixture}}/hello.txt\": \"hello from the fixture\"")
+        );
+        assert!(files[1].text.contains("hello from the fixture"));
+        assert!(
+            files[2]
+                .text
+                .contains("mcpcheck run --suite mcpcheck.yaml --fixture fixture")
+        );
     }
 }

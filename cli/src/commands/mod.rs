@@ -14,6 +14,7 @@ pub mod conformance;
 pub mod coverage;
 pub mod fuzz;
 pub mod generate;
+pub mod init;
 pub mod invariants;
 pub mod lint;
 pub mod report;
@@ -35,6 +36,7 @@ pub enum Command {
     Conformance(conformance::ConformanceArgs),
     Coverage(coverage::CoverageArgs),
     Generate(generate::GenerateArgs),
+    Init(init::InitArgs),
     Audit(audit::AuditArgs),
     Fuzz(fuzz::FuzzArgs),
     Lint(lint::LintArgs),
@@ -57,6 +59,7 @@ impl Command {
             Self::Conformance(_) => "conformance",
             Self::Coverage(_) => "coverage",
             Self::Generate(_) => "generate",
+            Self::Init(_) => "init",
             Self::Audit(_) => "audit",
             Self::Fuzz(_) => "fuzz",
             Self::Lint(_) => "lint",
@@ -76,6 +79,7 @@ impl Command {
             Self::Conformance(args) => conformance::main(&args),
             Self::Coverage(args) => coverage::main(args),
             Self::Generate(args) => generate::main(&args),
+            Self::Init(args) => init::main(&args),
             Self::Audit(args) => audit::main(&args),
             Self::Fuzz(args) => fuzz::main(&args),
             Self::Lint(args) => lint::main(&args),
