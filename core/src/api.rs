@@ -104,8 +104,16 @@ pub fn check_response(doc: &ExpectDoc, response: Value, facts: &Facts) -> TestRe
     let (obs, _) = observation::from_response(&doc.method, response);
     let duration = obs.get("duration_ms").and_then(Value::as_u64).unwrap_or(0);
     let scored = score::score(&doc.expect, &obs, facts);
-    TestResult::scored(&doc.name, "", None, &scored, duration)
+    let mut result = TestResult::scored(&doc.name, "", None, &scored, duration);
+    if doc.expect.checks().all(|c| c.key == "no_rpc_error") {
+        result.warnings.push(NO_CHECKS.to_string());
+    }
+    result
 }
+
+/// The warning of an expectation document that checks nothing (at most
+/// mcp-assert's implicit "no JSON-RPC error"): it passes whatever the answer.
+pub const NO_CHECKS: &str = "no checks: the expectations check nothing (beyond the answer not being a JSON-RPC error), so any answer passes";
 
 /// Read a trace: a YAML/JSON list of `{tool, args}` entries, an object with a
 /// `trace` list, or a JSONL audit log.
@@ -270,18 +278,124 @@ pub fn load_trajectory_value(file: &str, v: &Value) -> Result<ExpectDoc, Vec<Dia
     }
 }
 
+/// What a response document may be, for messages.
+const RESPONSE_KINDS: &str =
+    "a raw MCP result ({\"content\": [...]}), a JSON-RPC response envelope, or an Observation";
+
 /// Read a response document (a raw MCP result, a JSON-RPC envelope or an
-/// Observation) from JSON text; a syntax error becomes a diagnostic at its
-/// line and column.
+/// Observation) from JSON text, or from the one Server-Sent Event that
+/// carries it (`data: {...}`, as devtools and curl show a Streamable HTTP
+/// answer). A syntax error becomes a diagnostic at its line and column;
+/// anything that is not a response (a request, a batch, a scalar) is an
+/// error saying what was given ([`response_kind_error`]).
 pub fn load_response(file: &str, text: &str) -> Result<Value, Diagnostic> {
-    serde_json::from_str(text).map_err(|e| {
-        let (line, col) = (e.line() as u32, e.column() as u32);
+    let (json, offset) = match sse_data(text) {
+        Some(Ok((data, line))) => (data, line),
+        Some(Err(message)) => {
+            return Err(Diagnostic::error(file, Span::new(1, 1, 1, 2), message)
+                .with_hint("paste the data of the event that answers the request"));
+        }
+        None => (text.to_string(), 0),
+    };
+    let value: Value = serde_json::from_str(&json).map_err(|e| {
+        let (line, col) = (e.line() as u32 + offset, e.column() as u32);
         Diagnostic::error(
             file,
             Span::new(line, col, line, col + 1),
             format!("the response is not valid JSON: {e}"),
         )
-        .with_hint("give a raw MCP result, a JSON-RPC response envelope, or an Observation")
+        .with_hint(format!("give {RESPONSE_KINDS}"))
+    })?;
+    match response_kind_error(&value) {
+        Some(message) => {
+            Err(
+                Diagnostic::error(file, Span::new(1 + offset, 1, 1 + offset, 2), message)
+                    .with_hint(format!("give {RESPONSE_KINDS}")),
+            )
+        }
+        None => Ok(value),
+    }
+}
+
+/// Why `value` cannot be a response, if it cannot: a JSON-RPC request or
+/// notification, a batch, `null`, a boolean, a number or a string. Checking
+/// such an input would give a verdict about nothing.
+pub fn response_kind_error(value: &Value) -> Option<String> {
+    let given = match value {
+        Value::Array(items) => format!(
+            "a JSON-RPC batch (a list of {}) was given",
+            crate::report::plural(items.len(), "message", "messages")
+        ),
+        Value::Null => "`null` was given".to_string(),
+        Value::Bool(b) => format!("a boolean (`{b}`) was given"),
+        Value::Number(n) => format!("a number (`{n}`) was given"),
+        Value::String(_) => "a JSON string was given".to_string(),
+        Value::Object(o) => {
+            let method = o.get("method").and_then(Value::as_str)?;
+            if o.contains_key("result") || o.contains_key("error") {
+                return None;
+            }
+            if o.get("id").is_some_and(|id| !id.is_null()) {
+                format!("a JSON-RPC request (`{method}`) was given, not its response")
+            } else {
+                format!("a JSON-RPC notification (`{method}`) was given, not a response")
+            }
+        }
+    };
+    Some(format!("{given}; expected {RESPONSE_KINDS}"))
+}
+
+/// The data of the Server-Sent Event that carries a response, when `text`
+/// is an event stream (its first line is an SSE field): `Ok((data, lines
+/// before it))`. Of several events with data, the one holding a JSON-RPC
+/// response is taken; none or more than one is an error.
+fn sse_data(text: &str) -> Option<Result<(String, u32), String>> {
+    let first = text.lines().find(|l| !l.trim().is_empty())?;
+    let field = first.split(':').next().unwrap_or_default();
+    if !matches!(field, "data" | "event" | "id" | "retry") {
+        return None;
+    }
+    // Each event: its data lines joined by newlines, and the line its data starts on.
+    let mut events: Vec<(String, u32)> = Vec::new();
+    let mut current: Option<(String, u32)> = None;
+    for (n, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            events.extend(current.take());
+            continue;
+        }
+        if let Some(data) = line.strip_prefix("data:") {
+            let data = data.strip_prefix(' ').unwrap_or(data);
+            match &mut current {
+                Some((d, _)) => {
+                    d.push('\n');
+                    d.push_str(data);
+                }
+                None => current = Some((data.to_string(), n as u32)),
+            }
+        }
+    }
+    events.extend(current.take());
+    let is_response = |d: &str| {
+        serde_json::from_str::<Value>(d).is_ok_and(|v| {
+            v.get("id").is_some() && (v.get("result").is_some() || v.get("error").is_some())
+        })
+    };
+    Some(match events.len() {
+        0 => Err("this event stream has no `data:` line".to_string()),
+        1 => Ok(events.remove(0)),
+        n => {
+            let mut responses: Vec<(String, u32)> =
+                events.into_iter().filter(|(d, _)| is_response(d)).collect();
+            match responses.len() {
+                1 => Ok(responses.remove(0)),
+                0 => Err(format!(
+                    "none of the {n} events of this stream is a JSON-RPC response"
+                )),
+                k => Err(format!(
+                    "{k} of the {n} events of this stream are JSON-RPC responses"
+                )),
+            }
+        }
     })
 }
 
@@ -423,6 +537,88 @@ fn capture_diagnostics(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn what_is_not_a_response_is_an_input_error_not_a_verdict() {
+        for (text, says) in [
+            (
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\"}",
+                "a JSON-RPC request (`tools/call`)",
+            ),
+            (
+                "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}",
+                "a JSON-RPC notification",
+            ),
+            (
+                "[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]",
+                "a JSON-RPC batch (a list of 1 message)",
+            ),
+            ("null", "`null` was given"),
+            ("42", "a number (`42`)"),
+            ("\"hi\"", "a JSON string"),
+            ("true", "a boolean"),
+        ] {
+            let d = load_response("r.json", text)
+                .err()
+                .unwrap_or_else(|| panic!("{text} was accepted"));
+            assert!(d.message.starts_with(says), "{text}: {}", d.message);
+            assert!(
+                d.message.contains("expected a raw MCP result"),
+                "{}",
+                d.message
+            );
+        }
+        // Responses of every accepted kind still load.
+        for text in [
+            "{\"content\": []}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32601,\"message\":\"x\"}}",
+            "{\"result\": {}, \"text\": \"\"}",
+        ] {
+            assert!(load_response("r.json", text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn an_sse_event_is_read_as_the_response_it_carries() {
+        let one =
+            "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n\n";
+        assert_eq!(
+            load_response("r", one).ok().map(|v| v["id"].clone()),
+            Some(json!(1))
+        );
+        // Of a stream, the event that is a response; its data may span lines.
+        let stream = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\nid: 7\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"id\":2,\"result\":{}}\n\n";
+        assert_eq!(
+            load_response("r", stream).ok().map(|v| v["id"].clone()),
+            Some(json!(2))
+        );
+        let none = "data: {\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"b\"}\n\n";
+        let d = load_response("r", none)
+            .err()
+            .map(|d| d.message)
+            .unwrap_or_default();
+        assert!(d.contains("none of the 2 events"), "{d}");
+        // A syntax error inside the data is placed on its line of the stream.
+        let bad = "event: message\ndata: {oops}\n\n";
+        assert_eq!(load_response("r", bad).err().map(|d| d.span.line), Some(2));
+    }
+
+    #[test]
+    fn expectations_that_check_nothing_warn() {
+        let facts = Facts::default();
+        let empty = load_expect("e.yaml", "expect: {}").unwrap_or_else(|d| panic!("{d:?}"));
+        let r = check_response(&empty, json!({"content": []}), &facts);
+        assert_eq!(r.warnings, vec![NO_CHECKS.to_string()]);
+        let some =
+            load_expect("e.yaml", "expect: {not_error: true}").unwrap_or_else(|d| panic!("{d:?}"));
+        assert!(
+            check_response(&some, json!({"content": []}), &facts)
+                .warnings
+                .is_empty()
+        );
+    }
 
     #[test]
     fn validate_suite_lists_tests_and_diagnostics_with_positions() {

@@ -251,3 +251,33 @@ test('captureTimeline: each exchange summed up, messages as written, indexes as 
   assert.deepEqual(captureTimeline(capture), captureTimeline(JSON.stringify(capture)));
   assert.throws(() => captureTimeline('{"server_label": "x"}'), (e) => e.diagnostics[0].file === '<capture>');
 });
+
+test('checkResponse: what is not a response throws, never a verdict', () => {
+  const expect = { expect: { not_error: true } };
+  const cases = [
+    [{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} }, /a JSON-RPC request \(`tools\/call`\) was given/],
+    ['{"jsonrpc":"2.0","id":1,"method":"tools/call"}', /a JSON-RPC request/],
+    [[{ jsonrpc: '2.0', id: 1, result: {} }], /a JSON-RPC batch/],
+    [null, /`null` was given/],
+    [42, /a number/],
+    ['"text"', /a JSON string/],
+  ];
+  for (const [response, says] of cases) {
+    assert.throws(() => checkResponse(expect, response), (e) => says.test(e.message) && /expected a raw MCP result/.test(e.message), JSON.stringify(response));
+  }
+});
+
+test('checkResponse: bytes are UTF-8 text; an SSE event is the response it carries', () => {
+  const answer = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}';
+  const expect = { expect: { contains: ['hi'] } };
+  assert.equal(checkResponse(expect, Buffer.from(answer)).status, 'pass');
+  assert.equal(checkResponse(expect, new TextEncoder().encode(answer)).status, 'pass');
+  assert.throws(() => checkResponse(expect, new Uint8Array([0xff, 0xfe])), /not UTF-8/);
+  assert.equal(checkResponse(expect, `event: message\ndata: ${answer}\n\n`).status, 'pass');
+});
+
+test('checkResponse: expectations that check nothing pass with a warning, never silently', () => {
+  const r = checkResponse({ expect: {} }, text('anything'));
+  assert.equal(r.status, 'pass');
+  assert.ok(r.warnings.some((w) => w.startsWith('no checks')), JSON.stringify(r.warnings));
+});

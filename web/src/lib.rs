@@ -176,6 +176,16 @@ fn from_js(v: &JsValue, what: &str) -> Result<Value, JsValue> {
     if let Some(s) = v.as_string() {
         return Ok(Value::String(s));
     }
+    // Bytes (a Node Buffer, a Uint8Array, an ArrayBuffer) are text in UTF-8,
+    // not an object of numbered keys.
+    let bytes = (v.is_instance_of::<js_sys::Uint8Array>()
+        || v.is_instance_of::<js_sys::ArrayBuffer>())
+    .then(|| js_sys::Uint8Array::new(v).to_vec());
+    if let Some(bytes) = bytes {
+        return String::from_utf8(bytes)
+            .map(Value::String)
+            .map_err(|e| plain_error(&format!("{what} is bytes that are not UTF-8 text: {e}")));
+    }
     if v.is_undefined() {
         return Err(plain_error(&format!("{what} is missing")));
     }
@@ -210,7 +220,10 @@ pub fn check_response(
         Value::String(text) => {
             api::load_response(RESPONSE_FILE, &text).map_err(|d| load_error(&[d], Some(&text)))?
         }
-        v => v,
+        v => match api::response_kind_error(&v) {
+            Some(message) => return Err(plain_error(&message)),
+            None => v,
+        },
     };
     let options = match &options {
         Some(o) => from_js(o, "the options")?,

@@ -85,20 +85,7 @@ fn check_response(
     let etext = read_text(expect)?;
     let rtext = read_text(response)?;
     let doc = api::load_expect(&ename, &etext).map_err(|d| bad_input(&d, &ename, &etext))?;
-    let value: serde_json::Value = serde_json::from_str(&rtext).map_err(|e| {
-        let d = diag::Diagnostic::error(
-            &rname,
-            diag::Span::new(
-                e.line() as u32,
-                e.column() as u32,
-                e.line() as u32,
-                e.column() as u32 + 1,
-            ),
-            format!("the response is not valid JSON: {e}"),
-        )
-        .with_hint("give a raw MCP result, a JSON-RPC response envelope, or an Observation");
-        bad_input(&[d], &rname, &rtext)
-    })?;
+    let value = api::load_response(&rname, &rtext).map_err(|d| bad_input(&[d], &rname, &rtext))?;
     let facts = Facts {
         today: Some(today.unwrap_or_else(|| chrono::Utc::now().date_naive())),
         ..Facts::default()
