@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
 
-import { EXAMPLES } from '../play/examples/data.mjs';
+import { DATA, EXAMPLES } from '../play/examples/data.mjs';
+import { buildLintExamples } from '../play/js/examples.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dist = join(root, 'dist');
@@ -239,6 +240,140 @@ test('a trajectory: pass, then fail with the reason', async () => {
   await context.close();
 });
 
+// ---------------------------------------------------------------- lint
+
+const LINT_EXAMPLES = buildLintExamples(DATA);
+
+/** Do something that re-lints (an option changed), and wait for the run. */
+async function relint(page, action) {
+  const n = await checkedCount(page);
+  await action();
+  await settled(page, n);
+}
+
+async function lintCodes(page) {
+  return page.locator('#result-lint tr.finding').evaluateAll((rows) => rows.map((r) => r.dataset.code));
+}
+
+/** Marked gutter lines: `[line, severity]`. */
+async function lintMarks(page) {
+  return page.locator('#panel-lint .gutter .bad').evaluateAll((spans) =>
+    spans.map((s) => [Number(s.dataset.line), ['error', 'warning', 'info'].find((c) => s.classList.contains(c)) ?? '']));
+}
+
+test('a pasted listing: its findings, their lines marked, skip, strict and a JSON error', async () => {
+  const { page, context, errors } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  await page.locator('#tab-lint').click();
+  assert.equal(await page.locator('#tab-lint').getAttribute('aria-selected'), 'true');
+  assert.equal(await page.locator('#panel-lint').isVisible(), true);
+  const listing = LINT_EXAMPLES.find((x) => x.id === 'lint-notes').fields.listing;
+  await setEditors(page, { listing });
+  assert.equal(await verdict(page, 'lint'), 'fail');
+  assert.equal(await page.locator('#result-lint .lint-summary').textContent(), '3 errors, 4 warnings, 0 info');
+  assert.deepEqual(await lintCodes(page), ['E606', 'W102', 'W602', 'E101', 'E103', 'W605', 'W111']);
+  // Each finding at the line its pointer names: `required` (12), the
+  // `limit` parameter that lacks a description (10), the tool without one
+  // (its object, 15), `id` (20), the annotations (24), "Ping." (28).
+  const lines = await page.locator('#result-lint tr.finding').evaluateAll((rows) => rows.map((r) => Number(r.dataset.line)));
+  assert.deepEqual(lines, [12, 10, 10, 15, 20, 24, 28]);
+  assert.deepEqual(await lintMarks(page), [[10, 'warning'], [12, 'error'], [15, 'error'], [20, 'error'], [24, 'warning'], [28, 'warning']]);
+  const title = await page.locator('#panel-lint .gutter .bad[data-line="10"]').getAttribute('title');
+  assert.match(title, /^W102 warning: optional parameter `limit` has no description/);
+  assert.match(title, /\nW602 warning: default "ten"/);
+  // A finding's link selects what it points at.
+  await page.locator('#result-lint tr.finding[data-code="E606"] button').click();
+  const picked = await page.locator('#listing').evaluate((t) => ({
+    line: t.value.slice(0, t.selectionStart).split('\n').length,
+    text: t.value.slice(t.selectionStart, t.selectionEnd),
+    focused: document.activeElement === t,
+  }));
+  assert.deepEqual(picked, { line: 12, text: '"folder"', focused: true });
+  await page.screenshot({ path: join(out, 'playground-lint.png'), fullPage: true });
+
+  // Skipped rules go; what is left is warnings, which fail only with strict.
+  await relint(page, () => page.locator('#lint-skip').fill('E606, e101,E103'));
+  assert.deepEqual(await lintCodes(page), ['W102', 'W602', 'W605', 'W111']);
+  assert.equal(await verdict(page, 'lint'), 'pass');
+  assert.equal(await page.locator('#result-lint .lint-summary').textContent(), '0 errors, 4 warnings, 0 info');
+  await relint(page, () => page.locator('#lint-strict').check());
+  assert.equal(await verdict(page, 'lint'), 'fail');
+  await relint(page, () => page.locator('#lint-strict').uncheck());
+  assert.equal(await verdict(page, 'lint'), 'pass');
+  // An unknown code is the core's error, shown as such.
+  await relint(page, () => page.locator('#lint-skip').fill('E606, X999'));
+  assert.equal(await verdict(page, 'lint'), 'invalid');
+  assert.match(await page.locator('#result-lint pre.diag').textContent(), /X999/);
+  await relint(page, () => page.locator('#lint-skip').fill(''));
+
+  // Not JSON: the core's message, and its line marked.
+  await setEditors(page, { listing: '{\n  "tools": [\n    {"name": "x",}\n  ]\n}\n' });
+  assert.equal(await verdict(page, 'lint'), 'invalid');
+  assert.match(await page.locator('#result-lint pre.diag').textContent(), /the listing is not JSON: .*line 3/);
+  assert.deepEqual(await lintMarks(page), [[3, '']]);
+  // Not a listing at all.
+  await setEditors(page, { listing: '[1, 2]' });
+  assert.equal(await verdict(page, 'lint'), 'invalid');
+
+  // Server text stays text: a markup name and description are shown, inert.
+  const evil = '<img src=x onerror="window.__pwned = 1"><script>window.__pwned = 2</script>';
+  await setEditors(page, { listing: JSON.stringify({ tools: [{ name: evil, inputSchema: { type: 'object' } }] }, null, 2) });
+  assert.equal(await verdict(page, 'lint'), 'fail');
+  assert.match(await page.locator('#result-lint').textContent(), /<img src=x onerror=/);
+  assert.equal(await page.locator('#result-lint img, #result-lint script, #panel-lint .gutter img').count(), 0);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the lint examples give their verdicts and codes', async () => {
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  for (const x of LINT_EXAMPLES) {
+    const n = await checkedCount(page);
+    await page.locator('#examples').selectOption(x.id);
+    await settled(page, n);
+    assert.equal(await page.locator('#tab-lint').getAttribute('aria-selected'), 'true', x.id);
+    assert.equal(await page.locator('#lint-strict').isChecked(), x.options.strict, x.id);
+    assert.equal(await verdict(page, 'lint'), x.verdict, x.id);
+    assert.deepEqual(await lintCodes(page), x.codes, x.id);
+    // Every finding is placed on a line of the text, and marked there.
+    const lines = await page.locator('#result-lint tr.finding').evaluateAll((rows) => rows.map((r) => Number(r.dataset.line)));
+    assert.ok(lines.every((l) => l >= 1), `${x.id}: ${lines}`);
+    const marked = (await lintMarks(page)).map(([l]) => l);
+    assert.deepEqual(marked, [...new Set(lines)].sort((a, b) => a - b), x.id);
+  }
+  await context.close();
+});
+
+test('a shared link restores the lint tab, its listing and its options', async () => {
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  await page.locator('#tab-lint').click();
+  const listing = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { tools: [{ name: 'solo', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }] } }, null, 2);
+  await setEditors(page, { listing });
+  assert.deepEqual(await lintCodes(page), ['E101', 'W102']);
+  await relint(page, () => page.locator('#lint-skip').fill('E101'));
+  await relint(page, () => page.locator('#lint-strict').check());
+  assert.equal(await verdict(page, 'lint'), 'fail');
+  await page.waitForTimeout(100);
+  const link = await page.evaluate(() => location.href);
+  await context.close();
+
+  const again = await open(link);
+  await again.page.locator('#result-lint #verdict').waitFor();
+  assert.equal(await again.page.locator('#tab-lint').getAttribute('aria-selected'), 'true');
+  assert.equal(await again.page.locator('#panel-lint').isVisible(), true);
+  assert.equal(await again.page.locator('#listing').inputValue(), listing);
+  assert.equal(await again.page.locator('#lint-skip').inputValue(), 'E101');
+  assert.equal(await again.page.locator('#lint-strict').isChecked(), true);
+  assert.equal(await verdict(again.page, 'lint'), 'fail');
+  assert.deepEqual(await lintCodes(again.page), ['W102']);
+  // Inside the JSON-RPC response: /result/tools/0/inputSchema/properties/q (line 11).
+  assert.deepEqual(await lintMarks(again.page), [[11, 'warning']]);
+  await again.context.close();
+});
+
 test('an uploaded capture shows its INV finding and the offending exchange', async () => {
   const { page, context, errors } = await open();
   await page.locator('#result-response #verdict').waitFor();
@@ -318,14 +453,28 @@ test('the keyboard reaches every tab; the page fits a phone', async () => {
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-capture');
   await page.keyboard.press('End');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-lint');
+  assert.equal(await page.locator('#panel-lint').isVisible(), true);
+  await page.keyboard.press('ArrowLeft');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-trajectory');
   assert.equal(await page.locator('#panel-trajectory').isVisible(), true);
+  await page.keyboard.press('End');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-response', 'the arrows wrap around');
   await page.keyboard.press('Home');
   assert.equal(await page.locator('#panel-response').isVisible(), true);
   // No sideways scrolling on a phone.
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - 390);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
   await page.screenshot({ path: join(out, 'playground-phone.png'), fullPage: true });
+  // Nor with a lint report's table.
+  const n = await checkedCount(page);
+  await page.locator('#examples').selectOption('lint-notes');
+  await settled(page, n);
+  assert.equal(await page.locator('#panel-lint').isVisible(), true);
+  const lintOverflow = await page.evaluate(() => document.documentElement.scrollWidth - 390);
+  assert.ok(lintOverflow <= 0, `the lint tab is ${lintOverflow}px wider than the phone`);
+  await page.screenshot({ path: join(out, 'playground-lint-phone.png'), fullPage: true });
   await context.close();
 });
 

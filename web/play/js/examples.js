@@ -276,3 +276,78 @@ trajectory:
   })),
   ];
 }
+
+// A listing with one problem of each common kind, as a server might list it:
+// the lines the findings point at are the ones the playground marks.
+const NOTES_LISTING = `{
+  "tools": [
+    {
+      "name": "search_notes",
+      "description": "Search the notes by a free-text query and return the matching titles.",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "query": { "type": "string", "description": "Words to look for" },
+          "limit": { "type": "integer", "default": "ten" }
+        },
+        "required": ["query", "folder"]
+      }
+    },
+    {
+      "name": "delete_note",
+      "inputSchema": {
+        "type": "object",
+        "properties": {
+          "id": { "type": "string" }
+        },
+        "required": ["id"]
+      },
+      "annotations": { "readOnlyHint": true, "destructiveHint": true }
+    },
+    {
+      "name": "ping",
+      "description": "Ping.",
+      "inputSchema": { "type": "object" }
+    }
+  ]
+}
+`;
+
+/**
+ * The "Lint a listing" tab's examples, from the same `{ recorded }` data.
+ * Each states its verdict and the codes lintListing finds (in order), with
+ * the options it is linted with; web/e2e/playground.test.mjs holds the page
+ * to them. Kept apart from buildExamples, whose examples are all checks of a
+ * response, a trajectory or a capture.
+ */
+export function buildLintExamples({ recorded }) {
+  return [
+    {
+      id: 'lint-notes',
+      tab: 'lint',
+      title: 'A listing with problems — fail',
+      verdict: 'fail',
+      codes: ['E606', 'W102', 'W602', 'E101', 'E103', 'W605', 'W111'],
+      options: { strict: false, skip: '' },
+      fields: { listing: NOTES_LISTING },
+    },
+    {
+      id: 'lint-everything',
+      tab: 'lint',
+      title: 'tools/list (server-everything) — one warning, fails with strict',
+      verdict: 'fail',
+      codes: ['W102'],
+      options: { strict: true, skip: '' },
+      fields: { listing: json(recorded.everything.tools) },
+    },
+    {
+      id: 'lint-serve',
+      tab: 'lint',
+      title: 'tools/list (mcpcheck serve) — pass',
+      verdict: 'pass',
+      codes: [],
+      options: { strict: true, skip: '' },
+      fields: { listing: json(recorded.serve.tools) },
+    },
+  ];
+}

@@ -8,17 +8,17 @@
 // page's scripts run.
 import { checker } from './start.js';
 import { DATA } from './data.js';
-import { buildExamples } from './examples.js';
+import { buildExamples, buildLintExamples } from './examples.js';
 import { decodeState, encodeState } from './state.js';
 import { el, clear } from './dom.js';
 
-const EXAMPLES = buildExamples(DATA);
-const TABS = ['response', 'capture', 'trajectory'];
-const EDITORS = ['expect', 'response', 'capture', 'trace', 'assertions'];
+const EXAMPLES = [...buildExamples(DATA), ...buildLintExamples(DATA)];
+const TABS = ['response', 'capture', 'trajectory', 'lint'];
+const EDITORS = ['expect', 'response', 'capture', 'trace', 'assertions', 'listing'];
 const field = (id) => document.getElementById(id);
 
 let tab = 'response';
-const runs = { response: 0, capture: 0, trajectory: 0 };
+const runs = { response: 0, capture: 0, trajectory: 0, lint: 0 };
 
 // ---------------------------------------------------------------- editors
 
@@ -46,7 +46,7 @@ class Editor {
     this.refresh();
   }
 
-  /** Mark lines: a Map of line → message. */
+  /** Mark lines: a Map of line → message, or of line → `{title, severity}`. */
   mark(bad) {
     this.bad = bad;
     this.lines = -1;
@@ -65,7 +65,10 @@ class Editor {
     const marked = [...this.bad.keys()].filter((l) => l >= 1 && l <= n).sort((a, b) => a - b);
     for (const line of marked) {
       if (line > from) this.gutter.append(numbers(from, line - 1));
-      this.gutter.append(el('span', { class: 'bad', title: this.bad.get(line) }, `${line}\n`));
+      const m = this.bad.get(line);
+      const title = typeof m === 'string' ? m : m.title;
+      const severity = typeof m === 'string' ? null : m.severity;
+      this.gutter.append(el('span', { class: severity ? `bad ${severity}` : 'bad', title, 'data-line': line }, `${line}\n`));
       from = line + 1;
     }
     if (from <= n) this.gutter.append(numbers(from, n));
@@ -82,6 +85,17 @@ class Editor {
     const start = Math.min(pos + Math.max(0, column - 1), end === -1 ? text.length : end);
     this.ta.focus();
     this.ta.setSelectionRange(start, end === -1 ? text.length : end);
+    this.scrollTo(line);
+  }
+
+  /** Select a range of offsets (on `line`) and show it. */
+  select(start, end, line) {
+    this.ta.focus();
+    this.ta.setSelectionRange(start, end);
+    this.scrollTo(line);
+  }
+
+  scrollTo(line) {
     const lh = parseFloat(getComputedStyle(this.ta).lineHeight) || 20;
     this.ta.scrollTop = Math.max(0, (line - 3) * lh);
   }
@@ -151,6 +165,10 @@ async function check() {
   } else if (which === 'trajectory') {
     if (!editors.trace.value.trim() && !editors.assertions.value.trim()) return showEmpty(out, 'Paste a trace and write assertions, or pick an example.');
     reply = await checker.call('checkTrajectory', editors.trace.value, editors.assertions.value);
+  } else if (which === 'lint') {
+    if (!editors.listing.value.trim()) return showEmpty(out, 'Paste a tools/list answer or a combined listing, or pick an example.');
+    if (!(await checker.has('lintListing'))) return showEmpty(out, 'This build has no listing lint.');
+    reply = await checker.call('lintListing', editors.listing.value, lintOptions());
   } else {
     if (!editors.capture.value.trim()) return showEmpty(out, 'Drop, choose or paste a capture file, or pick an example.');
     if (!(await checker.has('checkCapture'))) return showEmpty(out, 'This build has no capture checks.');
@@ -161,6 +179,13 @@ async function check() {
   clear(out);
   if (!reply.ok) {
     out.append(renderError(reply.error));
+    if (which === 'lint') markJsonError(reply.error.message);
+  } else if (which === 'lint') {
+    const { placeFindings, renderLint } = await import('./lint.js');
+    if (run !== runs[which]) return;
+    const { places, marks } = placeFindings(editors.listing.value, reply.value.findings);
+    editors.listing.mark(marks);
+    out.append(renderLint(reply.value, editors.listing, places));
   } else if (which === 'capture') {
     // The exchanges to show, read by the core as the report was.
     const timeline = await checker.call('captureTimeline', editors.capture.value);
@@ -180,13 +205,30 @@ function showEmpty(out, text) {
 }
 
 function markEditors(which, diagnostics) {
-  const names = { response: ['expect', 'response'], trajectory: ['trace', 'assertions'], capture: ['capture'] }[which];
+  const names = { response: ['expect', 'response'], trajectory: ['trace', 'assertions'], capture: ['capture'], lint: ['listing'] }[which];
   for (const name of names) {
     const ed = editors[name];
     const bad = new Map();
     for (const d of diagnostics) if (d.file === ed.file && d.line) bad.set(d.line, d.message);
     ed.mark(bad);
   }
+}
+
+// ---------------------------------------------------------------- lint input
+
+const strictBox = field('lint-strict');
+const skipInput = field('lint-skip');
+
+/** lintListing's options from the checkbox and the comma-separated codes. */
+function lintOptions() {
+  const skip_rules = skipInput.value.split(/[\s,]+/).filter(Boolean).map((c) => c.toUpperCase());
+  return { skip_rules, strict: strictBox.checked };
+}
+
+/** A listing that is not JSON: the core names the line; mark it. */
+function markJsonError(message) {
+  const at = /\(line (\d+), column \d+\)$/.exec(message);
+  editors.listing.mark(at ? new Map([[Number(at[1]), message]]) : new Map());
 }
 
 let timer;
@@ -198,6 +240,8 @@ function schedule() {
   }, 150);
 }
 for (const ed of Object.values(editors)) ed.ta.addEventListener('input', schedule);
+strictBox.addEventListener('change', schedule);
+skipInput.addEventListener('input', schedule);
 
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
@@ -319,25 +363,33 @@ select.addEventListener('change', () => {
   const x = EXAMPLES.find((e) => e.id === select.value);
   if (!x) return;
   for (const [k, v] of Object.entries(x.fields)) editors[k].value = v;
+  if (x.options) setLintOptions(x.options);
   selectTab(x.tab);
 });
 
+function setLintOptions({ strict = false, skip = '' } = {}) {
+  strictBox.checked = Boolean(strict);
+  skipInput.value = typeof skip === 'string' ? skip : '';
+}
+
 // ---------------------------------------------------------------- state in the URL
 
-// A link carries the tab and every editor's text (compressed). Captures
-// larger than the limit are left out of links: browsers cap URL length.
+// A link carries the tab and every editor's text (compressed). Captures and
+// listings larger than the limit are left out of links: browsers cap URL
+// length.
 const LINK_LIMIT = 60000;
+const BULKY = { capture: 'the capture', listing: 'the listing' };
 let saving = Promise.resolve();
 function saveState() {
-  const state = { tab };
-  for (const k of EDITORS) if (editors[k].value) state[k] = editors[k].value;
+  const state = currentState();
   saving = saving.then(async () => {
     let frag = await encodeState(state);
     let note = '';
-    if (frag.length > LINK_LIMIT && state.capture) {
-      delete state.capture;
+    for (const [k, name] of Object.entries(BULKY)) {
+      if (frag.length <= LINK_LIMIT || !state[k]) continue;
+      delete state[k];
       frag = await encodeState(state);
-      note = 'the capture is too large for a link; the link has the other editors';
+      note = `${name} is too large for a link; the link has the other editors`;
     }
     if (location.hash.slice(1) !== frag) history.replaceState(null, '', `#${frag}`);
     field('share-status').textContent = note;
@@ -349,6 +401,7 @@ async function loadState() {
   const state = await decodeState(location.hash.slice(1));
   if (!state) return false;
   for (const k of EDITORS) editors[k].value = typeof state[k] === 'string' ? state[k] : '';
+  setLintOptions({ strict: state.strict, skip: state.skip });
   selectTab(TABS.includes(state.tab) ? state.tab : 'response', { run: false });
   return true;
 }
@@ -362,6 +415,9 @@ window.addEventListener('hashchange', async () => {
 function currentState() {
   const state = { tab };
   for (const k of EDITORS) if (editors[k].value) state[k] = editors[k].value;
+  // The lint tab's options, only when set: older links stay what they were.
+  if (strictBox.checked) state.strict = true;
+  if (skipInput.value) state.skip = skipInput.value;
   return state;
 }
 
@@ -381,6 +437,7 @@ checker.ready.then((info) => {
   field('version').textContent = `v${info.version}`;
   // A build without capture checks shows no capture tab.
   if (!info.ops.includes('checkCapture')) field('tab-capture').hidden = true;
+  if (!info.ops.includes('lintListing')) field('tab-lint').hidden = true;
 });
 
 if (!(await loadState())) {
