@@ -17,6 +17,7 @@ pub mod generate;
 pub mod init;
 pub mod invariants;
 pub mod lint;
+pub mod lock;
 pub mod report;
 pub mod run;
 pub mod serve;
@@ -40,6 +41,7 @@ pub enum Command {
     Audit(audit::AuditArgs),
     Fuzz(fuzz::FuzzArgs),
     Lint(lint::LintArgs),
+    Lock(lock::LockArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -63,6 +65,7 @@ impl Command {
             Self::Audit(_) => "audit",
             Self::Fuzz(_) => "fuzz",
             Self::Lint(_) => "lint",
+            Self::Lock(_) => "lock",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -83,6 +86,7 @@ impl Command {
             Self::Audit(args) => audit::main(&args),
             Self::Fuzz(args) => fuzz::main(&args),
             Self::Lint(args) => lint::main(&args),
+            Self::Lock(args) => lock::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)

@@ -1,0 +1,168 @@
+//! `mcpcheck lock`: pin what a server offers (`--write`), or compare what it
+//! offers now with the pinned surface (`--check`). The lock and the diff
+//! are `mcpcheck_core::lock`'s; this command lists and reads files.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use mcpcheck_core::lock::{self, Lock};
+use serde_json::{Value, json};
+
+use crate::error::{Error, Result, verdict};
+use crate::files::{display, read_text};
+use crate::output::{err, out};
+use crate::probe::{ProbeArgs, Prober, ReportFormat};
+use crate::target::{HttpTransport, TargetArgs};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LockFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
+/// Pin every tool, prompt, resource and template definition a server
+/// offers, or check that it still offers the same.
+#[derive(Debug, Args)]
+#[command(
+    group(clap::ArgGroup::new("source").required(true).args(["server", "url", "listing"])),
+    group(clap::ArgGroup::new("mode").required(true).args(["write", "check"])),
+    after_help = "A change is breaking (an item removed, a new required parameter, a changed type, \
+a narrowed enum, a changed outputSchema, a changed mimeType), suspicious (a description, title, \
+annotation or parameter description changed while the name stayed: what a rug pull looks \
+like) or compatible (a new item, a new optional parameter). Documentation: docs/lock.md\n\n\
+Exit status: 0 written, or no breaking or suspicious change; 1 a breaking or suspicious change, \
+or the server could not be reached; 2 a usage error (an unreadable lockfile or listing)."
+)]
+pub struct LockArgs {
+    /// The server to start on stdio (split like a shell would).
+    #[arg(long, value_name = "CMD")]
+    server: Option<String>,
+
+    /// The server's URL (Streamable HTTP, or legacy SSE with --transport sse).
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+
+    /// The HTTP transport for --url.
+    #[arg(long, value_enum, default_value_t = HttpTransport::Http, requires = "url")]
+    transport: HttpTransport,
+
+    /// An HTTP header for --url, as `Name: value` (repeatable).
+    #[arg(long = "header", value_name = "HEADER", requires = "url")]
+    headers: Vec<String>,
+
+    /// A saved listing instead of a server (a tools/list result, an object
+    /// with tools, prompts, resources and resourceTemplates, or a JSON-RPC
+    /// response wrapping one).
+    #[arg(long, value_name = "FILE")]
+    listing: Option<PathBuf>,
+
+    /// Write the lockfile (an existing one is replaced: that is how a
+    /// reviewed change is accepted).
+    #[arg(long, value_name = "FILE")]
+    write: Option<PathBuf>,
+
+    /// Compare with the lockfile.
+    #[arg(long, value_name = "FILE")]
+    check: Option<PathBuf>,
+
+    /// How the changes are printed.
+    #[arg(long, value_enum, default_value_t = LockFormat::Text)]
+    format: LockFormat,
+
+    /// How long connecting and each list may take.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
+    timeout: Duration,
+
+    /// The protocol version to ask for at initialize.
+    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    protocol_version: String,
+}
+
+pub fn main(args: &LockArgs) -> Result<ExitCode> {
+    let (label, listing) = match &args.listing {
+        Some(path) => {
+            let name = display(path);
+            let text = read_text(path).map_err(Error::Usage)?;
+            let listing: Value = serde_json::from_str(&text).map_err(|e| {
+                Error::Usage(format!(
+                    "{name}:{}:{}: the listing is not JSON: {e}",
+                    e.line(),
+                    e.column()
+                ))
+            })?;
+            (name, listing)
+        }
+        None => match live(args)? {
+            Ok(found) => found,
+            Err(message) => {
+                err(&format!("mcpcheck lock: {message}\n"));
+                return Ok(verdict(false));
+            }
+        },
+    };
+    let now = Lock::from_listing(&label, &listing).map_err(|e| Error::Usage(e.to_string()))?;
+    if let Some(path) = &args.write {
+        std::fs::write(path, now.to_json())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        err(&format!(
+            "mcpcheck lock: pinned {} of {} in {}\n",
+            mcpcheck_core::report::plural(now.items.len(), "definition", "definitions"),
+            label,
+            path.display()
+        ));
+        return Ok(verdict(true));
+    }
+    let Some(path) = &args.check else {
+        return Err(Error::Usage("give --write FILE or --check FILE".into()));
+    };
+    let text = read_text(path).map_err(Error::Usage)?;
+    let pinned =
+        Lock::from_json(&text).map_err(|e| Error::Usage(format!("{}: {e}", display(path))))?;
+    let changes = lock::diff(&pinned, &now);
+    out(&match args.format {
+        LockFormat::Text => lock::text(&changes),
+        LockFormat::Json => lock::json(&changes),
+        LockFormat::Markdown => lock::markdown(&changes),
+    });
+    Ok(verdict(lock::passed(&changes)))
+}
+
+/// List a live server: its label and combined listing; the inner error
+/// means it could not be reached.
+fn live(args: &LockArgs) -> Result<std::result::Result<(String, Value), String>> {
+    let probe_args = ProbeArgs {
+        target: TargetArgs {
+            server: args.server.clone(),
+            url: args.url.clone(),
+            transport: args.transport,
+            headers: args.headers.clone(),
+        },
+        fixture: None,
+        include_writes: false,
+        timeout: args.timeout,
+        format: ReportFormat::Text,
+        protocol_version: args.protocol_version.clone(),
+    };
+    let mut prober = Prober::new(&probe_args)?;
+    let runtime = crate::error::runtime()?;
+    Ok(runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
+        let listed = prober.list().await;
+        prober.close().await;
+        let label = prober.label();
+        listed
+            .map(|l| {
+                let listing = json!({
+                    "tools": l.tools,
+                    "prompts": l.prompts,
+                    "resources": l.resources,
+                    "resourceTemplates": l.templates,
+                });
+                (label.clone(), listing)
+            })
+            .map_err(|e| format!("{label}: {e}"))
+    }))
+}

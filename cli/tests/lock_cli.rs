@@ -1,0 +1,102 @@
+//! `mcpcheck lock`: pin `mcpcheck serve`'s surface, check it unchanged, and
+//! classify what a changed server (or a changed lockfile) shows.
+
+mod cli_support;
+
+use cli_support::{BIN, run_mcpcheck, scratch, write};
+
+#[test]
+fn a_pinned_surface_checks_clean_and_changes_are_classified() {
+    let d = scratch("lock");
+    let lockfile = d.join("mcp-lock.json");
+    let server = format!("{BIN} serve");
+    let (code, _, err) = run_mcpcheck(&[
+        "lock",
+        "--server",
+        &server,
+        "--write",
+        lockfile.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("pinned 22 definitions"), "{err}");
+    let (code, out, _) = run_mcpcheck(&[
+        "lock",
+        "--server",
+        &server,
+        "--check",
+        lockfile.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), "the surface matches the lockfile\n")
+    );
+
+    // New tools are compatible.
+    let buggy = format!("{BIN} serve --fault buggy-tools");
+    let (code, out, _) = run_mcpcheck(&[
+        "lock",
+        "--server",
+        &buggy,
+        "--check",
+        lockfile.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["compatible"], 5);
+    assert_eq!(v["breaking"], 0);
+
+    // The pinned `echo` said something else: the server's words for the
+    // model changed under the same name (the rug-pull signal), and a tool
+    // the lock knew is gone from the server's point of view.
+    let text = std::fs::read_to_string(&lockfile).expect("lockfile");
+    let mut lock: serde_json::Value = serde_json::from_str(&text).expect("lockfile JSON");
+    let items = lock["items"].as_array_mut().expect("items");
+    for item in items.iter_mut() {
+        if item["name"] == "echo" {
+            item["definition"]["description"] = "Returns `message`.".into();
+            item["hash"] = "sha256:0".into();
+        }
+    }
+    items.push(serde_json::json!({"kind": "tool", "name": "retired", "hash": "sha256:1", "definition": {"name": "retired"}}));
+    write(&d, "changed-lock.json", &lock.to_string());
+    let (code, out, _) = run_mcpcheck(&[
+        "lock",
+        "--server",
+        &server,
+        "--check",
+        d.join("changed-lock.json").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("suspicious  tool echo: its `description` changed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("breaking    tool retired: the tool was removed"),
+        "{out}"
+    );
+
+    // Offline, from a saved listing; an unreadable lockfile is a usage error.
+    let listing = write(&d, "tools.json", r#"{"tools": [{"name": "echo"}]}"#);
+    let (code, out, _) = run_mcpcheck(&[
+        "lock",
+        "--listing",
+        listing.to_str().unwrap(),
+        "--check",
+        lockfile.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1));
+    assert!(out.contains("breaking"), "{out}");
+    let junk = write(&d, "junk.json", "{}");
+    let (code, _, err) = run_mcpcheck(&[
+        "lock",
+        "--listing",
+        listing.to_str().unwrap(),
+        "--check",
+        junk.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("not a lockfile"), "{err}");
+}
