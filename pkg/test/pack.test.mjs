@@ -28,9 +28,17 @@ before(() => {
 
 after(() => rmSync(work, { recursive: true, force: true }));
 
+test('the tarball carries both licenses, the same text as the repository’s', () => {
+  for (const name of ['LICENSE-MIT', 'LICENSE-APACHE']) {
+    assert.equal(readFileSync(join(pkgDir, name), 'utf8'), readFileSync(join(pkgDir, '..', name), 'utf8'), name);
+  }
+});
+
 test('the tarball holds the entries, the glue, one .wasm and the types, nothing else', () => {
   const files = JSON.parse(npm(['pack', '--dry-run', '--json'], pkgDir))[0].files.map((f) => f.path).sort();
   assert.deepEqual(files, [
+    'LICENSE-APACHE',
+    'LICENSE-MIT',
     'README.md',
     'lib/browser.mjs',
     'lib/index.d.cts',
