@@ -281,3 +281,11 @@ test('checkResponse: expectations that check nothing pass with a warning, never 
   assert.equal(r.status, 'pass');
   assert.ok(r.warnings.some((w) => w.startsWith('no checks')), JSON.stringify(r.warnings));
 });
+
+test('validateSuite: anything but text throws a readable error', () => {
+  assert.throws(() => validateSuite(42), /the suite must be YAML text \(a string\), not a number/);
+  assert.throws(() => validateSuite(undefined), /not undefined/);
+  assert.throws(() => validateSuite({ name: 'x' }), /not an object/);
+  assert.throws(() => validateSuite('name: x', 7), /the file name must be a string, not a number/);
+  assert.equal(validateSuite('name: x', undefined).file, 'suite.yaml');
+});

@@ -317,12 +317,48 @@ pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
 }
 
 /// Load a suite file (either form) and report every problem in it, as
-/// `mcpcheck validate` does. Never throws: the problems are the result.
+/// `mcpcheck validate` does. The problems are the result; it throws only
+/// when given something other than text.
 #[wasm_bindgen(js_name = validateSuite, unchecked_return_type = "SuiteValidation")]
 pub fn validate_suite(
-    #[wasm_bindgen(js_name = "yamlText")] yaml_text: &str,
-    #[wasm_bindgen(js_name = "fileName")] file_name: Option<String>,
-) -> JsValue {
-    let file = file_name.unwrap_or_else(|| "suite.yaml".to_string());
-    to_js(&api::validate_suite(&file, yaml_text))
+    #[wasm_bindgen(js_name = "yamlText", unchecked_param_type = "string")] yaml_text: JsValue,
+    #[wasm_bindgen(js_name = "fileName", unchecked_param_type = "string | undefined")]
+    file_name: JsValue,
+) -> Result<JsValue, JsValue> {
+    let Some(text) = yaml_text.as_string() else {
+        return Err(plain_error(&format!(
+            "the suite must be YAML text (a string), not {}",
+            js_kind(&yaml_text)
+        )));
+    };
+    let file = if file_name.is_undefined() || file_name.is_null() {
+        "suite.yaml".to_string()
+    } else {
+        file_name.as_string().ok_or_else(|| {
+            plain_error(&format!(
+                "the file name must be a string, not {}",
+                js_kind(&file_name)
+            ))
+        })?
+    };
+    Ok(to_js(&api::validate_suite(&file, &text)))
+}
+
+/// What a JavaScript value is, for messages.
+fn js_kind(v: &JsValue) -> String {
+    if v.is_null() {
+        "null".into()
+    } else if v.is_undefined() {
+        "undefined".into()
+    } else if js_sys::Array::is_array(v) {
+        "an array".into()
+    } else {
+        let kind = v.js_typeof().as_string().unwrap_or_default();
+        let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {kind}")
+    }
 }
