@@ -27,6 +27,7 @@ pub mod probe;
 pub mod redact;
 pub mod report;
 pub mod results;
+pub mod scan;
 pub mod score;
 pub mod setup;
 pub mod snapshot;

@@ -1,0 +1,261 @@
+//! Scan findings rendered: the JSON contract, text, Markdown and SARIF 2.1.0. Each
+//! is a pure function of the findings.
+//!
+//! The JSON contract (`version` 1):
+//!
+//! ```json
+//! { "version": 1,
+//!   "findings": [ { "code": "S301", "severity": "high", "server": "math",
+//!                   "item": "add", "kind": "tool", "field": "/tools/0/description",
+//!                   "message": "tells the model to keep something from the user",
+//!                   "evidence": "Do not mention", "span": [212, 226] } ] }
+//! ```
+//!
+//! `kind` (`tool`, `prompt`, `resource`, `resource_template`, `listing`) tells
+//! apart items of one name in different sections; `span` (byte offsets of the
+//! evidence in the field's string) is there when the finding is about a part of
+//! one string, for highlighting.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::rules::{ALL, Rule};
+use super::{Finding, Severity};
+use crate::diag::{Paint, Style};
+use crate::report::{markdown::escape, plural};
+
+/// The version of the JSON contract.
+pub const JSON_VERSION: u32 = 1;
+
+/// The JSON contract, pretty-printed, with a final newline.
+pub fn json(findings: &[Finding]) -> String {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        version: u32,
+        findings: &'a [Finding],
+    }
+    let doc = Doc {
+        version: JSON_VERSION,
+        findings,
+    };
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+fn totals(findings: &[Finding]) -> String {
+    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    format!(
+        "{} high, {} medium, {} low, {} info",
+        count(Severity::High),
+        count(Severity::Medium),
+        count(Severity::Low),
+        count(Severity::Info)
+    )
+}
+
+/// For terminals and logs: a header per server and item, one line per finding
+/// (`  S301 high  /tools/0/description  message`) and its evidence, then the
+/// totals. Server text is shown with control characters escaped.
+pub fn text(findings: &[Finding], paint: Paint) -> String {
+    if findings.is_empty() {
+        return format!("{}\n", paint.paint(Style::Pass, "no findings"));
+    }
+    let mut out = String::new();
+    let mut last: Option<(&str, &str, &str)> = None;
+    for f in findings {
+        let key = (f.server.as_str(), f.kind.as_str(), f.item.as_str());
+        if last != Some(key) {
+            if last.is_some() {
+                out.push('\n');
+            }
+            out.push_str(&format!(
+                "{} {} {}\n",
+                paint.paint(Style::Dim, &f.server),
+                paint.paint(Style::Dim, f.kind.as_str()),
+                paint.paint(Style::Bold, &f.item)
+            ));
+            last = Some(key);
+        }
+        let style = match f.severity {
+            Severity::High => Style::Error,
+            Severity::Medium | Severity::Low => Style::Warning,
+            Severity::Info => Style::Accent,
+        };
+        out.push_str(&format!(
+            "  {} {}  {}  {}\n",
+            f.code,
+            paint.paint(style, f.severity.as_str()),
+            paint.paint(Style::Dim, &f.field),
+            paint.text(&f.message)
+        ));
+        if !f.evidence.is_empty() {
+            out.push_str(&format!("      {}\n", paint.text(&f.evidence)));
+        }
+    }
+    out.push_str(&format!(
+        "\n{}: {}\n",
+        plural(findings.len(), "finding", "findings"),
+        totals(findings)
+    ));
+    out
+}
+
+/// For job summaries: the totals, then a table of every finding (cells escaped).
+pub fn markdown(findings: &[Finding]) -> String {
+    let mut out = String::from("### mcpcheck scan\n\n");
+    if findings.is_empty() {
+        out.push_str("No findings.\n");
+        return out;
+    }
+    out.push_str(&format!("**{}**\n\n", totals(findings)));
+    out.push_str("| Server | Item | Code | Severity | Field | Message | Evidence |\n|---|---|---|---|---|---|---|\n");
+    for f in findings {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | <code>{}</code> | {} | <code>{}</code> |\n",
+            escape(&f.server),
+            escape(&f.item),
+            f.code,
+            f.severity.as_str(),
+            escape(&f.field),
+            escape(&f.message),
+            escape(&f.evidence)
+        ));
+    }
+    out
+}
+
+fn sarif_level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::High => "error",
+        Severity::Medium | Severity::Low => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// SARIF 2.1.0 for code-scanning views: every rule of the catalogue with its
+/// help text, one result per finding with a logical location (server, item,
+/// pointer); with `artifact`, each result also names that file.
+pub fn sarif(findings: &[Finding], artifact: Option<&str>) -> String {
+    let rules: Vec<Value> = ALL
+        .iter()
+        .map(|rule| {
+            let info = rule.info();
+            json!({
+                "id": info.code,
+                "name": info.title,
+                "shortDescription": { "text": info.title },
+                "fullDescription": { "text": info.rationale },
+                "help": { "text": format!("{}\nSource: {}", info.rationale, info.source) },
+                "defaultConfiguration": { "level": sarif_level(info.severity) },
+                "properties": { "source": info.source, "severity": info.severity.as_str() },
+            })
+        })
+        .collect();
+    let results: Vec<Value> = findings
+        .iter()
+        .map(|f| {
+            let index = Rule::from_code(f.code).map_or(0, Rule::index);
+            let mut location = json!({
+                "logicalLocations": [{
+                    "name": f.item,
+                    "fullyQualifiedName": format!("{}:{}", f.server, f.field),
+                    "kind": f.kind.as_str(),
+                }],
+            });
+            if let Some(file) = artifact.filter(|a| !a.is_empty()) {
+                location["physicalLocation"] =
+                    json!({ "artifactLocation": { "uri": crate::report::sarif::uri(file) } });
+            }
+            json!({
+                "ruleId": f.code,
+                "ruleIndex": index,
+                "level": sarif_level(f.severity),
+                "message": { "text": format!("{} {} {}: {} ({})", f.server, f.kind.as_str(), f.item, f.message, f.evidence) },
+                "locations": [location],
+                "properties": { "server": f.server, "item": f.item, "pointer": f.field, "severity": f.severity.as_str() },
+            })
+        })
+        .collect();
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": "mcpcheck scan",
+                "version": crate::VERSION,
+                "semanticVersion": crate::VERSION,
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    });
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::ItemKind;
+
+    fn sample() -> Vec<Finding> {
+        vec![Finding {
+            code: "S301",
+            severity: Severity::High,
+            server: "math".into(),
+            item: "add".into(),
+            kind: ItemKind::Tool,
+            field: "/tools/0/description".into(),
+            message: "tells the model | to hide".into(),
+            evidence: "Do not mention".into(),
+            span: Some((3, 17)),
+        }]
+    }
+
+    #[test]
+    fn json_contract() {
+        let doc: Value = serde_json::from_str(&json(&sample())).unwrap_or_default();
+        assert_eq!(doc["version"], 1);
+        let first = &doc["findings"][0];
+        let mut keys: Vec<&str> = first
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "code", "evidence", "field", "item", "kind", "message", "server", "severity",
+                "span"
+            ]
+        );
+        assert_eq!(first["severity"], "high");
+        assert_eq!(first["span"], json!([3, 17]));
+    }
+
+    #[test]
+    fn renderers() {
+        let shown = text(&sample(), Paint::Plain);
+        assert!(
+            shown.starts_with("math tool add\n  S301 high  /tools/0/description"),
+            "{shown}"
+        );
+        assert!(
+            shown.ends_with("1 finding: 1 high, 0 medium, 0 low, 0 info\n"),
+            "{shown}"
+        );
+        assert_eq!(text(&[], Paint::Plain), "no findings\n");
+        assert!(markdown(&sample()).contains("&#124;"));
+        let log: Value = serde_json::from_str(&sarif(&sample(), None)).unwrap_or_default();
+        assert_eq!(
+            log["runs"][0]["tool"]["driver"]["rules"]
+                .as_array()
+                .map(Vec::len),
+            Some(ALL.len())
+        );
+        assert_eq!(log["runs"][0]["results"][0]["level"], "error");
+    }
+}
