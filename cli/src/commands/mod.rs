@@ -20,6 +20,7 @@ pub mod lint;
 pub mod lock;
 pub mod report;
 pub mod run;
+pub mod scan;
 pub mod serve;
 pub mod validate;
 
@@ -42,6 +43,7 @@ pub enum Command {
     Fuzz(fuzz::FuzzArgs),
     Lint(lint::LintArgs),
     Lock(lock::LockArgs),
+    Scan(scan::ScanArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -66,6 +68,7 @@ impl Command {
             Self::Fuzz(_) => "fuzz",
             Self::Lint(_) => "lint",
             Self::Lock(_) => "lock",
+            Self::Scan(_) => "scan",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -87,6 +90,7 @@ impl Command {
             Self::Fuzz(args) => fuzz::main(&args),
             Self::Lint(args) => lint::main(&args),
             Self::Lock(args) => lock::main(&args),
+            Self::Scan(args) => scan::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)

@@ -1,0 +1,119 @@
+//! `mcpcheck scan`: saved listings from the poisoned and benign corpus of
+//! the core's vectors, a client config of several live servers (shadowing),
+//! the JSON contract and the exit codes.
+
+mod cli_support;
+
+use cli_support::{BIN, run_mcpcheck, scratch, write};
+use serde_json::Value;
+
+const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../core/tests/vectors/scan");
+
+/// A corpus vector's listing, written alone to a file.
+fn listing_file(dir: &std::path::Path, vector: &str) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(format!("{VECTORS}/{vector}")).expect("vector");
+    let v: Value = serde_json::from_str(&text).expect("vector JSON");
+    write(dir, vector, &v["listing"].to_string())
+}
+
+#[test]
+fn poisoned_listings_fail_and_benign_ones_pass() {
+    let d = scratch("scan-corpus");
+    let names: Vec<String> = std::fs::read_dir(VECTORS)
+        .expect("vectors")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("corpus-"))
+        .collect();
+    assert!(names.len() >= 15, "{names:?}");
+    for name in names {
+        let text = std::fs::read_to_string(format!("{VECTORS}/{name}")).expect("vector");
+        let v: Value = serde_json::from_str(&text).expect("JSON");
+        if v.get("listing").is_none() {
+            continue;
+        }
+        let file = listing_file(&d, &name);
+        let (code, out, err) = run_mcpcheck(&[
+            "scan",
+            "--listing",
+            file.to_str().unwrap(),
+            "--format",
+            "json",
+        ]);
+        let report: Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{name}: {e}: {out}{err}"));
+        assert_eq!(report["version"], 1);
+        let high = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["severity"] == "high");
+        if name.starts_with("corpus-poisoned") {
+            assert_eq!(code, Some(1), "{name}: {out}");
+            assert!(high, "{name}: {out}");
+            let first = &report["findings"][0];
+            for key in [
+                "code", "severity", "server", "item", "field", "message", "evidence",
+            ] {
+                assert!(first.get(key).is_some(), "{name}: no {key} in {first}");
+            }
+        } else {
+            assert_eq!(code, Some(0), "{name}: {out}");
+            assert!(!high, "{name}: {out}");
+        }
+    }
+}
+
+#[test]
+fn a_client_config_of_live_servers_shows_shadowing() {
+    let d = scratch("scan-config");
+    let config = write(
+        &d,
+        "mcp.json",
+        &serde_json::json!({"mcpServers": {
+            "plain": {"command": BIN, "args": ["serve"]},
+            "buggy": {"command": BIN, "args": ["serve", "--fault", "buggy-tools"]},
+        }})
+        .to_string(),
+    );
+    let (code, out, err) = run_mcpcheck(&[
+        "scan",
+        "--config",
+        config.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let report: Value = serde_json::from_str(&out).expect("JSON");
+    let echo = report["findings"]
+        .as_array()
+        .and_then(|f| {
+            f.iter()
+                .find(|x| x["code"] == "S901" && x["item"] == "echo")
+        })
+        .unwrap_or_else(|| panic!("no S901 for echo: {out}"));
+    assert!(["plain", "buggy"].contains(&echo["server"].as_str().unwrap_or_default()));
+    // One server alone shadows nothing; --fail-on and --skip-rules gate.
+    let (code, out, _) = run_mcpcheck(&["scan", "--server", &format!("{BIN} serve")]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, _, _) = run_mcpcheck(&[
+        "scan",
+        "--config",
+        config.to_str().unwrap(),
+        "--skip-rules",
+        "S901,S902",
+    ]);
+    assert_eq!(code, Some(0));
+    let (code, _, err) = run_mcpcheck(&[
+        "scan",
+        "--config",
+        config.to_str().unwrap(),
+        "--skip-rules",
+        "S999",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    let bad = write(&d, "bad.json", "{\"servers\": {}}");
+    let (code, _, err) = run_mcpcheck(&["scan", "--config", bad.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("no `mcpServers` object"), "{err}");
+}
