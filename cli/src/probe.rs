@@ -46,9 +46,9 @@ pub struct ProbeArgs {
     pub include_writes: bool,
 
     /// How long each call may take before it counts as a hang (the server
-    /// is then started again).
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
-    pub timeout: Duration,
+    /// is then started again). Default: 30s for audit, 10s for fuzz.
+    #[arg(long, value_name = "DURATION", value_parser = crate::output::parse_duration)]
+    pub timeout: Option<Duration>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -73,7 +73,8 @@ pub struct Prober {
 
 impl Prober {
     /// The endpoint of `args`, with the fixture copied and substituted.
-    pub fn new(args: &ProbeArgs) -> Result<Self, String> {
+    /// `default` is the call timeout when `--timeout` is not given.
+    pub fn new(args: &ProbeArgs, default: Duration) -> Result<Self, String> {
         let mut endpoint = args.target.endpoint()?;
         let copy = match &args.fixture {
             None => None,
@@ -105,7 +106,7 @@ impl Prober {
         Ok(Prober {
             endpoint,
             protocol_version: args.protocol_version.clone(),
-            timeout: args.timeout,
+            timeout: args.timeout.unwrap_or(default),
             session: None,
             restarts: 0,
             _fixture: copy,
@@ -113,6 +114,11 @@ impl Prober {
     }
 
     /// Each call's time limit.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Each call's time limit, in milliseconds.
     pub fn timeout_ms(&self) -> u64 {
         u64::try_from(self.timeout.as_millis()).unwrap_or(u64::MAX)
     }

@@ -350,6 +350,10 @@ fn audit_writes_starter_tests_for_the_healthy_calls_only() {
     assert_eq!(code, Some(1), "{err}");
     assert!(out_dir.join("echo.yaml").is_file(), "{err}");
     assert!(out_dir.join("prompt_greeting.yaml").is_file());
+    // Audit waits 30 s for a call by default (fuzz 10 s): a slow healthy
+    // tool is not a hang. The starters carry that limit.
+    let echo = std::fs::read_to_string(out_dir.join("echo.yaml")).expect("echo.yaml");
+    assert!(echo.contains("timeout: 30s"), "{echo}");
     for broken in [
         "internal_error.yaml",
         "noisy.yaml",

@@ -16,6 +16,9 @@ use crate::error::{Result, verdict};
 use crate::output::{err, out, paint_for_stdout};
 use crate::probe::{ProbeArgs, Prober, ReportFormat, tool_params};
 
+/// How long one call may take, unless --timeout says otherwise.
+const AUDIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The most prompts and the most resources that are fetched.
 const MAX_ITEMS: usize = 50;
 
@@ -46,7 +49,9 @@ pub struct AuditArgs {
 }
 
 pub fn main(args: &AuditArgs) -> Result<ExitCode> {
-    let mut prober = Prober::new(&args.probe)?;
+    // A healthy tool may take a while with its default arguments (a long
+    // operation): audit waits 30 s by default, fuzz 10 s.
+    let mut prober = Prober::new(&args.probe, AUDIT_TIMEOUT)?;
     let runtime = crate::error::runtime()?;
     let report = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
@@ -99,7 +104,7 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
             &keep(&listings.tools, ItemKind::Tool, "name"),
             &keep(&listings.prompts, ItemKind::Prompt, "name"),
             &keep(&listings.resources, ItemKind::Resource, "uri"),
-            &crate::output::duration_text(args.probe.timeout),
+            &crate::output::duration_text(prober.timeout()),
         );
         crate::probe::write_files(dir, &plan.files, args.force)?;
         err(&format!(
@@ -116,7 +121,7 @@ async fn audit(
     args: &ProbeArgs,
 ) -> std::result::Result<(AuditReport, Listings), String> {
     let listings = prober.list().await?;
-    let timeout_ms = Some(args.timeout.as_millis() as u64);
+    let timeout_ms = Some(prober.timeout_ms());
     let mut results = Vec::new();
     for tool in &listings.tools {
         let name = tool["name"].as_str().unwrap_or_default();

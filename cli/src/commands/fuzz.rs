@@ -19,6 +19,9 @@ use crate::error::{Result, verdict};
 use crate::output::{err, out, paint_for_stdout};
 use crate::probe::{ProbeArgs, Prober, ReportFormat, server_of, tool_params};
 
+/// How long one call may take, unless --timeout says otherwise.
+const FUZZ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The most calls spent shrinking one failure.
 const SHRINK_CALLS: usize = 100;
 
@@ -65,7 +68,7 @@ pub struct FuzzArgs {
 
 pub fn main(args: &FuzzArgs) -> Result<ExitCode> {
     let server = server_of(&args.probe.target.endpoint()?);
-    let mut prober = Prober::new(&args.probe)?;
+    let mut prober = Prober::new(&args.probe, FUZZ_TIMEOUT)?;
     let runtime = crate::error::runtime()?;
     let report = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
@@ -240,7 +243,7 @@ fn write_regressions(
             output_schema: k.output_schema.as_ref(),
         })
         .collect();
-    let timeout = crate::output::duration_text(probe_args.timeout);
+    let timeout = crate::output::duration_text(probe_args.timeout.unwrap_or(FUZZ_TIMEOUT));
     let files = probe::regression_tests(server, &findings, &timeout);
     crate::probe::write_files(dir, &files, force)?;
     err(&format!(

@@ -152,11 +152,11 @@ fn live(
         },
         fixture: args.fixture.clone(),
         include_writes: args.include_writes,
-        timeout: args.timeout,
+        timeout: Some(args.timeout),
         format: args.format,
         protocol_version: args.protocol_version.clone(),
     };
-    let mut prober = Prober::new(&probe_args)?;
+    let mut prober = Prober::new(&probe_args, args.timeout)?;
     let runtime = crate::error::runtime()?;
     Ok(runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();

@@ -142,11 +142,11 @@ fn live(args: &LockArgs) -> Result<std::result::Result<(String, Value), String>>
         },
         fixture: None,
         include_writes: false,
-        timeout: args.timeout,
+        timeout: Some(args.timeout),
         format: ReportFormat::Text,
         protocol_version: args.protocol_version.clone(),
     };
-    let mut prober = Prober::new(&probe_args)?;
+    let mut prober = Prober::new(&probe_args, args.timeout)?;
     let runtime = crate::error::runtime()?;
     Ok(runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();

@@ -256,11 +256,11 @@ fn list_live(
             target,
             fixture: None,
             include_writes: false,
-            timeout,
+            timeout: Some(timeout),
             format: ReportFormat::Text,
             protocol_version: "2025-11-25".into(),
         };
-        probers.push((label, Prober::new(&args)?));
+        probers.push((label, Prober::new(&args, timeout)?));
     }
     let runtime = crate::error::runtime()?;
     Ok(runtime.block_on(async {
