@@ -113,6 +113,20 @@ impl Prober {
         })
     }
 
+    /// A server reached as `endpoint`, with no fixture (what `scan`
+    /// builds from a client's config, where each server has its own
+    /// environment).
+    pub fn for_endpoint(endpoint: Endpoint, protocol_version: &str, timeout: Duration) -> Self {
+        Prober {
+            endpoint,
+            protocol_version: protocol_version.to_string(),
+            timeout,
+            session: None,
+            restarts: 0,
+            _fixture: None,
+        }
+    }
+
     /// Each call's time limit.
     pub fn timeout(&self) -> Duration {
         self.timeout

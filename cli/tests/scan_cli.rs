@@ -117,3 +117,46 @@ fn a_client_config_of_live_servers_shows_shadowing() {
     assert_eq!(code, Some(2));
     assert!(err.contains("no `mcpServers` object"), "{err}");
 }
+
+#[test]
+fn a_config_entry_gets_its_env_and_unknown_keys_are_refused() {
+    let d = scratch("scan-config-env");
+    // The server starts only when the entry's env reaches it.
+    let gated = format!("[ \"$SCAN_GATE\" = open ] && exec {BIN} serve");
+    let config = |env: Value| {
+        write(
+            &d,
+            "mcp.json",
+            &serde_json::json!({"mcpServers": {
+                "gated": {"command": "sh", "args": ["-c", gated], "env": env},
+            }})
+            .to_string(),
+        )
+    };
+    let open = config(serde_json::json!({"SCAN_GATE": "open"}));
+    let (code, out, err) = run_mcpcheck(&["scan", "--config", open.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let closed = config(serde_json::json!({"SCAN_GATE": "shut"}));
+    let (code, out, err) = run_mcpcheck(&["scan", "--config", closed.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(err.contains("gated"), "{err}");
+    // `${VAR}` is expanded from mcpcheck's environment, as clients do.
+    let expanded = config(serde_json::json!({"SCAN_GATE": "${SCAN_GATE_FROM_ENV:-open}"}));
+    let (code, out, err) = run_mcpcheck(&["scan", "--config", expanded.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let unset = config(serde_json::json!({"SCAN_GATE": "${SCAN_GATE_NEVER_SET}"}));
+    let (code, _, err) = run_mcpcheck(&["scan", "--config", unset.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("SCAN_GATE_NEVER_SET"), "{err}");
+    let typo = write(
+        &d,
+        "typo.json",
+        &serde_json::json!({"mcpServers": {"x": {"command": BIN, "enviroment": {}}}}).to_string(),
+    );
+    let (code, _, err) = run_mcpcheck(&["scan", "--config", typo.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("unknown key `enviroment`") && err.contains("server `x`"),
+        "{err}"
+    );
+}

@@ -11,10 +11,11 @@ use clap::{Args, ValueEnum};
 use mcpcheck_core::scan::{self, ScanOptions, Severity};
 use serde_json::{Value, json};
 
+use crate::client::Endpoint;
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
 use crate::output::{err, out, paint_for_stdout};
-use crate::probe::{ProbeArgs, Prober, ReportFormat};
+use crate::probe::Prober;
 use crate::target::{HttpTransport, TargetArgs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -151,18 +152,18 @@ fn read_listings(path: &std::path::Path) -> Result<Vec<(String, Value)>> {
 }
 
 /// Every server to reach, with the label findings name it by.
-fn endpoints(args: &ScanArgs) -> Result<Vec<(String, TargetArgs)>> {
+fn endpoints(args: &ScanArgs) -> Result<Vec<(String, Endpoint)>> {
     let mut out = Vec::new();
     for server in &args.servers {
         out.push((
             server.clone(),
-            target(Some(server.clone()), None, args.transport, &args.headers),
+            target(Some(server.clone()), None, args.transport, &args.headers)?,
         ));
     }
     for url in &args.urls {
         out.push((
             url.clone(),
-            target(None, Some(url.clone()), args.transport, &args.headers),
+            target(None, Some(url.clone()), args.transport, &args.headers)?,
         ));
     }
     if let Some(path) = &args.config {
@@ -176,17 +177,37 @@ fn target(
     url: Option<String>,
     transport: HttpTransport,
     headers: &[String],
-) -> TargetArgs {
+) -> Result<Endpoint> {
     TargetArgs {
         server,
         url,
         transport,
         headers: headers.to_vec(),
     }
+    .endpoint()
+    .map_err(Error::Usage)
 }
 
-/// The servers of a client's `mcpServers` config.
-fn from_config(path: &std::path::Path) -> Result<Vec<(String, TargetArgs)>> {
+/// The keys a server entry of a client config may have. `disabled: true`
+/// leaves the server out, as the client does; `autoApprove`, `alwaysAllow`
+/// and `timeout` only steer the client's own prompts and waits.
+const CONFIG_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "type",
+    "url",
+    "headers",
+    "disabled",
+    "autoApprove",
+    "alwaysAllow",
+    "timeout",
+];
+
+/// The servers of a client's `mcpServers` config: each with its own `env`
+/// (on top of mcpcheck's environment) and headers, `${VAR}` and
+/// `${VAR:-default}` expanded in every string as clients do.
+fn from_config(path: &std::path::Path) -> Result<Vec<(String, Endpoint)>> {
     let name = display(path);
     let text = read_text(path).map_err(Error::Usage)?;
     let config: Value = serde_json::from_str(&text).map_err(|e| {
@@ -203,65 +224,122 @@ fn from_config(path: &std::path::Path) -> Result<Vec<(String, TargetArgs)>> {
     };
     let mut out = Vec::new();
     for (label, entry) in servers {
-        if let Some(command) = entry.get("command").and_then(Value::as_str) {
-            let mut argv = vec![command.to_string()];
-            argv.extend(
-                entry
-                    .get("args")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string),
-            );
-            let joined = shlex::try_join(argv.iter().map(String::as_str))
-                .map_err(|e| Error::Usage(format!("{name}: server `{label}`: {e}")))?;
-            out.push((
-                label.clone(),
-                target(Some(joined), None, HttpTransport::Http, &[]),
-            ));
-        } else if let Some(url) = entry.get("url").and_then(Value::as_str) {
-            let transport = match entry.get("type").and_then(Value::as_str) {
-                Some("sse") => HttpTransport::Sse,
-                _ => HttpTransport::Http,
-            };
-            let headers: Vec<String> = entry
-                .get("headers")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-                .filter_map(|(k, v)| v.as_str().map(|v| format!("{k}: {v}")))
-                .collect();
-            out.push((
-                label.clone(),
-                target(None, Some(url.to_string()), transport, &headers),
-            ));
-        } else {
-            return Err(Error::Usage(format!(
-                "{name}: server `{label}` has neither `command` nor `url`"
+        let problem = |what: String| Error::Usage(format!("{name}: server `{label}`: {what}"));
+        let Some(fields) = entry.as_object() else {
+            return Err(problem("is not an object".into()));
+        };
+        if let Some(key) = fields.keys().find(|k| !CONFIG_KEYS.contains(&k.as_str())) {
+            return Err(problem(format!(
+                "unknown key `{key}` (a server entry has {})",
+                CONFIG_KEYS.join(", ")
             )));
         }
+        match fields.get("disabled") {
+            None | Some(Value::Bool(false)) => {}
+            Some(Value::Bool(true)) => {
+                err(&format!(
+                    "mcpcheck scan: {name}: server `{label}` is disabled; not scanned\n"
+                ));
+                continue;
+            }
+            Some(_) => return Err(problem("`disabled` must be true or false".into())),
+        }
+        let string = |key: &str, v: &Value| -> Result<String> {
+            let s = v
+                .as_str()
+                .ok_or_else(|| problem(format!("`{key}` must be a string")))?;
+            expand(s).map_err(problem)
+        };
+        let pairs = |key: &str| -> Result<Vec<(String, String)>> {
+            match fields.get(key) {
+                None => Ok(Vec::new()),
+                Some(Value::Object(map)) => map
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), string(&format!("{key}.{k}"), v)?)))
+                    .collect(),
+                Some(_) => Err(problem(format!("`{key}` must be an object of strings"))),
+            }
+        };
+        let endpoint = match (fields.get("command"), fields.get("url")) {
+            (Some(command), None) => {
+                let args = match fields.get("args") {
+                    None => Vec::new(),
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .map(|a| string("args", a))
+                        .collect::<Result<_>>()?,
+                    Some(_) => return Err(problem("`args` must be a list of strings".into())),
+                };
+                if fields.contains_key("headers") {
+                    return Err(problem("`headers` applies to `url` servers only".into()));
+                }
+                Endpoint::Stdio {
+                    command: string("command", command)?,
+                    args,
+                    env: pairs("env")?,
+                }
+            }
+            (None, Some(url)) => {
+                if fields.contains_key("args") || fields.contains_key("env") {
+                    return Err(problem(
+                        "`args` and `env` apply to `command` servers only".into(),
+                    ));
+                }
+                let url = string("url", url)?;
+                let headers = pairs("headers")?;
+                match fields.get("type").and_then(Value::as_str) {
+                    Some("sse") => Endpoint::Sse { url, headers },
+                    _ => Endpoint::Http { url, headers },
+                }
+            }
+            (Some(_), Some(_)) => return Err(problem("has both `command` and `url`".into())),
+            (None, None) => return Err(problem("has neither `command` nor `url`".into())),
+        };
+        out.push((label.clone(), endpoint));
     }
+    Ok(out)
+}
+
+/// `${VAR}` and `${VAR:-default}` replaced from the environment; an unset
+/// variable without a default is an error naming it.
+fn expand(text: &str) -> std::result::Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(close) = after.find('}') else {
+            return Err(format!("`${{` without a closing `}}` in {text:?}"));
+        };
+        let inner = &after[..close];
+        let (var, default) = match inner.split_once(":-") {
+            Some((v, d)) => (v, Some(d)),
+            None => (inner, None),
+        };
+        match (std::env::var(var), default) {
+            (Ok(value), _) => out.push_str(&value),
+            (Err(_), Some(d)) => out.push_str(d),
+            (Err(_), None) => {
+                return Err(format!(
+                    "${{{var}}} is not set (set it, or write ${{{var}:-default}})"
+                ));
+            }
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
     Ok(out)
 }
 
 /// List every server; the inner error names one that could not be reached.
 fn list_live(
-    endpoints: Vec<(String, TargetArgs)>,
+    endpoints: Vec<(String, Endpoint)>,
     timeout: Duration,
 ) -> Result<std::result::Result<Vec<(String, Value)>, String>> {
-    let mut probers = Vec::new();
-    for (label, target) in endpoints {
-        let args = ProbeArgs {
-            target,
-            fixture: None,
-            include_writes: false,
-            timeout: Some(timeout),
-            format: ReportFormat::Text,
-            protocol_version: "2025-11-25".into(),
-        };
-        probers.push((label, Prober::new(&args, timeout)?));
-    }
+    let mut probers: Vec<_> = endpoints
+        .into_iter()
+        .map(|(label, endpoint)| (label, Prober::for_endpoint(endpoint, "2025-11-25", timeout)))
+        .collect();
     let runtime = crate::error::runtime()?;
     Ok(runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
