@@ -6,7 +6,8 @@
 //!
 //! * [`Lock::from_listing`] — the lock of a listing (`{"tools": [...],
 //!   "prompts": [...], "resources": [...], "resourceTemplates": [...]}`, any
-//!   subset, or a JSON-RPC response wrapping one). Each item keeps its
+//!   subset, or a JSON-RPC response wrapping one; a section that is not a
+//!   list of named definitions is refused). Each item keeps its
 //!   definition and the SHA-256 of its canonical JSON (keys sorted).
 //! * [`diff`] — every change from an old lock to a new one, classified:
 //!   **breaking** (an item removed; a tool's new required parameter, removed
@@ -87,28 +88,27 @@ fn hash(v: &Value) -> String {
 impl Lock {
     /// The lock of `listing`. Errors when it is not a listing.
     pub fn from_listing(server: &str, listing: &Value) -> Result<Lock, DocError> {
-        let body = match listing.get("result") {
-            Some(result) if listing.get("jsonrpc").is_some() => result,
-            _ => listing,
-        };
-        let Some(obj) = body.as_object() else {
-            return Err(
-                "a listing is an object with tools, prompts, resources or resourceTemplates".into(),
-            );
-        };
-        if !SECTIONS.iter().any(|(key, ..)| obj.contains_key(*key)) {
-            return Err(
-                "a listing has at least one of tools, prompts, resources and resourceTemplates"
-                    .into(),
-            );
-        }
+        let listing =
+            crate::lint::Listing::read(listing).map_err(|e| DocError::from(e.to_string()))?;
         let mut items = Vec::new();
         for (key, kind, name_key) in SECTIONS {
-            for def in obj.get(key).and_then(Value::as_array).into_iter().flatten() {
-                let name = def
-                    .get(name_key)
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+            let Some(section) = listing.object.get(key) else {
+                continue;
+            };
+            let Value::Array(defs) = section else {
+                return Err(format!(
+                    "`{key}` is {}, not a list of definitions",
+                    crate::value::type_name(section)
+                )
+                .into());
+            };
+            for (index, def) in defs.iter().enumerate() {
+                let Some(name) = def.get(name_key).and_then(Value::as_str) else {
+                    return Err(format!(
+                        "{key}[{index}] has no string `{name_key}`; every {kind} is pinned by it"
+                    )
+                    .into());
+                };
                 items.push(Item {
                     kind: kind.to_string(),
                     name: name.to_string(),
@@ -606,6 +606,29 @@ mod tests {
             &lock(vec![base.clone()]),
             &lock(vec![with_optional])
         )));
+    }
+
+    #[test]
+    fn a_malformed_listing_is_refused_not_pinned_empty() {
+        for (doc, says) in [
+            (json!({"tools": "x"}), "`tools` is a string"),
+            (
+                json!({"tools": [{"description": "no name"}]}),
+                "tools[0] has no string `name`",
+            ),
+            (
+                json!({"resources": [{"name": "r"}]}),
+                "resources[0] has no string `uri`",
+            ),
+            (
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+                "request",
+            ),
+            (json!([]), "array"),
+        ] {
+            let err = Lock::from_listing("s", &doc).expect_err("refused");
+            assert!(err.to_string().contains(says), "{doc}: {err}");
+        }
     }
 
     #[test]
