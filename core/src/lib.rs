@@ -30,6 +30,7 @@ pub mod results;
 pub mod scan;
 pub mod score;
 pub mod setup;
+pub mod shard;
 pub mod snapshot;
 pub mod suite;
 pub mod template;

@@ -50,6 +50,14 @@
 //! many reached pass@k and pass^k. It and `trials` are absent from a run with
 //! one trial, and `metric_rollups` is absent when no test reported a derived
 //! metric, so single-trial documents are what they always were.
+//!
+//! ## Shards
+//!
+//! A run that is one shard of a split suite (`mcpcheck run --shard i/n`)
+//! adds `shard`: `{"index": 2, "total": 4, "timings": "…", "plan": [{"file",
+//! "name"}, …]}`, the plan listing every test of the whole run in single-run
+//! order. [`crate::shard::merge`] puts the shards back together into one
+//! document without it. Documents without `shard` read as before.
 
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -518,6 +526,10 @@ pub struct Results {
     /// Derived metrics rolled up over the run, in first-seen order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metric_rollups: Vec<MetricRollup>,
+    /// Present when the run was one shard of a split suite (`--shard i/n`):
+    /// which one, and every test of the whole run (see [`crate::shard`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::ShardRecord>,
 }
 
 impl Results {
@@ -531,6 +543,7 @@ impl Results {
             summary: Summary::of(&tests, duration_ms),
             reliability: Reliability::of(&tests),
             metric_rollups: MetricRollup::of(&tests),
+            shard: None,
             tests,
         }
     }
