@@ -22,6 +22,7 @@ pub mod report;
 pub mod run;
 pub mod scan;
 pub mod serve;
+pub mod snapshot;
 pub mod validate;
 
 #[derive(Debug, Subcommand)]
@@ -44,6 +45,7 @@ pub enum Command {
     Lint(lint::LintArgs),
     Lock(lock::LockArgs),
     Scan(scan::ScanArgs),
+    Snapshot(snapshot::SnapshotArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -69,6 +71,7 @@ impl Command {
             Self::Lint(_) => "lint",
             Self::Lock(_) => "lock",
             Self::Scan(_) => "scan",
+            Self::Snapshot(_) => "snapshot",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -91,6 +94,7 @@ impl Command {
             Self::Lint(args) => lint::main(&args),
             Self::Lock(args) => lock::main(&args),
             Self::Scan(args) => scan::main(&args),
+            Self::Snapshot(args) => snapshot::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)

@@ -273,6 +273,43 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     Ok(crate::reports::conclude(&doc, &args.reports, how).exit_code())
 }
 
+/// What running a list of tests gave, in the list's order.
+pub(crate) struct Ran {
+    pub results: Vec<TestResult>,
+    pub answers: Vec<Option<exec::Answer>>,
+}
+
+/// Run `tests` (each with the index of its file in `suites`) once, as `run`
+/// does (hooks, `share_server`, `jobs` at a time), for commands that report
+/// the results their own way: nothing is printed but the live `[i/N]` line
+/// on a terminal. No server outlives the call; the caller sets up
+/// [`crate::signals::clean_up_on_interrupt`] once.
+pub(crate) async fn run_tests(
+    tests: Vec<(usize, Test)>,
+    suites: &[SuiteFile],
+    settings: &RunSettings,
+    jobs: usize,
+) -> Ran {
+    let plan: Vec<Planned> = tests
+        .into_iter()
+        .enumerate()
+        .map(|(index, (file, test))| Planned { index, file, test })
+        .collect();
+    let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
+    let printer = Arc::new(Mutex::new(Printer::new(plan.len(), false, redactor)));
+    let (results, _, answers) =
+        run_plan(&plan, suites, settings, jobs, false, printer.clone(), 0).await;
+    printer.lock().await.finish();
+    crate::client::stdio::reap_all().await;
+    Ran { results, answers }
+}
+
+/// `--jobs`, or the number of cores.
+pub(crate) fn jobs_or_cores(jobs: Option<usize>) -> usize {
+    jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
+        .max(1)
+}
+
 /// Run every planned test once; results in plan order. `offset` counts the
 /// tests of earlier trials, for the progress line.
 async fn run_plan(

@@ -36,7 +36,8 @@ fn dir_of(test: &Test) -> PathBuf {
     }
 }
 
-fn is_tool_test(test: &Test) -> bool {
+/// Whether `test` calls a tool: only those have a snapshot.
+pub fn is_tool_test(test: &Test) -> bool {
     matches!(test.action, Action::Tool { .. })
 }
 
@@ -75,16 +76,21 @@ impl Stores {
         Ok(stores)
     }
 
+    /// The answer recorded for `test`, if any.
+    pub fn recorded(&self, test: &Test) -> Option<&Snapshot> {
+        self.by_dir
+            .get(&dir_of(test))
+            .and_then(|s| s.get(&test.name))
+    }
+
     /// Add the snapshot checks to a tool test.
     pub fn add_checks(&self, test: &mut Test) {
         if !is_tool_test(test) {
             return;
         }
-        let recorded = self
-            .by_dir
-            .get(&dir_of(test))
-            .and_then(|s| s.get(&test.name));
-        test.expect.items.extend(snapshot::checks(recorded));
+        test.expect
+            .items
+            .extend(snapshot::checks(self.recorded(test)));
     }
 
     /// Record the answers of a run's tool tests (`answers` in `tests`' order).
