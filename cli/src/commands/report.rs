@@ -5,9 +5,15 @@
 //! Authorization values and bearer tokens are redacted on the way in (the
 //! run that saved the document has already hidden the suite's own secrets).
 //!
+//! `--merge` reads the results of the shards of a split run (`run --shard
+//! i/n --json`) and renders the one document they make together (the merge
+//! is core's, [`mcpcheck_core::shard::merge`]), as a single run would have
+//! given it; the baseline and the gate apply to the merged run.
+//!
 //! Exit codes: 0 rendered; 2 the results (or an `--output`) could not be read
-//! or written. With `--threshold` or `--fail-on-regression` the saved run is
-//! judged like `ci` judges a live one: 1 when it does not pass.
+//! or written, or the shards do not fit together. With `--threshold` or
+//! `--fail-on-regression` the saved run is judged like `ci` judges a live
+//! one: 1 when it does not pass.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -19,6 +25,7 @@ use mcpcheck_core::diag::Paint;
 use mcpcheck_core::redact::Redactor;
 use mcpcheck_core::report::{badge, junit, markdown, sarif, text};
 use mcpcheck_core::results::Results;
+use mcpcheck_core::shard::merge;
 
 use crate::error::Result;
 use crate::files::read_text;
@@ -37,6 +44,9 @@ pub enum Format {
     Badge,
     /// A SARIF 2.1.0 log.
     Sarif,
+    /// The results document itself (what `run --json` prints), e.g. the
+    /// merged document of `--merge`.
+    Json,
 }
 
 /// Re-render a saved run without re-running it.
@@ -44,8 +54,18 @@ pub enum Format {
 pub struct ReportArgs {
     /// The results document to render (`mcpcheck run --json` output; `-` reads
     /// standard input).
-    #[arg(long, value_name = "FILE")]
-    from: PathBuf,
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "merge",
+        conflicts_with = "merge"
+    )]
+    from: Option<PathBuf>,
+
+    /// Merge the results documents of the shards of a split run (`run --shard
+    /// i/n --json`, one FILE each, in any order) and render the whole run.
+    #[arg(long, value_name = "FILE", num_args = 1..)]
+    merge: Vec<PathBuf>,
 
     /// The format printed (or written to --output).
     #[arg(long, value_enum, default_value_t = Format::Text)]
@@ -103,11 +123,27 @@ fn render(r: &Results, format: Format, paint: Paint, comparison: Option<&Compari
         Format::Markdown => markdown::render_with(r, comparison),
         Format::Badge => badge::render(r),
         Format::Sarif => sarif::render(r),
+        Format::Json => format!("{}\n", r.to_json()),
     }
 }
 
+/// `--merge`: every shard's document, read and merged.
+fn merge_results(paths: &[PathBuf]) -> Result<Results> {
+    let mut docs = Vec::with_capacity(paths.len());
+    for p in paths {
+        if p.as_os_str() == "-" {
+            return Err("--merge reads files: name each shard's results document".into());
+        }
+        docs.push((p.display().to_string(), read_results(p)?));
+    }
+    merge(&docs).map_err(|e| format!("--merge: {e}").into())
+}
+
 pub fn main(args: &ReportArgs) -> Result<ExitCode> {
-    let results = read_results(&args.from)?;
+    let results = match &args.from {
+        Some(from) => read_results(from)?,
+        None => merge_results(&args.merge)?,
+    };
     let how = |comparison| Conclude {
         step_summary: false,
         gate: args.reports.gates(),

@@ -74,6 +74,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "DURATION", default_value = "500ms", requires = "watch", value_parser = crate::output::parse_duration)]
     pub watch_interval: Duration,
 
+    /// Run only this machine's part of the suite: shard I of N (e.g. 2/4),
+    /// split by file (by test in a `tests:` file) with a fixed hash; merge the
+    /// parts' --json documents with `mcpcheck report --merge`.
+    #[arg(long, value_name = "I/N", value_parser = crate::run::shard::parse_shard)]
+    pub shard: Option<mcpcheck_core::shard::Shard>,
+
+    /// Balance the shards by the test durations in FILE, the results document
+    /// of an earlier whole run (every shard must be given the same FILE).
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    pub shard_timings: Option<PathBuf>,
+
     #[command(flatten)]
     pub reports: crate::reports::ReportFlags,
 }

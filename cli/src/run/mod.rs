@@ -10,6 +10,7 @@
 pub mod exec;
 pub mod fixture;
 pub mod hooks;
+pub mod shard;
 pub mod snapshots;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -159,6 +160,17 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     if plan.is_empty() {
         return Err("no tests to run (check --filter)".into());
     }
+    // A shard may get no test at all (more machines than tests): it still
+    // writes its (empty) part for the merge.
+    let shard_record = match args.shard {
+        Some(sh) => Some(shard::apply(
+            sh,
+            args.shard_timings.as_deref(),
+            &suites,
+            &mut plan,
+        )?),
+        None => None,
+    };
     let mut stores = if args.snapshots || args.update_snapshots {
         Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
     } else {
@@ -234,7 +246,8 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
     // With what context hooks handed the servers, now all known.
     let redactor = hooks::with_hook_secrets(&redactor);
-    let doc = redactor.redact_results(&doc);
+    let mut doc = redactor.redact_results(&doc);
+    doc.shard = shard_record;
     printer.lock().await.finish();
     // No server outlives the run.
     crate::client::stdio::reap_all().await;
