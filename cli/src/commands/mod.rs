@@ -18,6 +18,7 @@ pub mod init;
 pub mod invariants;
 pub mod lint;
 pub mod lock;
+pub mod matrix;
 pub mod report;
 pub mod run;
 pub mod scan;
@@ -46,6 +47,7 @@ pub enum Command {
     Lock(lock::LockArgs),
     Scan(scan::ScanArgs),
     Snapshot(snapshot::SnapshotArgs),
+    Matrix(matrix::MatrixArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -72,6 +74,7 @@ impl Command {
             Self::Lock(_) => "lock",
             Self::Scan(_) => "scan",
             Self::Snapshot(_) => "snapshot",
+            Self::Matrix(_) => "matrix",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -95,6 +98,7 @@ impl Command {
             Self::Lock(args) => lock::main(&args),
             Self::Scan(args) => scan::main(&args),
             Self::Snapshot(args) => snapshot::main(&args),
+            Self::Matrix(args) => matrix::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)

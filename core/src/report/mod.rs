@@ -10,6 +10,7 @@
 pub mod badge;
 pub mod junit;
 pub mod markdown;
+pub mod matrix;
 pub mod sarif;
 pub mod text;
 
