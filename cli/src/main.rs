@@ -18,6 +18,7 @@ mod error;
 mod files;
 mod output;
 mod probe;
+mod replay;
 mod reports;
 mod run;
 mod serve;

@@ -25,6 +25,7 @@ pub mod lock;
 pub mod observation;
 pub mod probe;
 pub mod redact;
+pub mod replay;
 pub mod report;
 pub mod results;
 pub mod scan;

@@ -19,6 +19,7 @@ pub mod invariants;
 pub mod lint;
 pub mod lock;
 pub mod matrix;
+pub mod replay;
 pub mod report;
 pub mod run;
 pub mod scan;
@@ -48,6 +49,7 @@ pub enum Command {
     Scan(scan::ScanArgs),
     Snapshot(snapshot::SnapshotArgs),
     Matrix(matrix::MatrixArgs),
+    Replay(replay::ReplayArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -75,6 +77,7 @@ impl Command {
             Self::Scan(_) => "scan",
             Self::Snapshot(_) => "snapshot",
             Self::Matrix(_) => "matrix",
+            Self::Replay(_) => "replay",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -99,6 +102,7 @@ impl Command {
             Self::Scan(args) => scan::main(&args),
             Self::Snapshot(args) => snapshot::main(&args),
             Self::Matrix(args) => matrix::main(&args),
+            Self::Replay(args) => replay::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)

@@ -172,7 +172,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
 
 /// Why a request's `Host` or `Origin` names a host this server does not
 /// answer to (`hosts` empty: any host is fine), or `None`.
-fn foreign_request(headers: &http::HeaderMap, hosts: &[String]) -> Option<&'static str> {
+pub(crate) fn foreign_request(headers: &http::HeaderMap, hosts: &[String]) -> Option<&'static str> {
     if hosts.is_empty() {
         return None;
     }
@@ -224,7 +224,7 @@ fn allowed_hosts(
 }
 
 /// Resolves on SIGINT or SIGTERM.
-async fn stop_signal() {
+pub(crate) async fn stop_signal() {
     let terminate = async {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(mut signal) => {
@@ -399,7 +399,7 @@ pub async fn read_body(body: Incoming, timeout: Duration) -> Result<Bytes, Respo
 
 /// Whether the client, per its `Accept` header, weighs `application/json`
 /// at least as high as `text/event-stream`.
-fn prefers_json(headers: &HeaderMap) -> bool {
+pub(crate) fn prefers_json(headers: &HeaderMap) -> bool {
     let mut json = None;
     let mut sse = None;
     for value in headers.get_all(header::ACCEPT) {

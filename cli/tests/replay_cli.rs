@@ -1,0 +1,276 @@
+//! `mcpcheck replay`: a suite run against `mcpcheck serve` with `--capture`,
+//! then against `replay` of those captures, over stdio and over Streamable
+//! HTTP, gives the same verdicts — for a healthy server and for one with a
+//! fault. A request nothing recorded matches gets an error naming the
+//! closest recorded one; unusable captures are named.
+
+mod cli_support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Stdio};
+
+use cli_support::{BIN, mcpcheck, run_mcpcheck, scratch, write};
+use serde_json::{Value, json};
+
+fn examples() -> String {
+    format!("{}/../examples/serve", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// (name, status, the status of each check) of every test of a results
+/// document.
+fn verdicts(results: &str) -> Vec<(String, String, Vec<String>)> {
+    let doc: Value = serde_json::from_str(results).unwrap_or_else(|e| panic!("{e}: {results}"));
+    doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let checks = t["checks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| format!("{}: {}", c["name"], c["status"]))
+                .collect();
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["status"].as_str().unwrap().to_string(),
+                checks,
+            )
+        })
+        .collect()
+}
+
+/// `mcpcheck replay ARGS --http 127.0.0.1:0`, killed when dropped.
+struct HttpReplay {
+    child: Child,
+    url: String,
+}
+
+impl Drop for HttpReplay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_replay(args: &[&str]) -> HttpReplay {
+    let mut child = mcpcheck()
+        .arg("replay")
+        .args(args)
+        .args(["--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .split("listening on ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no URL in {line:?}"))
+        .to_string();
+    HttpReplay { child, url }
+}
+
+/// Records the example suite against `serve ARGS`, then replays it over
+/// stdio and HTTP; the three runs must agree test for test.
+fn record_then_replay(name: &str, serve_args: &str) {
+    let captures = scratch(name);
+    let dir = captures.to_str().unwrap();
+    let suite = examples();
+    let server = format!("{BIN} serve {serve_args}");
+    let (_, recorded, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        &suite,
+        "--server",
+        &server,
+        "--capture",
+        dir,
+        "--json",
+    ]);
+    let recorded = verdicts(&recorded);
+    assert!(!recorded.is_empty(), "{err}");
+
+    let replay = format!("{BIN} replay {dir} --stdio");
+    let (_, replayed, err) =
+        run_mcpcheck(&["run", "--suite", &suite, "--server", &replay, "--json"]);
+    assert_eq!(verdicts(&replayed), recorded, "over stdio: {err}");
+
+    // Over HTTP, every server of the suite replaced by the replay's URL.
+    let http = http_replay(&[dir]);
+    let (_, table, err) = run_mcpcheck(&[
+        "matrix",
+        "--suite",
+        &suite,
+        "--url",
+        &format!("replay={}", http.url),
+        "--format",
+        "json",
+    ]);
+    let table: Value = serde_json::from_str(&table).unwrap_or_else(|e| panic!("{e}: {table}{err}"));
+    let over_http: Vec<(String, String)> = table["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().to_string(),
+                r["results"][0]["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = recorded.into_iter().map(|(n, s, _)| (n, s)).collect();
+    assert_eq!(over_http, expected, "over HTTP");
+}
+
+#[test]
+fn a_healthy_server_replays_with_the_same_verdicts() {
+    record_then_replay("replay-healthy", "");
+}
+
+#[test]
+fn a_faulty_server_replays_with_the_same_verdicts() {
+    // Every tools/call answer is preceded by a line that is not JSON-RPC: the
+    // tool tests end as errors, the others pass, in the replay as well.
+    record_then_replay("replay-garbage", "--fault garbage-stdout");
+}
+
+/// Starts `mcpcheck replay DIR` on stdio and returns it with its stdout.
+fn stdio_replay(dir: &Path, extra: &[&str]) -> (Child, BufReader<std::process::ChildStdout>) {
+    let mut child = mcpcheck()
+        .arg("replay")
+        .arg(dir)
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = BufReader::new(child.stdout.take().unwrap());
+    (child, out)
+}
+
+fn exchange(
+    child: &mut Child,
+    out: &mut BufReader<std::process::ChildStdout>,
+    message: &Value,
+) -> Value {
+    let stdin = child.stdin.as_mut().unwrap();
+    writeln!(stdin, "{message}").unwrap();
+    stdin.flush().unwrap();
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line:?}"))
+}
+
+#[test]
+fn an_unknown_request_gets_an_error_naming_the_closest_recorded_one() {
+    let captures = scratch("replay-unknown");
+    let suite = examples();
+    let (code, _, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        &format!("{suite}/echo.yaml"),
+        "--server",
+        &format!("{BIN} serve"),
+        "--capture",
+        captures.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let (mut child, mut out) = stdio_replay(&captures, &[]);
+    let hello = exchange(
+        &mut child,
+        &mut out,
+        &json!({"jsonrpc": "2.0", "id": "a", "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "another client", "version": "9"}}}),
+    );
+    assert_eq!(hello["id"], "a");
+    assert_eq!(hello["result"]["serverInfo"]["name"], "mcpcheck-serve");
+
+    let known = exchange(
+        &mut child,
+        &mut out,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"message": "hello, mcpcheck"}}}),
+    );
+    assert_eq!(known["id"], 2);
+    assert_eq!(known["result"]["content"][0]["text"], "hello, mcpcheck");
+
+    let unknown = exchange(
+        &mut child,
+        &mut out,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"message": "something else"}}}),
+    );
+    assert_eq!(unknown["id"], 3);
+    assert_eq!(unknown["error"]["code"], -32602);
+    let message = unknown["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with(r#"no recorded request matches {"method":"tools/call","params":{"arguments":{"message":"something else"},"name":"echo"}} (matching: exact); the closest recorded request is {"method":"tools/call","params":{"_meta":{"progressToken":0},"arguments":{"message":"hello, mcpcheck"},"name":"echo"}} in "#), "{message}");
+    assert!(
+        message.ends_with(
+            "echo_returns_its_message.json, exchange 2, which differs at /params/arguments/message"
+        ),
+        "{message}"
+    );
+    assert_eq!(unknown["error"]["data"]["closest"]["exchange"], 2);
+
+    drop(child.stdin.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("mcpcheck replay: no recorded request matches"),
+        "{stderr}"
+    );
+
+    // With --match name, the arguments do not matter.
+    let (mut child, mut out) = stdio_replay(&captures, &["--match", "name"]);
+    let answer = exchange(
+        &mut child,
+        &mut out,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"message": "something else"}}}),
+    );
+    assert_eq!(answer["result"]["content"][0]["text"], "hello, mcpcheck");
+    drop(child.stdin.take());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[test]
+fn unusable_captures_are_named_with_what_to_do() {
+    let d = scratch("replay-bad");
+    let not_capture = write(&d, "package.json", r#"{"name": "x", "version": "1"}"#);
+    let (code, _, err) = run_mcpcheck(&["replay", not_capture.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("package.json: (document)"), "{err}");
+    assert!(err.contains("`mcpcheck run --capture DIR`"), "{err}");
+
+    let broken = write(&d, "broken.json", "{\"exchanges\": [");
+    let (code, _, err) = run_mcpcheck(&["replay", broken.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("broken.json:"), "{err}");
+
+    let (code, _, err) = run_mcpcheck(&["replay", d.join("missing.json").to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("cannot read") && err.contains("missing.json"),
+        "{err}"
+    );
+
+    let empty = scratch("replay-empty");
+    let (code, _, err) = run_mcpcheck(&["replay", empty.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("no .json capture files"), "{err}");
+
+    let (code, _, err) =
+        run_mcpcheck(&["replay", not_capture.to_str().unwrap(), "--match", "fuzzy"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("exact, ignore-ids, name"), "{err}");
+}
