@@ -174,8 +174,11 @@ struct Recorded {
 pub struct Library {
     sessions: Vec<Recorded>,
     matching: Matching,
-    /// key -> (session, entry), in library order.
-    index: BTreeMap<String, Vec<(usize, usize)>>,
+    /// key -> its slot in `keyed`.
+    index: BTreeMap<String, usize>,
+    /// Per key: each session that has it, with its entries of that key in
+    /// order; sessions in library order.
+    keyed: Vec<Vec<(usize, Vec<usize>)>>,
 }
 
 /// A fixture copy made by `mcpcheck run`: a temporary directory
@@ -240,16 +243,25 @@ impl Library {
                 ],
             }]);
         }
-        let mut index: BTreeMap<String, Vec<(usize, usize)>> = BTreeMap::new();
+        let mut index: BTreeMap<String, usize> = BTreeMap::new();
+        let mut keyed: Vec<Vec<(usize, Vec<usize>)>> = Vec::new();
         for (si, s) in sessions.iter().enumerate() {
             for (ei, e) in s.entries.iter().enumerate() {
-                index.entry(e.key.clone()).or_default().push((si, ei));
+                let k = *index.entry(e.key.clone()).or_insert_with(|| {
+                    keyed.push(Vec::new());
+                    keyed.len() - 1
+                });
+                match keyed[k].last_mut() {
+                    Some((last, entries)) if *last == si => entries.push(ei),
+                    _ => keyed[k].push((si, vec![ei])),
+                }
             }
         }
         Ok(Library {
             sessions,
             matching,
             index,
+            keyed,
         })
     }
 
@@ -514,9 +526,11 @@ struct Answer<'l> {
 #[derive(Debug)]
 pub struct Replayer<'l> {
     lib: &'l Library,
-    candidates: Vec<usize>,
-    /// Per session, per entry: already answered.
-    used: Vec<Vec<bool>>,
+    /// Per session: still a candidate.
+    candidates: Vec<bool>,
+    /// Per key, per session that has it: how many of its entries of that
+    /// key have answered.
+    cursors: Vec<Vec<usize>>,
     /// The fixture copy the client names, once it has named one.
     fixture: Option<String>,
     next_ask: u64,
@@ -526,12 +540,8 @@ impl<'l> Replayer<'l> {
     pub fn new(lib: &'l Library) -> Replayer<'l> {
         Replayer {
             lib,
-            candidates: (0..lib.sessions.len()).collect(),
-            used: lib
-                .sessions
-                .iter()
-                .map(|s| vec![false; s.entries.len()])
-                .collect(),
+            candidates: vec![true; lib.sessions.len()],
+            cursors: lib.keyed.iter().map(|k| vec![0; k.len()]).collect(),
             fixture: None,
             next_ask: 0,
         }
@@ -599,32 +609,35 @@ impl<'l> Replayer<'l> {
     /// narrows the candidates and marks it used.
     fn find(&mut self, key: &str) -> Option<Answer<'l>> {
         let lib = self.lib;
-        let all = lib.index.get(key)?;
-        let in_candidates = |s: &usize| self.candidates.contains(s);
-        let pick = |pool: &dyn Fn(&usize) -> bool, used: &Vec<Vec<bool>>| {
-            // Per session: its first unused equal entry, else its last one.
-            let mut fresh: Vec<(usize, usize)> = Vec::new();
-            let mut repeat: BTreeMap<usize, usize> = BTreeMap::new();
-            for &(s, e) in all.iter().filter(|(s, _)| pool(s)) {
-                if !used[s][e] && !fresh.iter().any(|(fs, _)| *fs == s) {
-                    fresh.push((s, e));
+        let k = *lib.index.get(key)?;
+        let groups = &lib.keyed[k];
+        let cursors = &self.cursors[k];
+        // (slot, session, entry): per session its next unused entry of this
+        // key; when no session has one, its last one again.
+        let pick = |pool: &dyn Fn(usize) -> bool| {
+            let mut fresh = Vec::new();
+            let mut repeat = Vec::new();
+            for (slot, (s, entries)) in groups.iter().enumerate() {
+                if !pool(*s) {
+                    continue;
                 }
-                repeat.insert(s, e);
+                match entries.get(cursors[slot]) {
+                    Some(e) => fresh.push((slot, *s, *e)),
+                    None => repeat.extend(entries.last().map(|e| (slot, *s, *e))),
+                }
             }
-            if fresh.is_empty() {
-                repeat.into_iter().collect()
-            } else {
-                fresh
-            }
+            if fresh.is_empty() { repeat } else { fresh }
         };
-        let mut chosen = pick(&in_candidates, &self.used);
+        let mut chosen = pick(&|s| self.candidates[s]);
         if chosen.is_empty() {
-            chosen = pick(&|_| true, &self.used);
+            chosen = pick(&|_| true);
         }
-        let (first_s, first_e) = *chosen.first()?;
-        self.candidates = chosen.iter().map(|(s, _)| *s).collect();
-        for (s, e) in &chosen {
-            self.used[*s][*e] = true;
+        let &(_, first_s, first_e) = chosen.first()?;
+        self.candidates = vec![false; lib.sessions.len()];
+        for &(slot, s, _) in &chosen {
+            self.candidates[s] = true;
+            let c = &mut self.cursors[k][slot];
+            *c = (*c + 1).min(groups[slot].1.len());
         }
         Some(Answer {
             entry: &lib.sessions[first_s].entries[first_e],
@@ -718,10 +731,8 @@ impl<'l> Replayer<'l> {
     fn initialize(&mut self, request: &Value) -> Vec<Out> {
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         let wanted = normalized(request, self.lib.matching);
-        let recorded = self
-            .candidates
-            .iter()
-            .copied()
+        let candidates = (0..self.lib.sessions.len()).filter(|s| self.candidates[*s]);
+        let recorded = candidates
             .chain(0..self.lib.sessions.len())
             .flat_map(|s| self.lib.sessions[s].entries.iter())
             .filter(|e| {
@@ -732,7 +743,7 @@ impl<'l> Replayer<'l> {
         if let Some(entry) = recorded {
             return self.play(Answer { entry }, request);
         }
-        let first = self.candidates.first().copied().unwrap_or(0);
+        let first = self.candidates.iter().position(|c| *c).unwrap_or(0);
         let s = self.lib.sessions.get(first);
         let version = s
             .and_then(|s| s.protocol_version.clone())
