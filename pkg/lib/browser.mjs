@@ -5,7 +5,7 @@
 // some other way.
 import initWasm from '../web/mcpcheck-web.js';
 
-export { checkResponse, checkTrajectory, checkCapture, captureTimeline, validateSuite, lintListing, version } from '../web/mcpcheck-web.js';
+export { checkResponse, checkTrajectory, checkCapture, captureTimeline, validateSuite, lintListing, scanListing, version } from '../web/mcpcheck-web.js';
 
 let loading;
 

@@ -14,6 +14,7 @@ module.exports = {
   captureTimeline: wasm.captureTimeline,
   validateSuite: wasm.validateSuite,
   lintListing: wasm.lintListing,
+  scanListing: wasm.scanListing,
   version: wasm.version,
   init,
   default: init,

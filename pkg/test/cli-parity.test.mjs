@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
-import { checkCapture, lintListing } from '../lib/node.mjs';
+import { checkCapture, lintListing, scanListing } from '../lib/node.mjs';
 import { members } from '../scripts/json-members.mjs';
 import { DATA } from '../../web/play/examples/data.mjs';
 
@@ -87,3 +87,34 @@ test('lintListing and `mcpcheck lint --listing --format json` agree, byte for by
   }
   assert.ok(compared >= 40, `only ${compared} listings compared`);
 });
+
+test('scanListing and `mcpcheck scan --listing --format json` agree, byte for byte, on every scan vector', () => {
+  const scanDir = join(root, 'core/tests/vectors/scan');
+  let compared = 0;
+  for (const name of readdirSync(scanDir).filter((f) => f.endsWith('.json')).sort()) {
+    const c = JSON.parse(readFileSync(join(scanDir, name), 'utf8'));
+    if (c.error !== undefined) continue;
+    // One file: a listing, or an array of listings for several servers.
+    const doc = c.servers ? c.servers.map((s) => s.listing) : c.listing;
+    const file = join(dir, `scan-${name}`);
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    const options = c.options ?? {};
+    const flags = ['--fail-on', options.fail_on ?? 'high'];
+    if (options.skip_rules?.length) flags.push('--skip-rules', options.skip_rules.join(','));
+    let stdout;
+    let code = 0;
+    try {
+      stdout = execFileSync(bin, ['scan', '--listing', file, '--format', 'json', ...flags], { encoding: 'utf8' });
+    } catch (e) {
+      assert.equal(e.status, 1, `${name}: ${e.stderr}`);
+      stdout = e.stdout;
+      code = 1;
+    }
+    const { passed, ...report } = scanListing(doc, { ...options, name: file });
+    assert.equal(JSON.stringify(report, null, 2) + '\n', stdout, name);
+    assert.equal(code, passed ? 0 : 1, name);
+    compared++;
+  }
+  assert.ok(compared >= 60, `only ${compared} listings compared`);
+});
+

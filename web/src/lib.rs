@@ -125,6 +125,49 @@ export interface LintReport {
  * wrong. */
 export function lintListing(listing: Listing, options?: LintOptions): LintReport;
 
+/** How {@link scanListing} judges. */
+export interface ScanOptions {
+  /** Codes of rules not to run (`"S501"`); an unknown code throws. */
+  skip_rules?: string[];
+  /** The least severe finding that fails `passed` (default `"high"`). */
+  fail_on?: "high" | "medium" | "low" | "info";
+  /** The label findings name the server by (default `"listing"`; an array
+   * of listings is labelled `name#1`, `name#2`, …). */
+  name?: string;
+}
+
+/** One scan finding (docs/scan.md lists the codes and the attacks). */
+export interface ScanFinding {
+  code: string;
+  severity: "high" | "medium" | "low" | "info";
+  server: string;
+  /** The tool or prompt name, the resource URI or template. */
+  item: string;
+  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
+  /** RFC 6901 pointer to the offending field in the listing as given. */
+  field: string;
+  message: string;
+  /** The offending text, escaped and at most 120 characters. */
+  evidence: string;
+  /** Byte offsets of the offending text in the field's string value. */
+  span?: [number, number];
+}
+
+/** What `mcpcheck scan --format json` prints, plus the verdict. */
+export interface ScanReport {
+  version: 1;
+  findings: ScanFinding[];
+  /** No finding at `fail_on` or above. */
+  passed: boolean;
+}
+
+/** Scan a server's listing (or an array of listings, one per server, also
+ * checked against each other for shadowing) for tool poisoning, hidden
+ * text, exfiltration targets, secrets and side channels, as `mcpcheck scan
+ * --listing` does. Throws a {@link McpcheckError} when the input is not a
+ * listing or an option is wrong. */
+export function scanListing(listing: Listing | Listing[], options?: ScanOptions): ScanReport;
+
 /** The error every export throws on an input it cannot read. */
 export interface McpcheckError extends Error {
   /** Every problem found, in order (empty for a problem that is not in a
@@ -290,22 +333,8 @@ pub fn capture_timeline(
 #[wasm_bindgen(js_name = lintListing, skip_typescript)]
 pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     use mcpcheck_core::lint::{self, LintOptions};
-    let listing = match from_js(&listing, "the listing")? {
-        Value::String(text) => serde_json::from_str(&text).map_err(|e| {
-            plain_error(&format!(
-                "the listing is not JSON: {e} (line {}, column {})",
-                e.line(),
-                e.column()
-            ))
-        })?,
-        other => other,
-    };
-    let options: LintOptions = if options.is_undefined() || options.is_null() {
-        LintOptions::default()
-    } else {
-        serde_json::from_value(from_js(&options, "the options")?)
-            .map_err(|e| plain_error(&format!("the options: {e}")))?
-    };
+    let listing = listing_from_js(&listing)?;
+    let options: LintOptions = options_from_js(&options)?;
     let findings =
         lint::lint_listing(&listing, &options).map_err(|e| plain_error(&e.to_string()))?;
     // Parsed from the CLI's own text, so the keys come in the documented
@@ -314,6 +343,64 @@ pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
     let passed = JsValue::from_bool(lint::passed(&findings, options.strict));
     let _ = js_sys::Reflect::set(&report, &"passed".into(), &passed);
     Ok(report)
+}
+
+/// The options of `scanListing`: the core's, and the label findings name the
+/// server by.
+#[derive(Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct ScanJsOptions {
+    skip_rules: Vec<String>,
+    fail_on: Option<mcpcheck_core::scan::Severity>,
+    name: Option<String>,
+}
+
+/// Scan a listing (or an array of them, one per server) as `mcpcheck scan
+/// --listing` does (typed in `TS_INPUTS`).
+#[wasm_bindgen(js_name = scanListing, skip_typescript)]
+pub fn scan_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
+    use mcpcheck_core::scan;
+    let listing = listing_from_js(&listing)?;
+    let options: ScanJsOptions = options_from_js(&options)?;
+    let name = options.name.unwrap_or_else(|| "listing".to_string());
+    let servers = scan::servers_in(&name, listing).map_err(|e| plain_error(&e.to_string()))?;
+    let options = scan::ScanOptions {
+        skip_rules: options.skip_rules,
+        fail_on: options.fail_on.unwrap_or(scan::Severity::High),
+    };
+    let findings =
+        scan::scan_listings(&servers, &options).map_err(|e| plain_error(&e.to_string()))?;
+    // The CLI's own text, parsed: the report `mcpcheck scan --format json`
+    // prints, key for key.
+    let report = js_sys::JSON::parse(&scan::report::json(&findings)).unwrap_or(JsValue::NULL);
+    let passed = JsValue::from_bool(scan::passed(&findings, options.fail_on));
+    let _ = js_sys::Reflect::set(&report, &"passed".into(), &passed);
+    Ok(report)
+}
+
+/// A listing given as JSON text or as a value.
+fn listing_from_js(listing: &JsValue) -> Result<Value, JsValue> {
+    match from_js(listing, "the listing")? {
+        Value::String(text) => serde_json::from_str(&text).map_err(|e| {
+            plain_error(&format!(
+                "the listing is not JSON: {e} (line {}, column {})",
+                e.line(),
+                e.column()
+            ))
+        }),
+        other => Ok(other),
+    }
+}
+
+/// An options object (absent: the defaults).
+fn options_from_js<T: serde::de::DeserializeOwned + Default>(
+    options: &JsValue,
+) -> Result<T, JsValue> {
+    if options.is_undefined() || options.is_null() {
+        return Ok(T::default());
+    }
+    serde_json::from_value(from_js(options, "the options")?)
+        .map_err(|e| plain_error(&format!("the options: {e}")))
 }
 
 /// Load a suite file (either form) and report every problem in it, as

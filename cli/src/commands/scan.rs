@@ -141,14 +141,7 @@ fn read_listings(path: &std::path::Path) -> Result<Vec<(String, Value)>> {
             e.column()
         ))
     })?;
-    Ok(match value {
-        Value::Array(items) => items
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| (format!("{name}#{}", i + 1), v))
-            .collect(),
-        v => vec![(name, v)],
-    })
+    scan::servers_in(&name, value).map_err(|e| Error::Usage(e.to_string()))
 }
 
 /// Every server to reach, with the label findings name it by.

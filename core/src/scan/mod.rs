@@ -141,6 +141,37 @@ pub enum ScanInputError {
     },
 }
 
+/// The servers of one saved document: a listing is one server labelled
+/// `label`; an array of listings is one server per element, labelled
+/// `label#1`, `label#2`, … (how `--listing FILE` and `scanListing` read
+/// their input). A bare array of tools is refused with the hint to wrap it.
+///
+/// # Errors
+///
+/// [`ScanInputError::NotAListing`] for a bare array of tools.
+pub fn servers_in(label: &str, doc: Value) -> Result<Vec<(String, Value)>, ScanInputError> {
+    match doc {
+        Value::Array(items) => {
+            let bare_tools = !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| i.get("name").is_some() && i.get("inputSchema").is_some());
+            if bare_tools {
+                return Err(ScanInputError::NotAListing {
+                    server: label.to_string(),
+                    reason: crate::lint::describe_non_object(&Value::Array(items)),
+                });
+            }
+            Ok(items
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (format!("{label}#{}", i + 1), v))
+                .collect())
+        }
+        one => Ok(vec![(label.to_string(), one)]),
+    }
+}
+
 /// Every rule, in catalogue order.
 pub fn rules() -> impl ExactSizeIterator<Item = &'static rules::RuleInfo> {
     rules::ALL.iter().map(|r| r.info())
@@ -403,6 +434,14 @@ mod tests {
     fn inputs_that_are_not_listings_and_unknown_rules_are_errors() {
         let err = scan_listings(&[("a".into(), json!([1]))], &ScanOptions::default());
         assert!(matches!(err, Err(ScanInputError::NotAListing { .. })));
+        let tools = json!([{"name": "a", "inputSchema": {"type": "object"}}]);
+        let bare = servers_in("f.json", tools).expect_err("a bare tools array");
+        assert!(
+            bare.to_string().contains("wrap a bare tools array"),
+            "{bare}"
+        );
+        let two = servers_in("f.json", json!([{"tools": []}, {"tools": []}])).expect("two");
+        assert_eq!(two[1].0, "f.json#2");
         let options = ScanOptions {
             skip_rules: vec!["S999".into()],
             ..ScanOptions::default()
