@@ -21,6 +21,7 @@ pub mod gate;
 pub mod generate;
 pub mod invariants;
 pub mod lint;
+pub mod load;
 pub mod lock;
 pub mod observation;
 pub mod probe;

@@ -17,6 +17,7 @@ pub mod generate;
 pub mod init;
 pub mod invariants;
 pub mod lint;
+pub mod load;
 pub mod lock;
 pub mod matrix;
 pub mod replay;
@@ -46,6 +47,7 @@ pub enum Command {
     Fuzz(fuzz::FuzzArgs),
     Lint(lint::LintArgs),
     Lock(lock::LockArgs),
+    Load(load::LoadArgs),
     Scan(scan::ScanArgs),
     Snapshot(snapshot::SnapshotArgs),
     Matrix(matrix::MatrixArgs),
@@ -74,6 +76,7 @@ impl Command {
             Self::Fuzz(_) => "fuzz",
             Self::Lint(_) => "lint",
             Self::Lock(_) => "lock",
+            Self::Load(_) => "load",
             Self::Scan(_) => "scan",
             Self::Snapshot(_) => "snapshot",
             Self::Matrix(_) => "matrix",
@@ -99,6 +102,7 @@ impl Command {
             Self::Fuzz(args) => fuzz::main(&args),
             Self::Lint(args) => lint::main(&args),
             Self::Lock(args) => lock::main(&args),
+            Self::Load(args) => load::main(&args),
             Self::Scan(args) => scan::main(&args),
             Self::Snapshot(args) => snapshot::main(&args),
             Self::Matrix(args) => matrix::main(&args),

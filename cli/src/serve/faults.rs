@@ -71,7 +71,17 @@ pub enum Fault {
     /// tools/list: five more tools, each with a planted defect for `audit`
     /// and `fuzz` to find (docs/serve.md lists them).
     BuggyTools,
+    /// Every echo call: the message passes through one slot shared by all
+    /// sessions of the process and is read back 20 ms later, so concurrent
+    /// callers may get each other's message; one caller at a time never does.
+    RacyEcho,
 }
+
+/// The slot every echo message passes through under `racy-echo`.
+pub static RACY_SLOT: Mutex<String> = Mutex::new(String::new());
+
+/// How long `racy-echo` waits between writing the slot and reading it back.
+pub const RACY_DELAY: Duration = Duration::from_millis(20);
 
 /// The set of faults in force, as given on the command line.
 #[derive(Debug, Clone, Default)]

@@ -34,7 +34,9 @@ use tokio_util::sync::CancellationToken;
 use super::audit::{self, AuditLog};
 use super::auth::Identity;
 use super::catalog::{self, CompletionRef};
-use super::faults::{CRASH_EXIT_CODE, Fault, FaultSet, HANG_LIMIT, HUGE_RESPONSE_BYTES};
+use super::faults::{
+    CRASH_EXIT_CODE, Fault, FaultSet, HANG_LIMIT, HUGE_RESPONSE_BYTES, RACY_DELAY, RACY_SLOT,
+};
 use super::tools::{self, Args};
 
 /// How long a tool waits for the client to answer a request of its own
@@ -151,6 +153,12 @@ impl Session {
     ) -> Result<CallToolResult, McpError> {
         let name = request.name.as_ref();
         let args = request.arguments.as_ref();
+        if name == "echo"
+            && self.fault(Fault::RacyEcho)
+            && let Some(message) = args.and_then(|a| a.get("message")).and_then(|m| m.as_str())
+        {
+            return Ok(racy_echo(message).await);
+        }
         let outcome = match name {
             "echo" => echo(args),
             "add" => Args::new(args, &["a", "b"]).and_then(|a| {
@@ -376,6 +384,15 @@ fn level_index(name: &str) -> Option<usize> {
 
 fn text(text: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(text)])
+}
+
+/// `racy-echo`: the message through the process-wide slot, read back after
+/// a pause in which another session may overwrite it.
+async fn racy_echo(message: &str) -> CallToolResult {
+    *RACY_SLOT.lock().unwrap_or_else(|e| e.into_inner()) = message.to_string();
+    tokio::time::sleep(RACY_DELAY).await;
+    let back = RACY_SLOT.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    text(back)
 }
 
 fn echo(args: Option<&rmcp::model::JsonObject>) -> Result<CallToolResult, String> {
