@@ -274,3 +274,99 @@ fn unusable_captures_are_named_with_what_to_do() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("exact, ignore-ids, name"), "{err}");
 }
+
+#[tokio::test]
+async fn http_sessions_follow_streamable_http() {
+    let captures = scratch("replay-http-sessions");
+    let suite = examples();
+    let (code, _, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        &format!("{suite}/progress.yaml"),
+        "--server",
+        &format!("{BIN} serve"),
+        "--capture",
+        captures.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let replay = http_replay(&[captures.to_str().unwrap()]);
+    let http = reqwest::Client::new();
+    let post = |body: Value, session: Option<&str>| {
+        let mut r = http
+            .post(&replay.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        if let Some(s) = session {
+            r = r.header("mcp-session-id", s);
+        }
+        r.send()
+    };
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "progress", "arguments": {"delay_ms": 5, "steps": 4}, "_meta": {"progressToken": "live"}}});
+    let without = post(call.clone(), None).await.unwrap();
+    assert_eq!(without.status(), 400, "a request outside a session");
+    let unknown = post(call.clone(), Some("nope")).await.unwrap();
+    assert_eq!(unknown.status(), 404);
+
+    let hello = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "mcpcheck", "version": "0.1.0"}}}),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(hello.status(), 200);
+    let session = hello.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    let body: Value = hello.json().await.unwrap();
+    assert_eq!(body["result"]["serverInfo"]["name"], "mcpcheck-serve");
+    let note = post(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Some(&session),
+    )
+    .await
+    .unwrap();
+    assert_eq!(note.status(), 202);
+
+    // Progress first, then the response, as one SSE stream with the
+    // client's token.
+    let streamed = post(call, Some(&session)).await.unwrap();
+    assert_eq!(streamed.headers()["content-type"], "text/event-stream");
+    let text = streamed.text().await.unwrap();
+    let messages: Vec<Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str(d.trim()).ok())
+        .collect();
+    assert_eq!(messages.len(), 5, "{text}");
+    assert!(
+        messages[..4]
+            .iter()
+            .all(|m| m["params"]["progressToken"] == "live"),
+        "{text}"
+    );
+    assert_eq!(messages[4]["id"], 2);
+    assert_eq!(
+        messages[4]["result"]["content"][0]["text"],
+        "completed 4 steps"
+    );
+
+    let deleted = http
+        .delete(&replay.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(deleted.status(), 200);
+    let again = http
+        .delete(&replay.url)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 404);
+}

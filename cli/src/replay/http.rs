@@ -238,17 +238,17 @@ impl App {
     async fn post(&self, request: Request<Incoming>) -> Response<Body> {
         let prefer_json = prefers_json(request.headers());
         let has_session = request.headers().contains_key(SESSION_HEADER);
-        let session = if has_session {
-            match self.session_of(&request) {
-                Ok(s) => Some(s),
-                Err((status, why)) => return plain(status, why),
-            }
-        } else {
-            None
-        };
+        let session = has_session.then(|| self.session_of(&request));
+        // The body is read whatever the answer, so the connection stays
+        // usable for the client's next request.
         let bytes = match read_body(request.into_body(), self.request_timeout).await {
             Ok(bytes) => bytes,
             Err(response) => return response,
+        };
+        let session = match session {
+            Some(Ok(s)) => Some(s),
+            Some(Err((status, why))) => return plain(status, why),
+            None => None,
         };
         let message: Value = match serde_json::from_slice(&bytes) {
             Ok(v) => v,
