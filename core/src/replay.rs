@@ -1147,6 +1147,38 @@ mod tests {
     }
 
     #[test]
+    fn what_arrived_after_a_response_follows_it() {
+        let mut doc: Value = serde_json::from_str(&session(
+            "late",
+            vec![
+                json!({"request": call(1, "add_tool", json!({"name": "x"}), None),
+                        "response": text_result(1, "added tool x"),
+                        "raw": [{"text": "debug: adding", "from": "server"}]}),
+            ],
+        ))
+        .unwrap();
+        doc["unmatched"] = json!([
+            {"message": {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}, "after_exchange": 2},
+            {"message": {"jsonrpc": "2.0", "id": 1000001, "result": {}}, "after_exchange": 2}
+        ]);
+        doc["raw"] = json!([{"text": "late line", "from": "server", "after_exchange": 2}]);
+        let lib = library(&[("late.json", doc.to_string())], Matching::Exact);
+        let mut r = Replayer::new(&lib);
+        let reply = r.receive(&call(5, "add_tool", json!({"name": "x"}), None));
+        assert_eq!(
+            reply.outs,
+            vec![
+                Out::Raw("debug: adding".into()),
+                Out::Send(text_result(5, "added tool x")),
+                Out::Send(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})),
+                Out::Send(json!({"jsonrpc": "2.0", "id": 1000001, "result": {}})),
+                Out::Raw("late line".into()),
+            ],
+            "a recorded stray answer keeps its recorded id"
+        );
+    }
+
+    #[test]
     fn unusable_captures_are_named_with_what_is_wrong() {
         let files = vec![
             ("good.json".to_string(), echo_session()),
