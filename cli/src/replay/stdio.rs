@@ -14,6 +14,9 @@ use tokio::sync::mpsc;
 
 use super::{ASK_TIMEOUT, answers, method_of};
 
+/// The pause before a response that follows other messages.
+const RESPONSE_GAP: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// The longest line read; a longer one is answered with a parse error.
 const MAX_LINE: u64 = 16 * 1024 * 1024;
 
@@ -39,9 +42,18 @@ pub async fn serve(library: &'static Library) -> ExitCode {
         if let Some(why) = &reply.unmatched {
             eprintln!("mcpcheck replay: {why}");
         }
-        for out in reply.outs {
+        for (i, out) in reply.outs.into_iter().enumerate() {
             let ok = match out {
-                Out::Send(message) => write_line(&mut stdout, &message.to_string()).await,
+                Out::Send(message) => {
+                    if i > 0 && message.get("method").is_none() {
+                        // A response after notifications: a moment between
+                        // them, as a real server's, so a client that handles
+                        // notifications asynchronously (the TypeScript SDK)
+                        // sees them before the request is settled.
+                        tokio::time::sleep(RESPONSE_GAP).await;
+                    }
+                    write_line(&mut stdout, &message.to_string()).await
+                }
                 Out::Raw(text) => write_line(&mut stdout, &text).await,
                 Out::Ask { id, request } => {
                     let ok = write_line(&mut stdout, &request.to_string()).await;
