@@ -8,17 +8,17 @@
 // page's scripts run.
 import { checker } from './start.js';
 import { DATA } from './data.js';
-import { buildExamples, buildLintExamples } from './examples.js';
+import { buildExamples, buildLintExamples, buildScanExamples } from './examples.js';
 import { decodeState, encodeState } from './state.js';
 import { el, clear } from './dom.js';
 
-const EXAMPLES = [...buildExamples(DATA), ...buildLintExamples(DATA)];
-const TABS = ['response', 'capture', 'trajectory', 'lint'];
-const EDITORS = ['expect', 'response', 'capture', 'trace', 'assertions', 'listing'];
+const EXAMPLES = [...buildExamples(DATA), ...buildLintExamples(DATA), ...buildScanExamples(DATA)];
+const TABS = ['response', 'capture', 'trajectory', 'lint', 'scan'];
+const EDITORS = ['expect', 'response', 'capture', 'trace', 'assertions', 'listing', 'surface'];
 const field = (id) => document.getElementById(id);
 
 let tab = 'response';
-const runs = { response: 0, capture: 0, trajectory: 0, lint: 0 };
+const runs = { response: 0, capture: 0, trajectory: 0, lint: 0, scan: 0 };
 
 // ---------------------------------------------------------------- editors
 
@@ -169,6 +169,10 @@ async function check() {
     if (!editors.listing.value.trim()) return showEmpty(out, 'Paste a tools/list answer or a combined listing, or pick an example.');
     if (!(await checker.has('lintListing'))) return showEmpty(out, 'This build has no listing lint.');
     reply = await checker.call('lintListing', editors.listing.value, lintOptions());
+  } else if (which === 'scan') {
+    if (!editors.surface.value.trim()) return showEmpty(out, 'Paste a tools/list answer, a combined listing or an array of listings, or pick an example.');
+    if (!(await checker.has('scanListing'))) return showEmpty(out, 'This build has no scan.');
+    reply = await checker.call('scanListing', editors.surface.value, scanOptions());
   } else {
     if (!editors.capture.value.trim()) return showEmpty(out, 'Drop, choose or paste a capture file, or pick an example.');
     if (!(await checker.has('checkCapture'))) return showEmpty(out, 'This build has no capture checks.');
@@ -179,7 +183,13 @@ async function check() {
   clear(out);
   if (!reply.ok) {
     out.append(renderError(reply.error));
-    if (which === 'lint') markJsonError(reply.error.message);
+    if (which === 'lint' || which === 'scan') markJsonError(editors[which === 'lint' ? 'listing' : 'surface'], reply.error.message);
+  } else if (which === 'scan') {
+    const { placeScanFindings, renderScan } = await import('./scan.js');
+    if (run !== runs[which]) return;
+    const { places, marks } = placeScanFindings(editors.surface.value, reply.value.findings);
+    editors.surface.mark(marks);
+    out.append(renderScan(reply.value, editors.surface, places));
   } else if (which === 'lint') {
     const { placeFindings, renderLint } = await import('./lint.js');
     if (run !== runs[which]) return;
@@ -205,7 +215,7 @@ function showEmpty(out, text) {
 }
 
 function markEditors(which, diagnostics) {
-  const names = { response: ['expect', 'response'], trajectory: ['trace', 'assertions'], capture: ['capture'], lint: ['listing'] }[which];
+  const names = { response: ['expect', 'response'], trajectory: ['trace', 'assertions'], capture: ['capture'], lint: ['listing'], scan: ['surface'] }[which];
   for (const name of names) {
     const ed = editors[name];
     const bad = new Map();
@@ -226,9 +236,20 @@ function lintOptions() {
 }
 
 /** A listing that is not JSON: the core names the line; mark it. */
-function markJsonError(message) {
+function markJsonError(editor, message) {
   const at = /\(line (\d+), column \d+\)$/.exec(message);
-  editors.listing.mark(at ? new Map([[Number(at[1]), message]]) : new Map());
+  editor.mark(at ? new Map([[Number(at[1]), message]]) : new Map());
+}
+
+// ---------------------------------------------------------------- scan input
+
+const failOnSelect = field('scan-fail-on');
+const scanSkipInput = field('scan-skip');
+
+/** scanListing's options from the select and the comma-separated codes. */
+function scanOptions() {
+  const skip_rules = scanSkipInput.value.split(/[\s,]+/).filter(Boolean).map((c) => c.toUpperCase());
+  return { skip_rules, fail_on: failOnSelect.value };
 }
 
 let timer;
@@ -242,6 +263,8 @@ function schedule() {
 for (const ed of Object.values(editors)) ed.ta.addEventListener('input', schedule);
 strictBox.addEventListener('change', schedule);
 skipInput.addEventListener('input', schedule);
+failOnSelect.addEventListener('change', schedule);
+scanSkipInput.addEventListener('input', schedule);
 
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
@@ -363,7 +386,8 @@ select.addEventListener('change', () => {
   const x = EXAMPLES.find((e) => e.id === select.value);
   if (!x) return;
   for (const [k, v] of Object.entries(x.fields)) editors[k].value = v;
-  if (x.options) setLintOptions(x.options);
+  if (x.options && x.tab === 'lint') setLintOptions(x.options);
+  if (x.options && x.tab === 'scan') setScanOptions(x.options);
   selectTab(x.tab);
 });
 
@@ -372,13 +396,18 @@ function setLintOptions({ strict = false, skip = '' } = {}) {
   skipInput.value = typeof skip === 'string' ? skip : '';
 }
 
+function setScanOptions({ failOn = 'high', skip = '' } = {}) {
+  failOnSelect.value = ['high', 'medium', 'low', 'info'].includes(failOn) ? failOn : 'high';
+  scanSkipInput.value = typeof skip === 'string' ? skip : '';
+}
+
 // ---------------------------------------------------------------- state in the URL
 
 // A link carries the tab and every editor's text (compressed). Captures and
 // listings larger than the limit are left out of links: browsers cap URL
 // length.
 const LINK_LIMIT = 60000;
-const BULKY = { capture: 'the capture', listing: 'the listing' };
+const BULKY = { capture: 'the capture', listing: 'the listing', surface: 'the scanned listing' };
 let saving = Promise.resolve();
 function saveState() {
   const state = currentState();
@@ -402,6 +431,7 @@ async function loadState() {
   if (!state) return false;
   for (const k of EDITORS) editors[k].value = typeof state[k] === 'string' ? state[k] : '';
   setLintOptions({ strict: state.strict, skip: state.skip });
+  setScanOptions({ failOn: state.failOn, skip: state.scanSkip });
   selectTab(TABS.includes(state.tab) ? state.tab : 'response', { run: false });
   return true;
 }
@@ -418,6 +448,8 @@ function currentState() {
   // The lint tab's options, only when set: older links stay what they were.
   if (strictBox.checked) state.strict = true;
   if (skipInput.value) state.skip = skipInput.value;
+  if (failOnSelect.value !== 'high') state.failOn = failOnSelect.value;
+  if (scanSkipInput.value) state.scanSkip = scanSkipInput.value;
   return state;
 }
 
@@ -438,6 +470,7 @@ checker.ready.then((info) => {
   // A build without capture checks shows no capture tab.
   if (!info.ops.includes('checkCapture')) field('tab-capture').hidden = true;
   if (!info.ops.includes('lintListing')) field('tab-lint').hidden = true;
+  if (!info.ops.includes('scanListing')) field('tab-scan').hidden = true;
 });
 
 if (!(await loadState())) {

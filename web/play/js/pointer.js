@@ -162,3 +162,29 @@ export function locate(text, pointers) {
     return at && { ...at, line: lineOf(text, at.start) };
   });
 }
+
+/**
+ * Like {@link locate}, and each place also has `valueStart` (where the value
+ * itself starts, after its key) and `lineOf(offset)` for offsets inside it.
+ */
+export function locateValues(text, pointers) {
+  const tree = parseTree(text);
+  const lineAt = (offset) => lineOf(text, offset);
+  return pointers.map((p) => {
+    const tokens = segments(p);
+    if (!tree || !tokens) return null;
+    let node = tree;
+    let exact = true;
+    for (const token of tokens) {
+      const next = child(node, token);
+      if (!next) {
+        exact = false;
+        break;
+      }
+      node = next;
+    }
+    const start = node.keyStart ?? node.start;
+    return { start, end: node.end, exact, valueStart: node.start, line: lineAt(start), lineOf: lineAt };
+  });
+}
+

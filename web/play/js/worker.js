@@ -10,7 +10,7 @@
 import * as wasm from '../mcpcheck-web.js';
 import { wasmBase64 } from '../mcpcheck-web_bg.wasm.js';
 
-const OPS = ['checkResponse', 'checkTrajectory', 'checkCapture', 'captureTimeline', 'lintListing', 'validateSuite', 'version'];
+const OPS = ['checkResponse', 'checkTrajectory', 'checkCapture', 'captureTimeline', 'lintListing', 'scanListing', 'validateSuite', 'version'];
 const exports = Object.fromEntries(
   OPS.filter((op) => typeof wasm[op] === 'function').map((op) => [op, wasm[op]]),
 );
