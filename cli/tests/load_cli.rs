@@ -255,3 +255,74 @@ fn remote_targets_and_unbounded_runs_are_refused() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--call") || err.contains("--suite"), "{err}");
 }
+
+#[test]
+fn statelessness_holds_for_serve_and_fails_with_per_session_state() {
+    let d = scratch("load-stateless");
+    let suite = echo_suite(&d);
+    let (a, b) = (http_serve(&[]), http_serve(&[]));
+    let both = format!("{},{}", a.url, b.url);
+    let md = d.join("stateless.md");
+    let (code, out, err) = run_mcpcheck(&[
+        "load",
+        "--instances",
+        &both,
+        "--suite",
+        &suite,
+        "--requests",
+        "12",
+        "--markdown",
+        md.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("12 requests over 3"), "{out}");
+    assert!(out.contains("every answer the same (stateless)"), "{out}");
+    assert!(
+        std::fs::read_to_string(&md)
+            .unwrap()
+            .contains("| 12 | 12 | 0 | 0 |")
+    );
+
+    let (x, y) = (
+        http_serve(&["--fault", "session-state"]),
+        http_serve(&["--fault", "session-state"]),
+    );
+    let both = format!("{},{}", x.url, y.url);
+    let (code, out, err) = run_mcpcheck(&[
+        "load",
+        "--instances",
+        &both,
+        "--call",
+        "echo",
+        "--args",
+        r#"{"message": "hi"}"#,
+        "--requests",
+        "4",
+        "--json",
+    ]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let doc = json(&out);
+    assert_eq!(
+        (doc["equal"].as_u64(), doc["differ"].as_u64()),
+        (Some(1), Some(3)),
+        "{out}"
+    );
+    let first = &doc["differences"][0];
+    assert_eq!(first["request"], 1);
+    assert_eq!(first["instance"], y.url.as_str());
+    assert_eq!(first["single"]["result"]["content"][0]["text"], "hi #2");
+    assert_eq!(first["spread"]["result"]["content"][0]["text"], "hi #1");
+
+    // One URL proves nothing; a remote one is refused; load flags do not apply.
+    for bad in [
+        vec!["--instances", a.url.as_str()],
+        vec![
+            "--instances",
+            "http://127.0.0.1:1/mcp,http://example.com/mcp",
+        ],
+        vec!["--instances", both.as_str(), "-c", "2"],
+    ] {
+        let (code, _, err) = run_mcpcheck(&[&["load", "--call", "echo"][..], &bad[..]].concat());
+        assert_eq!(code, Some(2), "{bad:?}: {err}");
+    }
+}

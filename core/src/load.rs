@@ -510,6 +510,177 @@ pub fn to_json(r: &LoadReport) -> String {
     serde_json::to_string_pretty(r).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
+/// An answer as the statelessness check compares it: the result without
+/// its `_meta`, the JSON-RPC error's code and message, or why none came.
+pub fn comparable_answer(
+    result: Option<&Value>,
+    error: Option<&Value>,
+    failure: Option<&str>,
+) -> Value {
+    if let Some(f) = failure {
+        return serde_json::json!({"failure": f});
+    }
+    if let Some(e) = error {
+        return serde_json::json!({"error": {"code": e.get("code"), "message": e.get("message")}});
+    }
+    let mut r = result.cloned().unwrap_or(Value::Null);
+    if let Some(o) = r.as_object_mut() {
+        o.remove("_meta");
+    }
+    serde_json::json!({ "result": r })
+}
+
+/// A request whose answer, sent round-robin over the instances, differs from
+/// the answer one instance gave to the same request in the same sequence.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Difference {
+    /// The request's place in the sequence (0-based).
+    pub request: u64,
+    pub call: String,
+    /// The instance that answered it in the round-robin sequence.
+    pub instance: String,
+    /// What the single instance answered.
+    pub single: Value,
+    /// What the round-robin sequence got.
+    pub spread: Value,
+}
+
+/// The outcome of the statelessness check (`load --instances`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StatelessReport {
+    pub instances: Vec<String>,
+    /// The calls the sequence cycles through.
+    pub calls: Vec<String>,
+    pub requests: u64,
+    /// Requests answered alike by one instance and round-robin.
+    pub equal: u64,
+    /// Requests for which one of the two sequences got no answer.
+    pub unanswered: u64,
+    /// The first differences (at most [`FAILURES_KEPT`]), in sequence order.
+    pub differences: Vec<Difference>,
+    /// How many requests differ in all.
+    pub differ: u64,
+}
+
+impl StatelessReport {
+    /// Whether every request got an answer, the same from either sequence.
+    pub fn stateless(&self) -> bool {
+        self.differ == 0 && self.unanswered == 0 && self.requests > 0
+    }
+}
+
+/// Compare the answers of the same sequence of requests sent to one instance
+/// (`single`) and round-robin over `instances` (`spread`, request i to
+/// instance i mod n). `call_of[i]` names request i's call.
+pub fn compare_stateless(
+    instances: Vec<String>,
+    calls: Vec<String>,
+    call_of: &[String],
+    single: &[Value],
+    spread: &[Value],
+) -> StatelessReport {
+    let n = single.len().min(spread.len()).min(call_of.len());
+    let mut equal = 0u64;
+    let mut unanswered = 0u64;
+    let mut differ = 0u64;
+    let mut differences = Vec::new();
+    for i in 0..n {
+        let (a, b) = (&single[i], &spread[i]);
+        if a.get("failure").is_some() || b.get("failure").is_some() {
+            unanswered += 1;
+        } else if a == b {
+            equal += 1;
+            continue;
+        } else {
+            differ += 1;
+        }
+        if differences.len() < FAILURES_KEPT {
+            differences.push(Difference {
+                request: i as u64,
+                call: call_of[i].clone(),
+                instance: instances
+                    .get(i % instances.len().max(1))
+                    .cloned()
+                    .unwrap_or_default(),
+                single: a.clone(),
+                spread: b.clone(),
+            });
+        }
+    }
+    StatelessReport {
+        instances,
+        calls,
+        requests: n as u64,
+        equal,
+        unanswered,
+        differences,
+        differ,
+    }
+}
+
+/// What the terminal shows for the statelessness check.
+pub fn stateless_text(r: &StatelessReport) -> String {
+    let mut s = format!(
+        "{} requests over {} ({}), round-robin over {} instances, against one instance alone: {}\n",
+        r.requests,
+        r.calls.len(),
+        r.calls.join(", "),
+        r.instances.len(),
+        if r.stateless() {
+            "every answer the same (stateless)".to_string()
+        } else {
+            format!(
+                "{} the same, {} different, {} unanswered (not stateless)",
+                r.equal, r.differ, r.unanswered
+            )
+        }
+    );
+    for d in &r.differences {
+        s.push_str(&format!(
+            "  #{} {} at {}: alone {}, round-robin {}\n",
+            d.request,
+            d.call,
+            d.instance,
+            compact(&d.single),
+            compact(&d.spread)
+        ));
+    }
+    s
+}
+
+/// A Markdown summary of the statelessness check.
+pub fn stateless_markdown(r: &StatelessReport) -> String {
+    let mut s = format!(
+        "## mcpcheck load: statelessness over {} instances\n\n{}\n\n| requests | same | different | unanswered |\n|--:|--:|--:|--:|\n| {} | {} | {} | {} |\n",
+        r.instances.len(),
+        if r.stateless() {
+            "Every answer round-robin over the instances was the one a single instance gave."
+        } else {
+            "Some answers depend on which instance had the earlier requests: **not stateless**."
+        },
+        r.requests,
+        r.equal,
+        r.differ,
+        r.unanswered
+    );
+    if !r.differences.is_empty() {
+        s.push_str(
+            "\n| request | call | instance | alone | round-robin |\n|--:|:--|:--|:--|:--|\n",
+        );
+        for d in &r.differences {
+            s.push_str(&format!(
+                "| {} | {} | {} | <code>{}</code> | <code>{}</code> |\n",
+                d.request,
+                md_cell(&d.call),
+                md_cell(&d.instance),
+                md_cell(&compact(&d.single)),
+                md_cell(&compact(&d.spread))
+            ));
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -643,5 +814,71 @@ mod tests {
         assert!(svg.contains("p95 100.00") && svg.contains("p50 3.00"));
         let none = super::svg(&summarize(setup(), &[], Vec::new(), 0));
         assert!(none.contains("no requests") && none.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn statelessness_compares_answers_in_sequence() {
+        let ans = |t: &str| {
+            comparable_answer(
+                Some(
+                    &serde_json::json!({"content": [{"type": "text", "text": t}], "_meta": {"x": 1}}),
+                ),
+                None,
+                None,
+            )
+        };
+        assert_eq!(
+            ans("a"),
+            serde_json::json!({"result": {"content": [{"type": "text", "text": "a"}]}})
+        );
+        let calls = vec!["echo".to_string()];
+        let call_of = vec!["echo".to_string(); 4];
+        let inst = vec!["u1".to_string(), "u2".to_string()];
+        let same = compare_stateless(
+            inst.clone(),
+            calls.clone(),
+            &call_of,
+            &[ans("1"), ans("2"), ans("3"), ans("4")],
+            &[ans("1"), ans("2"), ans("3"), ans("4")],
+        );
+        assert!(same.stateless());
+        assert_eq!(same.equal, 4);
+        assert!(stateless_text(&same).contains("every answer the same (stateless)"));
+        // A per-instance counter: round-robin, each instance counts its own.
+        let diff = compare_stateless(
+            inst,
+            calls,
+            &call_of,
+            &[ans("1"), ans("2"), ans("3"), ans("4")],
+            &[ans("1"), ans("1"), ans("2"), ans("2")],
+        );
+        assert!(!diff.stateless());
+        assert_eq!((diff.equal, diff.differ), (1, 3));
+        assert_eq!(diff.differences[0].request, 1);
+        assert_eq!(diff.differences[0].instance, "u2");
+        let t = stateless_text(&diff);
+        assert!(
+            t.contains("1 the same, 3 different, 0 unanswered (not stateless)"),
+            "{t}"
+        );
+        assert!(stateless_markdown(&diff).contains("| 4 | 1 | 3 | 0 |"));
+        let lost = comparable_answer(None, None, Some("no answer"));
+        let r = compare_stateless(
+            vec!["u".into()],
+            vec!["e".into()],
+            &["e".to_string()],
+            &[ans("1")],
+            &[lost],
+        );
+        assert_eq!((r.unanswered, r.stateless()), (1, false));
+        let e = comparable_answer(
+            None,
+            Some(&serde_json::json!({"code": -32602, "message": "bad", "data": 1})),
+            None,
+        );
+        assert_eq!(
+            e,
+            serde_json::json!({"error": {"code": -32602, "message": "bad"}})
+        );
     }
 }

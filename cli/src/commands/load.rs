@@ -35,7 +35,7 @@ use crate::error::{Result, verdict};
 use crate::files::{display, read_text, suite_files};
 use crate::output::{err, out, paint_for_stderr, parse_duration};
 use crate::reports::{parse_percent, write_file};
-use crate::target::TargetArgs;
+use crate::target::{HttpTransport, TargetArgs};
 
 /// The most requests one run sends.
 pub const MAX_REQUESTS: u64 = 100_000;
@@ -52,8 +52,28 @@ pub const REQUESTS_PER_SESSION: u64 = 1_000;
 /// Load-test a server: concurrent sessions, every answer checked.
 #[derive(Debug, Args)]
 pub struct LoadArgs {
-    #[command(flatten)]
-    target: TargetArgs,
+    /// The server to start on stdio, once per session (split like a shell
+    /// would).
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["url", "instances"], required_unless_present_any = ["url", "instances"])]
+    server: Option<String>,
+
+    /// The server's URL (Streamable HTTP, or legacy SSE with --transport sse).
+    #[arg(long, value_name = "URL", conflicts_with = "instances")]
+    url: Option<String>,
+
+    /// The HTTP transport for --url and --instances.
+    #[arg(long, value_enum, default_value_t = HttpTransport::Http)]
+    transport: HttpTransport,
+
+    /// An HTTP header for --url and --instances, as `Name: value` (repeatable).
+    #[arg(long = "header", value_name = "HEADER")]
+    headers: Vec<String>,
+
+    /// Check statelessness instead of load: the same sequence of requests
+    /// sent to the first instance alone, then round-robin over all of them
+    /// (at least two URLs, comma-separated), must get the same answers.
+    #[arg(long, value_name = "URL,URL…", value_delimiter = ',', num_args = 1.., conflicts_with_all = ["concurrency", "rate", "duration", "max_p95", "max_error_rate", "svg"])]
+    instances: Vec<String>,
 
     /// Suite files or directories whose tool tests give the calls and their
     /// expectations (tests with setup steps, templates, file or notification
@@ -399,17 +419,38 @@ fn failure(n: u64, call: &Call, class: Class, detail: String) -> Failure {
     }
 }
 
-pub fn main(args: &LoadArgs) -> Result<ExitCode> {
-    let endpoint = args.target.endpoint()?;
-    if let Some(url) = &args.target.url
+/// The endpoint of `--server`, or of one URL.
+fn endpoint(args: &LoadArgs, url: Option<&str>) -> Result<Endpoint> {
+    let target = TargetArgs {
+        server: if url.is_some() {
+            None
+        } else {
+            args.server.clone()
+        },
+        url: url.map(str::to_string),
+        transport: args.transport,
+        headers: args.headers.clone(),
+    };
+    if let Some(url) = url
         && !args.allow_remote
         && !is_loopback(url)?
     {
         return Err(format!(
-            "--url {url} is not on this machine: load-testing someone else's server is refused; give --allow-remote if it is yours"
+            "{url} is not on this machine: load-testing someone else's server is refused; give --allow-remote if it is yours"
         )
         .into());
     }
+    Ok(target.endpoint()?)
+}
+
+pub fn main(args: &LoadArgs) -> Result<ExitCode> {
+    if args.server.is_some() && !args.headers.is_empty() {
+        return Err("--header is for --url and --instances".into());
+    }
+    if !args.instances.is_empty() {
+        return stateless_main(args);
+    }
+    let endpoint = endpoint(args, args.url.as_deref())?;
     let calls = match &args.call {
         Some(tool) => vec![the_call(args, tool)?],
         None => calls_of_suites(&args.suites)?,
@@ -485,4 +526,114 @@ pub fn main(args: &LoadArgs) -> Result<ExitCode> {
         err(&format!("mcpcheck load: {r}\n"));
     }
     Ok(verdict(reasons.is_empty()))
+}
+
+/// Requests the statelessness check sends without `--requests`.
+pub const DEFAULT_STATELESS_REQUESTS: u64 = 100;
+
+/// Send `calls` in sequence (request i: call i mod calls), request i to
+/// `sessions[i mod sessions]`; each answer in comparable form.
+async fn sequence(
+    sessions: &mut [Session],
+    calls: &[Call],
+    requests: u64,
+    timeout: Duration,
+) -> Vec<Value> {
+    let mut answers = Vec::new();
+    let count = sessions.len().max(1) as u64;
+    for i in 0..requests {
+        let call = &calls[(i % calls.len() as u64) as usize];
+        let s = &mut sessions[(i % count) as usize];
+        let params = json!({"name": call.tool, "arguments": call.args});
+        let reply = s
+            .request("tools/call", Some(params), Deadline::now() + timeout)
+            .await;
+        answers.push(load::comparable_answer(
+            reply.result.as_ref(),
+            reply.error.as_ref(),
+            reply.failure.as_deref(),
+        ));
+    }
+    answers
+}
+
+/// Open one session per endpoint, or say which could not be opened.
+async fn open_all(endpoints: &[(String, Endpoint)], args: &LoadArgs) -> Result<Vec<Session>> {
+    let mut sessions = Vec::new();
+    for (url, e) in endpoints {
+        match Session::connect(
+            e,
+            &args.protocol_version,
+            &Mocks::default(),
+            Deadline::now() + args.timeout,
+        )
+        .await
+        {
+            Ok(s) => sessions.push(s),
+            Err(err) => {
+                for mut s in sessions {
+                    s.close().await;
+                }
+                return Err(format!("cannot open a session with {url}: {}", err.message).into());
+            }
+        }
+    }
+    Ok(sessions)
+}
+
+/// `load --instances`: one logical client's requests, to one instance alone
+/// and then round-robin over all, must get the same answers.
+fn stateless_main(args: &LoadArgs) -> Result<ExitCode> {
+    if args.instances.len() < 2 {
+        return Err(
+            "--instances needs at least two URLs, comma-separated (the same server running twice)"
+                .into(),
+        );
+    }
+    let endpoints: Vec<(String, Endpoint)> = args
+        .instances
+        .iter()
+        .map(|u| endpoint(args, Some(u.trim())).map(|e| (u.trim().to_string(), e)))
+        .collect::<Result<_>>()?;
+    let calls = match &args.call {
+        Some(tool) => vec![the_call(args, tool)?],
+        None => calls_of_suites(&args.suites)?,
+    };
+    let requests = args.requests.unwrap_or(DEFAULT_STATELESS_REQUESTS);
+    let runtime = crate::error::runtime()?;
+    let (single, spread) = runtime.block_on(async {
+        let mut alone = open_all(&endpoints[..1], args).await?;
+        let single = sequence(&mut alone, &calls, requests, args.timeout).await;
+        for mut s in alone {
+            s.close().await;
+        }
+        let mut all = open_all(&endpoints, args).await?;
+        let spread = sequence(&mut all, &calls, requests, args.timeout).await;
+        for mut s in all {
+            s.close().await;
+        }
+        Ok::<_, crate::error::Error>((single, spread))
+    })?;
+    let call_of: Vec<String> = (0..requests)
+        .map(|i| calls[(i % calls.len() as u64) as usize].label.clone())
+        .collect();
+    let report = load::compare_stateless(
+        endpoints.iter().map(|(u, _)| u.clone()).collect(),
+        calls.iter().map(|c| c.label.clone()).collect(),
+        &call_of,
+        &single,
+        &spread,
+    );
+    if let Some(path) = &args.markdown {
+        write_file(path, &load::stateless_markdown(&report))?;
+    }
+    if args.json {
+        out(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        ));
+    } else {
+        out(&load::stateless_text(&report));
+    }
+    Ok(verdict(report.stateless()))
 }

@@ -75,6 +75,10 @@ pub enum Fault {
     /// sessions of the process and is read back 20 ms later, so concurrent
     /// callers may get each other's message; one caller at a time never does.
     RacyEcho,
+    /// Every echo call: the answer is the message followed by ` #k`, k
+    /// counting the tools/call requests of this session, so the answer
+    /// depends on the requests before it.
+    SessionState,
 }
 
 /// The slot every echo message passes through under `racy-echo`.

@@ -159,6 +159,13 @@ impl Session {
         {
             return Ok(racy_echo(message).await);
         }
+        if name == "echo"
+            && self.fault(Fault::SessionState)
+            && let Some(message) = args.and_then(|a| a.get("message")).and_then(|m| m.as_str())
+        {
+            let calls = self.state().calls;
+            return Ok(text(format!("{message} #{calls}")));
+        }
         let outcome = match name {
             "echo" => echo(args),
             "add" => Args::new(args, &["a", "b"]).and_then(|a| {
