@@ -325,21 +325,6 @@ async fn answer(session: &Arc<Session>, message: &Value, prefer_json: bool) -> R
         Some(at) => outs.split_off(at + 1),
         None => Vec::new(),
     };
-    let stream = session
-        .stream
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone()
-        .filter(|s| !s.is_closed());
-    let trailing = match stream {
-        Some(stream) => {
-            for o in &trailing {
-                let _ = stream.send(event(o));
-            }
-            Vec::new()
-        }
-        None => trailing,
-    };
     if prefer_json
         && trailing.is_empty()
         && let [Out::Send(only)] = outs.as_slice()
@@ -347,38 +332,26 @@ async fn answer(session: &Arc<Session>, message: &Value, prefer_json: bool) -> R
     {
         return json_body(StatusCode::OK, only.to_string());
     }
-    outs.extend(trailing);
     let (tx, rx) = mpsc::unbounded_channel();
     let session = session.clone();
     tokio::spawn(async move {
         for out in outs {
-            let ask = match &out {
-                Out::Ask { id, request } => {
-                    let (done, wait) = oneshot::channel();
-                    session
-                        .pending
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(id.to_string(), done);
-                    Some((wait, id.clone(), method_of(request).to_string()))
-                }
-                _ => None,
-            };
-            if tx.send(event(&out)).is_err() {
+            if !emit(&session, out, &tx).await {
                 return;
             }
-            if let Some((wait, id, method)) = ask
-                && tokio::time::timeout(ASK_TIMEOUT, wait).await.is_err()
-            {
-                session
-                    .pending
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&id.to_string());
-                eprintln!(
-                    "mcpcheck replay: the client did not answer {method} (id {id}) within {} s; going on without its answer",
-                    ASK_TIMEOUT.as_secs()
-                );
+        }
+        // What followed the response goes to the GET stream when one is
+        // open, else after the response on this one.
+        let get = session
+            .stream
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+            .filter(|s| !s.is_closed());
+        for out in trailing {
+            let sink = get.as_ref().unwrap_or(&tx);
+            if !emit(&session, out, sink).await {
+                return;
             }
         }
         if at.is_none() {
@@ -388,4 +361,38 @@ async fn answer(session: &Arc<Session>, message: &Value, prefer_json: bool) -> R
         }
     });
     sse_of(events(rx))
+}
+
+/// Sends `out` into `sink`; for a server request, then waits for the
+/// client's answer (at most [`ASK_TIMEOUT`]). False when the client is gone.
+async fn emit(session: &Session, out: Out, sink: &mpsc::UnboundedSender<Sse>) -> bool {
+    let ask = match &out {
+        Out::Ask { id, request } => {
+            let (done, wait) = oneshot::channel();
+            session
+                .pending
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(id.to_string(), done);
+            Some((wait, id.clone(), method_of(request).to_string()))
+        }
+        _ => None,
+    };
+    if sink.send(event(&out)).is_err() {
+        return false;
+    }
+    if let Some((wait, id, method)) = ask
+        && tokio::time::timeout(ASK_TIMEOUT, wait).await.is_err()
+    {
+        session
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&id.to_string());
+        eprintln!(
+            "mcpcheck replay: the client did not answer {method} (id {id}) within {} s; going on without its answer",
+            ASK_TIMEOUT.as_secs()
+        );
+    }
+    true
 }
