@@ -155,6 +155,10 @@ fn bad_columns_are_usage_errors() {
     let suite = examples();
     for (args, wanted) in [
         (vec!["--server", "no-name"], "expected NAME=CMD"),
+        (
+            vec!["--server", "node server.js --port=1"],
+            "expected NAME=CMD",
+        ),
         (vec!["--url", "x=ftp://host"], "must start with http://"),
         (
             vec!["--server", "a=x", "--url", "a=http://h/mcp"],

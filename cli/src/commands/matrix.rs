@@ -79,7 +79,11 @@ pub fn main(args: &MatrixArgs) -> Result<ExitCode> {
 /// `NAME=VALUE`, split at the first `=`, both sides non-empty.
 fn name_and_value<'a>(flag: &str, spec: &'a str, what: &str) -> Result<(&'a str, &'a str)> {
     match spec.split_once('=') {
-        Some((name, value)) if !name.trim().is_empty() && !value.trim().is_empty() => {
+        Some((name, value))
+            if !name.trim().is_empty()
+                && !name.trim().contains(char::is_whitespace)
+                && !value.trim().is_empty() =>
+        {
             Ok((name.trim(), value.trim()))
         }
         _ => Err(format!(
