@@ -203,6 +203,12 @@ fn one_two_and_four_shards_merge_into_the_single_run() {
         out.contains("20 tests: 15 passed, 3 failed, 1 error, 1 skipped"),
         "{out}"
     );
+    let (code, out, _) = report(&["--json"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        verdicts(&json(&out)),
+        (want_tests.clone(), want_summary.clone())
+    );
     let (code, _, _) = report(&["--threshold", "100"]);
     assert_eq!(code, Some(1));
     let (code, _, _) = report(&["--threshold", "70"]);

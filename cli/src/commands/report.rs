@@ -71,6 +71,11 @@ pub struct ReportArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 
+    /// Print the results document (JSON), as `run --json` does: the same as
+    /// `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+
     /// Write the --format rendering to FILE instead of standard output.
     #[arg(long, short, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -149,7 +154,8 @@ pub fn main(args: &ReportArgs) -> Result<ExitCode> {
         gate: args.reports.gates(),
         comparison,
     };
-    match (&args.output, args.format) {
+    let format = if args.json { Format::Json } else { args.format };
+    match (&args.output, format) {
         // As a run shows it: the tests, then what changed against the baseline.
         (None, Format::Text) => {
             out(&render(&results, Format::Text, paint_for_stdout(), None));
