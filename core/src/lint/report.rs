@@ -154,63 +154,37 @@ fn sarif_level(severity: Severity) -> &'static str {
 /// listing was read from) each result also names that file, which GitHub code
 /// scanning needs to show it.
 pub fn sarif(findings: &[Finding], artifact: Option<&str>) -> String {
+    use crate::report::sarif::{catalogue_log, documented_rule, item_location};
     let rules: Vec<Value> = ALL
         .iter()
         .map(|rule| {
             let info = rule.info();
-            json!({
-                "id": info.code,
-                "name": info.title,
-                "shortDescription": { "text": info.title },
-                "fullDescription": { "text": info.rationale },
-                "help": { "text": format!("{}\nSource: {}", info.rationale, info.source) },
-                "defaultConfiguration": { "level": sarif_level(info.severity) },
-                "properties": { "source": info.source },
-            })
+            let properties = json!({ "source": info.source });
+            documented_rule(
+                info.code,
+                info.title,
+                info.rationale,
+                info.source,
+                sarif_level(info.severity),
+                properties,
+            )
         })
         .collect();
     let results: Vec<Value> = findings
         .iter()
         .map(|f| {
             let index = Rule::from_code(f.code).map_or(0, Rule::index);
-            let mut location = json!({
-                "logicalLocations": [{
-                    "name": f.item,
-                    "fullyQualifiedName": f.field,
-                    "kind": f.kind.as_str(),
-                }],
-            });
-            if let Some(file) = artifact.filter(|a| !a.is_empty()) {
-                location["physicalLocation"] =
-                    json!({ "artifactLocation": { "uri": crate::report::sarif::uri(file) } });
-            }
             json!({
                 "ruleId": f.code,
                 "ruleIndex": index,
                 "level": sarif_level(f.severity),
                 "message": { "text": format!("{} {}: {}", f.kind.as_str(), f.item, f.message) },
-                "locations": [location],
+                "locations": [item_location(&f.item, &f.field, f.kind.as_str(), artifact)],
                 "properties": { "item": f.item, "kind": f.kind.as_str(), "pointer": f.field },
             })
         })
         .collect();
-    let log = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "mcpcheck",
-                "version": crate::VERSION,
-                "semanticVersion": crate::VERSION,
-                "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                "rules": rules,
-            }},
-            "results": results,
-        }],
-    });
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+    catalogue_log("mcpcheck", rules, results)
 }
 
 /// JUnit XML for CI test views: one test case per item with findings (its kind as

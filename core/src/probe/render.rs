@@ -230,17 +230,13 @@ pub(crate) fn sarif(server: &str, findings: &[SarifFinding<'_>], artifact: Optio
         .filter_map(|f| {
             let index = RULES.iter().position(|r| r.status == f.status)?;
             let rule = RULES.get(index)?;
-            let mut location = json!({
-                "logicalLocations": [{
-                    "name": f.item,
-                    "kind": if f.kind == ItemKind::Resource { "resource" } else { "function" },
-                    "fullyQualifiedName": format!("{server}/{}/{}", f.kind.as_str(), f.item),
-                }]
-            });
-            if let Some(a) = artifact.filter(|a| !a.is_empty()) {
-                location["physicalLocation"] =
-                    json!({"artifactLocation": {"uri": crate::report::sarif::uri(a)}});
-            }
+            let kind = if f.kind == ItemKind::Resource {
+                "resource"
+            } else {
+                "function"
+            };
+            let qualified = format!("{server}/{}/{}", f.kind.as_str(), f.item);
+            let location = crate::report::sarif::item_location(f.item, &qualified, kind, artifact);
             let level = if f.status.level() == Level::Warning {
                 "warning"
             } else {
@@ -259,23 +255,7 @@ pub(crate) fn sarif(server: &str, findings: &[SarifFinding<'_>], artifact: Optio
             }))
         })
         .collect();
-    let log = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "mcpcheck",
-                "version": crate::VERSION,
-                "semanticVersion": crate::VERSION,
-                "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                "rules": rules,
-            }},
-            "results": results,
-        }],
-    });
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+    crate::report::sarif::catalogue_log("mcpcheck", rules, results)
 }
 
 /// What identifies a finding across runs: kind, item, status and key.

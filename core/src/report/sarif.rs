@@ -244,6 +244,71 @@ pub fn render(r: &Results) -> String {
     text
 }
 
+/// A catalogue's SARIF log — what lint, scan, audit, fuzz and lock print:
+/// one run of `driver` (at this version) with its `rules` and `results`,
+/// pretty JSON with a final newline.
+pub(crate) fn catalogue_log(driver: &str, rules: Vec<Value>, results: Vec<Value>) -> String {
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": { "driver": {
+                "name": driver,
+                "version": crate::VERSION,
+                "semanticVersion": crate::VERSION,
+                "informationUri": env!("CARGO_PKG_REPOSITORY"),
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    });
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// A rule of a documented catalogue (lint's, scan's): its code, title,
+/// rationale and the source that describes it.
+pub(crate) fn documented_rule(
+    code: &str,
+    title: &str,
+    rationale: &str,
+    source: &str,
+    level: &str,
+    properties: Value,
+) -> Value {
+    json!({
+        "id": code,
+        "name": title,
+        "shortDescription": { "text": title },
+        "fullDescription": { "text": rationale },
+        "help": { "text": format!("{rationale}\nSource: {source}") },
+        "defaultConfiguration": { "level": level },
+        "properties": properties,
+    })
+}
+
+/// A result's location: the item by name, kind and fully qualified name, and
+/// `artifact`'s file when there is one (code scanning needs a file).
+pub(crate) fn item_location(
+    name: &str,
+    qualified: &str,
+    kind: &str,
+    artifact: Option<&str>,
+) -> Value {
+    let mut location = json!({
+        "logicalLocations": [{
+            "name": name,
+            "fullyQualifiedName": qualified,
+            "kind": kind,
+        }],
+    });
+    if let Some(file) = artifact.filter(|a| !a.is_empty()) {
+        location["physicalLocation"] = json!({ "artifactLocation": { "uri": uri(file) } });
+    }
+    location
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

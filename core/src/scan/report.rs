@@ -137,63 +137,38 @@ fn sarif_level(severity: Severity) -> &'static str {
 /// help text, one result per finding with a logical location (server, item,
 /// pointer); with `artifact`, each result also names that file.
 pub fn sarif(findings: &[Finding], artifact: Option<&str>) -> String {
+    use crate::report::sarif::{catalogue_log, documented_rule, item_location};
     let rules: Vec<Value> = ALL
         .iter()
         .map(|rule| {
             let info = rule.info();
-            json!({
-                "id": info.code,
-                "name": info.title,
-                "shortDescription": { "text": info.title },
-                "fullDescription": { "text": info.rationale },
-                "help": { "text": format!("{}\nSource: {}", info.rationale, info.source) },
-                "defaultConfiguration": { "level": sarif_level(info.severity) },
-                "properties": { "source": info.source, "severity": info.severity.as_str() },
-            })
+            let properties = json!({ "source": info.source, "severity": info.severity.as_str() });
+            documented_rule(
+                info.code,
+                info.title,
+                info.rationale,
+                info.source,
+                sarif_level(info.severity),
+                properties,
+            )
         })
         .collect();
     let results: Vec<Value> = findings
         .iter()
         .map(|f| {
             let index = Rule::from_code(f.code).map_or(0, Rule::index);
-            let mut location = json!({
-                "logicalLocations": [{
-                    "name": f.item,
-                    "fullyQualifiedName": format!("{}:{}", f.server, f.field),
-                    "kind": f.kind.as_str(),
-                }],
-            });
-            if let Some(file) = artifact.filter(|a| !a.is_empty()) {
-                location["physicalLocation"] =
-                    json!({ "artifactLocation": { "uri": crate::report::sarif::uri(file) } });
-            }
+            let qualified = format!("{}:{}", f.server, f.field);
             json!({
                 "ruleId": f.code,
                 "ruleIndex": index,
                 "level": sarif_level(f.severity),
                 "message": { "text": format!("{} {} {}: {} ({})", f.server, f.kind.as_str(), f.item, f.message, f.evidence) },
-                "locations": [location],
+                "locations": [item_location(&f.item, &qualified, f.kind.as_str(), artifact)],
                 "properties": { "server": f.server, "item": f.item, "pointer": f.field, "severity": f.severity.as_str() },
             })
         })
         .collect();
-    let log = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": { "driver": {
-                "name": "mcpcheck scan",
-                "version": crate::VERSION,
-                "semanticVersion": crate::VERSION,
-                "informationUri": env!("CARGO_PKG_REPOSITORY"),
-                "rules": rules,
-            }},
-            "results": results,
-        }],
-    });
-    let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
-    text.push('\n');
-    text
+    catalogue_log("mcpcheck scan", rules, results)
 }
 
 #[cfg(test)]
