@@ -100,3 +100,85 @@ fn a_pinned_surface_checks_clean_and_changes_are_classified() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("not a lockfile"), "{err}");
 }
+
+#[test]
+fn ci_with_a_lock_fails_on_a_rug_pull_and_passes_on_the_pinned_server() {
+    let d = scratch("lock-ci");
+    let lockfile = d.join("mcp-lock.json");
+    let server = format!("{BIN} serve");
+    let (code, _, err) = run_mcpcheck(&[
+        "lock",
+        "--server",
+        &server,
+        "--write",
+        lockfile.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let suite = write(
+        &d,
+        "echo.yaml",
+        &format!(
+            "name: echo answers\nserver:\n  command: {BIN}\n  args: [serve]\nassert:\n  tool: echo\n  args: {{message: hi}}\n  expect:\n    contains: [hi]\n"
+        ),
+    );
+    let lock = lockfile.to_str().unwrap();
+    let (code, out, err) =
+        run_mcpcheck(&["ci", "--suite", suite.to_str().unwrap(), "--lock", lock]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("the surface matches the lockfile"), "{out}");
+
+    // The same tests pass against a server whose echo now carries a hidden
+    // instruction; the lock is what catches it.
+    let pulled = format!("{BIN} serve --fault rug-pull");
+    let (code, out, err) = run_mcpcheck(&[
+        "ci",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--server",
+        &pulled,
+        "--lock",
+        lock,
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("1 passed"), "{out}");
+    assert!(
+        out.contains("suspicious  tool echo: its `description` changed"),
+        "{out}"
+    );
+    assert!(err.contains("differs from the lockfile"), "{err}");
+    // Without --lock the run passes: the tests alone do not see it.
+    let (code, _, _) = run_mcpcheck(&[
+        "ci",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--server",
+        &pulled,
+    ]);
+    assert_eq!(code, Some(0));
+    // A lockfile that is not one is a usage error before anything runs.
+    let bad = write(&d, "bad-lock.json", "{\"items\": 3}");
+    let (code, _, err) = run_mcpcheck(&[
+        "ci",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--lock",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("bad-lock.json"), "{err}");
+    // lock --check in SARIF: one result per change, at the lockfile.
+    let (code, out, _) = run_mcpcheck(&[
+        "lock", "--server", &pulled, "--check", lock, "--format", "sarif",
+    ]);
+    assert_eq!(code, Some(1));
+    let log: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1, "{out}");
+    assert_eq!(results[0]["ruleId"], "lock-suspicious");
+    assert!(
+        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .ends_with("mcp-lock.json")
+    );
+}

@@ -21,6 +21,8 @@ enum LockFormat {
     Text,
     Json,
     Markdown,
+    /// SARIF 2.1.0, one result per change, located at the lockfile.
+    Sarif,
 }
 
 /// Pin every tool, prompt, resource and template definition a server
@@ -126,6 +128,7 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
         LockFormat::Text => lock::text(&changes),
         LockFormat::Json => lock::json(&changes),
         LockFormat::Markdown => lock::markdown(&changes),
+        LockFormat::Sarif => lock::sarif(&changes, Some(&display(path))),
     });
     Ok(verdict(lock::passed(&changes)))
 }

@@ -85,6 +85,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub shard_timings: Option<PathBuf>,
 
+    /// After the tests, list the suite's server and compare what it offers
+    /// with this lockfile (`mcpcheck lock --write`): a breaking or suspicious
+    /// change (a rug pull) fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub lock: Option<PathBuf>,
+
     #[command(flatten)]
     pub reports: crate::reports::ReportFlags,
 }

@@ -10,6 +10,7 @@
 pub mod exec;
 pub mod fixture;
 pub mod hooks;
+pub mod lockgate;
 pub mod shard;
 pub mod snapshots;
 
@@ -140,6 +141,11 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         server_override,
     } = args.source.load()?;
     let filters = build_filter(&args.filter)?;
+    let lock_gate = args
+        .lock
+        .as_deref()
+        .map(lockgate::LockGate::read)
+        .transpose()?;
 
     let mut plan: Vec<Planned> = Vec::new();
     for (fi, s) in suites.iter().enumerate() {
@@ -274,6 +280,30 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
             out(&line);
         }
     }
+    // The surface after the tests: what the tests saw is what is compared.
+    let lock_passed = match &lock_gate {
+        None => true,
+        Some(gate) => {
+            let tests = plan.iter().map(|p| (p.file, &p.test));
+            let outcome = gate.check(tests, &suites, &settings).await;
+            crate::client::stdio::reap_all().await;
+            let print = |text: &str| if args.json { err(text) } else { out(text) };
+            match outcome {
+                Ok(o) => {
+                    print(&format!(
+                        "\nsurface lock {}: {}",
+                        gate.file(),
+                        mcpcheck_core::lock::text(&o.changes)
+                    ));
+                    o.passed
+                }
+                Err(e) => {
+                    err(&format!("mcpcheck: --lock {}: {e}\n", gate.file()));
+                    false
+                }
+            }
+        }
+    };
     let how = crate::reports::Conclude {
         step_summary: is_ci,
         gate: true,
@@ -283,7 +313,14 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
             crate::reports::Print::Stdout
         },
     };
-    Ok(crate::reports::conclude(&doc, &args.reports, how).exit_code())
+    let concluded = crate::reports::conclude(&doc, &args.reports, how);
+    if !lock_passed {
+        err(
+            "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(concluded.exit_code())
 }
 
 /// What running a list of tests gave, in the list's order.

@@ -1,0 +1,126 @@
+//! `run`/`ci --lock FILE`: after the tests, the suite's server is listed
+//! once more and what it offers is compared with the pinned surface
+//! (`mcpcheck lock --write`). A breaking or suspicious change fails the run
+//! like a failing test. The lock and the diff are `mcpcheck_core::lock`'s.
+
+use std::path::{Path, PathBuf};
+
+use mcpcheck_core::lock::{self, Change, Lock};
+use mcpcheck_core::suite::SuiteFile;
+use serde_json::json;
+
+use super::exec::{self, RunSettings, TestEnv};
+use super::fixture;
+use crate::client::Endpoint;
+use crate::client::listing::list_everything;
+use crate::error::{Error, Result};
+use crate::files::{display, read_text};
+
+/// The pinned surface a run is held to.
+pub(crate) struct LockGate {
+    path: PathBuf,
+    pinned: Lock,
+}
+
+/// What the comparison found.
+pub(crate) struct LockOutcome {
+    pub changes: Vec<Change>,
+    pub passed: bool,
+}
+
+impl LockGate {
+    /// Reads the lockfile before anything runs: a missing or malformed one is
+    /// a usage error, not a failed run.
+    pub(crate) fn read(path: &Path) -> Result<Self> {
+        let text = read_text(path).map_err(Error::Usage)?;
+        let pinned = Lock::from_json(&text).map_err(|e| {
+            Error::Usage(format!(
+                "{}: {e} (write one with `mcpcheck lock --server CMD --write FILE`)",
+                display(path)
+            ))
+        })?;
+        Ok(LockGate {
+            path: path.to_path_buf(),
+            pinned,
+        })
+    }
+
+    /// The lockfile as reports name it.
+    pub(crate) fn file(&self) -> String {
+        display(&self.path)
+    }
+
+    /// Lists the server the tests reached and diffs it with the lock. The
+    /// suite must reach one server (after `--server`), or the lock must name
+    /// one of them; the error says which servers there were.
+    pub(crate) async fn check<'a>(
+        &self,
+        tests: impl Iterator<Item = (usize, &'a mcpcheck_core::suite::Test)>,
+        suites: &[SuiteFile],
+        settings: &RunSettings,
+    ) -> std::result::Result<LockOutcome, String> {
+        let copy = match &settings.fixture {
+            Some(f) => Some(fixture::copy(f)?),
+            None => None,
+        };
+        let mut endpoints: Vec<Endpoint> = Vec::new();
+        for (file, t) in tests.filter(|(_, t)| t.skip.is_none()) {
+            let env = TestEnv::for_file(&suites[file].env);
+            let path = copy.as_ref().map(|c| c.path.as_path());
+            let Some(endpoint) = exec::endpoint_of(t, settings, &env, path)
+                .map_err(|e| format!("{}:{}: test \"{}\": {e}", t.file, t.line, t.name))?
+            else {
+                continue;
+            };
+            if !endpoints.iter().any(|e| e.label() == endpoint.label()) {
+                endpoints.push(endpoint);
+            }
+        }
+        let endpoint = match endpoints.len() {
+            0 => {
+                return Err(
+                    "no test that ran uses a server, so there is no surface to compare".into(),
+                );
+            }
+            1 => endpoints.remove(0),
+            n => {
+                // The lock records how its server was reached; a fixture
+                // copy's path differs from run to run, so only an exact
+                // label picks one of several.
+                let named = endpoints
+                    .iter()
+                    .position(|e| e.label() == self.pinned.server);
+                match named {
+                    Some(i) => endpoints.remove(i),
+                    None => {
+                        let labels: Vec<String> = endpoints.iter().map(Endpoint::label).collect();
+                        return Err(format!(
+                            "the suite reaches {n} servers ({}) and {} pins `{}`; run with --server CMD, or check each with `mcpcheck lock --check`",
+                            labels.join(", "),
+                            self.file(),
+                            self.pinned.server
+                        ));
+                    }
+                }
+            }
+        };
+        let listed = list_everything(
+            &endpoint,
+            &settings.protocol_version,
+            settings.default_timeout,
+        )
+        .await
+        .map_err(|e| format!("{}: cannot list what it offers: {e}", endpoint.label()))?;
+        drop(copy);
+        let listing = json!({
+            "tools": listed.tools,
+            "prompts": listed.prompts,
+            "resources": listed.resources,
+            "resourceTemplates": listed.templates,
+        });
+        let now = Lock::from_listing(&endpoint.label(), &listing).map_err(|e| e.to_string())?;
+        let changes = lock::diff(&self.pinned, &now);
+        let passed = lock::passed(&changes);
+        Ok(LockOutcome { changes, passed })
+    }
+}
