@@ -15,6 +15,7 @@ use crate::client::Endpoint;
 use crate::client::listing::list_everything;
 use crate::error::{Error, Result};
 use crate::files::{display, read_text};
+use crate::output::{err, out};
 
 /// The pinned surface a run is held to.
 pub(crate) struct LockGate {
@@ -48,6 +49,35 @@ impl LockGate {
     /// The lockfile as reports name it.
     pub(crate) fn file(&self) -> String {
         display(&self.path)
+    }
+
+    /// [`LockGate::check`], printed after the run's summary (on standard
+    /// error when standard output carries the results document); whether
+    /// the surface passed.
+    pub(crate) async fn report<'a>(
+        &self,
+        tests: impl Iterator<Item = (usize, &'a mcpcheck_core::suite::Test)>,
+        suites: &[SuiteFile],
+        settings: &RunSettings,
+        json: bool,
+    ) -> bool {
+        let outcome = self.check(tests, suites, settings).await;
+        crate::client::stdio::reap_all().await;
+        match outcome {
+            Ok(o) => {
+                let text = format!("\nsurface lock {}: {}", self.file(), lock::text(&o.changes));
+                if json {
+                    err(&text);
+                } else {
+                    out(&text);
+                }
+                o.passed
+            }
+            Err(e) => {
+                err(&format!("mcpcheck: --lock {}: {e}\n", self.file()));
+                false
+            }
+        }
     }
 
     /// Lists the server the tests reached and diffs it with the lock. The

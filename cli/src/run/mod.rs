@@ -237,16 +237,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         answers = trial_answers;
     }
     let recorded = match (&mut stores, args.update_snapshots) {
-        (Some(stores), true) => {
-            let counts = stores.record(plan.iter().map(|p| &p.test), &answers);
-            match stores.write() {
-                Ok(written) => Some(counts.summary(&written)),
-                Err(e) => {
-                    err(&format!("mcpcheck run: {e}\n"));
-                    None
-                }
-            }
-        }
+        (Some(stores), true) => record_snapshots(stores, &plan, &answers),
         _ => None,
     };
     let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
@@ -285,23 +276,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         None => true,
         Some(gate) => {
             let tests = plan.iter().map(|p| (p.file, &p.test));
-            let outcome = gate.check(tests, &suites, &settings).await;
-            crate::client::stdio::reap_all().await;
-            let print = |text: &str| if args.json { err(text) } else { out(text) };
-            match outcome {
-                Ok(o) => {
-                    print(&format!(
-                        "\nsurface lock {}: {}",
-                        gate.file(),
-                        mcpcheck_core::lock::text(&o.changes)
-                    ));
-                    o.passed
-                }
-                Err(e) => {
-                    err(&format!("mcpcheck: --lock {}: {e}\n", gate.file()));
-                    false
-                }
-            }
+            gate.report(tests, &suites, &settings, args.json).await
         }
     };
     let how = crate::reports::Conclude {
@@ -321,6 +296,23 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(concluded.exit_code())
+}
+
+/// `--update-snapshots`: the last trial's answers recorded and written;
+/// the line that says what changed.
+fn record_snapshots(
+    stores: &mut snapshots::Stores,
+    plan: &[Planned],
+    answers: &[Option<exec::Answer>],
+) -> Option<String> {
+    let counts = stores.record(plan.iter().map(|p| &p.test), answers);
+    match stores.write() {
+        Ok(written) => Some(counts.summary(&written)),
+        Err(e) => {
+            err(&format!("mcpcheck run: {e}\n"));
+            None
+        }
+    }
 }
 
 /// What running a list of tests gave, in the list's order.
