@@ -227,22 +227,31 @@ impl Prober {
 }
 
 /// How a written test reaches the server: the way the flags reached it.
-pub fn server_of(endpoint: &Endpoint) -> mcpcheck_core::generate::Server {
+pub fn server_of(endpoint: &Endpoint) -> Result<mcpcheck_core::generate::Server, String> {
+    use mcpcheck_core::generate::Server;
+    let remote = |transport: &str, url: &str, headers: &[(String, String)]| {
+        // A written test keeps headers as a map: a repeated name would lose one.
+        let mut seen: Vec<String> = Vec::new();
+        for (name, _) in headers {
+            let lower = name.to_ascii_lowercase();
+            if seen.contains(&lower) {
+                return Err(format!("--header {name} is given twice; give it once"));
+            }
+            seen.push(lower);
+        }
+        Ok(Server::Remote {
+            transport: transport.to_string(),
+            url: url.to_string(),
+            headers: headers.to_vec(),
+        })
+    };
     match endpoint {
-        Endpoint::Stdio { command, args, .. } => mcpcheck_core::generate::Server::Stdio {
+        Endpoint::Stdio { command, args, .. } => Ok(Server::Stdio {
             command: command.clone(),
             args: args.clone(),
-        },
-        Endpoint::Http { url, headers } => mcpcheck_core::generate::Server::Remote {
-            transport: "http".into(),
-            url: url.clone(),
-            headers: headers.clone(),
-        },
-        Endpoint::Sse { url, headers } => mcpcheck_core::generate::Server::Remote {
-            transport: "sse".into(),
-            url: url.clone(),
-            headers: headers.clone(),
-        },
+        }),
+        Endpoint::Http { url, headers } => remote("http", url, headers),
+        Endpoint::Sse { url, headers } => remote("sse", url, headers),
     }
 }
 

@@ -83,27 +83,12 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
         ));
     }
     if let Some(dir) = &args.output {
-        let server = crate::probe::server_of(&args.probe.target.endpoint()?);
-        let healthy = |kind: ItemKind, item: &Value, key: &str| {
-            let name = item[key].as_str().unwrap_or_default();
-            report.results.iter().any(|r| {
-                r.kind == kind
-                    && r.tool == name
-                    && r.status == mcpcheck_core::probe::Status::Healthy
-            })
-        };
-        let keep = |items: &[Value], kind: ItemKind, key: &str| -> Vec<Value> {
-            items
-                .iter()
-                .filter(|i| healthy(kind, i, key))
-                .cloned()
-                .collect()
-        };
+        let server = crate::probe::server_of(&args.probe.target.endpoint()?)?;
         let plan = mcpcheck_core::generate::plan(
             &server,
-            &keep(&listings.tools, ItemKind::Tool, "name"),
-            &keep(&listings.prompts, ItemKind::Prompt, "name"),
-            &keep(&listings.resources, ItemKind::Resource, "uri"),
+            &report.healthy_items(ItemKind::Tool, &listings.tools),
+            &report.healthy_items(ItemKind::Prompt, &listings.prompts),
+            &report.healthy_items(ItemKind::Resource, &listings.resources),
             &crate::output::duration_text(prober.timeout()),
         );
         crate::probe::write_files(dir, &plan.files, args.force)?;

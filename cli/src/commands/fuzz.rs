@@ -67,7 +67,7 @@ pub struct FuzzArgs {
 }
 
 pub fn main(args: &FuzzArgs) -> Result<ExitCode> {
-    let server = server_of(&args.probe.target.endpoint()?);
+    let server = server_of(&args.probe.target.endpoint()?)?;
     let mut prober = Prober::new(&args.probe, FUZZ_TIMEOUT)?;
     let runtime = crate::error::runtime()?;
     let report = runtime.block_on(async {

@@ -13,7 +13,6 @@ use clap::Args;
 use mcpcheck_core::generate::{self, Layout, MAX_RESOURCES, Options, Plan, Server};
 use mcpcheck_core::report::plural;
 
-use crate::client::Endpoint;
 use crate::client::listing::list_everything;
 use crate::error::{Result, verdict};
 use crate::output::{duration_text, err, out};
@@ -173,7 +172,7 @@ pub fn generate_into(
     call: &Call<'_>,
 ) -> Result<Option<Generated>> {
     let endpoint = target.endpoint()?;
-    let server = server_of(&endpoint)?;
+    let server = crate::probe::server_of(&endpoint)?;
     check_destination(call.destination)?;
     let options = options(flags, &server, call)?;
     let runtime = crate::error::runtime()?;
@@ -314,32 +313,6 @@ fn resolve(path: &Path) -> PathBuf {
 
 /// The core's view of the endpoint; a header given twice cannot be one
 /// mapping key, so it is refused.
-fn server_of(endpoint: &Endpoint) -> Result<Server, String> {
-    let remote = |transport: &str, url: &str, headers: &[(String, String)]| {
-        let mut seen: Vec<String> = Vec::new();
-        for (name, _) in headers {
-            let lower = name.to_ascii_lowercase();
-            if seen.contains(&lower) {
-                return Err(format!("--header {name} is given twice; give it once"));
-            }
-            seen.push(lower);
-        }
-        Ok(Server::Remote {
-            transport: transport.to_string(),
-            url: url.to_string(),
-            headers: headers.to_vec(),
-        })
-    };
-    match endpoint {
-        Endpoint::Stdio { command, args, .. } => Ok(Server::Stdio {
-            command: command.clone(),
-            args: args.clone(),
-        }),
-        Endpoint::Http { url, headers } => remote("http", url, headers),
-        Endpoint::Sse { url, headers } => remote("sse", url, headers),
-    }
-}
-
 /// Write the plan's files (or its composed file); nothing at all when one
 /// of them (or of `call.also_refuse`) exists, unless `force`.
 fn write_plan(force: bool, call: &Call<'_>, plan: &Plan) -> Result<Vec<PathBuf>> {

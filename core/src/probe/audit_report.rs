@@ -110,6 +110,28 @@ impl AuditReport {
             results,
         }
     }
+
+    /// The listed items of `kind` whose call was healthy, in listing
+    /// order: what `audit --output` writes starter tests for. `items` are
+    /// the listing's definitions; an item is named by `name` (a resource
+    /// by `uri`).
+    pub fn healthy_items(&self, kind: ItemKind, items: &[Value]) -> Vec<Value> {
+        let key = if kind == ItemKind::Resource {
+            "uri"
+        } else {
+            "name"
+        };
+        items
+            .iter()
+            .filter(|item| {
+                let name = item[key].as_str().unwrap_or_default();
+                self.results
+                    .iter()
+                    .any(|r| r.kind == kind && r.tool == name && r.status == Status::Healthy)
+            })
+            .cloned()
+            .collect()
+    }
 }
 
 /// The score, 0 to 100: of the items called (skipped ones left out), the
@@ -391,4 +413,53 @@ pub fn audit_junit(report: &AuditReport) -> String {
     let mut out = Report::new("mcpcheck");
     out.add_test_suite(suite);
     render::junit_text(&out)
+}
+
+#[cfg(test)]
+mod healthy_items_tests {
+    use super::*;
+
+    fn result(kind: ItemKind, item: &str, status: Status) -> AuditResult {
+        AuditResult {
+            status,
+            ..AuditResult::skipped(kind, item, "")
+        }
+    }
+
+    #[test]
+    fn only_healthy_items_of_the_kind_in_listing_order() {
+        let report = AuditReport::new(
+            "s",
+            Transport::Stdio,
+            vec![
+                result(ItemKind::Tool, "b", Status::Healthy),
+                result(ItemKind::Tool, "a", Status::Healthy),
+                result(ItemKind::Tool, "c", Status::Skipped),
+                result(ItemKind::Prompt, "a", Status::Skipped),
+                result(ItemKind::Resource, "file:///x", Status::Healthy),
+            ],
+        );
+        let tools = [
+            json!({"name": "a"}),
+            json!({"name": "b"}),
+            json!({"name": "c"}),
+        ];
+        assert_eq!(
+            report.healthy_items(ItemKind::Tool, &tools),
+            vec![json!({"name": "a"}), json!({"name": "b"})]
+        );
+        assert!(
+            report
+                .healthy_items(ItemKind::Prompt, &[json!({"name": "a"})])
+                .is_empty()
+        );
+        let resources = [
+            json!({"uri": "file:///x", "name": "x"}),
+            json!({"uri": "file:///y"}),
+        ];
+        assert_eq!(
+            report.healthy_items(ItemKind::Resource, &resources),
+            vec![json!({"uri": "file:///x", "name": "x"})]
+        );
+    }
 }
