@@ -26,7 +26,7 @@ mod schema;
 mod session;
 #[cfg(not(target_family = "wasm"))]
 mod tape;
-mod tools;
+pub(crate) mod tools;
 
 pub use render::{render_json, render_rules_json, render_rules_text, render_text};
 pub use rules::{HAZARDS, HazardInfo, HazardKind, Rule, RuleInfo};

@@ -3,28 +3,14 @@
 //! (RFC 6570 expressions) and media types (RFC 6838 / RFC 9110).
 
 /// Why a tool name breaks MCP 2025-11-25's naming rule (1 to 128 characters of
-/// `A-Za-z0-9_-.`), if it does.
+/// `A-Za-z0-9_-.`), if it does: INV-014's words, with the name quoted when a
+/// character is the problem.
 pub(super) fn tool_name_problem(name: &str) -> Option<String> {
-    let length = name.chars().count();
-    if length == 0 {
-        return Some("is empty".to_string());
-    }
-    if length > 128 {
-        return Some(format!("is {length} characters long (at most 128)"));
-    }
-    let mut bad: Vec<char> = Vec::new();
-    for c in name.chars() {
-        if !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') || bad.contains(&c)) {
-            bad.push(c);
-        }
-    }
-    (!bad.is_empty()).then(|| {
-        let shown: Vec<String> = bad.iter().map(|c| format!("{c:?}")).collect();
-        format!(
-            "`{}` contains {} (allowed: A-Z a-z 0-9 _ - .)",
-            super::quote(name, 60),
-            shown.join(", ")
-        )
+    let problem = crate::invariants::tools::name_problem(name)?;
+    Some(if problem.starts_with("contains") {
+        format!("`{}` {problem}", super::quote(name, 60))
+    } else {
+        problem
     })
 }
 
