@@ -225,19 +225,16 @@ impl Timings {
     }
 
     /// A unit's duration: the sum over its tests that have one; `None` when
-    /// none of them has.
-    fn of_unit(&self, plan: &[PlanTest<'_>], unit: &Unit) -> Option<u64> {
-        let mut repeats: BTreeMap<(String, &str), usize> = BTreeMap::new();
+    /// none of them has. `occurrence[i]` says which test of its name in its
+    /// file plan test i is.
+    fn of_unit(&self, plan: &[PlanTest<'_>], occurrence: &[usize], unit: &Unit) -> Option<u64> {
         let mut total: Option<u64> = None;
         for &i in &unit.tests {
             let t = &plan[i];
-            let key = (normalize_path(t.file), t.name);
-            let k = repeats.entry(key.clone()).or_insert(0);
             let ms = self
                 .by_test
-                .get(&(key.0, key.1.to_string()))
-                .and_then(|v| v.get(*k));
-            *k += 1;
+                .get(&(normalize_path(t.file), t.name.to_string()))
+                .and_then(|v| v.get(occurrence[i]));
             if let Some(ms) = ms {
                 total = Some(total.unwrap_or(0).saturating_add(*ms));
             }
@@ -251,8 +248,12 @@ pub fn split(plan: &[PlanTest<'_>], total: u32, timings: Option<&Timings>) -> Ve
     let total = total.max(1);
     let mut shard_of = vec![1u32; plan.len()];
     let mut timed: Vec<(u64, Unit)> = Vec::new();
+    let occurrence: Vec<usize> = identities(plan.iter().map(|t| (t.file, t.name)))
+        .into_iter()
+        .map(|(_, _, k)| k)
+        .collect();
     for unit in units(plan) {
-        match timings.and_then(|t| t.of_unit(plan, &unit)) {
+        match timings.and_then(|t| t.of_unit(plan, &occurrence, &unit)) {
             Some(ms) => timed.push((ms, unit)),
             None => {
                 let s = hashed_shard(&unit.key, total);
@@ -727,6 +728,23 @@ mod tests {
         assert_eq!(split(&per_file(&without), 2, Some(&t)), expect);
         // Longest first to the emptiest shard: a alone, b and c together.
         assert_eq!(expect, [1, 2, 2]);
+    }
+
+    #[test]
+    fn repeated_names_in_a_composed_file_get_their_own_timings() {
+        let names = ["x", "x", "y"];
+        let plan = composed("s.yaml", &names, false);
+        let results = [("x", 1000u64), ("x", 10), ("y", 990)]
+            .iter()
+            .map(|(n, ms)| {
+                let mut t = TestResult::error(n, "s.yaml", Some(1), "", *ms);
+                t.status = TestStatus::Pass;
+                t
+            })
+            .collect();
+        let t = Timings::from_results(&Results::new(results, 0));
+        // 1000 alone; the second x (10) joins y (990).
+        assert_eq!(split(&plan, 2, Some(&t)), [1, 2, 2]);
     }
 
     #[test]
