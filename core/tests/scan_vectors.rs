@@ -307,3 +307,33 @@ fn scan_catches_the_poisoned_corpus_and_not_the_benign_one() {
     assert!(poisoned >= 8, "only {poisoned} poisoned listings");
     assert!(benign >= 5, "only {benign} benign listings");
 }
+
+#[test]
+fn scan_real_server_listings_give_their_reviewed_findings_and_no_high_one() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/real-listings");
+    let expected = read(&dir.join("expected.json"));
+    let expected = expected.as_object().expect("expected.json is an object");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the folder exists")
+        .map(|e| e.expect("a readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("expected.json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "only {} real listings", files.len());
+    assert_eq!(files.len(), expected.len(), "every listing has its reviewed findings");
+    let options = ScanOptions {
+        fail_on: Severity::Info,
+        ..ScanOptions::default()
+    };
+    for path in &files {
+        let name = name_of(path);
+        let findings = scan::scan_listings(&[(name.clone(), read(path))], &options)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            findings.iter().all(|f| f.severity != Severity::High),
+            "{name}: a high finding on a real server: {findings:?}"
+        );
+        let got: Vec<Value> = findings.iter().map(|f| json!([f.code, f.item])).collect();
+        assert_eq!(Some(&Value::Array(got)), expected.get(&name), "{name}");
+    }
+}

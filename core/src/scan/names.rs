@@ -254,6 +254,16 @@ impl Index {
     }
 }
 
+impl Index {
+    /// Whether the server at `position` lists a tool of this name (as
+    /// [`Index::tool_named`] returned it).
+    pub(super) fn server_lists(&self, position: usize, name: &str) -> bool {
+        self.tools
+            .get(position)
+            .is_some_and(|names| names.iter().any(|n| n == name))
+    }
+}
+
 /// S201 for a tool or prompt name.
 pub(super) fn mixed_script(sink: &mut Sink<'_>, field: &str, name: &str) {
     let found = scripts(name);

@@ -51,6 +51,7 @@ static CROSS_TOOL: LazyLock<Vec<Regex>> = LazyLock::new(|| {
     .filter_map(|p| Regex::new(&p.replace("NAME", NAME)).ok())
     .collect()
 });
+pattern!(DEPRECATED, r"(?i)\bdeprecated\b");
 pattern!(URL, r#"(?i)\b(?:https?|ftps?|wss?)://[^\s<>"'`)\]}]+"#);
 pattern!(
     SEND_VERB,
@@ -157,12 +158,27 @@ pub(super) fn instructions(sink: &mut Sink<'_>, at: &At<'_>, values: bool) {
     }
 }
 
-/// S401: an imperative that names another tool of any server.
-pub(super) fn cross_tool(sink: &mut Sink<'_>, at: &At<'_>, own: Option<&str>, index: &Index) {
+/// S401: an imperative that names another tool of any server. A deprecated
+/// tool pointing to its replacement on the same server ("Deprecated: use
+/// read_text_file instead", as the reference filesystem server says) is
+/// not one: it steers the model away from itself, not towards itself or
+/// into another server's tool.
+pub(super) fn cross_tool(
+    sink: &mut Sink<'_>,
+    at: &At<'_>,
+    own: Option<&str>,
+    server: usize,
+    index: &Index,
+) {
     if !sink.wants(Rule::CrossToolDirective) {
         return;
     }
-    for caps in CROSS_TOOL.iter().flat_map(|re| re.captures_iter(at.text)) {
+    let deprecated = get(&DEPRECATED).is_some_and(|r| r.is_match(at.text));
+    for (pattern, caps) in CROSS_TOOL
+        .iter()
+        .enumerate()
+        .flat_map(|(i, re)| re.captures_iter(at.text).map(move |c| (i, c)))
+    {
         let Some(named) = caps.name("n") else {
             continue;
         };
@@ -170,6 +186,9 @@ pub(super) fn cross_tool(sink: &mut Sink<'_>, at: &At<'_>, own: Option<&str>, in
             continue;
         };
         if own.is_some_and(|own| own.eq_ignore_ascii_case(tool)) {
+            continue;
+        }
+        if deprecated && pattern == 0 && index.server_lists(server, tool) {
             continue;
         }
         let Some(whole) = caps.get(0) else { continue };
@@ -303,33 +322,47 @@ fn placeholder(s: &str) -> bool {
     lower.contains("example") || lower.contains("xxxx") || lower.contains("your") || s.contains('…')
 }
 
+/// The byte ranges of what looks like a live credential in `text`: every
+/// match of the secret patterns that is not a documented placeholder (S602's
+/// matches; the HTTP probes look for the same in error bodies).
+pub(crate) fn secrets(text: &str) -> Vec<(usize, usize)> {
+    let Some(re) = get(&SECRET) else {
+        return Vec::new();
+    };
+    re.find_iter(text)
+        .filter(|m| {
+            let s = m.as_str();
+            let key_block = s.starts_with("-----");
+            !placeholder(s) && (key_block || s.bytes().any(|b| b.is_ascii_digit()))
+        })
+        .map(|m| (m.start(), m.end()))
+        .collect()
+}
+
+/// A found secret as evidence: a private key block's marker as it is, any
+/// other secret redacted to its first 8 characters and its length.
+pub(crate) fn secret_evidence(s: &str) -> String {
+    if s.starts_with("-----") {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(8).collect();
+        format!("{head}… ({} characters)", s.chars().count())
+    }
+}
+
 /// S602, then S601 outside the secrets found.
 pub(super) fn blobs_and_secrets(sink: &mut Sink<'_>, at: &At<'_>, blobs: bool) {
     let text = at.text;
-    let mut secrets: Vec<(usize, usize)> = Vec::new();
-    if let Some(re) = get(&SECRET) {
-        for m in re.find_iter(text) {
-            let s = m.as_str();
-            let key_block = s.starts_with("-----");
-            if placeholder(s) || (!key_block && !s.bytes().any(|b| b.is_ascii_digit())) {
-                continue;
-            }
-            secrets.push((m.start(), m.end()));
-            let head: String = s.chars().take(8).collect();
-            let evidence = if key_block {
-                s.to_string()
-            } else {
-                format!("{head}… ({} characters)", s.chars().count())
-            };
-            sink.push_with(
-                Rule::SecretPattern,
-                at.field,
-                Some((m.start(), m.end())),
-                evidence,
-                "what looks like a live credential, sent to every client that lists this server"
-                    .to_string(),
-            );
-        }
+    let secrets = secrets(text);
+    for &(start, end) in &secrets {
+        sink.push_with(
+            Rule::SecretPattern,
+            at.field,
+            Some((start, end)),
+            secret_evidence(&text[start..end]),
+            "what looks like a live credential, sent to every client that lists this server"
+                .to_string(),
+        );
     }
     if !blobs || !sink.wants(Rule::EncodedBlob) {
         return;

@@ -66,7 +66,7 @@ fn text_field(sink: &mut Sink<'_>, cx: &Cx<'_>, field: &str, value: &str, kind: 
         }
         Field::Prose => {
             text::instructions(sink, &at, false);
-            text::cross_tool(sink, &at, cx.own, cx.server.index);
+            text::cross_tool(sink, &at, cx.own, cx.server.position, cx.server.index);
             text::exfiltration(sink, &at);
             text::blobs_and_secrets(sink, &at, true);
             if let Some(declared) = &cx.declared {
