@@ -19,6 +19,7 @@ pub mod error;
 pub mod expect;
 pub mod gate;
 pub mod generate;
+pub mod http_probe;
 pub mod invariants;
 pub mod lint;
 pub mod load;

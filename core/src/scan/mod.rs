@@ -44,6 +44,7 @@ use serde_json::Value;
 pub use crate::lint::ItemKind;
 use crate::lint::Listing;
 use rules::Rule;
+pub(crate) use text::{secret_evidence, secrets};
 
 /// How much a finding matters, most severe first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

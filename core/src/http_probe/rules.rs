@@ -1,0 +1,226 @@
+//! The catalogue of HTTP probe rules: one row per rule, the single source for
+//! codes, severities, titles, the attack each catches and where the requirement
+//! it checks is published.
+//!
+//! Codes are grouped by family: H1xx requests from a foreign site (DNS
+//! rebinding), H2xx tools the listing hides, H3xx what error bodies leak,
+//! H4xx authorization discovery, H5xx sessions, H6xx the transport itself.
+//! `docs/http-probes.md` is held to this table by `core/tests/docs_http_probes.rs`.
+
+use crate::scan::Severity;
+
+/// One HTTP probe rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Rule {
+    /// H101: a request with a foreign `Origin` is served.
+    ForeignOrigin,
+    /// H102: a request with a rebinding `Host` is served.
+    RebindingHost,
+    /// H201: a tool absent from `tools/list` can be called.
+    HiddenTool,
+    /// H301: an error body carries a stack trace.
+    StackTrace,
+    /// H302: an error body carries an absolute file path.
+    FilePath,
+    /// H303: an error body carries a secret.
+    SecretInError,
+    /// H401: a 401 without `WWW-Authenticate`.
+    NoChallenge,
+    /// H402: a `WWW-Authenticate` challenge without `resource_metadata`.
+    NoResourceMetadata,
+    /// H403: protected-resource metadata missing or invalid.
+    BadResourceMetadata,
+    /// H501: guessable session ids.
+    GuessableSessionId,
+    /// H502: a session still answers after `DELETE`.
+    SessionSurvivesDelete,
+    /// H503: a session id with characters outside visible ASCII.
+    SessionIdCharacters,
+    /// H601: plaintext HTTP to a host that is not loopback.
+    PlaintextHttp,
+}
+
+/// The published description of a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleInfo {
+    /// Stable code, `H` and three digits.
+    pub code: &'static str,
+    /// The severity of every finding of the rule.
+    pub severity: Severity,
+    /// A short name.
+    pub title: &'static str,
+    /// The attack the rule catches, in one line.
+    pub rationale: &'static str,
+    /// Where the requirement is published: spec revision and section, RFC, CVE.
+    pub source: &'static str,
+}
+
+/// Every rule, in catalogue order: the order of findings.
+pub const ALL: [Rule; 13] = [
+    Rule::ForeignOrigin,
+    Rule::RebindingHost,
+    Rule::HiddenTool,
+    Rule::StackTrace,
+    Rule::FilePath,
+    Rule::SecretInError,
+    Rule::NoChallenge,
+    Rule::NoResourceMetadata,
+    Rule::BadResourceMetadata,
+    Rule::GuessableSessionId,
+    Rule::SessionSurvivesDelete,
+    Rule::SessionIdCharacters,
+    Rule::PlaintextHttp,
+];
+
+impl Rule {
+    /// The rule's published description.
+    pub fn info(self) -> &'static RuleInfo {
+        // One row per variant, in declaration order (the test below holds them to it).
+        &INFOS[self as usize]
+    }
+
+    /// The rule's code, e.g. `H101`.
+    pub fn code(self) -> &'static str {
+        self.info().code
+    }
+
+    /// The severity of the rule's findings.
+    pub fn severity(self) -> Severity {
+        self.info().severity
+    }
+
+    /// The rule with this code (exact, as published).
+    pub fn from_code(code: &str) -> Option<Rule> {
+        ALL.iter().copied().find(|r| r.code() == code)
+    }
+
+    /// The position of the rule in the catalogue.
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+const INFOS: [RuleInfo; 13] = [
+    RuleInfo {
+        code: "H101",
+        severity: Severity::High,
+        title: "Foreign Origin accepted",
+        rationale: "A request whose Origin names another site is served, so any web page the user opens can drive the server through the browser (DNS rebinding, cross-site requests); servers must validate Origin and answer 403.",
+        source: "MCP 2025-11-25, basic/transports, Streamable HTTP, Security Warning (servers MUST validate the Origin header)",
+    },
+    RuleInfo {
+        code: "H102",
+        severity: Severity::High,
+        title: "Rebinding Host accepted",
+        rationale: "A request whose Host names another domain (Host: evil.example to a loopback server) is served, which is what a DNS-rebound page sends, so a remote site reaches a local server.",
+        source: "MCP 2025-11-25, basic/transports, Streamable HTTP, Security Warning (DNS rebinding); RFC 9110 §7.2 (Host)",
+    },
+    RuleInfo {
+        code: "H201",
+        severity: Severity::High,
+        title: "Unlisted tool callable",
+        rationale: "tools/call runs a tool that tools/list does not show, so a client's review and approval of the listing never saw what a prompt-injected model can still call.",
+        source: "CVE-2026-46519; MCP 2025-11-25, server/tools (Listing Tools, Calling Tools)",
+    },
+    RuleInfo {
+        code: "H301",
+        severity: Severity::Medium,
+        title: "Stack trace in an error",
+        rationale: "An error answer carries a stack trace (Node, Python, Rust, Java, Go), telling an attacker the code's layout, libraries and versions, and sending them into the model's context.",
+        source: "CWE-209, Generation of Error Message Containing Sensitive Information; OWASP Top 10 2021, A05 Security Misconfiguration",
+    },
+    RuleInfo {
+        code: "H302",
+        severity: Severity::Low,
+        title: "File path in an error",
+        rationale: "An error answer names an absolute file path of the server's machine (a home directory, an install location), information that helps aim further attacks.",
+        source: "CWE-209, Generation of Error Message Containing Sensitive Information; CWE-497, Exposure of Sensitive System Information",
+    },
+    RuleInfo {
+        code: "H303",
+        severity: Severity::High,
+        title: "Secret in an error",
+        rationale: "An error answer carries what looks like a live credential (sk- API key, GitHub token, AWS AKIA key, Slack token, private key block), leaked to every caller that can provoke the error.",
+        source: "CWE-209, Generation of Error Message Containing Sensitive Information; GitHub secret scanning supported patterns",
+    },
+    RuleInfo {
+        code: "H401",
+        severity: Severity::High,
+        title: "401 without WWW-Authenticate",
+        rationale: "An unauthenticated request is refused with 401 but no WWW-Authenticate challenge, so a client cannot discover how to authorize and users are pushed to paste tokens by hand.",
+        source: "RFC 9110 §11.6.1 and §15.5.2 (a 401 MUST carry WWW-Authenticate); MCP 2025-11-25, basic/authorization, Protected Resource Metadata Discovery Requirements",
+    },
+    RuleInfo {
+        code: "H402",
+        severity: Severity::Medium,
+        title: "No resource_metadata in the challenge",
+        rationale: "The 401's WWW-Authenticate has no resource_metadata parameter, so clients must guess the metadata location at well-known URIs and may reach the wrong authorization server.",
+        source: "RFC 9728 §5.1; MCP 2025-11-25, basic/authorization, Protected Resource Metadata Discovery Requirements",
+    },
+    RuleInfo {
+        code: "H403",
+        severity: Severity::Medium,
+        title: "Invalid protected-resource metadata",
+        rationale: "The protected-resource metadata is missing, not JSON, lacks resource or authorization_servers, or names another resource than the server's URL, so clients cannot find the right authorization server or can be sent to an attacker's.",
+        source: "RFC 9728 §2, §3 and §3.3 (the resource must match the URL the metadata was fetched for); MCP 2025-11-25, basic/authorization",
+    },
+    RuleInfo {
+        code: "H501",
+        severity: Severity::High,
+        title: "Guessable session id",
+        rationale: "Session ids are short, numeric, sequential or repeated across sessions, so another client can guess a live id and hijack the session or inject into its stream.",
+        source: "MCP 2025-11-25, basic/transports, Session Management (session IDs SHOULD be globally unique and cryptographically secure); MCP 2025-11-25, basic/security_best_practices, Session Hijacking; CWE-330",
+    },
+    RuleInfo {
+        code: "H502",
+        severity: Severity::Medium,
+        title: "Session survives DELETE",
+        rationale: "A session the client ended with DELETE still answers requests, so a leaked or stolen id stays usable after its owner logged out; a terminated session must get 404.",
+        source: "MCP 2025-11-25, basic/transports, Session Management (requests with a terminated session ID get 404); CWE-613, Insufficient Session Expiration",
+    },
+    RuleInfo {
+        code: "H503",
+        severity: Severity::Low,
+        title: "Session id outside visible ASCII",
+        rationale: "A session id holds characters outside 0x21 to 0x7E (spaces, control or non-ASCII bytes), which clients and proxies handle differently, breaking or confusing session binding.",
+        source: "MCP 2025-11-25, basic/transports, Session Management (session IDs MUST only contain visible ASCII, 0x21 to 0x7E)",
+    },
+    RuleInfo {
+        code: "H601",
+        severity: Severity::Medium,
+        title: "Plaintext HTTP off loopback",
+        rationale: "The server is reached over plain http:// on a host that is not loopback, so tokens, tool arguments and answers cross the network readable and changeable by anyone on the path.",
+        source: "MCP 2025-11-25, basic/authorization, Communication Security; OAuth 2.1 (draft-ietf-oauth-v2-1-13) §1.5; RFC 9728 §7.1",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalogue_is_in_declaration_order_and_complete() {
+        for (index, (rule, info)) in ALL.iter().zip(INFOS.iter()).enumerate() {
+            assert_eq!(rule.info(), info, "row {index}");
+            assert_eq!(rule.index(), index, "{}", info.code);
+            assert_eq!(Rule::from_code(info.code), Some(*rule));
+        }
+        let mut codes: Vec<&str> = INFOS.iter().map(|i| i.code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), INFOS.len(), "codes must be unique");
+        let mut rules = ALL.to_vec();
+        rules.sort();
+        assert_eq!(rules, ALL.to_vec(), "ALL must list the variants in order");
+        for info in INFOS {
+            assert!(info.rationale.ends_with('.'), "{}", info.code);
+            assert!(!info.rationale.contains('|'), "{}", info.code);
+            assert!(!info.source.contains('|'), "{}", info.code);
+            assert!(
+                info.code.len() == 4 && info.code.starts_with('H'),
+                "{}",
+                info.code
+            );
+        }
+    }
+}
