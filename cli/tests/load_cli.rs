@@ -246,6 +246,8 @@ fn remote_targets_and_unbounded_runs_are_refused() {
         &["--requests", "5", "--duration", "1s"],
         &["--args", "[1]"],
         &["--args", "{nope"],
+        &["--transport", "sse"],
+        &["--header", "A: b"],
     ] {
         let (code, _, err) =
             run_mcpcheck(&[&["load", "--server", &server, "--call", "echo"][..], bad].concat());

@@ -447,6 +447,9 @@ pub fn main(args: &LoadArgs) -> Result<ExitCode> {
     if args.server.is_some() && !args.headers.is_empty() {
         return Err("--header is for --url and --instances".into());
     }
+    if args.server.is_some() && args.transport != HttpTransport::Http {
+        return Err("--transport is for --url and --instances (--server speaks stdio)".into());
+    }
     if !args.instances.is_empty() {
         return stateless_main(args);
     }
