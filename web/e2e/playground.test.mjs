@@ -560,11 +560,11 @@ test('the keyboard reaches every tab; the page fits a phone', async () => {
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-capture');
   await page.keyboard.press('End');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-scan');
+  assert.equal(await page.locator('#panel-scan').isVisible(), true);
+  await page.keyboard.press('ArrowLeft');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-lint');
   assert.equal(await page.locator('#panel-lint').isVisible(), true);
-  await page.keyboard.press('ArrowLeft');
-  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-trajectory');
-  assert.equal(await page.locator('#panel-trajectory').isVisible(), true);
   await page.keyboard.press('End');
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-response', 'the arrows wrap around');
@@ -607,15 +607,17 @@ test('a huge response is checked in the worker while the page stays responsive',
   await context.close();
 });
 
-test('no request leaves the page: only its own files, and connect-src forbids even those', async () => {
+test('no request leaves the site: only its own files, and connect-src forbids other origins', async () => {
   const { page, context, requests } = await open();
   await page.locator('#result-response #verdict').waitFor();
   await page.locator('#examples').selectOption('sum-fail');
   await page.waitForFunction(() => document.querySelector('#result-response #verdict')?.dataset.status === 'fail');
   const csp = await page.locator('meta[http-equiv="Content-Security-Policy"]').getAttribute('content');
-  assert.match(csp, /connect-src 'none'/);
-  const blocked = await page.evaluate(() => fetch('./index.html').then(() => 'fetched', () => 'blocked'));
+  assert.match(csp, /connect-src 'self'/);
+  // Its own files only: another origin is refused before any request.
+  const blocked = await page.evaluate(() => fetch('http://127.0.0.2:9/').then(() => 'fetched', () => 'blocked'));
   assert.equal(blocked, 'blocked');
+  assert.ok(requests.some((u) => u.endsWith('/mcpcheck-web_bg.wasm')), 'the module is fetched as a file');
   const outside = requests.filter((u) => !u.startsWith(`${origin}/`));
   assert.deepEqual(outside, []);
   for (const u of requests) {
@@ -625,3 +627,122 @@ test('no request leaves the page: only its own files, and connect-src forbids ev
   assert.ok(requests.some((u) => u.endsWith('/js/worker.js')), 'the worker was loaded');
   await context.close();
 });
+
+// ---------------------------------------------------------------- layout, loading, links
+
+/** Contrast ratio of two CSS colours (`rgb(r, g, b)`), WCAG 2. */
+function contrast(a, b) {
+  const lum = (c) => {
+    const [r, g, bl] = c.match(/\d+(\.\d+)?/g).slice(0, 3).map(Number).map((v) => {
+      const x = v / 255;
+      return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+for (const width of [390, 1280, 1920]) {
+  test(`at ${width} px: badges and codes never break inside, the tabs are all in sight, nothing scrolls sideways`, async () => {
+    const { page, context } = await open(`${origin}/`, { viewport: { width, height: 900 } });
+    await page.locator('#result-response #verdict').waitFor();
+    for (const id of ['sum-fail', 'lint-notes', 'scan-sidenote']) {
+      const n = await checkedCount(page);
+      await page.locator('#examples').selectOption(id);
+      await settled(page, n);
+      // One line each: a badge or a rule code split across lines has two rects.
+      const split = await page.locator('.result:not([hidden]) .badge, .result .rule').evaluateAll((els) =>
+        els.filter((e) => e.offsetParent !== null && e.getClientRects().length > 1).map((e) => e.textContent));
+      assert.deepEqual(split, [], `${id}: split badges or codes`);
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${id}: the page is ${overflow}px wider than the window`);
+    }
+    const outside = await page.locator('[role=tab]').evaluateAll((tabs) =>
+      tabs.filter((t) => { const r = t.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth; }).map((t) => t.id));
+    assert.deepEqual(outside, [], 'tabs outside the window');
+    await page.screenshot({ path: join(out, `playground-${width}.png`), fullPage: true });
+    await context.close();
+  });
+}
+
+test('in dark mode every badge and gutter mark has a contrast of 4.5:1 at least', async () => {
+  const { page, context } = await open(`${origin}/`, { colorScheme: 'dark' });
+  await page.locator('#result-response #verdict').waitFor();
+  const pairs = await page.evaluate(() => {
+    const box = document.createElement('div');
+    document.body.append(box);
+    const classes = ['pass', 'fail', 'error', 'warning', 'invalid', 'skip', 'info', 'high', 'medium', 'low'];
+    const out = classes.map((c) => {
+      const b = document.createElement('span');
+      b.className = `badge ${c}`;
+      b.textContent = c;
+      box.append(b);
+      const s = getComputedStyle(b);
+      return [c, s.color, s.backgroundColor];
+    });
+    for (const c of ['', 'error', 'warning', 'info', 'high', 'medium', 'low']) {
+      const g = document.createElement('pre');
+      g.className = 'gutter';
+      const m = document.createElement('span');
+      m.className = `bad ${c}`;
+      m.textContent = '1';
+      g.append(m);
+      box.append(g);
+      const s = getComputedStyle(m);
+      out.push([`gutter ${c}`, s.color, s.backgroundColor]);
+    }
+    box.remove();
+    return out;
+  });
+  const low = pairs.map(([c, fg, bg]) => [c, Number(contrast(fg, bg).toFixed(2))]).filter(([, r]) => r < 4.5);
+  assert.deepEqual(low, []);
+  await context.close();
+});
+
+test('the loading line shows from the first paint and goes with the first verdict; from file:// it says what to do', async () => {
+  const { page, context } = await open();
+  const early = await page.evaluate(() => document.getElementById('loading').textContent);
+  assert.match(early, /Loading the checker|^$/);
+  await page.locator('#result-response #verdict').waitFor();
+  assert.equal(await page.locator('#loading').isVisible(), false);
+  await context.close();
+  // The page as it is first painted, before any script runs.
+  const html = readFileSync(join(dist, 'index.html'), 'utf8');
+  assert.match(html, /<p id="loading"[^>]*>Loading the checker/);
+  // Opened as a file.
+  const file = await browser.newContext();
+  const p = await file.newPage();
+  await p.goto(`file://${join(dist, 'index.html')}`);
+  await p.waitForFunction(() => document.getElementById('loading')?.classList.contains('failed'), null, { timeout: 10000 });
+  assert.match(await p.locator('#loading').textContent(), /cannot run from a file:\/\/ URL.*http\.server/);
+  await file.close();
+});
+
+test('Copy link refuses when an editor is too large for a link, and the example menu can pick the same example again', async () => {
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  // Random text does not compress: 200,000 characters make a link far past the limit.
+  let seed = 7;
+  const big = Array.from({ length: 200000 }, () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return String.fromCharCode(97 + ((seed >>> 16) % 26));
+  }).join('');
+  await setEditors(page, { response: JSON.stringify({ content: [{ type: 'text', text: big }] }) });
+  await page.waitForFunction(() => document.getElementById('share-status').textContent.includes('too large'));
+  assert.equal(await page.evaluate(() => location.hash), '');
+  await page.locator('#share').click();
+  assert.match(await page.locator('#share-status').textContent(), /no link: the response is too large for a link/);
+  // The menu is back at "choose…" after a pick, so the same example loads again.
+  for (let i = 0; i < 2; i++) {
+    const n = await checkedCount(page);
+    await page.locator('#examples').selectOption('sum-fail');
+    await settled(page, n);
+    assert.equal(await verdict(page), 'fail');
+    assert.equal(await page.locator('#examples').inputValue(), '');
+    await setEditors(page, { expect: 'expect:\n  not_error: true\n' });
+  }
+  assert.ok((await page.evaluate(() => location.hash)).length > 1, 'a small page has its link again');
+  await context.close();
+});
+

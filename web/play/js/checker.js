@@ -20,6 +20,11 @@ export class Checker {
     });
     this.worker.onmessage = (e) => {
       const m = e.data;
+      if (m.failed) {
+        this.onFail(new Error(m.failed));
+        this.failAll(m.failed);
+        return;
+      }
       if (m.ready) {
         this.ops = new Set(m.ops);
         this.onReady(m);

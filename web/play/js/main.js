@@ -384,6 +384,8 @@ for (const group of TABS) {
 }
 select.addEventListener('change', () => {
   const x = EXAMPLES.find((e) => e.id === select.value);
+  // Back to "choose…", so the same example can be picked again after an edit.
+  select.value = '';
   if (!x) return;
   for (const [k, v] of Object.entries(x.fields)) editors[k].value = v;
   if (x.options && x.tab === 'lint') setLintOptions(x.options);
@@ -403,25 +405,27 @@ function setScanOptions({ failOn = 'high', skip = '' } = {}) {
 
 // ---------------------------------------------------------------- state in the URL
 
-// A link carries the tab and every editor's text (compressed). Captures and
-// listings larger than the limit are left out of links: browsers cap URL
-// length.
+// A link carries the tab and every editor's text (compressed). When that is
+// longer than browsers open reliably, there is no link: the address bar
+// keeps none, and "Copy link" says which editor is too large.
 const LINK_LIMIT = 60000;
-const BULKY = { capture: 'the capture', listing: 'the listing', surface: 'the scanned listing' };
+const NAMES = { expect: 'the expectations', response: 'the response', capture: 'the capture', trace: 'the trace', assertions: 'the assertions', listing: 'the listing', surface: 'the scanned listing' };
+let tooLong = null;
 let saving = Promise.resolve();
 function saveState() {
   const state = currentState();
   saving = saving.then(async () => {
-    let frag = await encodeState(state);
-    let note = '';
-    for (const [k, name] of Object.entries(BULKY)) {
-      if (frag.length <= LINK_LIMIT || !state[k]) continue;
-      delete state[k];
-      frag = await encodeState(state);
-      note = `${name} is too large for a link; the link has the other editors`;
+    const frag = await encodeState(state);
+    if (frag.length > LINK_LIMIT) {
+      const largest = EDITORS.filter((k) => state[k]).sort((a, b) => state[b].length - state[a].length)[0];
+      tooLong = `${NAMES[largest] ?? largest} is too large for a link`;
+      if (location.hash) history.replaceState(null, '', location.pathname + location.search);
+      field('share-status').textContent = tooLong;
+      return;
     }
+    tooLong = null;
     if (location.hash.slice(1) !== frag) history.replaceState(null, '', `#${frag}`);
-    field('share-status').textContent = note;
+    field('share-status').textContent = '';
   });
   return saving;
 }
@@ -455,6 +459,10 @@ function currentState() {
 
 field('share').addEventListener('click', async () => {
   await saveState();
+  if (tooLong) {
+    field('share-status').textContent = `no link: ${tooLong} (browsers cut links this long); share the text instead`;
+    return;
+  }
   try {
     await navigator.clipboard.writeText(location.href);
     field('share-status').textContent = 'link copied';
@@ -466,6 +474,7 @@ field('share').addEventListener('click', async () => {
 // ---------------------------------------------------------------- start
 
 checker.ready.then((info) => {
+  field('loading').hidden = true;
   field('version').textContent = `v${info.version}`;
   // A build without capture checks shows no capture tab.
   if (!info.ops.includes('checkCapture')) field('tab-capture').hidden = true;
@@ -473,10 +482,15 @@ checker.ready.then((info) => {
   if (!info.ops.includes('scanListing')) field('tab-scan').hidden = true;
 });
 
+checker.ready.catch((e) => {
+  const line = field('loading');
+  line.classList.add('failed');
+  line.textContent = e.message;
+});
+
 if (!(await loadState())) {
   const first = EXAMPLES.find((x) => x.tab === 'response');
   for (const [k, v] of Object.entries(first.fields)) editors[k].value = v;
-  select.value = first.id;
   selectTab('response', { run: false });
 }
 check();

@@ -4,26 +4,21 @@
 // an export of mcpcheck-web and its arguments; the reply is the export's
 // result or its error (message, diagnostics, rendered excerpt).
 //
-// The .wasm arrives as a script (`mcpcheck-web_bg.wasm.js`, written by
-// post-build.mjs at build time) rather than through fetch(), so the page's
-// Content-Security-Policy can forbid every connection.
-import * as wasm from '../mcpcheck-web.js';
-import { wasmBase64 } from '../mcpcheck-web_bg.wasm.js';
+// The .wasm is a file next to the page, compiled while it downloads.
+import init, * as wasm from '../mcpcheck-web.js';
 
 const OPS = ['checkResponse', 'checkTrajectory', 'checkCapture', 'captureTimeline', 'lintListing', 'scanListing', 'validateSuite', 'version'];
-const exports = Object.fromEntries(
-  OPS.filter((op) => typeof wasm[op] === 'function').map((op) => [op, wasm[op]]),
-);
 
-function decode(b64) {
-  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(b64);
-  const bin = atob(b64);
-  const bytes = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-  return bytes;
+let exports = {};
+try {
+  await init({ module_or_path: new URL('../mcpcheck-web_bg.wasm', import.meta.url) });
+  exports = Object.fromEntries(
+    OPS.filter((op) => typeof wasm[op] === 'function').map((op) => [op, wasm[op]]),
+  );
+} catch (e) {
+  self.postMessage({ failed: `the checker (mcpcheck-web_bg.wasm) could not be loaded: ${e?.message ?? e}` });
+  throw e;
 }
-
-wasm.initSync({ module: decode(wasmBase64) });
 
 self.onmessage = (event) => {
   const { id, op, args } = event.data;
