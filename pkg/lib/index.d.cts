@@ -1,15 +1,13 @@
-// Types of the `mcpcheck` package for `require`. The functions and the
-// shapes they take and return are generated from the Rust crate
-// (mcpcheck-web) by wasm-bindgen; only `init` is declared here.
+// Types of the `mcpcheck` package for `require` (Node). The functions and
+// the shapes they take and return are generated from the Rust crate
+// (mcpcheck-web) by wasm-bindgen; only `init` is declared here, without DOM
+// types, so a Node project type-checks without `lib: ["dom"]`.
 export * from '../node/mcpcheck-web.js';
 
 /**
- * Load the WebAssembly module. In browsers, await it once before calling any
- * other export (optionally with the .wasm's URL, a Response, its bytes or a
- * compiled `WebAssembly.Module`); in Node it does nothing, the module is
- * loaded on import.
+ * Does nothing in Node: the module is loaded on require. It exists so that
+ * code written for browsers (`await init()`) runs unchanged; its argument,
+ * if any, is ignored.
  */
-export declare function init(
-  input?: string | URL | Request | Response | BufferSource | WebAssembly.Module,
-): Promise<void>;
+export declare function init(input?: unknown): Promise<void>;
 export default init;

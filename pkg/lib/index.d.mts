@@ -1,4 +1,5 @@
-// Types of the `mcpcheck` package for `import`. The functions and the
+// Types of the `mcpcheck` package for `import` in browsers and bundlers
+// (Node's are lib/node.d.mts). The functions and the
 // shapes they take and return are generated from the Rust crate
 // (mcpcheck-web) by wasm-bindgen; only `init` is declared here.
 export * from '../node/mcpcheck-web.js';

@@ -3,7 +3,7 @@
 // the browser entry (fed the .wasm bytes, as a bundler would hand them over).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -44,6 +44,7 @@ test('the tarball holds the entries, the glue, one .wasm and the types, nothing 
     'lib/index.d.cts',
     'lib/index.d.mts',
     'lib/node.cjs',
+    'lib/node.d.mts',
     'lib/node.mjs',
     'node/mcpcheck-web.d.ts',
     'node/mcpcheck-web.js',
@@ -116,6 +117,32 @@ console.log(r.status, mcpcheck.version());
     JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], skipLibCheck: false } }),
   );
   execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: project, encoding: 'utf8' });
+  // A strict Node project without the DOM lib (no `lib: ["dom"]`, no
+  // @types/node): the Node entries' types stand alone.
+  const bare = join(project, 'no-dom');
+  mkdirSync(bare, { recursive: true });
+  writeFileSync(
+    join(bare, 'check.mts'),
+    `import init, { checkResponse, scanListing, type TestResult, type ScanReport } from 'mcpcheck';
+await init();
+const r: TestResult = checkResponse({ expect: { contains: ['a'] } }, '{"content": []}');
+const s: ScanReport = scanListing({ tools: [] });
+export const out: [string, boolean] = [r.status, s.passed];
+`,
+  );
+  writeFileSync(
+    join(bare, 'check.cts'),
+    `import mcpcheck = require('mcpcheck');
+void mcpcheck.init();
+export const status: string = mcpcheck.checkResponse('expect:\\n  not_error: true', { content: [] }).status;
+`,
+  );
+  writeFileSync(
+    join(bare, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022'], types: [], skipLibCheck: false } }),
+  );
+  execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: bare, encoding: 'utf8' });
+  rmSync(bare, { recursive: true });
   // And a wrong use is caught.
   rmSync(join(project, 'check.cts'));
   writeFileSync(join(project, 'check.mts'), `import { checkResponse } from 'mcpcheck';\nconst n: number = checkResponse({}, {}).status;\n`);
