@@ -14,6 +14,7 @@ pub mod conformance;
 pub mod coverage;
 pub mod fuzz;
 pub mod generate;
+pub mod http_probe;
 pub mod init;
 pub mod invariants;
 pub mod lint;
@@ -49,6 +50,7 @@ pub enum Command {
     Lock(lock::LockArgs),
     Load(load::LoadArgs),
     Scan(scan::ScanArgs),
+    Probe(http_probe::ProbeArgs),
     Snapshot(snapshot::SnapshotArgs),
     Matrix(matrix::MatrixArgs),
     Replay(replay::ReplayArgs),
@@ -78,6 +80,7 @@ impl Command {
             Self::Lock(_) => "lock",
             Self::Load(_) => "load",
             Self::Scan(_) => "scan",
+            Self::Probe(_) => "probe",
             Self::Snapshot(_) => "snapshot",
             Self::Matrix(_) => "matrix",
             Self::Replay(_) => "replay",
@@ -104,6 +107,7 @@ impl Command {
             Self::Lock(args) => lock::main(&args),
             Self::Load(args) => load::main(&args),
             Self::Scan(args) => scan::main(&args),
+            Self::Probe(args) => http_probe::main(&args),
             Self::Snapshot(args) => snapshot::main(&args),
             Self::Matrix(args) => matrix::main(&args),
             Self::Replay(args) => replay::main(&args),

@@ -78,15 +78,26 @@ impl Credentials {
         Err(Refusal::Invalid)
     }
 
+    /// Whether bearer tokens are accepted (OAuth's scheme, which the
+    /// protected-resource metadata describes).
+    pub fn bearer(&self) -> bool {
+        !self.bearers.is_empty()
+    }
+
     /// The `WWW-Authenticate` challenges a 401 carries: one per scheme the
-    /// server accepts.
-    pub fn challenges(&self, refusal: Refusal) -> Vec<String> {
+    /// server accepts; the Bearer one names `resource_metadata` when given
+    /// (RFC 9728 §5.1).
+    pub fn challenges(&self, refusal: Refusal, resource_metadata: Option<&str>) -> Vec<String> {
         let mut challenges = Vec::new();
         if !self.bearers.is_empty() {
-            challenges.push(match refusal {
+            let mut bearer = match refusal {
                 Refusal::Missing => r#"Bearer realm="mcpcheck""#.to_owned(),
                 Refusal::Invalid => r#"Bearer realm="mcpcheck", error="invalid_token""#.to_owned(),
-            });
+            };
+            if let Some(url) = resource_metadata {
+                bearer.push_str(&format!(r#", resource_metadata="{url}""#));
+            }
+            challenges.push(bearer);
         }
         if !self.api_keys.is_empty() {
             challenges.push(r#"ApiKey realm="mcpcheck", header="X-API-Key""#.to_owned());
@@ -172,10 +183,15 @@ mod tests {
     #[test]
     fn challenges_name_each_accepted_scheme() {
         let creds = Credentials::new(vec!["k".into()], vec!["t".into()]);
-        let challenges = creds.challenges(Refusal::Invalid);
+        let challenges = creds.challenges(Refusal::Invalid, None);
         assert_eq!(challenges.len(), 2);
         assert!(challenges[0].starts_with("Bearer "));
         assert!(challenges[0].contains("invalid_token"));
         assert!(challenges[1].starts_with("ApiKey "));
+        let named = creds.challenges(Refusal::Missing, Some("http://h/.well-known/x"));
+        assert_eq!(
+            named[0],
+            r#"Bearer realm="mcpcheck", resource_metadata="http://h/.well-known/x""#
+        );
     }
 }

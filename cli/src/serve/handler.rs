@@ -218,6 +218,14 @@ impl Session {
             "roots" => roots(args, context).await,
             "add_tool" => self.add_tool(args, context).await,
             "whoami" => Args::new(args, &[]).map(|_| text(self.identity(context).as_str())),
+            super::faults::HIDDEN_TOOL if self.fault(Fault::HiddenTool) => {
+                Args::new(args, &["command"]).and_then(|a| {
+                    let command = a.string("command", Some(""))?;
+                    Ok(text(format!(
+                        "{name}: would run `{command}` (the hidden-tool fault runs nothing)"
+                    )))
+                })
+            }
             buggy
                 if self.fault(Fault::BuggyTools)
                     && tools::buggy().iter().any(|t| t.name == buggy) =>

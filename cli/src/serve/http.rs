@@ -32,7 +32,7 @@ use sse_stream::{Sse, SseBody, SseStream};
 use tokio_util::sync::CancellationToken;
 
 use super::auth::{Credentials, Refusal};
-use super::faults::{WireFaults, WireTap};
+use super::faults::{Fault, FaultSet, WireFaults, WireTap};
 use super::handler::{Session, Shared};
 use super::legacy::Legacy;
 
@@ -47,6 +47,13 @@ const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 
 pub const LEGACY_SSE_PATH: &str = "/sse";
 pub const LEGACY_MESSAGE_PATH: &str = "/message";
+
+/// Where the protected-resource metadata (RFC 9728) is served with
+/// `--bearer`: here, and here followed by the endpoint's path.
+pub const RESOURCE_METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
+
+/// The resource `bad-resource-metadata` names instead of the server's URL.
+const FOREIGN_RESOURCE: &str = "https://evil.example/mcp";
 
 #[derive(Debug)]
 pub struct Options {
@@ -71,6 +78,31 @@ struct App {
     hosts: Vec<String>,
     max_sessions: usize,
     request_timeout: Duration,
+    faults: FaultSet,
+    /// The counter ids of `guessable-session-ids`.
+    aliases: std::sync::Mutex<Aliases>,
+}
+
+/// Under `guessable-session-ids`, the id each session is known by outside:
+/// `1`, `2`, `3`, … in the order the sessions open, standing for rmcp's own.
+#[derive(Debug, Default)]
+struct Aliases {
+    real: std::collections::HashMap<String, String>,
+    alias: std::collections::HashMap<String, String>,
+    opened: u64,
+}
+
+impl Aliases {
+    fn alias_of(&mut self, real: &str) -> String {
+        if let Some(alias) = self.alias.get(real) {
+            return alias.clone();
+        }
+        self.opened += 1;
+        let alias = self.opened.to_string();
+        self.alias.insert(real.to_owned(), alias.clone());
+        self.real.insert(alias.clone(), real.to_owned());
+        alias
+    }
 }
 
 /// Serves until SIGINT or SIGTERM.
@@ -94,6 +126,11 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token()),
         local,
     );
+    let config = if shared.faults.has(Fault::NoOriginCheck) {
+        config.disable_allowed_hosts()
+    } else {
+        config
+    };
     let hosts = config.allowed_hosts.clone();
     let mcp = StreamableHttpService::new(
         move || {
@@ -116,6 +153,8 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         hosts,
         max_sessions: options.max_sessions,
         request_timeout: options.request_timeout,
+        faults: shared.faults.clone(),
+        aliases: std::sync::Mutex::default(),
     });
     eprintln!(
         "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH})",
@@ -248,9 +287,14 @@ impl App {
         if let Some(refusal) = foreign_request(request.headers(), &self.hosts) {
             return plain(StatusCode::FORBIDDEN, refusal);
         }
+        if request.method() == Method::GET
+            && let Some(metadata) = self.resource_metadata(request.uri().path(), request.headers())
+        {
+            return metadata;
+        }
         let identity = match self.credentials.authenticate(request.headers()) {
             Ok(identity) => identity,
-            Err(refusal) => return self.unauthorized(refusal),
+            Err(refusal) => return self.unauthorized(refusal, request.headers()),
         };
         request.extensions_mut().insert(identity.clone());
         if let Some(full) = self.session_cap(&request).await {
@@ -298,7 +342,46 @@ impl App {
         Some(response)
     }
 
-    fn unauthorized(&self, refusal: Refusal) -> Response<Body> {
+    /// `http://HOST` as the request names this server.
+    fn origin(headers: &HeaderMap) -> String {
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("localhost");
+        format!("http://{host}")
+    }
+
+    /// With `--bearer`, the protected-resource metadata (RFC 9728) at
+    /// [`RESOURCE_METADATA_PATH`] and at it followed by the endpoint's path:
+    /// this endpoint's URL as the resource, this origin as its
+    /// authorization server. `None` for any other path, or under
+    /// `no-resource-metadata`.
+    fn resource_metadata(&self, path: &str, headers: &HeaderMap) -> Option<Response<Body>> {
+        if !self.credentials.bearer() || self.faults.has(Fault::NoResourceMetadata) {
+            return None;
+        }
+        let at_path = path
+            .strip_prefix(RESOURCE_METADATA_PATH)
+            .is_some_and(|rest| rest.is_empty() || rest == self.path);
+        if !at_path {
+            return None;
+        }
+        let origin = Self::origin(headers);
+        let resource = if self.faults.has(Fault::BadResourceMetadata) {
+            FOREIGN_RESOURCE.to_owned()
+        } else {
+            format!("{origin}{}", self.path)
+        };
+        let doc = serde_json::json!({
+            "resource": resource,
+            "authorization_servers": [origin],
+            "bearer_methods_supported": ["header"],
+            "resource_name": "mcpcheck serve",
+        });
+        Some(json_response(StatusCode::OK, doc.to_string()))
+    }
+
+    fn unauthorized(&self, refusal: Refusal, headers: &HeaderMap) -> Response<Body> {
         let message = match refusal {
             Refusal::Missing => "authentication required: send X-API-Key or Authorization: Bearer",
             Refusal::Invalid => "the credential presented is not accepted",
@@ -307,7 +390,14 @@ impl App {
             StatusCode::UNAUTHORIZED,
             serde_json::json!({ "error": "unauthorized", "message": message }).to_string(),
         );
-        for challenge in self.credentials.challenges(refusal) {
+        let metadata = (!self.faults.has(Fault::NoResourceMetadata)).then(|| {
+            format!(
+                "{}{RESOURCE_METADATA_PATH}{}",
+                Self::origin(headers),
+                self.path
+            )
+        });
+        for challenge in self.credentials.challenges(refusal, metadata.as_deref()) {
             if let Ok(value) = HeaderValue::from_str(&challenge) {
                 response
                     .headers_mut()
@@ -317,7 +407,47 @@ impl App {
         response
     }
 
-    async fn streamable(&self, request: Request<Incoming>) -> Response<Body> {
+    /// The endpoint; under `guessable-session-ids` the session ids of
+    /// requests and answers are translated between rmcp's and the counter's.
+    async fn streamable(&self, mut request: Request<Incoming>) -> Response<Body> {
+        if !self.faults.has(Fault::GuessableSessionIds) {
+            return self.endpoint(request).await;
+        }
+        let given = request
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        if let Some(given) = given {
+            let real = self.lock_aliases().real.get(&given).cloned();
+            // An id never handed out stays as it is: rmcp knows no such session.
+            if let Some(value) = real.and_then(|r| HeaderValue::from_str(&r).ok()) {
+                request.headers_mut().insert("mcp-session-id", value);
+            }
+        }
+        let mut response = self.endpoint(request).await;
+        let real = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        if let Some(real) = real {
+            let alias = self.lock_aliases().alias_of(&real);
+            if let Ok(value) = HeaderValue::from_str(&alias) {
+                response.headers_mut().insert("mcp-session-id", value);
+            }
+        }
+        response
+    }
+
+    fn lock_aliases(&self) -> std::sync::MutexGuard<'_, Aliases> {
+        // Plain maps, updated in one step: a poisoned lock is still usable.
+        self.aliases
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    async fn endpoint(&self, request: Request<Incoming>) -> Response<Body> {
         if request.method() == Method::DELETE {
             // rmcp answers the DELETE of a session it does not know as if
             // it had ended one; the spec (and docs/serve.md) say 404.
@@ -335,6 +465,10 @@ impl App {
                     .contains_key(id.as_str())
             {
                 return plain(StatusCode::NOT_FOUND, "Not Found: no such session");
+            }
+            if self.faults.has(Fault::SessionSurvivesDelete) {
+                // Said to be ended, and left open.
+                return plain(StatusCode::OK, "");
             }
             // rmcp closes the session before it answers, yet says 202
             // Accepted; clients (the Python SDK among them) expect the 200

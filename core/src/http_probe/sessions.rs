@@ -65,8 +65,8 @@ fn guessable(ids: &[&str]) -> Option<String> {
         .find(|id| id.chars().count() < MIN_SESSION_ID_LEN)
     {
         return Some(format!(
-            "session id `{short}` is {} characters long; an unguessable id has at least {MIN_SESSION_ID_LEN}",
-            short.chars().count()
+            "session id `{short}` is {}; an unguessable id has at least {MIN_SESSION_ID_LEN}",
+            crate::report::plural(short.chars().count(), "character", "characters")
         ));
     }
     for (i, id) in ids.iter().enumerate() {
