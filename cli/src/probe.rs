@@ -75,7 +75,7 @@ impl Prober {
     /// The endpoint of `args`, with the fixture copied and substituted.
     /// `default` is the call timeout when `--timeout` is not given.
     pub fn new(args: &ProbeArgs, default: Duration) -> Result<Self, String> {
-        let mut endpoint = args.target.endpoint()?;
+        let mut endpoint = args.target.bare_endpoint()?;
         let copy = match &args.fixture {
             None => None,
             Some(dir) => {
@@ -103,6 +103,9 @@ impl Prober {
                 Some(copy)
             }
         };
+        let endpoint = args
+            .target
+            .contain(endpoint, copy.as_ref().map(|c| c.path.as_path()));
         Ok(Prober {
             endpoint,
             protocol_version: args.protocol_version.clone(),

@@ -29,6 +29,12 @@ pub struct TargetArgs {
     /// An HTTP header for --url, as `Name: value` (repeatable).
     #[arg(long = "header", value_name = "HEADER", requires = "url")]
     pub headers: Vec<String>,
+
+    /// Run the --server command in this container image: `docker run --rm
+    /// -i [-v FIXTURE:FIXTURE] IMAGE CMD` (podman when docker is not
+    /// installed).
+    #[arg(long, value_name = "IMAGE", conflicts_with = "url")]
+    pub docker: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -40,8 +46,25 @@ pub enum HttpTransport {
 }
 
 impl TargetArgs {
-    /// The endpoint the flags describe, or what is wrong with them.
+    /// The endpoint the flags describe (in its container with --docker), or
+    /// what is wrong with them.
     pub fn endpoint(&self) -> Result<Endpoint, String> {
+        Ok(self.contain(self.bare_endpoint()?, None))
+    }
+
+    /// `endpoint` in the --docker container, with `fixture` mounted; as it
+    /// is without --docker.
+    pub fn contain(&self, endpoint: Endpoint, fixture: Option<&std::path::Path>) -> Endpoint {
+        match (&self.docker, endpoint) {
+            (Some(image), Endpoint::Stdio { command, args, env }) => {
+                crate::client::container::wrap(image, command, args, env, &[], fixture)
+            }
+            (_, other) => other,
+        }
+    }
+
+    /// The endpoint the flags describe, outside any container.
+    pub fn bare_endpoint(&self) -> Result<Endpoint, String> {
         if let Some(cmd) = &self.server {
             let argv = shlex::split(cmd)
                 .filter(|a| !a.is_empty())

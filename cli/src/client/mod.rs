@@ -6,6 +6,7 @@
 //! request as a raw method + params and reads the raw answer back from the
 //! tap, so what a check sees is exactly what the server sent.
 
+pub mod container;
 pub mod handler;
 pub mod http;
 pub mod listing;

@@ -95,6 +95,7 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
         today: chrono::Utc::now().date_naive(),
         default_settle: Duration::ZERO,
         keep_answers: false,
+        docker: args.source.docker.clone(),
     };
 
     let mut groups: Vec<Group<'_>> = Vec::new();

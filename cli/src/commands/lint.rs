@@ -149,6 +149,7 @@ fn live(
             url: args.url.clone(),
             transport: args.transport,
             headers: args.headers.clone(),
+            docker: None,
         },
         fixture: args.fixture.clone(),
         include_writes: args.include_writes,

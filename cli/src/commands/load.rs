@@ -430,6 +430,7 @@ fn endpoint(args: &LoadArgs, url: Option<&str>) -> Result<Endpoint> {
         url: url.map(str::to_string),
         transport: args.transport,
         headers: args.headers.clone(),
+        docker: None,
     };
     if let Some(url) = url
         && !args.allow_remote

@@ -142,6 +142,7 @@ fn live(args: &LockArgs) -> Result<std::result::Result<(String, Value), String>>
             url: args.url.clone(),
             transport: args.transport,
             headers: args.headers.clone(),
+            docker: None,
         },
         fixture: None,
         include_writes: false,

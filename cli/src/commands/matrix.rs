@@ -138,6 +138,7 @@ async fn matrix(args: &MatrixArgs) -> Result<ExitCode> {
         suites: args.suites.clone(),
         server: None,
         fixture: args.fixture.clone(),
+        docker: None,
     }
     .load()?;
     let tests: Vec<(usize, mcpcheck_core::suite::Test)> = suites
@@ -156,6 +157,7 @@ async fn matrix(args: &MatrixArgs) -> Result<ExitCode> {
         today: chrono::Utc::now().date_naive(),
         default_settle: Duration::from_millis(100),
         keep_answers: false,
+        docker: None,
     };
     let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
     crate::signals::clean_up_on_interrupt();

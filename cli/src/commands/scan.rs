@@ -176,6 +176,7 @@ fn target(
         url,
         transport,
         headers: headers.to_vec(),
+        docker: None,
     }
     .endpoint()
     .map_err(Error::Usage)

@@ -95,6 +95,7 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
         today: chrono::Utc::now().date_naive(),
         default_settle: Duration::from_millis(100),
         keep_answers: args.update,
+        docker: args.source.docker.clone(),
     };
     crate::signals::clean_up_on_interrupt();
     let ran = run_tests(tests.clone(), &suites, &settings, jobs_or_cores(args.jobs)).await;

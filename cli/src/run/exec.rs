@@ -44,6 +44,9 @@ pub struct RunSettings {
     /// Keep each tool test's answer (`--update-snapshots` records them). An
     /// answer can be megabytes, so a run that records nothing keeps none.
     pub keep_answers: bool,
+    /// `--docker IMAGE`: every stdio server without a `docker` of its own
+    /// runs in this image.
+    pub docker: Option<String>,
 }
 
 /// Per-test inputs that come from outside the suite file.
@@ -249,34 +252,19 @@ fn endpoint_for(
                 env.retain(|(ek, _)| ek != k);
                 env.push((k.clone(), value));
             }
-            match &server.docker {
+            // The suite's own `docker`, else `--docker`.
+            match server
+                .docker
+                .as_deref()
+                .map(|i| t.text(i))
+                .or(settings.docker.clone())
+            {
                 None => Ok(Endpoint::Stdio { command, args, env }),
                 Some(image) => {
-                    // Docker wraps the command; the fixture is mounted at the
-                    // same path so `{{fixture}}` paths still hold inside.
-                    let mut dargs = vec!["run".to_string(), "--rm".into(), "-i".into()];
-                    if let Some(f) = fixture {
-                        let p = f.display().to_string();
-                        dargs.push("-v".into());
-                        dargs.push(format!("{p}:{p}"));
-                    }
-                    // `-e NAME` without a value: docker takes it from its
-                    // own environment, so no value (a token) is on a
-                    // command line that `ps` shows.
-                    for (k, _) in &env {
-                        if server.env.iter().any(|(sk, _)| sk == k) {
-                            dargs.push("-e".into());
-                            dargs.push(k.clone());
-                        }
-                    }
-                    dargs.push(t.text(image));
-                    dargs.push(command);
-                    dargs.extend(args);
-                    Ok(Endpoint::Stdio {
-                        command: "docker".into(),
-                        args: dargs,
-                        env,
-                    })
+                    let own: Vec<String> = server.env.iter().map(|(k, _)| k.clone()).collect();
+                    Ok(crate::client::container::wrap(
+                        &image, command, args, env, &own, fixture,
+                    ))
                 }
             }
         }

@@ -52,6 +52,12 @@ pub struct SuiteSource {
     /// original is never changed).
     #[arg(long, value_name = "DIR")]
     pub fixture: Option<PathBuf>,
+
+    /// Run every stdio server (that sets no `docker:` itself) in this
+    /// container image: `docker run --rm -i -v FIXTURE:FIXTURE -e NAME… IMAGE
+    /// CMD` (podman when docker is not installed).
+    #[arg(long, value_name = "IMAGE")]
+    pub docker: Option<String>,
 }
 
 /// The suites a [`SuiteSource`] names, loaded, and its `--server` split.
@@ -196,6 +202,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         today: chrono::Utc::now().date_naive(),
         default_settle: args.settle,
         keep_answers: args.update_snapshots,
+        docker: args.source.docker.clone(),
     };
     let jobs = args
         .jobs
