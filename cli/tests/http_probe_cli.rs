@@ -4,8 +4,27 @@
 
 mod cli_support;
 
-use cli_support::{http_serve, run_mcpcheck};
+use cli_support::{http_serve, run_mcpcheck, scratch};
 use serde_json::Value;
+
+/// The tools `mcpcheck serve` lists.
+const LISTED: [&str; 15] = [
+    "echo",
+    "add",
+    "lorem",
+    "progress",
+    "slow",
+    "fail",
+    "structured",
+    "structured_wrong",
+    "big",
+    "log",
+    "sample",
+    "elicit",
+    "roots",
+    "add_tool",
+    "whoami",
+];
 
 /// `mcpcheck probe --url URL ARGS --format json`: (exit code, the report,
 /// stderr).
@@ -60,9 +79,12 @@ fn a_server_without_origin_or_host_checks_is_open_to_rebinding() {
 
 #[test]
 fn an_unlisted_tool_that_runs_is_found_and_listed_ones_are_not_called() {
+    let dir = scratch("probe-audit");
+    let log = dir.join("audit.jsonl");
+    let log_arg = log.to_str().expect("a UTF-8 path");
     let (code, codes, report) = found(
-        &["--fault", "hidden-tool"],
-        &["--tool", "debug_exec", "--tool", "echo"],
+        &["--fault", "hidden-tool", "--audit-log", log_arg],
+        &["--tool", "drop_tables", "--tool", "echo"],
     );
     assert_eq!(code, Some(1));
     assert_eq!(codes, ["H201"]);
@@ -70,6 +92,23 @@ fn an_unlisted_tool_that_runs_is_found_and_listed_ones_are_not_called() {
         .as_str()
         .unwrap_or_default();
     assert!(message.contains("`debug_exec`"), "{message}");
+    // Every call the server saw: the unlisted names (the one given with
+    // --tool among them), and one listed tool, called with arguments of the
+    // wrong type, which it refused. `echo` given with --tool is not called.
+    let calls: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("the audit log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let tools: Vec<&str> = calls.iter().filter_map(|c| c["tool"].as_str()).collect();
+    assert!(tools.contains(&"drop_tables"), "{tools:?}");
+    let listed: Vec<&Value> = calls
+        .iter()
+        .filter(|c| c["tool"].as_str().is_some_and(|t| LISTED.contains(&t)))
+        .collect();
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["tool"], "echo");
+    assert_eq!(listed[0]["is_error"], true, "{listed:?}");
     // Without the fault the same name is refused.
     let (code, codes, _) = found(&[], &["--tool", "debug_exec"]);
     assert_eq!((code, codes.len()), (Some(0), 0));
@@ -119,6 +158,12 @@ fn a_bearer_server_points_to_valid_resource_metadata() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(report["findings"], serde_json::json!([]));
     assert!(err.contains("answered 401"), "{err}");
+    let (code, _, err) = probe_json(
+        &server.url,
+        &["--header", "Authorization: Bearer wrong-token"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("refused the credentials given"), "{err}");
 }
 
 #[test]

@@ -348,10 +348,13 @@ impl Prober {
             .await
             .map_err(|e| format!("cannot reach {}: {e}", self.url))?;
         if first.answer.status == 401 {
-            err(
+            err(if self.headers.keys().any(is_credential) {
+                "mcpcheck probe: the server refused the credentials given (401); only the \
+authorization probes ran\n"
+            } else {
                 "mcpcheck probe: the server answered 401; only the authorization probes ran \
-(give credentials with --header to run the others)\n",
-            );
+(give credentials with --header to run the others)\n"
+            });
             o.unauthenticated = Some(self.auth_probe(first.answer).await);
             return Ok(o);
         }
