@@ -22,6 +22,9 @@ struct Session {
     server_capabilities: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     client_capabilities: Option<Value>,
+    /// Left out when the session never said (a recorder that saw no
+    /// handshake); readers then take the default.
+    #[serde(skip_serializing_if = "String::is_empty")]
     protocol_version: String,
     transport: &'static str,
     exchanges: Vec<Exchange>,

@@ -16,6 +16,7 @@ pub mod fuzz;
 pub mod generate;
 pub mod http_probe;
 pub mod init;
+pub mod intercept;
 pub mod invariants;
 pub mod lint;
 pub mod load;
@@ -54,6 +55,7 @@ pub enum Command {
     Snapshot(snapshot::SnapshotArgs),
     Matrix(matrix::MatrixArgs),
     Replay(replay::ReplayArgs),
+    Intercept(intercept::InterceptArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -84,6 +86,7 @@ impl Command {
             Self::Snapshot(_) => "snapshot",
             Self::Matrix(_) => "matrix",
             Self::Replay(_) => "replay",
+            Self::Intercept(_) => "intercept",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -111,6 +114,7 @@ impl Command {
             Self::Snapshot(args) => snapshot::main(&args),
             Self::Matrix(args) => matrix::main(&args),
             Self::Replay(args) => replay::main(&args),
+            Self::Intercept(args) => intercept::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)
