@@ -52,7 +52,8 @@ enum FailOn {
 /// Probe a Streamable HTTP server for DNS rebinding (foreign Origin and
 /// Host), callable unlisted tools, leaky error answers, authorization
 /// discovery (WWW-Authenticate, RFC 9728 metadata), guessable or immortal
-/// sessions and plaintext transport. No listed tool is called.
+/// sessions and plaintext transport. No listed tool is called with valid
+/// arguments.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Probes, rules and the faults of `mcpcheck serve` to try them on: \
@@ -71,8 +72,8 @@ pub struct ProbeArgs {
     headers: Vec<String>,
 
     /// A tool name the server should not let anyone call; tried besides a
-    /// fixed list of common hidden names (repeatable). Listed tools are
-    /// never called.
+    /// fixed list of common hidden names (repeatable). A name the server
+    /// lists is skipped.
     #[arg(long = "tool", value_name = "NAME")]
     tools: Vec<String>,
 
@@ -191,6 +192,9 @@ impl Prober {
         let client = reqwest::Client::builder()
             .connect_timeout(timeout)
             .redirect(reqwest::redirect::Policy::none())
+            // HTTP/1.1, where the Host header the rebinding probe sets is
+            // the one the server reads.
+            .http1_only()
             .build()
             .map_err(|e| Error::Usage(format!("cannot create an HTTP client: {e}")))?;
         Ok(Self {
