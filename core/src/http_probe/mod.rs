@@ -121,10 +121,17 @@ impl Answer {
         self.ok() && self.result().is_some()
     }
 
-    /// A short view for evidence: `HTTP 200: <body>` (escaped, at most 120
-    /// characters).
+    /// A short view for evidence: `HTTP 200: ` and the JSON-RPC response
+    /// (the first message, when none is one), else the body; escaped, at
+    /// most 120 characters.
     pub fn evidence(&self) -> String {
-        evidence(&format!("HTTP {}: {}", self.status, self.body.trim()))
+        let messages = self.messages();
+        let shown = messages
+            .iter()
+            .find(|m| m.get("result").is_some() || m.get("error").is_some())
+            .or(messages.first())
+            .map_or_else(|| self.body.trim().to_string(), Value::to_string);
+        evidence(&format!("HTTP {}: {shown}", self.status))
     }
 }
 
@@ -341,10 +348,15 @@ pub fn judge(observations: &Observations, options: &Options) -> Result<Vec<Findi
 /// How a rule reports: rule, probe, message, evidence.
 pub(crate) type Push<'p> = dyn FnMut(Rule, &str, String, String) + 'p;
 
-/// Text as evidence: invisible and control characters escaped, at most 120
+/// Text as evidence on one line: line breaks and tabs as `\n`, `\r`,
+/// `\t`, other invisible and control characters as `\u{…}`, at most 120
 /// characters.
 pub(crate) fn evidence(text: &str) -> String {
-    crate::scan::escape(text, 119)
+    let one_line = text
+        .replace('\n', "\\n")
+        .replace('\r', "\\r")
+        .replace('\t', "\\t");
+    crate::scan::escape(&one_line, 119)
 }
 
 /// H101, H102.

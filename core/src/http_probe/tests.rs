@@ -439,4 +439,13 @@ fn messages_come_from_json_or_sse() {
     let evidence = answer(500, &"x\u{1b}".repeat(200)).evidence();
     assert!(evidence.chars().count() <= 120, "{evidence}");
     assert!(evidence.contains("\\u{1B}"));
+    assert_eq!(
+        answer(500, "Traceback:\n\tat x").evidence(),
+        "HTTP 500: Traceback:\\n\\tat x"
+    );
+    // An SSE answer is shown by its JSON-RPC response.
+    assert_eq!(
+        sse.evidence(),
+        r#"HTTP 200: {"id":1,"jsonrpc":"2.0","result":{"ok":true}}"#
+    );
 }
