@@ -68,7 +68,9 @@ pub struct ServeArgs {
 
 const AFTER_HELP: &str = "\
 On HTTP, the faults that alter messages (garbage-stdout, wrong-id, string-error-code,
-result-and-error) apply to the JSON-RPC answers to POSTs and to the legacy SSE stream.
+result-and-error, leaky-errors) apply to the JSON-RPC answers to POSTs and to the legacy
+SSE stream. `mcpcheck probe` finds what no-origin-check, hidden-tool, leaky-errors,
+guessable-session-ids, session-survives-delete and the *-resource-metadata faults plant.
 Documentation: docs/serve.md";
 
 /// Runs `mcpcheck serve`.
