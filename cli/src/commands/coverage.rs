@@ -96,6 +96,7 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
         default_settle: Duration::ZERO,
         keep_answers: false,
         docker: args.source.docker.clone(),
+        reuse_server: false,
     };
 
     let mut groups: Vec<Group<'_>> = Vec::new();

@@ -158,6 +158,7 @@ async fn matrix(args: &MatrixArgs) -> Result<ExitCode> {
         default_settle: Duration::from_millis(100),
         keep_answers: false,
         docker: None,
+        reuse_server: false,
     };
     let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
     crate::signals::clean_up_on_interrupt();

@@ -85,6 +85,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub shard_timings: Option<PathBuf>,
 
+    /// Let tests with the same server and client mocks share server
+    /// sessions (split over --jobs) instead of starting one each. A test
+    /// that does not pass on a shared session is run again on a fresh one
+    /// and that verdict is reported (marked re-run), so sharing cannot turn
+    /// a pass into a failure. With --fixture every test keeps its own copy
+    /// and server.
+    #[arg(long)]
+    pub reuse_server: bool,
+
     /// After the tests, list the suite's server and compare what it offers
     /// with this lockfile (`mcpcheck lock --write`): a breaking or suspicious
     /// change (a rug pull) fails the run.

@@ -96,6 +96,7 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
         default_settle: Duration::from_millis(100),
         keep_answers: args.update,
         docker: args.source.docker.clone(),
+        reuse_server: false,
     };
     crate::signals::clean_up_on_interrupt();
     let ran = run_tests(tests.clone(), &suites, &settings, jobs_or_cores(args.jobs)).await;

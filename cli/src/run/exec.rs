@@ -47,6 +47,10 @@ pub struct RunSettings {
     /// `--docker IMAGE`: every stdio server without a `docker` of its own
     /// runs in this image.
     pub docker: Option<String>,
+    /// `--reuse-server`: tests with the same server and client mocks share
+    /// sessions; one that does not pass on a shared session is run again
+    /// on a fresh one, and that verdict is the one reported.
+    pub reuse_server: bool,
 }
 
 /// Per-test inputs that come from outside the suite file.

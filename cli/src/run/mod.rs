@@ -194,16 +194,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         }
     }
 
-    let settings = RunSettings {
-        fixture: args.source.fixture.clone(),
-        server_override,
-        default_timeout: args.timeout,
-        protocol_version: args.protocol_version.clone(),
-        today: chrono::Utc::now().date_naive(),
-        default_settle: args.settle,
-        keep_answers: args.update_snapshots,
-        docker: args.source.docker.clone(),
-    };
+    let settings = settings_of(args, server_override);
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
@@ -319,6 +310,21 @@ fn record_snapshots(
             err(&format!("mcpcheck run: {e}\n"));
             None
         }
+    }
+}
+
+/// The runner's settings from `run`'s flags.
+fn settings_of(args: &RunArgs, server_override: Option<Vec<String>>) -> RunSettings {
+    RunSettings {
+        fixture: args.source.fixture.clone(),
+        server_override,
+        default_timeout: args.timeout,
+        protocol_version: args.protocol_version.clone(),
+        today: chrono::Utc::now().date_naive(),
+        default_settle: args.settle,
+        keep_answers: args.update_snapshots,
+        docker: args.source.docker.clone(),
+        reuse_server: args.reuse_server,
     }
 }
 
@@ -448,19 +454,7 @@ async fn run_parallel(
     record: bool,
     printer: Arc<Mutex<Printer>>,
 ) -> Vec<(usize, exec::Finished)> {
-    let mut units: Vec<(bool, Vec<(Planned, TestEnv)>)> = Vec::new();
-    let mut unit_of_file: BTreeMap<usize, usize> = BTreeMap::new();
-    for (p, tenv) in items {
-        if sharing.contains(&p.file) {
-            let u = *unit_of_file.entry(p.file).or_insert_with(|| {
-                units.push((true, Vec::new()));
-                units.len() - 1
-            });
-            units[u].1.push((p, tenv));
-        } else {
-            units.push((false, vec![(p, tenv)]));
-        }
-    }
+    let units = units_of(items, sharing, settings, jobs);
     let sem = Arc::new(Semaphore::new(jobs));
     let mut handles = Vec::new();
     for (share, unit) in units {
@@ -469,12 +463,15 @@ async fn run_parallel(
         let printer = printer.clone();
         handles.push(tokio::spawn(async move {
             let _permit = sem.acquire_owned().await;
-            let mut shared = share.then(exec::Shared::default);
+            let mut shared = (share != Share::No).then(exec::Shared::default);
             let mut done = Vec::new();
             for (p, tenv) in unit {
                 printer.lock().await.started(&p.test.name);
-                let finished =
+                let mut finished =
                     exec::run_test(&p.test, &settings, &tenv, record, shared.as_mut()).await;
+                if share == Share::Reused && !passed_or_skipped(&finished.result) {
+                    finished = rerun_fresh(&p.test, &settings, &tenv, record, finished).await;
+                }
                 printer.lock().await.finished(p.index, &finished.result);
                 done.push((p.index, finished));
             }
@@ -491,6 +488,93 @@ async fn run_parallel(
         }
     }
     out
+}
+
+/// How a unit of tests uses server sessions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Share {
+    /// A session per test.
+    No,
+    /// One session for the unit: its file sets `share_server`.
+    File,
+    /// Shared for speed (`--reuse-server`): a test that does not pass is
+    /// run again on a fresh session.
+    Reused,
+}
+
+/// The units of work: a `share_server` file's tests together; with
+/// `--reuse-server` (and no fixture), the other tests grouped by server and
+/// client mocks, each group dealt over at most `jobs` units in plan order;
+/// every other test alone.
+fn units_of(
+    items: Vec<(Planned, TestEnv)>,
+    sharing: &BTreeSet<usize>,
+    settings: &RunSettings,
+    jobs: usize,
+) -> Vec<(Share, Vec<(Planned, TestEnv)>)> {
+    let mut units: Vec<(Share, Vec<(Planned, TestEnv)>)> = Vec::new();
+    let mut unit_of_file: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut groups: Vec<(String, Vec<(Planned, TestEnv)>)> = Vec::new();
+    let reuse = settings.reuse_server && settings.fixture.is_none();
+    for (p, tenv) in items {
+        if sharing.contains(&p.file) {
+            let u = *unit_of_file.entry(p.file).or_insert_with(|| {
+                units.push((Share::File, Vec::new()));
+                units.len() - 1
+            });
+            units[u].1.push((p, tenv));
+        } else if reuse && p.test.server.is_some() {
+            // The server block as written (command, args, env, URL, headers,
+            // client capabilities and mocks) and the environment it expands
+            // in: equal keys can share a session.
+            let key = format!("{:?}|{:?}", p.test.server, tenv.env);
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, g)) => g.push((p, tenv)),
+                None => groups.push((key, vec![(p, tenv)])),
+            }
+        } else {
+            units.push((Share::No, vec![(p, tenv)]));
+        }
+    }
+    for (_, group) in groups {
+        let n = jobs.clamp(1, group.len().max(1));
+        let mut dealt: Vec<Vec<(Planned, TestEnv)>> = (0..n).map(|_| Vec::new()).collect();
+        for (i, item) in group.into_iter().enumerate() {
+            dealt[i % n].push(item);
+        }
+        units.extend(dealt.into_iter().map(|u| (Share::Reused, u)));
+    }
+    units
+}
+
+fn passed_or_skipped(r: &TestResult) -> bool {
+    matches!(r.status, TestStatus::Pass | TestStatus::Skip)
+}
+
+/// A test that did not pass on a shared session, run again on its own: the
+/// fresh verdict is the one reported, with what the shared run gave.
+async fn rerun_fresh(
+    test: &Test,
+    settings: &RunSettings,
+    tenv: &TestEnv,
+    record: bool,
+    shared: exec::Finished,
+) -> exec::Finished {
+    let mut fresh = exec::run_test(test, settings, tenv, record, None).await;
+    let was = if shared.result.message.is_empty() {
+        shared.result.status.as_str().to_string()
+    } else {
+        format!(
+            "{}: {}",
+            shared.result.status.as_str(),
+            shared.result.message
+        )
+    };
+    let was: String = was.chars().take(200).collect();
+    fresh.result.warnings.push(format!(
+        "re-run on a fresh server (--reuse-server): on the shared one it was {was}"
+    ));
+    fresh
 }
 
 async fn run_hooked(
