@@ -103,6 +103,24 @@ fn client(dir: &Path, sdk: &Path, mode: &str, transport: &str, target: &[&str]) 
     (v, stderr)
 }
 
+/// Holds that the client got the same results through the proxy as
+/// without it. The progress it saw is compared apart: the SDK client
+/// settles a request before it handles a progress notification that
+/// arrived in the same read, so the last one can be lost with or without
+/// a proxy; the ones it saw must be among the server's three.
+fn assert_same_results(mut proxied: Value, mut direct: Value, context: &str) {
+    for v in [&mut proxied, &mut direct] {
+        if let Some(seen) = v.as_object_mut().and_then(|o| o.remove("progress_seen")) {
+            let seen: Vec<u64> = serde_json::from_value(seen).unwrap();
+            assert!(
+                !seen.is_empty() && seen.iter().all(|p| (1..=3).contains(p)),
+                "{seen:?}"
+            );
+        }
+    }
+    assert_eq!(proxied, direct, "{context}");
+}
+
 /// The INV codes of `mcpcheck invariants` on a capture file.
 fn findings(capture: &Path) -> BTreeSet<String> {
     let (_, out, err) = run_mcpcheck(&[
@@ -200,8 +218,7 @@ fn the_sdk_client_gets_the_same_results_through_intercept_on_stdio() {
             "serve",
         ],
     );
-    assert_eq!(proxied, direct, "{stderr}");
-    assert_eq!(direct["progress_seen"], serde_json::json!([1, 2, 3]));
+    assert_same_results(proxied, direct.clone(), &stderr);
     assert_eq!(
         direct["sample"]["content"][0]["text"], "sampled: hi",
         "the server's request reached the client and its answer came back"
@@ -565,8 +582,7 @@ fn the_sdk_client_gets_the_same_results_through_intercept_over_http() {
     let proxy = HttpIntercept::start(&server.url, &capture, &["--trace", trace.to_str().unwrap()]);
     let (proxied, client_err) = client(&dir, &sdk, "full", "http", &[&proxy.url]);
     let (code, stdout, stderr) = proxy.stop();
-    assert_eq!(proxied, direct, "{client_err}\n{stderr}");
-    assert_eq!(direct["progress_seen"], serde_json::json!([1, 2, 3]));
+    assert_same_results(proxied, direct.clone(), &format!("{client_err}\n{stderr}"));
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.is_empty());
     let report = report_in(&stderr);

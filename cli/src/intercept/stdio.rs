@@ -1,8 +1,10 @@
 //! Intercept on stdio: the client starts `mcpcheck intercept … -- CMD` as
 //! its server; the server runs as a child in its own process group (tagged
 //! with `MCPCHECK_PROCESS_TAG`, as every server the project starts), and
-//! every line is copied both ways byte for byte. Nothing of ours goes to
-//! stdout: it is the client's channel. The server's stderr is ours.
+//! what each side writes is copied to the other byte for byte, a read at a
+//! time, so neither sees writes merged or split that the other made apart;
+//! each line is recorded as it completes. Nothing of ours goes to stdout:
+//! it is the client's channel. The server's stderr is ours.
 //!
 //! The session ends when the client closes stdin (the server's stdin is
 //! closed and it gets [`GRACE`] to exit), when the server closes its output
@@ -10,14 +12,13 @@
 //! killed then, and the recording is closed once neither direction can
 //! still be read.
 
-use std::io::BufRead as _;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
-use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
@@ -38,30 +39,56 @@ pub struct Server {
     pub args: Vec<String>,
 }
 
-/// A line read from one side: its bytes as read (newline included) and
-/// the text to record, if any (see [`to_record`]).
-struct Line {
-    bytes: Vec<u8>,
-    record: Option<String>,
+/// The size of one read from either side.
+const CHUNK: usize = 64 * 1024;
+
+/// Splits what one side writes into the lines to record, chunk by chunk:
+/// each complete line as its text; a line longer than one message as a
+/// note saying so (its bytes are not kept); at the end, a last line without
+/// a newline.
+#[derive(Default)]
+struct Lines {
+    line: Vec<u8>,
+    long: bool,
 }
 
-/// What to record of a piece read with a limit of one message: the line;
-/// for the first piece of a line too long, a note saying so; nothing for
-/// its later pieces. `long` says whether a long line is being read.
-fn to_record(buf: &[u8], long: &mut bool) -> Option<String> {
-    let complete = buf.ends_with(b"\n");
-    let text = if *long {
-        None
-    } else if complete || buf.len() <= MAX_MESSAGE_BYTES {
-        Some(String::from_utf8_lossy(buf).into_owned())
-    } else {
-        Some(format!(
-            "a line longer than {} MiB",
-            MAX_MESSAGE_BYTES >> 20
-        ))
-    };
-    *long = !complete;
-    text
+impl Lines {
+    fn feed(&mut self, chunk: &[u8]) -> Vec<String> {
+        let mut done = Vec::new();
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let (piece, ended) = match rest.iter().position(|&b| b == b'\n') {
+                Some(at) => (&rest[..at], true),
+                None => (rest, false),
+            };
+            rest = &rest[piece.len() + usize::from(ended)..];
+            if !self.long {
+                self.line.extend_from_slice(piece);
+                if self.line.len() > MAX_MESSAGE_BYTES {
+                    self.line = Vec::new();
+                    self.long = true;
+                    done.push(format!(
+                        "a line longer than {} MiB",
+                        MAX_MESSAGE_BYTES >> 20
+                    ));
+                }
+            }
+            if ended {
+                if !self.long {
+                    done.push(String::from_utf8_lossy(&self.line).into_owned());
+                }
+                self.line.clear();
+                self.long = false;
+            }
+        }
+        done
+    }
+
+    /// The last line, when it had no newline.
+    fn finish(&mut self) -> Option<String> {
+        let line = std::mem::take(&mut self.line);
+        (!line.is_empty() && !self.long).then(|| String::from_utf8_lossy(&line).into_owned())
+    }
 }
 
 /// Proxies one session and returns how it ended, in words for the report.
@@ -128,28 +155,34 @@ async fn proxy(
     server_out: ChildStdout,
     recorder: Arc<Recorder>,
 ) -> (String, bool) {
-    let (client_tx, mut client_rx) = mpsc::channel::<Line>(64);
+    let (client_tx, mut client_rx) = mpsc::channel::<Vec<u8>>(64);
     // Stdin is read on a thread of its own: a blocking read that outlives
     // the session must not hold up the runtime's shutdown.
     std::thread::spawn(move || read_stdin(&client_tx));
     let to_client = tokio::spawn(copy_to_client(server_out, recorder.clone()));
     tokio::pin!(to_client);
     let mut stops = Stops::new();
-    // Client to server, here; server to client, in `to_client`.
+    // Client to server, here; server to client, in `to_client`. Each
+    // chunk is passed on as it was read, so the server sees the client's
+    // writes as they were made.
+    let mut lines = Lines::default();
     let ended = loop {
         tokio::select! {
-            line = client_rx.recv() => match line {
-                Some(line) => {
-                    if let Some(text) = &line.record {
-                        recorder.record(Dir::Out, text, None);
+            chunk = client_rx.recv() => match chunk {
+                Some(chunk) => {
+                    for text in lines.feed(&chunk) {
+                        recorder.record(Dir::Out, &text, None);
                     }
-                    if server_in.write_all(&line.bytes).await.is_err() || server_in.flush().await.is_err() {
+                    if server_in.write_all(&chunk).await.is_err() || server_in.flush().await.is_err() {
                         break ("the server stopped reading its input".to_string(), false);
                     }
                 }
                 None => {
                     // The client closed stdin: so does the server's, and it
                     // gets a moment to finish and exit.
+                    if let Some(text) = lines.finish() {
+                        recorder.record(Dir::Out, &text, None);
+                    }
                     drop(server_in);
                     let wait = async {
                         let _ = (&mut to_client).await;
@@ -211,47 +244,62 @@ impl Stops {
     }
 }
 
-/// Reads stdin line by line, bytes as they are (a last line without a
-/// newline too), until it closes or nobody listens.
-fn read_stdin(tx: &mpsc::Sender<Line>) {
-    let stdin = std::io::stdin();
-    let mut reader = std::io::BufReader::with_capacity(64 * 1024, stdin.lock());
-    let mut long = false;
+/// Reads stdin a chunk at a time, as the client wrote it, until it
+/// closes or nobody listens.
+fn read_stdin(tx: &mpsc::Sender<Vec<u8>>) {
+    let mut stdin = std::io::stdin().lock();
+    let mut buf = vec![0u8; CHUNK];
     loop {
-        let mut buf = Vec::new();
-        match std::io::Read::take(&mut reader, MAX_MESSAGE_BYTES as u64 + 1)
-            .read_until(b'\n', &mut buf)
-        {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        let record = to_record(&buf, &mut long);
-        if tx.blocking_send(Line { bytes: buf, record }).is_err() {
-            return;
+        match std::io::Read::read(&mut stdin, &mut buf) {
+            Ok(0) => return,
+            Ok(n) => {
+                if tx.blocking_send(buf[..n].to_vec()).is_err() {
+                    return;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return,
         }
     }
 }
 
-/// Copies the server's output to stdout, line by line, recording each.
-async fn copy_to_client(server_out: ChildStdout, recorder: Arc<Recorder>) {
-    let mut reader = BufReader::with_capacity(64 * 1024, server_out);
+/// Copies the server's output to stdout a chunk at a time, as the server
+/// wrote it (so the client sees its writes as they were made, not merged
+/// or split), recording each line.
+async fn copy_to_client(mut server_out: ChildStdout, recorder: Arc<Recorder>) {
     let mut stdout = tokio::io::stdout();
-    let mut long = false;
+    let mut lines = Lines::default();
+    let mut buf = vec![0u8; CHUNK];
     loop {
-        let mut buf = Vec::new();
-        match (&mut reader)
-            .take(MAX_MESSAGE_BYTES as u64 + 1)
-            .read_until(b'\n', &mut buf)
-            .await
-        {
+        let n = match server_out.read(&mut buf).await {
             Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if let Some(text) = to_record(&buf, &mut long) {
+            Ok(n) => n,
+        };
+        for text in lines.feed(&buf[..n]) {
             recorder.record(Dir::In, &text, None);
         }
-        if stdout.write_all(&buf).await.is_err() || stdout.flush().await.is_err() {
+        if stdout.write_all(&buf[..n]).await.is_err() || stdout.flush().await.is_err() {
             break;
         }
+    }
+    if let Some(text) = lines.finish() {
+        recorder.record(Dir::In, &text, None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_recorded_across_chunks_and_a_last_line_without_newline_too() {
+        let mut l = Lines::default();
+        assert_eq!(l.feed(b"{\"a\":"), Vec::<String>::new());
+        assert_eq!(
+            l.feed(b"1}\r\n\nnot json\n{\"b\""),
+            ["{\"a\":1}\r", "", "not json"]
+        );
+        assert_eq!(l.finish().as_deref(), Some("{\"b\""));
+        assert_eq!(l.finish(), None);
     }
 }
