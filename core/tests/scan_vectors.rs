@@ -320,7 +320,11 @@ fn scan_real_server_listings_give_their_reviewed_findings_and_no_high_one() {
         .collect();
     files.sort();
     assert!(files.len() >= 10, "only {} real listings", files.len());
-    assert_eq!(files.len(), expected.len(), "every listing has its reviewed findings");
+    assert_eq!(
+        files.len(),
+        expected.len(),
+        "every listing has its reviewed findings"
+    );
     let options = ScanOptions {
         fail_on: Severity::Info,
         ..ScanOptions::default()
