@@ -656,3 +656,75 @@ fn http_findings_match_run_and_the_duration_ends_the_session() {
     let server = format!("{{transport: http, url: {:?}}}", server.url);
     assert_eq!(got, run_capture_findings(&dir, &server));
 }
+
+#[test]
+fn a_signal_ends_a_stdio_session_and_the_capture_is_still_written() {
+    let dir = scratch("intercept-signal");
+    let capture = dir.join("c.json");
+    let mut child = mcpcheck()
+        .arg("intercept")
+        .arg("--capture")
+        .arg(&capture)
+        .args(["--", BIN, "serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(
+        &mut stdin,
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n",
+    )
+    .unwrap();
+    let mut answer = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut answer)
+        .unwrap();
+    assert!(answer.contains("\"protocolVersion\""), "{answer}");
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    // Cut off after the handshake's first half: the capture says so.
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("terminated (SIGTERM)"), "{err}");
+    assert!(err.contains("INV-002"), "{err}");
+    let c: Value = serde_json::from_str(&std::fs::read_to_string(&capture).unwrap()).unwrap();
+    assert_eq!(c["protocol_version"], "2025-06-18");
+    assert_eq!(c["exchanges"][0]["response"]["id"], 1);
+}
+
+#[test]
+fn a_server_that_outlives_its_input_is_stopped_after_the_grace() {
+    let dir = scratch("intercept-grace");
+    let capture = dir.join("c.json");
+    let started = Instant::now();
+    let (code, stdout, stderr) = intercept_stdio(
+        &[
+            "--capture",
+            capture.to_str().unwrap(),
+            "--",
+            "sh",
+            "-c",
+            "sleep 60; echo late",
+        ],
+        "",
+    );
+    assert!(started.elapsed() < Duration::from_secs(15), "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(
+        stderr.contains("the server did not exit within 5 s and was stopped"),
+        "{stderr}"
+    );
+    // An empty session: initialize was never sent.
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(capture.exists());
+}

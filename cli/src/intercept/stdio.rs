@@ -188,20 +188,21 @@ async fn proxy(
                         let _ = (&mut to_client).await;
                         let _ = child.wait().await;
                     };
-                    return match tokio::time::timeout(GRACE, wait).await {
-                        Ok(()) => ("the client closed the connection".to_string(), false),
-                        Err(_) => (format!(
-                            "the client closed the connection; the server did not exit within {} s and was stopped",
-                            GRACE.as_secs()
-                        ), true),
-                    };
+                    if tokio::time::timeout(GRACE, wait).await.is_ok() {
+                        return ("the client closed the connection".to_string(), false);
+                    }
+                    break (format!(
+                        "the client closed the connection; the server did not exit within {} s and was stopped",
+                        GRACE.as_secs()
+                    ), true);
                 }
             },
             _ = &mut to_client => break ("the server closed its output".to_string(), false),
             why = stops.next() => break (why.to_string(), true),
         }
     };
-    // Whatever the server wrote before it was stopped is still passed on.
+    // Whatever the server wrote before it was stopped is still passed on
+    // and recorded: the recording closes only after this direction ended.
     if !to_client.is_finished() {
         if let Some(g) = child.id() {
             let _ = killpg(Pid::from_raw(g as i32), Signal::SIGKILL);
