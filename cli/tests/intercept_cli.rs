@@ -443,6 +443,21 @@ fn lines_pass_byte_for_byte_and_nothing_else_reaches_stdout() {
     let c: Value = serde_json::from_str(&std::fs::read_to_string(&capture).unwrap()).unwrap();
     assert_eq!(c["exchanges"][0]["request"]["method"], "ping");
     assert_eq!(c["exchanges"][0]["response"]["method"], Value::Null);
+
+    // Without `--` (the MCP Inspector CLI drops it), the server's own
+    // options stay its own.
+    let (_, stdout, stderr) = intercept_stdio(
+        &[
+            "--capture",
+            capture.to_str().unwrap(),
+            "sh",
+            "-c",
+            "cat",
+            "--format",
+        ],
+        "line\n",
+    );
+    assert_eq!(stdout, "line\n", "{stderr}");
 }
 
 #[test]

@@ -74,8 +74,9 @@ pub struct InterceptArgs {
     #[arg(long, value_name = "DURATION", default_value = "5m", requires = "http", value_parser = crate::output::parse_duration)]
     request_timeout: Duration,
 
-    /// The stdio server to start: `-- CMD ARGS…`.
-    #[arg(last = true, value_name = "CMD")]
+    /// The stdio server to start: `-- CMD ARGS…` (the `--` may be left
+    /// out; everything from CMD on is the server's).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
     command: Vec<String>,
 }
 
