@@ -76,7 +76,11 @@ pub struct InterceptArgs {
 
     /// The stdio server to start: `-- CMD ARGS…` (the `--` may be left
     /// out; everything from CMD on is the server's).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "CMD")]
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "CMD"
+    )]
     command: Vec<String>,
 }
 
