@@ -13,8 +13,8 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::Finding;
 use super::rules::{ALL, Rule};
-use super::{Finding, Severity};
 use crate::diag::{Paint, Style};
 use crate::report::{markdown::escape, plural};
 
@@ -40,14 +40,7 @@ pub fn json(url: &str, findings: &[Finding]) -> String {
 }
 
 fn totals(findings: &[Finding]) -> String {
-    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
-    format!(
-        "{} high, {} medium, {} low, {} info",
-        count(Severity::High),
-        count(Severity::Medium),
-        count(Severity::Low),
-        count(Severity::Info)
-    )
+    crate::scan::report::totals_of(findings.iter().map(|f| f.severity))
 }
 
 /// For terminals and logs: the URL, one line per finding
@@ -59,21 +52,15 @@ pub fn text(url: &str, findings: &[Finding], paint: Paint) -> String {
         return out;
     }
     for f in findings {
-        let style = match f.severity {
-            Severity::High => Style::Error,
-            Severity::Medium | Severity::Low => Style::Warning,
-            Severity::Info => Style::Accent,
-        };
-        out.push_str(&format!(
-            "  {} {}  {}  {}\n",
+        crate::scan::report::push_finding(
+            &mut out,
+            paint,
             f.code,
-            paint.paint(style, f.severity.as_str()),
-            paint.paint(Style::Dim, &f.probe),
-            paint.text(&f.message)
-        ));
-        if !f.evidence.is_empty() {
-            out.push_str(&format!("      {}\n", paint.text(&f.evidence)));
-        }
+            f.severity,
+            &f.probe,
+            &f.message,
+            &f.evidence,
+        );
     }
     out.push_str(&format!(
         "\n{}: {}\n",
@@ -106,14 +93,6 @@ pub fn markdown(url: &str, findings: &[Finding]) -> String {
     out
 }
 
-fn sarif_level(severity: Severity) -> &'static str {
-    match severity {
-        Severity::High => "error",
-        Severity::Medium | Severity::Low => "warning",
-        Severity::Info => "note",
-    }
-}
-
 /// SARIF 2.1.0 for code-scanning views: every rule of the catalogue with its
 /// help text, one result per finding, located at the probe of the URL.
 pub fn sarif(url: &str, findings: &[Finding]) -> String {
@@ -128,7 +107,7 @@ pub fn sarif(url: &str, findings: &[Finding]) -> String {
                 info.title,
                 info.rationale,
                 info.source,
-                sarif_level(info.severity),
+                info.severity.sarif_level(),
                 properties,
             )
         })
@@ -140,7 +119,7 @@ pub fn sarif(url: &str, findings: &[Finding]) -> String {
             json!({
                 "ruleId": f.code,
                 "ruleIndex": index,
-                "level": sarif_level(f.severity),
+                "level": f.severity.sarif_level(),
                 "message": { "text": format!("{} {}: {} ({})", url, f.probe, f.message, f.evidence) },
                 "locations": [item_location(&f.probe, &format!("{url}#{}", f.probe), "resource", None)],
                 "properties": { "url": url, "probe": f.probe, "severity": f.severity.as_str() },
@@ -152,6 +131,7 @@ pub fn sarif(url: &str, findings: &[Finding]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::Severity;
     use super::*;
 
     const URL: &str = "http://127.0.0.1:9/mcp";

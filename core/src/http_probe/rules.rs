@@ -72,33 +72,7 @@ pub const ALL: [Rule; 13] = [
     Rule::PlaintextHttp,
 ];
 
-impl Rule {
-    /// The rule's published description.
-    pub fn info(self) -> &'static RuleInfo {
-        // One row per variant, in declaration order (the test below holds them to it).
-        &INFOS[self as usize]
-    }
-
-    /// The rule's code, e.g. `H101`.
-    pub fn code(self) -> &'static str {
-        self.info().code
-    }
-
-    /// The severity of the rule's findings.
-    pub fn severity(self) -> Severity {
-        self.info().severity
-    }
-
-    /// The rule with this code (exact, as published).
-    pub fn from_code(code: &str) -> Option<Rule> {
-        ALL.iter().copied().find(|r| r.code() == code)
-    }
-
-    /// The position of the rule in the catalogue.
-    pub(crate) fn index(self) -> usize {
-        self as usize
-    }
-}
+crate::report::catalogue_lookups!(Rule, RuleInfo, Severity, "H101");
 
 const INFOS: [RuleInfo; 13] = [
     RuleInfo {

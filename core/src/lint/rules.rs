@@ -135,33 +135,7 @@ pub const ALL: [Rule; 33] = [
     Rule::ListingContentUnstable,
 ];
 
-impl Rule {
-    /// The rule's published description.
-    pub fn info(self) -> &'static RuleInfo {
-        // One row per variant, in declaration order (the test below holds them to it).
-        &INFOS[self as usize]
-    }
-
-    /// The rule's code, e.g. `E103`.
-    pub fn code(self) -> &'static str {
-        self.info().code
-    }
-
-    /// The severity of the rule's findings.
-    pub fn severity(self) -> Severity {
-        self.info().severity
-    }
-
-    /// The rule with this code (exact, as published).
-    pub fn from_code(code: &str) -> Option<Rule> {
-        ALL.iter().copied().find(|r| r.code() == code)
-    }
-
-    /// The position of the rule in the catalogue.
-    pub(crate) fn index(self) -> usize {
-        self as usize
-    }
-}
+crate::report::catalogue_lookups!(Rule, RuleInfo, Severity, "E103");
 
 const INFOS: [RuleInfo; 33] = [
     RuleInfo {

@@ -98,3 +98,41 @@ mod by_line_tests {
         assert_eq!(names, ["y", "x"], "without lines the order stays");
     }
 }
+
+/// The lookups every rule catalogue (lint's, scan's, the HTTP probes') has
+/// over its `INFOS` rows (one per variant, in declaration order) and its
+/// `ALL` list (catalogue order): `info`, `code`, `severity`, `from_code`,
+/// `index`. `$example` is a code for the docs.
+macro_rules! catalogue_lookups {
+    ($rule:ident, $info:ident, $severity:ty, $example:literal) => {
+        impl $rule {
+            /// The rule's published description.
+            pub fn info(self) -> &'static $info {
+                // One row per variant, in declaration order (a test of each
+                // catalogue holds them to it).
+                &INFOS[self as usize]
+            }
+
+            #[doc = concat!("The rule's code, e.g. `", $example, "`.")]
+            pub fn code(self) -> &'static str {
+                self.info().code
+            }
+
+            /// The severity of the rule's findings.
+            pub fn severity(self) -> $severity {
+                self.info().severity
+            }
+
+            /// The rule with this code (exact, as published).
+            pub fn from_code(code: &str) -> Option<$rule> {
+                ALL.iter().copied().find(|r| r.code() == code)
+            }
+
+            /// The position of the rule in the catalogue.
+            pub(crate) fn index(self) -> usize {
+                self as usize
+            }
+        }
+    };
+}
+pub(crate) use catalogue_lookups;

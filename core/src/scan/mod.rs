@@ -75,6 +75,15 @@ impl Severity {
     pub fn at_least(self, bar: Severity) -> bool {
         self <= bar
     }
+
+    /// The SARIF level of a finding of this severity.
+    pub(crate) fn sarif_level(self) -> &'static str {
+        match self {
+            Severity::High => "error",
+            Severity::Medium | Severity::Low => "warning",
+            Severity::Info => "note",
+        }
+    }
 }
 
 /// One problem found.

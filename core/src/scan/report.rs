@@ -44,14 +44,47 @@ pub fn json(findings: &[Finding]) -> String {
 }
 
 fn totals(findings: &[Finding]) -> String {
-    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    totals_of(findings.iter().map(|f| f.severity))
+}
+
+/// `1 high, 0 medium, 2 low, 0 info` for these severities.
+pub(crate) fn totals_of(severities: impl Iterator<Item = Severity>) -> String {
+    let mut count = [0usize; 4];
+    for s in severities {
+        count[s as usize] += 1;
+    }
     format!(
         "{} high, {} medium, {} low, {} info",
-        count(Severity::High),
-        count(Severity::Medium),
-        count(Severity::Low),
-        count(Severity::Info)
+        count[0], count[1], count[2], count[3]
     )
+}
+
+/// One finding for the terminal: `  CODE severity  WHERE  message`, then
+/// its evidence indented on a line of its own.
+pub(crate) fn push_finding(
+    out: &mut String,
+    paint: Paint,
+    code: &str,
+    severity: Severity,
+    at: &str,
+    message: &str,
+    evidence: &str,
+) {
+    let style = match severity {
+        Severity::High => Style::Error,
+        Severity::Medium | Severity::Low => Style::Warning,
+        Severity::Info => Style::Accent,
+    };
+    out.push_str(&format!(
+        "  {} {}  {}  {}\n",
+        code,
+        paint.paint(style, severity.as_str()),
+        paint.paint(Style::Dim, at),
+        paint.text(message)
+    ));
+    if !evidence.is_empty() {
+        out.push_str(&format!("      {}\n", paint.text(evidence)));
+    }
 }
 
 /// For terminals and logs: a header per server and item, one line per finding
@@ -77,21 +110,15 @@ pub fn text(findings: &[Finding], paint: Paint) -> String {
             ));
             last = Some(key);
         }
-        let style = match f.severity {
-            Severity::High => Style::Error,
-            Severity::Medium | Severity::Low => Style::Warning,
-            Severity::Info => Style::Accent,
-        };
-        out.push_str(&format!(
-            "  {} {}  {}  {}\n",
+        push_finding(
+            &mut out,
+            paint,
             f.code,
-            paint.paint(style, f.severity.as_str()),
-            paint.paint(Style::Dim, &f.field),
-            paint.text(&f.message)
-        ));
-        if !f.evidence.is_empty() {
-            out.push_str(&format!("      {}\n", paint.text(&f.evidence)));
-        }
+            f.severity,
+            &f.field,
+            &f.message,
+            &f.evidence,
+        );
     }
     out.push_str(&format!(
         "\n{}: {}\n",
@@ -125,14 +152,6 @@ pub fn markdown(findings: &[Finding]) -> String {
     out
 }
 
-fn sarif_level(severity: Severity) -> &'static str {
-    match severity {
-        Severity::High => "error",
-        Severity::Medium | Severity::Low => "warning",
-        Severity::Info => "note",
-    }
-}
-
 /// SARIF 2.1.0 for code-scanning views: every rule of the catalogue with its
 /// help text, one result per finding with a logical location (server, item,
 /// pointer); with `artifact`, each result also names that file.
@@ -148,7 +167,7 @@ pub fn sarif(findings: &[Finding], artifact: Option<&str>) -> String {
                 info.title,
                 info.rationale,
                 info.source,
-                sarif_level(info.severity),
+                info.severity.sarif_level(),
                 properties,
             )
         })
@@ -161,7 +180,7 @@ pub fn sarif(findings: &[Finding], artifact: Option<&str>) -> String {
             json!({
                 "ruleId": f.code,
                 "ruleIndex": index,
-                "level": sarif_level(f.severity),
+                "level": f.severity.sarif_level(),
                 "message": { "text": format!("{} {} {}: {} ({})", f.server, f.kind.as_str(), f.item, f.message, f.evidence) },
                 "locations": [item_location(&f.item, &qualified, f.kind.as_str(), artifact)],
                 "properties": { "server": f.server, "item": f.item, "pointer": f.field, "severity": f.severity.as_str() },
