@@ -106,3 +106,43 @@ fn shared_sessions_start_fewer_servers_and_never_change_a_verdict() {
     assert!(warnings("stateful a").is_empty());
     assert!(warnings("plain wrong").iter().any(|w| w.contains("re-run")));
 }
+
+#[test]
+fn test_files_that_say_share_server_share_with_their_directory_only() {
+    let d = scratch("share-dir");
+    let log = d.join("starts.log");
+    let test = |dir: &str, file: &str, share: bool, want: &str| {
+        let dir = d.join(dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let share = if share { "share_server: true\n" } else { "" };
+        write(
+            &dir,
+            file,
+            &format!(
+                "name: {dir}/{file}\n{share}server:\n  command: sh\n  args: ['-c', 'echo {name} >> {log}; exec {BIN} serve']\nassert:\n  tool: echo\n  args: {{message: hi}}\n  expect:\n    equals: '{want}'\n",
+                dir = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default(),
+                name = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default(),
+                log = log.display()
+            ),
+        );
+    };
+    for i in 1..=4 {
+        test("shared", &format!("t{i}.yaml"), true, "hi");
+    }
+    test("shared", "wrong.yaml", true, "bye");
+    test("shared", "alone.yaml", false, "hi");
+    test("other", "t1.yaml", true, "hi");
+    test("other", "t2.yaml", true, "hi");
+    let (code, out, err) =
+        run_mcpcheck(&["run", "--suite", d.to_str().unwrap(), "--json", "-j", "1"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let doc: Value = serde_json::from_str(&out).expect("results JSON");
+    assert_eq!(doc["summary"]["passed"], 7);
+    assert_eq!(doc["summary"]["failed"], 1);
+    let starts = std::fs::read_to_string(&log).unwrap_or_default();
+    let count = |tag: &str| starts.lines().filter(|l| *l == tag).count();
+    // shared/: one session for the four that opted in and the wrong one,
+    // the wrong one again on its own, and the one that did not opt in;
+    // other/: a session of its own.
+    assert_eq!((count("shared"), count("other")), (3, 1), "{starts}");
+}

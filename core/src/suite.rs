@@ -301,7 +301,9 @@ pub struct SuiteFile {
     /// Suite-level environment for servers and hooks.
     pub env: Vec<(String, String)>,
     pub hooks: Hooks,
-    /// Whether tests with the same server may share one server session.
+    /// Whether tests with the same server may share one server session: a
+    /// composed file's tests with each other; a test file's with the other
+    /// test files of its directory that say so.
     pub share_server: bool,
     pub tests: Vec<Test>,
 }
@@ -476,6 +478,9 @@ fn load_file(cx: &mut LoadCx, text: &str, budget: &mut LoadBudget) -> Loaded {
         let default_name = file_stem(file);
         if let Some(t) = load_test(cx, &root, &default_name, None, &[], false) {
             suite.tests.push(t);
+        }
+        if let Some(s) = root.get("share_server").filter(|n| !n.is_null()) {
+            suite.share_server = cx.bool(s, "share_server").unwrap_or(false);
         }
     }
     let mut diagnostics = std::mem::take(&mut cx.diags);
@@ -852,6 +857,10 @@ fn test_keys(composed: bool) -> Vec<&'static str> {
     let mut k = TEST_KEYS.to_vec();
     if composed {
         k.extend_from_slice(COMPOSED_TEST_EXTRA);
+    } else {
+        // A test file may share its server with the other test files of its
+        // directory that say so (a composed file says it once, at the top).
+        k.push("share_server");
     }
     k
 }

@@ -305,3 +305,29 @@ fn sloppy_spellings_mcp_assert_runs_load_with_warnings() {
     );
     assert!(typo.has_errors());
 }
+
+#[test]
+fn a_test_file_may_say_share_server_and_a_composed_test_may_not() {
+    let file = "name: t\nshare_server: true\nserver: {command: srv}\nassert: {tool: echo, expect: {not_error: true}}\n";
+    let loaded = suite::load("dir/t.yaml", file);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    assert!(loaded.suite.share_server && !loaded.suite.composed);
+    let off = suite::load("dir/t.yaml", &file.replace("share_server: true\n", ""));
+    assert!(!off.suite.share_server);
+    let wrong = suite::load("dir/t.yaml", &file.replace("true", "3"));
+    assert!(
+        wrong
+            .diagnostics
+            .iter()
+            .any(|d| d.message.contains("share_server")),
+        "{:?}",
+        wrong.diagnostics
+    );
+    let composed = "server: {command: srv}\ntests:\n  - name: a\n    share_server: true\n    tool: echo\n    expect: {not_error: true}\n";
+    let loaded = suite::load("c.yaml", composed);
+    assert!(
+        loaded.has_errors(),
+        "a composed test sets share_server at the top: {:?}",
+        loaded.diagnostics
+    );
+}

@@ -411,12 +411,7 @@ async fn run_plan(
                         (p, env)
                     })
                     .collect();
-                let sharing = suites
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, s)| s.share_server)
-                    .map(|(i, _)| i)
-                    .collect();
+                let sharing = Sharing::of(suites);
                 run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await
             }
             Some(fi) => {
@@ -448,7 +443,7 @@ fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
 /// suite order, on one server session (see [`exec::Shared`]).
 async fn run_parallel(
     items: Vec<(Planned, TestEnv)>,
-    sharing: &BTreeSet<usize>,
+    sharing: &Sharing,
     settings: &RunSettings,
     jobs: usize,
     record: bool,
@@ -502,13 +497,44 @@ enum Share {
     Reused,
 }
 
-/// The units of work: a `share_server` file's tests together; with
-/// `--reuse-server` (and no fixture), the other tests grouped by server and
-/// client mocks, each group dealt over at most `jobs` units in plan order;
-/// every other test alone.
+/// Which files share servers: composed files with `share_server` (their
+/// tests together, in order), and test files with `share_server`, by
+/// directory.
+struct Sharing {
+    composed: BTreeSet<usize>,
+    by_directory: BTreeMap<usize, String>,
+}
+
+impl Sharing {
+    fn of(suites: &[SuiteFile]) -> Self {
+        let mut sharing = Sharing {
+            composed: BTreeSet::new(),
+            by_directory: BTreeMap::new(),
+        };
+        for (i, s) in suites.iter().enumerate().filter(|(_, s)| s.share_server) {
+            if s.composed {
+                sharing.composed.insert(i);
+            } else {
+                let dir = std::path::Path::new(&s.file)
+                    .parent()
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default();
+                sharing.by_directory.insert(i, dir);
+            }
+        }
+        sharing
+    }
+}
+
+/// The units of work: a composed `share_server` file's tests together; test
+/// files with `share_server` grouped by directory, server and client mocks;
+/// with `--reuse-server` (and no fixture), the other tests grouped by server
+/// and client mocks. A group is dealt over at most `jobs` units in plan
+/// order, and a test that does not pass in one is run again fresh. Every
+/// other test is alone.
 fn units_of(
     items: Vec<(Planned, TestEnv)>,
-    sharing: &BTreeSet<usize>,
+    sharing: &Sharing,
     settings: &RunSettings,
     jobs: usize,
 ) -> Vec<(Share, Vec<(Planned, TestEnv)>)> {
@@ -517,17 +543,19 @@ fn units_of(
     let mut groups: Vec<(String, Vec<(Planned, TestEnv)>)> = Vec::new();
     let reuse = settings.reuse_server && settings.fixture.is_none();
     for (p, tenv) in items {
-        if sharing.contains(&p.file) {
+        let opted = sharing.by_directory.get(&p.file);
+        if sharing.composed.contains(&p.file) {
             let u = *unit_of_file.entry(p.file).or_insert_with(|| {
                 units.push((Share::File, Vec::new()));
                 units.len() - 1
             });
             units[u].1.push((p, tenv));
-        } else if reuse && p.test.server.is_some() {
+        } else if (reuse || opted.is_some()) && p.test.server.is_some() {
             // The server block as written (command, args, env, URL, headers,
             // client capabilities and mocks) and the environment it expands
-            // in: equal keys can share a session.
-            let key = format!("{:?}|{:?}", p.test.server, tenv.env);
+            // in: equal keys can share a session. Test files that opted in
+            // share with their own directory only.
+            let key = format!("{:?}|{:?}|{:?}", opted, p.test.server, tenv.env);
             match groups.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, g)) => g.push((p, tenv)),
                 None => groups.push((key, vec![(p, tenv)])),
@@ -703,10 +731,14 @@ async fn run_hooked(
                 (p, tenv)
             })
             .collect();
-        let sharing = items_file
-            .filter(|_| suite.share_server)
-            .into_iter()
-            .collect();
+        // A file with hooks is a composed file.
+        let sharing = Sharing {
+            composed: items_file
+                .filter(|_| suite.share_server)
+                .into_iter()
+                .collect(),
+            by_directory: BTreeMap::new(),
+        };
         done = run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await;
     }
 
