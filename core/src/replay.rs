@@ -11,7 +11,7 @@
 //! **Matching.** A request matches a recorded one when their `method`s are
 //! equal and their `params` are equal under the [`Matching`] chosen. The
 //! JSON-RPC `id` and `params._meta.progressToken` never matter, nor does the
-//! name of a fixture copy (`…/mcpcheck-fixture-XXXXXX`, which `mcpcheck run`
+//! name of a fixture copy (`…/mcpcheck-fixture-` and six random characters, which `mcpcheck run`
 //! makes afresh for every test): the recorded one is replaced by the
 //! client's in what is sent back.
 //!
