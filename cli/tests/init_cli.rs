@@ -168,15 +168,17 @@ fn with_a_server_the_tests_and_their_snapshots_are_written() {
     let (code, out, err) = run_mcpcheck(&["init", shown, "--server", &serve_cmd()]);
     assert_eq!(code, Some(0), "{out}\n{err}");
     let files = tree(&dir);
-    assert_eq!(files.len(), 15 + 3 + 3 + 1, "{:?}", files.keys());
+    // serve's own 15 tools, 3 prompts and 3 resources, the conformance
+    // fixtures' 14, 4 and 3, and the snapshots file.
+    assert_eq!(files.len(), 29 + 7 + 6 + 1, "{:?}", files.keys());
     assert!(out.contains(&format!("wrote {shown}/echo.yaml\n")), "{out}");
     assert!(
-        out.contains("21 tests written (15 tools, 3 prompts, 3 resources)"),
+        out.contains("42 tests written (29 tools, 7 prompts, 6 resources)"),
         "{out}"
     );
     assert!(
         out.contains(&format!(
-            "snapshots: 15 new, 0 changed, 0 unchanged; written to {shown}/.snapshots.json"
+            "snapshots: 29 new, 0 changed, 0 unchanged; written to {shown}/.snapshots.json"
         )),
         "{out}"
     );
@@ -201,7 +203,7 @@ fn with_a_server_the_tests_and_their_snapshots_are_written() {
 
     let (code, json, err) = run_mcpcheck(&["run", "--suite", shown, "--snapshots", "--json"]);
     assert_eq!(code, Some(0), "{json}\n{err}");
-    assert_eq!(summary(&json)["passed"], 21, "{json}");
+    assert_eq!(summary(&json)["passed"], 42, "{json}");
 
     // A changed answer fails the test.
     let edited = files[".snapshots.json"].replacen("\"text\": \"2\"", "\"text\": \"3\"", 1);

@@ -316,9 +316,25 @@ fn lint_of_a_live_server_with_every_check() {
         "json",
     ]);
     // `big` answers 1,000 bytes by default: under 1 KiB; `lorem` under too.
-    assert_eq!(code, Some(0), "{out}{err}");
+    // The one error is the conformance fixture `json_schema_2020_12_tool`,
+    // whose input schema has `allOf` at its root as the official suite
+    // requires, and which Claude's API refuses.
+    assert_eq!(code, Some(1), "{out}{err}");
     let report = json_of(&out);
-    assert_eq!(report["errors"], 0, "{report}");
+    assert_eq!(report["errors"], 1, "{report}");
+    let errors: Vec<(&str, &str)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap_or_default(),
+                f["tool"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(errors, [("E604", "json_schema_2020_12_tool")], "{report}");
     // A budget below what `lorem` answers is a warning, failing with --strict.
     let (code, out, _) = run_mcpcheck(&[
         "lint",
@@ -366,6 +382,17 @@ fn audit_writes_starter_tests_for_the_healthy_calls_only() {
             "{broken} has no starter test"
         );
     }
+    // The starters' arguments are placeholders, as their header says: the
+    // `{}` of `json_schema_2020_12_tool` misses the `email` its schema
+    // requires through `if`/`else`, so it gets a real one first.
+    let contact = out_dir.join("json_schema_2020_12_tool.yaml");
+    let starter = std::fs::read_to_string(&contact).expect("json_schema_2020_12_tool.yaml");
+    assert!(starter.contains("args: {}"), "{starter}");
+    std::fs::write(
+        &contact,
+        starter.replace("args: {}", r#"args: {"email": "ada@example.com"}"#),
+    )
+    .expect("written");
     let (code, out, err) = run_mcpcheck(&["run", "--suite", out_dir.to_str().unwrap()]);
     assert_eq!(code, Some(0), "the starters pass: {out}{err}");
     // Written again without --force: refused.

@@ -1,8 +1,10 @@
 //! Prompts, resources and argument completion: fixed data and pure functions
 //! over it, so every listing and every read is the same on every run. The
 //! one resource that changes, `mcpcheck://calls`, takes its value from the
-//! session as an argument.
+//! session as an argument. The official conformance suite's fixtures
+//! (`fixtures.rs`) are listed, read and completed after the server's own.
 
+use super::fixtures;
 use base64::Engine as _;
 use rmcp::model::{
     ContentBlock, Prompt, PromptArgument, PromptMessage, Resource, ResourceContents,
@@ -24,7 +26,7 @@ pub fn static_blob() -> Vec<u8> {
 }
 
 pub fn resources() -> Vec<Resource> {
-    vec![
+    let mut resources = vec![
         Resource::new(STATIC_TEXT_URI, "static-text")
             .with_description("A fixed text document.")
             .with_mime_type("text/plain")
@@ -39,25 +41,34 @@ pub fn resources() -> Vec<Resource> {
                  Subscribers get notifications/resources/updated on every tools/call.",
             )
             .with_mime_type("text/plain"),
-    ]
+    ];
+    resources.extend(fixtures::resources());
+    resources
 }
 
 pub fn resource_templates() -> Vec<ResourceTemplate> {
-    vec![
+    let mut templates = vec![
         ResourceTemplate::new(ECHO_TEMPLATE, "echo")
             .with_description("Reads back the `text` part of the URI as a text document.")
             .with_mime_type("text/plain"),
-    ]
+    ];
+    templates.extend(fixtures::resource_templates());
+    templates
 }
 
 /// Whether `uri` names a resource of this server (listed or templated).
 pub fn resource_exists(uri: &str) -> bool {
-    matches!(uri, STATIC_TEXT_URI | STATIC_BLOB_URI | CALLS_URI) || uri.starts_with(ECHO_PREFIX)
+    matches!(uri, STATIC_TEXT_URI | STATIC_BLOB_URI | CALLS_URI)
+        || uri.starts_with(ECHO_PREFIX)
+        || fixtures::resource_exists(uri)
 }
 
 /// The contents of `uri`, or `None` when the server has no such resource.
 /// `calls` is the session's current `tools/call` count.
 pub fn read(uri: &str, calls: u64) -> Option<ResourceContents> {
+    if let Some(contents) = fixtures::read(uri) {
+        return Some(contents);
+    }
     let contents = match uri {
         STATIC_TEXT_URI => ResourceContents::text(STATIC_TEXT, uri),
         STATIC_BLOB_URI => ResourceContents::blob(
@@ -76,7 +87,7 @@ const GREETING_NAMES: [&str; 5] = ["Ada", "Alan", "Grace", "Linus", "Margaret"];
 const ECHO_SUGGESTIONS: [&str; 3] = ["hello", "hello-world", "world"];
 
 pub fn prompts() -> Vec<Prompt> {
-    vec![
+    let mut prompts = vec![
         Prompt::new(
             "simple",
             Some("A prompt without arguments: one user message."),
@@ -99,7 +110,9 @@ pub fn prompts() -> Vec<Prompt> {
             Some("A user message followed by the static text resource, embedded."),
             None,
         ),
-    ]
+    ];
+    prompts.extend(fixtures::prompts());
+    prompts
 }
 
 /// Why `prompts/get` failed; both become JSON-RPC invalid-params errors.
@@ -118,7 +131,10 @@ pub fn get_prompt(
     let known: &[&str] = match name {
         "simple" | "with_resource" => &[],
         "greeting" => &["name", "style"],
-        other => return Err(PromptError::UnknownPrompt(other.to_owned())),
+        other => match fixtures::prompt_arguments(other) {
+            Some(known) => known,
+            None => return Err(PromptError::UnknownPrompt(other.to_owned())),
+        },
     };
     if let Some(unknown) = arguments.keys().find(|k| !known.contains(&k.as_str())) {
         return Err(PromptError::BadArgument(format!(
@@ -134,6 +150,9 @@ pub fn get_prompt(
             ))),
         }
     };
+    if fixtures::prompt_arguments(name).is_some() {
+        return fixtures::get_prompt(name, &|key| Ok(string_arg(key)?.map(str::to_owned)));
+    }
     match name {
         "simple" => Ok((
             "A prompt without arguments.".to_owned(),
@@ -196,7 +215,8 @@ pub fn complete(reference: CompletionRef<'_>, argument: &str, prefix: &str) -> O
             "text" => &ECHO_SUGGESTIONS,
             _ => &[],
         },
-        _ => return None,
+        CompletionRef::Prompt(name) => fixtures::completion_candidates(name, false, argument)?,
+        CompletionRef::Resource(uri) => fixtures::completion_candidates(uri, true, argument)?,
     };
     let prefix = prefix.to_lowercase();
     Some(

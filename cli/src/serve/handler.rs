@@ -232,6 +232,10 @@ impl Session {
             {
                 return self.run_buggy(buggy, args, context).await;
             }
+            fixture if super::fixtures::is_tool(fixture) => {
+                let min_log_level = self.state().min_log_level;
+                super::fixtures_calls::run(fixture, args, context, min_log_level).await
+            }
             other if self.state().dynamic_tools.iter().any(|t| t == other) => echo(args),
             other => {
                 return Err(McpError::invalid_params(

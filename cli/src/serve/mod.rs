@@ -15,6 +15,11 @@ pub mod audit;
 pub mod auth;
 mod catalog;
 pub mod faults;
+/// The official conformance suite's fixture surface, beside the server's own
+/// catalogue: `fixtures` holds the data, `fixtures_calls` the tools that talk
+/// to the client.
+mod fixtures;
+mod fixtures_calls;
 pub mod handler;
 pub mod http;
 mod legacy;

@@ -28,14 +28,15 @@ pub const LOG_DEFAULT_MESSAGE: &str = "hello from mcpcheck serve";
 pub const FAIL_DEFAULT_MESSAGE: &str = "the fail tool always fails";
 pub const STRUCTURED_DEFAULT_CITY: &str = "Lisbon";
 
-/// Every built-in tool, in `tools/list` order. Tools registered by `add_tool`
+/// Every built-in tool, in `tools/list` order: the server's own, then the
+/// conformance fixtures (`fixtures.rs`). Tools registered by `add_tool`
 /// follow them, in registration order.
 #[allow(
     clippy::too_many_lines,
     reason = "a table of the built-in tools, one entry each and no logic"
 )]
 pub fn builtin() -> Vec<Tool> {
-    vec![
+    let mut tools = vec![
         tool(
             "echo",
             "Returns `message` unchanged as a single text block.",
@@ -187,7 +188,9 @@ pub fn builtin() -> Vec<Tool> {
             json!({}),
             &[],
         ),
-    ]
+    ];
+    tools.extend(super::fixtures::tools());
+    tools
 }
 
 /// The tools of the `buggy-tools` fault, each with one planted defect.
@@ -271,7 +274,7 @@ pub fn valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
 }
 
-fn tool(
+pub(super) fn tool(
     name: impl Into<std::borrow::Cow<'static, str>>,
     description: &'static str,
     properties: Value,

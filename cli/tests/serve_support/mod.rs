@@ -354,7 +354,9 @@ pub fn text(result: &CallToolResult) -> String {
         .join("\n")
 }
 
-pub const TOOL_NAMES: [&str; 15] = [
+/// `tools/list` of a plain `mcpcheck serve`: its own tools, then the
+/// official conformance suite's fixtures.
+pub const TOOL_NAMES: [&str; 29] = [
     "echo",
     "add",
     "lorem",
@@ -370,6 +372,20 @@ pub const TOOL_NAMES: [&str; 15] = [
     "roots",
     "add_tool",
     "whoami",
+    "test_simple_text",
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+    "test_tool_with_logging",
+    "test_tool_with_progress",
+    "test_error_handling",
+    "test_reconnection",
+    "test_sampling",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+    "json_schema_2020_12_tool",
 ];
 
 /// Walks through every tool, prompt, resource and completion of the server
@@ -578,7 +594,18 @@ async fn check_prompts(client: &Client) {
         .await
         .expect("prompts/list");
     let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(names, ["simple", "greeting", "with_resource"]);
+    assert_eq!(
+        names,
+        [
+            "simple",
+            "greeting",
+            "with_resource",
+            "test_simple_prompt",
+            "test_prompt_with_arguments",
+            "test_prompt_with_embedded_resource",
+            "test_prompt_with_image"
+        ]
+    );
 
     let simple = within(
         "prompts/get simple",
@@ -637,7 +664,10 @@ async fn check_resources(connection: &mut Connection) {
         [
             "mcpcheck://static/text",
             "mcpcheck://static/blob",
-            "mcpcheck://calls"
+            "mcpcheck://calls",
+            "test://static-text",
+            "test://static-binary",
+            "test://watched-resource"
         ]
     );
     let templates = within(
@@ -646,7 +676,11 @@ async fn check_resources(connection: &mut Connection) {
     )
     .await
     .expect("resources/templates/list");
-    assert_eq!(templates[0].uri_template, "mcpcheck://echo/{text}");
+    let templates: Vec<&str> = templates.iter().map(|t| t.uri_template.as_str()).collect();
+    assert_eq!(
+        templates,
+        ["mcpcheck://echo/{text}", "test://template/{id}/data"]
+    );
 
     match read(client, "mcpcheck://static/text").await {
         ResourceContents::TextResourceContents { text, .. } => {

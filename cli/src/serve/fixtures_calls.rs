@@ -1,0 +1,218 @@
+//! The conformance fixture tools that do more than return fixed content
+//! (`fixtures.rs` holds their data): logging and progress during the call,
+//! sampling and elicitation requests to the client.
+#![expect(
+    deprecated,
+    reason = "logging and sampling belong to the revisions the fixtures serve"
+)]
+
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolResult, ContentBlock, CreateMessageRequestParams, ElicitRequestParams,
+    ElicitationSchema, JsonObject, LoggingLevel, LoggingMessageNotificationParam,
+    ProgressNotificationParam, SamplingContent, SamplingMessage, SamplingMessageContentBlock,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServiceError};
+use serde_json::json;
+
+use super::fixtures;
+use super::handler::CLIENT_REQUEST_TIMEOUT;
+use super::tools::{self, Args};
+
+/// Runs fixture tool `name` (one for which [`fixtures::is_tool`] holds).
+/// `min_log_level` is the session's `logging/setLevel` as an index into
+/// [`tools::LOG_LEVELS`]. `Err` is a message for a tool error.
+pub async fn run(
+    name: &str,
+    args: Option<&JsonObject>,
+    context: &RequestContext<RoleServer>,
+    min_log_level: usize,
+) -> Result<CallToolResult, String> {
+    match name {
+        "test_sampling" => sampling(args, context).await,
+        "test_elicitation" => {
+            let message = Args::new(args, &["message"])?.string("message", None)?;
+            let answer = elicit(name, message, context).await?;
+            Ok(text(format!("User response: {answer}")))
+        }
+        "test_elicitation_sep1034_defaults" | "test_elicitation_sep1330_enums" => {
+            Args::new(args, &[])?;
+            let message = fixtures::elicitation_message(name).to_owned();
+            let answer = elicit(name, message, context).await?;
+            Ok(text(format!("Elicitation completed: {answer}")))
+        }
+        fixtures::JSON_SCHEMA_TOOL => Ok(text(format!(
+            "Received contact: {}",
+            fixtures::contact(args)?
+        ))),
+        _ => {
+            Args::new(args, &[])?;
+            match name {
+                "test_tool_with_logging" => logging(context, min_log_level).await,
+                "test_tool_with_progress" => progress(context).await,
+                "test_reconnection" => {
+                    pause(2 * fixtures::STEP_DELAY_MS, context).await?;
+                    Ok(text(
+                        "Reconnection test completed: the result reached the client.",
+                    ))
+                }
+                other => fixtures::fixed_result(other)
+                    .ok_or_else(|| format!("`{other}` is not a conformance fixture tool")),
+            }
+        }
+    }
+}
+
+fn text(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(text)])
+}
+
+async fn pause(ms: u64, context: &RequestContext<RoleServer>) -> Result<(), String> {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(ms)) => Ok(()),
+        () = context.ct.cancelled() => Err("cancelled".to_owned()),
+    }
+}
+
+/// Three `info` messages, [`fixtures::STEP_DELAY_MS`] apart, unless the
+/// session set a level above `info`.
+async fn logging(
+    context: &RequestContext<RoleServer>,
+    min_log_level: usize,
+) -> Result<CallToolResult, String> {
+    let info = tools::LOG_LEVELS
+        .iter()
+        .position(|l| *l == "info")
+        .unwrap_or(1);
+    if info < min_log_level {
+        return Ok(text(format!(
+            "suppressed: info is below the level set, {}",
+            tools::LOG_LEVELS
+                .get(min_log_level)
+                .copied()
+                .unwrap_or("emergency")
+        )));
+    }
+    for (i, message) in fixtures::LOG_MESSAGES.iter().enumerate() {
+        if i > 0 {
+            pause(fixtures::STEP_DELAY_MS, context).await?;
+        }
+        let params = LoggingMessageNotificationParam::new(LoggingLevel::Info, json!(message))
+            .with_logger("mcpcheck");
+        context
+            .peer
+            .notify_logging_message(params)
+            .await
+            .map_err(|e| format!("cannot send the log message: {e}"))?;
+    }
+    Ok(text(format!(
+        "sent {} log messages at info",
+        fixtures::LOG_MESSAGES.len()
+    )))
+}
+
+/// Progress 0, 50 and 100 of 100 when the request has a progress token;
+/// the same pauses without one.
+async fn progress(context: &RequestContext<RoleServer>) -> Result<CallToolResult, String> {
+    let token = context.meta.get_progress_token();
+    for (i, step) in fixtures::PROGRESS_STEPS.iter().enumerate() {
+        if i > 0 {
+            pause(fixtures::STEP_DELAY_MS, context).await?;
+        }
+        if let Some(token) = &token {
+            let params =
+                ProgressNotificationParam::new(token.clone(), f64::from(*step)).with_total(100.0);
+            context
+                .peer
+                .notify_progress(params)
+                .await
+                .map_err(|e| format!("cannot send progress: {e}"))?;
+        }
+    }
+    Ok(text(if token.is_some() {
+        "completed, reporting progress 0, 50 and 100 of 100"
+    } else {
+        "completed (no progressToken, so no progress was reported)"
+    }))
+}
+
+/// Runs a request to the client with [`CLIENT_REQUEST_TIMEOUT`].
+async fn ask_client<T>(
+    what: &str,
+    request: impl Future<Output = Result<T, ServiceError>>,
+) -> Result<T, String> {
+    match tokio::time::timeout(CLIENT_REQUEST_TIMEOUT, request).await {
+        Ok(Ok(answer)) => Ok(answer),
+        Ok(Err(error)) => Err(format!("{what} failed: {error}")),
+        Err(_) => Err(format!(
+            "{what}: the client did not answer within {} s",
+            CLIENT_REQUEST_TIMEOUT.as_secs()
+        )),
+    }
+}
+
+fn client_declared(context: &RequestContext<RoleServer>, capability: &str) -> bool {
+    context.peer.peer_info().is_some_and(|info| {
+        let caps = &info.capabilities;
+        match capability {
+            "sampling" => caps.sampling.is_some(),
+            _ => caps.elicitation.is_some(),
+        }
+    })
+}
+
+async fn sampling(
+    args: Option<&JsonObject>,
+    context: &RequestContext<RoleServer>,
+) -> Result<CallToolResult, String> {
+    let prompt = Args::new(args, &["prompt"])?.string("prompt", None)?;
+    if !client_declared(context, "sampling") {
+        return Err("the client did not declare the sampling capability".to_owned());
+    }
+    let params = CreateMessageRequestParams::new(
+        vec![SamplingMessage::user_text(prompt)],
+        fixtures::SAMPLING_MAX_TOKENS,
+    );
+    let answer = ask_client(
+        "sampling/createMessage",
+        context.peer.create_message(params),
+    )
+    .await?;
+    let answer_text = match &answer.message.content {
+        SamplingContent::Single(SamplingMessageContentBlock::Text(t)) => t.text.clone(),
+        other => serde_json::to_string(other).map_err(|e| e.to_string())?,
+    };
+    Ok(text(format!("LLM response: {answer_text}")))
+}
+
+/// Sends the form of fixture `tool` and describes the answer as
+/// `action=ACTION, content=JSON`.
+async fn elicit(
+    tool: &str,
+    message: String,
+    context: &RequestContext<RoleServer>,
+) -> Result<String, String> {
+    if !client_declared(context, "elicitation") {
+        return Err("the client did not declare the elicitation capability".to_owned());
+    }
+    let schema = fixtures::elicitation_schema(tool)
+        .ok_or_else(|| format!("`{tool}` has no elicitation form"))?;
+    let requested_schema: ElicitationSchema = serde_json::from_value(schema)
+        .map_err(|e| format!("cannot build the elicitation form: {e}"))?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    };
+    let answer = ask_client(
+        "elicitation/create",
+        context.peer.create_elicitation(params),
+    )
+    .await?;
+    let action = serde_json::to_value(&answer.action).map_err(|e| e.to_string())?;
+    let action = action.as_str().unwrap_or_default().to_owned();
+    let content = answer.content.unwrap_or_else(|| json!({}));
+    Ok(format!("action={action}, content={content}"))
+}
