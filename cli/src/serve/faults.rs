@@ -105,6 +105,19 @@ pub enum Fault {
     /// With --bearer, the protected-resource metadata: its resource is
     /// https://evil.example/mcp, not the server's URL.
     BadResourceMetadata,
+    /// Every 2026-07-28 tools/call: the answer gains a text block saying
+    /// which 2026-07-28 call to this process it was, so an answer depends on
+    /// the requests other clients sent before it.
+    Stateful,
+    /// Every 2026-07-28 HTTP request: MCP-Protocol-Version, Mcp-Method and
+    /// Mcp-Name are not compared with the body, so a mismatch is served.
+    IgnoreHeaderMismatch,
+    /// Every 2026-07-28 result: the resultType member is left out.
+    NoResultType,
+    /// Every 2026-07-28 request: a missing _meta, protocolVersion or
+    /// clientCapabilities is not refused; the request is served as
+    /// 2026-07-28 with no client capabilities.
+    SkipMetaValidation,
 }
 
 /// The name of the tool `hidden-tool` answers and never lists.

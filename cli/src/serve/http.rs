@@ -35,6 +35,7 @@ use super::auth::{Credentials, Refusal};
 use super::faults::{Fault, FaultSet, WireFaults, WireTap};
 use super::handler::{Session, Shared};
 use super::legacy::Legacy;
+use super::modern::{self, Modern};
 
 pub type Body = BoxBody<Bytes, Infallible>;
 
@@ -81,6 +82,8 @@ struct App {
     faults: FaultSet,
     /// The counter ids of `guessable-session-ids`.
     aliases: std::sync::Mutex<Aliases>,
+    /// The 2026-07-28 front, for POSTs outside a legacy session.
+    modern: Modern,
 }
 
 /// Under `guessable-session-ids`, the id each session is known by outside:
@@ -143,6 +146,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         sessions.clone(),
         config,
     );
+    let modern = Modern::new(shared.clone(), options.credentials.required());
     let app = Arc::new(App {
         mcp,
         sessions,
@@ -155,6 +159,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         request_timeout: options.request_timeout,
         faults: shared.faults.clone(),
         aliases: std::sync::Mutex::default(),
+        modern,
     });
     eprintln!(
         "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH})",
@@ -491,12 +496,108 @@ impl App {
         };
         let tap = WireTap::new(self.wire);
         tap.note_incoming(&bytes);
+        if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
+            && modern::is_modern(&message, parts.headers.contains_key("mcp-session-id"))
+        {
+            return self.modern(&parts, &message, tap, prefer_json).await;
+        }
         let response = self
             .mcp
             .handle(Request::from_parts(parts, Full::new(bytes)))
             .await;
         shape_response(response, tap, prefer_json).await
     }
+}
+
+impl App {
+    /// A 2026-07-28 request: answered by the modern front, as one JSON body
+    /// when the client prefers it and there is one message, else as SSE.
+    async fn modern(
+        &self,
+        parts: &http::request::Parts,
+        message: &serde_json::Value,
+        tap: WireTap,
+        prefer_json: bool,
+    ) -> Response<Body> {
+        let header = |name: &str| {
+            parts
+                .headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let headers = modern::Headers {
+            protocol_version: header("mcp-protocol-version"),
+            method: header("mcp-method"),
+            name: header("mcp-name"),
+        };
+        let identity = parts
+            .extensions
+            .get::<super::auth::Identity>()
+            .cloned()
+            .unwrap_or_else(super::auth::Identity::anonymous);
+        let reply = match self.modern.handle(message, Some(&headers), identity).await {
+            modern::Outcome::Reply(reply) => reply,
+            modern::Outcome::Listen(listen) => return listen_stream(listen),
+        };
+        let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
+        if reply.messages.is_empty() {
+            return plain(StatusCode::ACCEPTED, "");
+        }
+        let mut texts: Vec<String> = reply
+            .messages
+            .iter()
+            .flat_map(|m| tap.rewrite(&m.to_string()))
+            .collect();
+        if prefer_json && texts.len() == 1 {
+            return json_response(status, texts.remove(0));
+        }
+        let events = texts.into_iter().map(|t| Sse::default().data(t));
+        stream_response(status, stream::iter(events.collect::<Vec<_>>()))
+    }
+}
+
+/// A `subscriptions/listen` stream: the acknowledgment, then each list
+/// change, until the client goes away or the server stops.
+fn listen_stream(mut listen: modern::Listen) -> Response<Body> {
+    let (sender, mut receiver) = tokio::sync::mpsc::channel::<Sse>(16);
+    let first = Sse::default().data(listen.acknowledgment.to_string());
+    tokio::spawn(async move {
+        if sender.send(first).await.is_err() {
+            return;
+        }
+        loop {
+            tokio::select! {
+                next = listen.next() => {
+                    let Some(notification) = next else { return };
+                    if sender.send(Sse::default().data(notification.to_string())).await.is_err() {
+                        return;
+                    }
+                }
+                // The client closed the stream: nothing more to send.
+                () = sender.closed() => return,
+            }
+        }
+    });
+    let events = stream::poll_fn(move |cx| receiver.poll_recv(cx));
+    stream_response(StatusCode::OK, events)
+}
+
+/// An SSE response with `status` carrying `events`.
+fn stream_response(
+    status: StatusCode,
+    events: impl futures::Stream<Item = Sse> + Send + Sync + 'static,
+) -> Response<Body> {
+    let mut response = Response::new(());
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    let (parts, ()) = response.into_parts();
+    sse_response(parts, events)
 }
 
 /// Reads a whole request body of at most [`MAX_BODY_BYTES`], sent within

@@ -9,7 +9,9 @@
 //! Layout: `handler` is the MCP server (rmcp `ServerHandler`); `tools` and
 //! `catalog` hold its fixed data and pure logic; `stdio`, `http` and
 //! `legacy` are the transports; `faults`, `auth` and `audit` are the
-//! cross-cutting options.
+//! cross-cutting options. `modern` serves the 2026-07-28 revision (no
+//! handshake, `_meta` on every request) in front of the same handler; the
+//! transports pick the era per message.
 
 pub mod audit;
 pub mod auth;
@@ -23,5 +25,6 @@ mod fixtures_calls;
 pub mod handler;
 pub mod http;
 mod legacy;
+pub mod modern;
 pub mod stdio;
 mod tools;

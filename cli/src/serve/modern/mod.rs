@@ -1,0 +1,789 @@
+//! The 2026-07-28 era: requests without an `initialize` handshake, each
+//! carrying its protocol version and client capabilities in `_meta`.
+//!
+//! The transports choose the era per message ([`is_modern`]) and hand the
+//! modern ones here. This layer checks the envelope (the `_meta` members,
+//! and on HTTP the headers mirroring the body), answers what only this era
+//! has (`server/discover`, `subscriptions/listen`, the fixtures in
+//! `fixtures`), and runs every other method through the ordinary handler
+//! in a session of its own (`replay`). What the handler would ask the
+//! client mid-request becomes an `InputRequiredResult`, with the answers
+//! so far kept by the client in a signed `requestState` (`state`). Every
+//! result gains `resultType`, and cacheable ones `ttlMs` and `cacheScope`.
+
+mod fixtures;
+mod replay;
+mod state;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+use tokio::sync::broadcast;
+
+pub use fixtures::Change;
+
+use super::auth::Identity;
+use super::faults::Fault;
+use super::handler::Shared;
+
+/// The revision this layer speaks.
+pub const REVISION: &str = "2026-07-28";
+
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+const META_SUBSCRIPTION: &str = "io.modelcontextprotocol/subscriptionId";
+const META_PREFIX: &str = "io.modelcontextprotocol/";
+
+pub const INVALID_PARAMS: i64 = -32602;
+pub const METHOD_NOT_FOUND: i64 = -32601;
+pub const INTERNAL_ERROR: i64 = -32603;
+pub const HEADER_MISMATCH: i64 = -32020;
+pub const MISSING_CAPABILITY: i64 = -32021;
+pub const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// How long a client may keep a cacheable result, in milliseconds.
+const TTL_MS: u64 = 60_000;
+
+/// The methods the handler serves in this era too.
+const FORWARDED: [&str; 8] = [
+    "tools/list",
+    "tools/call",
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "completion/complete",
+];
+
+/// The results clients may cache.
+const CACHEABLE: [&str; 5] = [
+    "tools/list",
+    "prompts/list",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+];
+
+/// The built-in tools that ask the client something, and the capability
+/// each needs.
+const TOOL_NEEDS: [(&str, &str); 3] = [
+    ("sample", "sampling"),
+    ("elicit", "elicitation"),
+    ("roots", "roots"),
+];
+
+/// Whether `message` belongs to the 2026-07-28 era: a request or
+/// notification whose `_meta` names a protocol version, or, where no
+/// legacy session is open (`in_session` false), anything but `initialize`.
+pub fn is_modern(message: &Value, in_session: bool) -> bool {
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return false;
+    };
+    let names_version = message
+        .pointer("/params/_meta")
+        .and_then(Value::as_object)
+        .is_some_and(|meta| meta.contains_key(META_VERSION));
+    names_version || (!in_session && method != "initialize")
+}
+
+/// The HTTP headers that mirror the body; `None` on stdio.
+#[derive(Debug, Default)]
+pub struct Headers {
+    pub protocol_version: Option<String>,
+    pub method: Option<String>,
+    pub name: Option<String>,
+}
+
+/// What to send back for one message: `messages` in order (notifications,
+/// then the response; none for a notification), and the HTTP status.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub messages: Vec<Value>,
+}
+
+/// The answer to one message.
+#[derive(Debug)]
+pub enum Outcome {
+    Reply(Reply),
+    /// A `subscriptions/listen` stream.
+    Listen(Listen),
+}
+
+/// An open `subscriptions/listen` stream: the acknowledgment, then one
+/// notification per list change the client asked for.
+#[derive(Debug)]
+pub struct Listen {
+    pub acknowledgment: Value,
+    id: Value,
+    tools: bool,
+    prompts: bool,
+    changes: broadcast::Receiver<Change>,
+}
+
+impl Listen {
+    /// The next notification for this stream; `None` once the server stops.
+    pub async fn next(&mut self) -> Option<Value> {
+        loop {
+            let change = match self.changes.recv().await {
+                Ok(change) => change,
+                // Changes missed by a slow reader are past: a list changed.
+                Err(broadcast::error::RecvError::Lagged(_)) => Change::Tools,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            };
+            let method = match change {
+                Change::Tools if self.tools => "notifications/tools/list_changed",
+                Change::Prompts if self.prompts => "notifications/prompts/list_changed",
+                _ => continue,
+            };
+            return Some(json!({
+                "jsonrpc": "2.0",
+                "method": method,
+                "params": { "_meta": { META_SUBSCRIPTION: self.id } },
+            }));
+        }
+    }
+}
+
+/// A JSON-RPC error to answer with.
+struct Refusal {
+    code: i64,
+    message: String,
+    data: Option<Value>,
+}
+
+impl Refusal {
+    fn new(code: i64, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
+    }
+
+    fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+}
+
+/// The HTTP status a JSON-RPC error is sent with in this era.
+fn status_of(code: i64) -> u16 {
+    match code {
+        METHOD_NOT_FOUND => 404,
+        HEADER_MISMATCH | MISSING_CAPABILITY | UNSUPPORTED_VERSION => 400,
+        _ => 200,
+    }
+}
+
+/// What a valid request's `_meta` says.
+struct Envelope {
+    capabilities: Value,
+    log_level: Option<String>,
+}
+
+/// The 2026-07-28 front of one server process.
+#[derive(Debug)]
+pub struct Modern {
+    shared: Arc<Shared>,
+    key: state::Key,
+    changes: broadcast::Sender<Change>,
+    /// 2026-07-28 tools/call requests served, for the `stateful` fault.
+    served: AtomicU64,
+    /// Whether answers depend on who asks (the server authenticates).
+    private: bool,
+}
+
+impl Modern {
+    pub fn new(shared: Arc<Shared>, private: bool) -> Self {
+        let (changes, _) = broadcast::channel(64);
+        Self {
+            shared,
+            key: state::Key::random(),
+            changes,
+            served: AtomicU64::new(0),
+            private,
+        }
+    }
+
+    fn fault(&self, fault: Fault) -> bool {
+        self.shared.faults.has(fault)
+    }
+
+    /// Answers one modern message; `headers` on HTTP.
+    pub async fn handle(
+        &self,
+        message: &Value,
+        headers: Option<&Headers>,
+        identity: Identity,
+    ) -> Outcome {
+        let method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let Some(id) = message.get("id").cloned() else {
+            // A notification: nothing to answer. Cancelling is closing the
+            // request's stream in this era.
+            return Outcome::Reply(Reply {
+                status: 202,
+                messages: Vec::new(),
+            });
+        };
+        let empty = Map::new();
+        let params = match message.get("params") {
+            None => &empty,
+            Some(Value::Object(params)) => params,
+            Some(_) => {
+                let refusal = Refusal::new(INVALID_PARAMS, "params must be an object");
+                return Outcome::Reply(self.refuse(&id, refusal, 400));
+            }
+        };
+        let envelope = match self.envelope(method, params, headers) {
+            Ok(envelope) => envelope,
+            Err((refusal, status)) => return Outcome::Reply(self.refuse(&id, refusal, status)),
+        };
+        let answer = match method {
+            "server/discover" => self.discover(identity, &envelope).await,
+            "subscriptions/listen" => match self.listen(&id, params) {
+                Ok(listen) => return Outcome::Listen(listen),
+                Err(refusal) => Err(refusal),
+            },
+            m if FORWARDED.contains(&m) => {
+                return Outcome::Reply(self.serve(&id, m, params, &envelope, identity).await);
+            }
+            _ => Err(Refusal::new(
+                METHOD_NOT_FOUND,
+                format!("method `{method}` is not served in {REVISION}"),
+            )),
+        };
+        Outcome::Reply(match answer {
+            Ok(result) => self.complete(&id, method, result, Vec::new()),
+            Err(refusal) => {
+                let status = status_of(refusal.code);
+                self.refuse(&id, refusal, status)
+            }
+        })
+    }
+
+    /// Checks `_meta`, then the mirrored headers, then the version.
+    fn envelope(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        headers: Option<&Headers>,
+    ) -> Result<Envelope, (Refusal, u16)> {
+        let lax = self.fault(Fault::SkipMetaValidation);
+        let meta = params.get("_meta").and_then(Value::as_object);
+        let invalid = |message: String| Err((Refusal::new(INVALID_PARAMS, message), 400));
+        let Some(meta) = meta.or(lax.then_some(&Map::new())).cloned() else {
+            return invalid(format!(
+                "params._meta is required in {REVISION}, with {META_VERSION} and {META_CAPABILITIES}"
+            ));
+        };
+        let version = match meta.get(META_VERSION) {
+            Some(Value::String(version)) => version.clone(),
+            _ if lax => REVISION.to_owned(),
+            Some(_) => return invalid(format!("_meta.{META_VERSION} must be a string")),
+            None => return invalid(format!("_meta.{META_VERSION} is required")),
+        };
+        let capabilities = match meta.get(META_CAPABILITIES) {
+            Some(Value::Object(c)) => Value::Object(c.clone()),
+            _ if lax => json!({}),
+            Some(_) => return invalid(format!("_meta.{META_CAPABILITIES} must be an object")),
+            None => return invalid(format!("_meta.{META_CAPABILITIES} is required")),
+        };
+        let log_level = match meta.get(META_LOG_LEVEL) {
+            None => None,
+            Some(Value::String(level)) if super::tools::LOG_LEVELS.contains(&level.as_str()) => {
+                Some(level.clone())
+            }
+            Some(_) => {
+                return invalid(format!(
+                    "_meta.{META_LOG_LEVEL} must be one of {}",
+                    super::tools::LOG_LEVELS.join(", ")
+                ));
+            }
+        };
+        if let Some(headers) = headers
+            && !self.fault(Fault::IgnoreHeaderMismatch)
+        {
+            check_headers(headers, method, params, &version)
+                .map_err(|message| (Refusal::new(HEADER_MISMATCH, message), 400))?;
+        }
+        if version != REVISION {
+            let refusal = Refusal::new(
+                UNSUPPORTED_VERSION,
+                format!("protocol version {version} is not supported in per-request _meta; supported: {REVISION} (older revisions start with initialize)"),
+            )
+            .with_data(json!({ "supported": [REVISION], "requested": version }));
+            return Err((refusal, 400));
+        }
+        Ok(Envelope {
+            capabilities,
+            log_level,
+        })
+    }
+
+    async fn discover(&self, identity: Identity, envelope: &Envelope) -> Result<Value, Refusal> {
+        let init = replay::initialize(self.shared.clone(), identity, &envelope.capabilities)
+            .await
+            .map_err(|why| Refusal::new(INTERNAL_ERROR, why))?;
+        let mut capabilities = init.get("capabilities").cloned().unwrap_or(json!({}));
+        // resources/subscribe is not part of this era; updates would come
+        // through subscriptions/listen, which serves list changes only.
+        if let Some(resources) = capabilities
+            .get_mut("resources")
+            .and_then(Value::as_object_mut)
+        {
+            resources.remove("subscribe");
+        }
+        let mut result = json!({
+            "supportedVersions": [REVISION],
+            "capabilities": capabilities,
+            "_meta": { META_SERVER_INFO: init.get("serverInfo").cloned().unwrap_or(json!({})) },
+        });
+        if let Some(instructions) = init.get("instructions") {
+            result["instructions"] = instructions.clone();
+        }
+        self.cache_hints(&mut result);
+        Ok(result)
+    }
+
+    fn listen(&self, id: &Value, params: &Map<String, Value>) -> Result<Listen, Refusal> {
+        let Some(asked) = params.get("notifications").and_then(Value::as_object) else {
+            return Err(Refusal::new(
+                INVALID_PARAMS,
+                "params.notifications is required: the notifications to send on this stream",
+            ));
+        };
+        let wants = |key: &str| asked.get(key).and_then(Value::as_bool) == Some(true);
+        let mut agreed = Map::new();
+        for key in [
+            "toolsListChanged",
+            "promptsListChanged",
+            "resourcesListChanged",
+        ] {
+            if wants(key) {
+                agreed.insert(key.to_owned(), json!(true));
+            }
+        }
+        Ok(Listen {
+            acknowledgment: json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/subscriptions/acknowledged",
+                "params": {
+                    "notifications": agreed,
+                    "_meta": { META_SUBSCRIPTION: id },
+                },
+            }),
+            id: id.clone(),
+            tools: wants("toolsListChanged"),
+            prompts: wants("promptsListChanged"),
+            changes: self.changes.subscribe(),
+        })
+    }
+
+    /// A method the handler serves (or a fixture of this era).
+    async fn serve(
+        &self,
+        id: &Value,
+        method: &str,
+        params: &Map<String, Value>,
+        envelope: &Envelope,
+        identity: Identity,
+    ) -> Reply {
+        let binding = state::binding(method, params);
+        let mut answers = match params.get("requestState") {
+            None => Map::new(),
+            Some(Value::String(sealed)) => match self.key.open(&binding, sealed) {
+                Ok(answers) => answers,
+                Err(why) => return self.refuse(id, Refusal::new(INVALID_PARAMS, why), 400),
+            },
+            Some(_) => {
+                let refusal = Refusal::new(INVALID_PARAMS, "requestState must be a string");
+                return self.refuse(id, refusal, 400);
+            }
+        };
+        match params.get("inputResponses") {
+            None => {}
+            Some(Value::Object(given)) => answers.extend(given.clone()),
+            Some(_) => {
+                let refusal = Refusal::new(INVALID_PARAMS, "inputResponses must be an object");
+                return self.refuse(id, refusal, 400);
+            }
+        }
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let fixture = match method {
+            "tools/call" => fixtures::call_tool(name, &envelope.capabilities, &answers),
+            "prompts/get" => fixtures::get_prompt(name, &envelope.capabilities, &answers),
+            _ => None,
+        };
+        if let Some(step) = fixture {
+            if let Some(change) = fixtures::change_of(name).filter(|_| method == "tools/call") {
+                // No stream open is no one to tell.
+                let _ = self.changes.send(change);
+            }
+            return match step {
+                fixtures::Step::Done(result) => self.complete(id, method, result, Vec::new()),
+                fixtures::Step::Ask(asked) => self.input_required(id, asked, &binding, &answers),
+                fixtures::Step::Missing(needed) => self.missing(id, needed),
+            };
+        }
+        if method == "tools/call"
+            && let Some((_, needed)) = TOOL_NEEDS.iter().find(|(tool, _)| *tool == name)
+            && envelope
+                .capabilities
+                .get(*needed)
+                .is_none_or(Value::is_null)
+        {
+            return self.missing(id, json!({ *needed: {} }));
+        }
+        let ask = replay::Ask {
+            identity,
+            capabilities: &envelope.capabilities,
+            log_level: envelope.log_level.as_deref(),
+            answers: &answers,
+        };
+        let mut inner = inner_params(params);
+        if method == "tools/call"
+            && let Some((tool, arguments)) = fixtures::alias(name)
+        {
+            inner["name"] = json!(tool);
+            inner["arguments"] = arguments;
+        }
+        let run = replay::run(self.shared.clone(), ask, method, inner).await;
+        let logging = envelope.log_level.is_some();
+        let notifications: Vec<Value> = run
+            .notifications
+            .into_iter()
+            .filter(|n| match n.get("method").and_then(Value::as_str) {
+                Some("notifications/progress") => true,
+                Some("notifications/message") => logging,
+                _ => false,
+            })
+            .collect();
+        match run.finish {
+            replay::Finish::Response(response) => {
+                if let Some(result) = response.get("result") {
+                    self.complete(id, method, result.clone(), notifications)
+                } else {
+                    let error = response.get("error").cloned().unwrap_or(json!({}));
+                    let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+                    let mut messages = notifications;
+                    messages.push(json!({ "jsonrpc": "2.0", "id": id, "error": error }));
+                    Reply {
+                        status: status_of(code),
+                        messages,
+                    }
+                }
+            }
+            replay::Finish::Input { key, request } => {
+                self.input_required(id, vec![(key, request)], &binding, &answers)
+            }
+            replay::Finish::Broken(why) => self.refuse(id, Refusal::new(INTERNAL_ERROR, why), 200),
+        }
+    }
+
+    fn input_required(
+        &self,
+        id: &Value,
+        asked: Vec<(String, Value)>,
+        binding: &str,
+        answers: &Map<String, Value>,
+    ) -> Reply {
+        let requests: Map<String, Value> = asked.into_iter().collect();
+        let mut result = json!({
+            "resultType": "input_required",
+            "inputRequests": requests,
+            "requestState": self.key.seal(binding, answers),
+        });
+        if self.fault(Fault::NoResultType)
+            && let Some(result) = result.as_object_mut()
+        {
+            result.remove("resultType");
+        }
+        Reply {
+            status: 200,
+            messages: vec![json!({ "jsonrpc": "2.0", "id": id, "result": result })],
+        }
+    }
+
+    fn missing(&self, id: &Value, needed: Value) -> Reply {
+        let names: Vec<&str> = needed
+            .as_object()
+            .map(|m| m.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let refusal = Refusal::new(
+            MISSING_CAPABILITY,
+            format!(
+                "this request needs the client capability {}, which the request's _meta does not declare",
+                names.join(", ")
+            ),
+        )
+        .with_data(json!({ "requiredCapabilities": needed }));
+        self.refuse(id, refusal, 400)
+    }
+
+    fn cache_hints(&self, result: &mut Value) {
+        if let Some(object) = result.as_object_mut() {
+            object.insert("ttlMs".into(), json!(TTL_MS));
+            let scope = if self.private { "private" } else { "public" };
+            object.insert("cacheScope".into(), json!(scope));
+        }
+    }
+
+    /// The complete result: fixtures added to the lists, cache hints,
+    /// `resultType`, and what the `stateful` fault adds.
+    fn complete(
+        &self,
+        id: &Value,
+        method: &str,
+        mut result: Value,
+        mut messages: Vec<Value>,
+    ) -> Reply {
+        if let Some(object) = result.as_object_mut() {
+            let last_page = !object.contains_key("nextCursor");
+            let extra = match method {
+                "tools/list" if last_page => Some(("tools", fixtures::tools())),
+                "prompts/list" if last_page => Some(("prompts", fixtures::prompts())),
+                _ => None,
+            };
+            if let Some((list, items)) = extra
+                && let Some(Value::Array(listed)) = object.get_mut(list)
+            {
+                listed.extend(items);
+            }
+            if method == "tools/call"
+                && self.fault(Fault::Stateful)
+                && let Some(Value::Array(content)) = object.get_mut("content")
+            {
+                let n = self.served.fetch_add(1, Ordering::Relaxed) + 1;
+                content.push(json!({
+                    "type": "text",
+                    "text": format!("request #{n} to this process"),
+                }));
+            }
+            if !self.fault(Fault::NoResultType) {
+                object.insert("resultType".into(), json!("complete"));
+            }
+        }
+        if CACHEABLE.contains(&method) {
+            self.cache_hints(&mut result);
+        }
+        messages.push(json!({ "jsonrpc": "2.0", "id": id, "result": result }));
+        Reply {
+            status: 200,
+            messages,
+        }
+    }
+
+    fn refuse(&self, id: &Value, refusal: Refusal, status: u16) -> Reply {
+        let mut error = json!({ "code": refusal.code, "message": refusal.message });
+        if let Some(data) = refusal.data {
+            error["data"] = data;
+        }
+        Reply {
+            status,
+            messages: vec![json!({ "jsonrpc": "2.0", "id": id, "error": error })],
+        }
+    }
+}
+
+/// The params the handler sees: without this era's members and `_meta` keys.
+fn inner_params(params: &Map<String, Value>) -> Value {
+    let mut inner = params.clone();
+    inner.remove("inputResponses");
+    inner.remove("requestState");
+    if let Some(Value::Object(meta)) = inner.get_mut("_meta") {
+        meta.retain(|key, _| !key.starts_with(META_PREFIX));
+        if meta.is_empty() {
+            inner.remove("_meta");
+        }
+    }
+    Value::Object(inner)
+}
+
+/// The body value `Mcp-Name` mirrors for `method`, if it mirrors one.
+fn named(method: &str, params: &Map<String, Value>) -> Option<Option<String>> {
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    Some(params.get(field).and_then(Value::as_str).map(str::to_owned))
+}
+
+/// A header value, with the `=?base64?…?=` form decoded.
+fn header_text(value: &str) -> Option<String> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
+        None => Some(value.to_owned()),
+    }
+}
+
+/// Whether the headers mirror the body: why not, if they do not.
+fn check_headers(
+    headers: &Headers,
+    method: &str,
+    params: &Map<String, Value>,
+    version: &str,
+) -> Result<(), String> {
+    match headers.protocol_version.as_deref() {
+        None => return Err("the MCP-Protocol-Version header is required".to_owned()),
+        Some(given) if given != version => {
+            return Err(format!(
+                "the MCP-Protocol-Version header ({given}) does not match _meta.{META_VERSION} ({version})"
+            ));
+        }
+        Some(_) => {}
+    }
+    match headers.method.as_deref() {
+        None => return Err("the Mcp-Method header is required".to_owned()),
+        Some(given) if given != method => {
+            return Err(format!(
+                "the Mcp-Method header ({given}) does not match the method ({method})"
+            ));
+        }
+        Some(_) => {}
+    }
+    if let Some(expected) = named(method, params) {
+        let given = headers.name.as_deref().map(header_text);
+        match (given, expected) {
+            (None, _) => return Err(format!("the Mcp-Name header is required for {method}")),
+            (Some(None), _) => {
+                return Err("the Mcp-Name header is not valid base64 UTF-8".to_owned());
+            }
+            (Some(Some(given)), Some(expected)) if given == expected => {}
+            (Some(Some(given)), expected) => {
+                return Err(format!(
+                    "the Mcp-Name header ({given}) does not match the body ({})",
+                    expected.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_era_follows_the_message() {
+        let modern = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list",
+            "params": {"_meta": {META_VERSION: REVISION}}});
+        let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
+        let bare = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        assert!(is_modern(&modern, true));
+        assert!(is_modern(&modern, false));
+        assert!(!is_modern(&initialize, false));
+        assert!(is_modern(&bare, false));
+        assert!(!is_modern(&bare, true));
+        assert!(!is_modern(
+            &json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
+            false
+        ));
+    }
+
+    #[test]
+    fn headers_must_mirror_the_body() {
+        let mut params = Map::new();
+        params.insert("name".into(), json!("echo"));
+        let headers = |m: &str, n: Option<&str>| Headers {
+            protocol_version: Some(REVISION.into()),
+            method: Some(m.into()),
+            name: n.map(str::to_owned),
+        };
+        assert!(
+            check_headers(
+                &headers("tools/call", Some("echo")),
+                "tools/call",
+                &params,
+                REVISION
+            )
+            .is_ok()
+        );
+        assert!(
+            check_headers(
+                &headers("tools/list", Some("echo")),
+                "tools/call",
+                &params,
+                REVISION
+            )
+            .is_err()
+        );
+        assert!(
+            check_headers(
+                &headers("tools/call", Some("other")),
+                "tools/call",
+                &params,
+                REVISION
+            )
+            .is_err()
+        );
+        assert!(
+            check_headers(
+                &headers("tools/call", None),
+                "tools/call",
+                &params,
+                REVISION
+            )
+            .is_err()
+        );
+        assert!(
+            check_headers(
+                &headers("tools/call", Some("=?base64?ZWNobw==?=")),
+                "tools/call",
+                &params,
+                REVISION
+            )
+            .is_ok()
+        );
+        assert!(
+            check_headers(
+                &headers("tools/call", Some("echo")),
+                "tools/call",
+                &params,
+                "2099-01-01"
+            )
+            .is_err()
+        );
+        assert!(
+            check_headers(
+                &headers("tools/list", None),
+                "tools/list",
+                &Map::new(),
+                REVISION
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
+    fn inner_params_drop_this_eras_members() {
+        let params = json!({"name": "echo", "inputResponses": {}, "requestState": "s",
+            "_meta": {META_VERSION: REVISION, "progressToken": 7}});
+        let Value::Object(params) = params else {
+            unreachable!()
+        };
+        assert_eq!(
+            inner_params(&params),
+            json!({"name": "echo", "_meta": {"progressToken": 7}})
+        );
+    }
+}
