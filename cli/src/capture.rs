@@ -167,6 +167,11 @@ pub fn render(rec: &Recording<'_>) -> String {
             Dir::Out if e.method().is_some() => {
                 if e.method() == Some("initialize") {
                     s.client_capabilities = json.pointer("/params/capabilities").cloned();
+                } else if e.method() == Some("server/discover") && s.client_capabilities.is_none() {
+                    // 2026-07-28: no initialize; the first request's `_meta`.
+                    s.client_capabilities = json
+                        .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities")
+                        .cloned();
                 }
                 s.exchanges.push(Exchange {
                     request: raw(e),
@@ -214,7 +219,7 @@ pub fn render(rec: &Recording<'_>) -> String {
                 match target {
                     Some(i) => {
                         let x = &mut s.exchanges[i];
-                        if x.method.as_deref() == Some("initialize")
+                        if matches!(x.method.as_deref(), Some("initialize" | "server/discover"))
                             && s.server_capabilities.is_none()
                         {
                             s.server_capabilities = json.pointer("/result/capabilities").cloned();

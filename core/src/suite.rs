@@ -69,6 +69,44 @@ pub struct ElicitationMock {
     pub action: String,
     /// The form values (for `accept`).
     pub content: Value,
+    /// `elicitation: defaults`: accept with the `default` of every field of
+    /// the requested schema, whatever the form asks (`content` is empty).
+    pub defaults: bool,
+}
+
+/// The MCP protocol revisions a session can speak, oldest first. Up to
+/// 2025-11-25 a session opens with `initialize`; from 2026-07-28 on every
+/// request carries its own `_meta` and the session opens with
+/// `server/discover`.
+pub const PROTOCOL_VERSIONS: &[&str] = &[
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
+
+/// The first revision without the `initialize` handshake.
+pub const STATELESS_PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// Whether `version` is a revision without `initialize` (2026-07-28 and
+/// later): requests carry `_meta`, server requests become input-required
+/// results.
+pub fn is_stateless(version: &str) -> bool {
+    version >= STATELESS_PROTOCOL_VERSION
+}
+
+/// `Err` says what is wrong with a protocol version and lists the known
+/// ones.
+pub fn check_protocol_version(version: &str) -> Result<(), String> {
+    if PROTOCOL_VERSIONS.contains(&version) {
+        Ok(())
+    } else {
+        Err(format!(
+            "unknown protocol version `{version}`; the known revisions are {}",
+            PROTOCOL_VERSIONS.join(", ")
+        ))
+    }
 }
 
 /// What the client answers when the server asks it something.
@@ -100,6 +138,9 @@ pub struct Server {
     pub headers: Vec<(String, String)>,
     pub docker: Option<String>,
     pub client: ClientCaps,
+    /// `protocol_version`: the revision to speak with this server, instead
+    /// of the run's `--protocol-version`.
+    pub protocol_version: Option<String>,
     pub span: Span,
 }
 
@@ -402,6 +443,7 @@ const SERVER_KEYS: &[&str] = &[
     "headers",
     "docker",
     "client_capabilities",
+    "protocol_version",
 ];
 
 /// What the files of one suite may take together, spent as they load: the
@@ -629,6 +671,7 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
         headers: Vec::new(),
         docker: None,
         client: ClientCaps::default(),
+        protocol_version: None,
         span: node.span,
     };
     for (k, _, v) in &entries {
@@ -673,6 +716,18 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
             "headers" => s.headers = cx.string_map(v, "headers").unwrap_or_default(),
             "docker" => s.docker = cx.name(v, "docker"),
             "client_capabilities" => s.client = load_client_caps(cx, v),
+            "protocol_version" => {
+                if let Some(version) = cx.name(v, "protocol_version") {
+                    match check_protocol_version(&version) {
+                        Ok(()) => s.protocol_version = Some(version),
+                        Err(message) => cx.error_hint(
+                            v.span,
+                            message,
+                            "write one of them, e.g. `protocol_version: 2026-07-28`",
+                        ),
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -731,6 +786,22 @@ fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
                 caps.sampling = Some(m);
             }
             "elicitation" => {
+                if v.scalar_text() == Some("defaults") {
+                    caps.elicitation = Some(ElicitationMock {
+                        action: "accept".into(),
+                        content: Value::Object(Default::default()),
+                        defaults: true,
+                    });
+                    continue;
+                }
+                if v.scalar_text().is_some() {
+                    cx.error_hint(
+                        v.span,
+                        "`elicitation` must be a mapping or `defaults`",
+                        "e.g. `elicitation: {action: accept, content: {answer: \"42\"}}`, or `elicitation: defaults` to accept with the schema's defaults",
+                    );
+                    continue;
+                }
                 if cx.map(v, "elicitation").is_none() {
                     continue;
                 }
@@ -760,7 +831,11 @@ fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
                         Value::Object(m)
                     }
                 };
-                caps.elicitation = Some(ElicitationMock { action, content });
+                caps.elicitation = Some(ElicitationMock {
+                    action,
+                    content,
+                    defaults: false,
+                });
             }
             _ => {}
         }
@@ -2077,6 +2152,111 @@ fn file_check_vars(expect: &Expectations, names: &mut Vec<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The protocol revision each loaded test's server asks for.
+    fn versions(loaded: &Loaded) -> Vec<Option<String>> {
+        loaded
+            .suite
+            .tests
+            .iter()
+            .map(|t| t.server.as_ref().and_then(|s| s.protocol_version.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn protocol_version_is_read_in_both_forms() {
+        let per_file = load(
+            "a.yaml",
+            "name: t\nserver:\n  command: x\n  protocol_version: 2026-07-28\nassert: {tool: t}\n",
+        );
+        assert!(!per_file.has_errors(), "{:?}", per_file.diagnostics);
+        assert_eq!(versions(&per_file), [Some("2026-07-28".to_string())]);
+
+        let composed = load(
+            "b.yaml",
+            "servers:\n  new: {command: x, protocol_version: \"2026-07-28\"}\n  old: {command: x}\n\
+             tests:\n  - name: a\n    server: new\n    assert: {tool: t}\n\
+             \x20 - name: b\n    server: old\n    assert: {tool: t}\n",
+        );
+        assert!(!composed.has_errors(), "{:?}", composed.diagnostics);
+        assert_eq!(versions(&composed), [Some("2026-07-28".to_string()), None]);
+    }
+
+    #[test]
+    fn an_unknown_protocol_version_is_an_error_that_lists_the_known_ones() {
+        let loaded = load(
+            "c.yaml",
+            "name: t\nserver:\n  command: x\n  protocol_version: 2026-13-01\nassert: {tool: t}\n",
+        );
+        let d = loaded
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .expect("an error");
+        assert_eq!(d.file, "c.yaml");
+        assert_eq!(d.span.line, 4);
+        assert!(
+            d.message.contains("unknown protocol version `2026-13-01`"),
+            "{}",
+            d.message
+        );
+        assert!(
+            d.message.contains("2025-11-25, 2026-07-28"),
+            "{}",
+            d.message
+        );
+        assert!(
+            d.hint
+                .as_deref()
+                .is_some_and(|h| h.contains("protocol_version:"))
+        );
+
+        let empty = load(
+            "d.yaml",
+            "name: t\nserver:\n  command: x\n  protocol_version: \"\"\nassert: {tool: t}\n",
+        );
+        assert!(empty.has_errors(), "{:?}", empty.diagnostics);
+    }
+
+    #[test]
+    fn stateless_revisions_are_2026_07_28_and_later() {
+        assert!(is_stateless("2026-07-28"));
+        assert!(!is_stateless("2025-11-25"));
+        assert!(check_protocol_version("2025-06-18").is_ok());
+        assert!(check_protocol_version("1.0").is_err());
+    }
+
+    #[test]
+    fn elicitation_defaults_is_a_mock_mode() {
+        let loaded = load(
+            "e.yaml",
+            "name: t\nserver:\n  command: x\n  client_capabilities: {elicitation: defaults}\nassert: {tool: t}\n",
+        );
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let mock = loaded.suite.tests[0]
+            .server
+            .as_ref()
+            .and_then(|s| s.client.elicitation.clone())
+            .expect("a mock");
+        assert!(mock.defaults);
+        assert_eq!(mock.action, "accept");
+
+        let other = load(
+            "f.yaml",
+            "name: t\nserver:\n  command: x\n  client_capabilities: {elicitation: yes please}\nassert: {tool: t}\n",
+        );
+        let d = other
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .expect("an error");
+        assert_eq!(d.span.line, 4);
+        assert!(
+            d.message.contains("a mapping or `defaults`"),
+            "{}",
+            d.message
+        );
+    }
 
     const ONE: &str =
         "name: t\nserver: {command: x}\nassert:\n  tool: t\n  expect: {matches_regex: \"a+\"}\n";

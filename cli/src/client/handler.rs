@@ -1,6 +1,8 @@
 //! The client side of the protocol: what mcpcheck declares at `initialize`
-//! and how it answers the server's own requests (`roots/list`,
-//! `sampling/createMessage`, `elicitation/create`) with the suite's mocks.
+//! (or, from 2026-07-28, in every request's `_meta`) and how it answers the
+//! server's own requests (`roots/list`, `sampling/createMessage`,
+//! `elicitation/create`) with the suite's mocks: as requests the server
+//! sends, or as the input requests of an input-required result.
 //!
 //! Capabilities are declared only for what the suite configured, so a server
 //! that asks for sampling without being told it may is visible as such.
@@ -22,9 +24,24 @@ use serde_json::{Value, json};
 #[derive(Clone, Debug)]
 pub struct MockClient {
     info: ClientConfig,
+    capabilities: Value,
     roots: Option<Value>,
     sampling: Option<Value>,
     elicitation: Option<Value>,
+    /// Accept every elicitation with the defaults of its requested schema.
+    elicitation_defaults: bool,
+}
+
+/// A mock answer to `elicitation/create`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElicitAnswer {
+    /// `accept`, `decline` or `cancel`.
+    pub action: String,
+    /// The form values sent with `accept`.
+    pub content: Value,
+    /// Accept with the `default` of each field of the requested schema
+    /// instead of `content`.
+    pub defaults: bool,
 }
 
 /// What the suite configured, already template-substituted.
@@ -34,8 +51,7 @@ pub struct Mocks {
     pub roots: Option<Vec<String>>,
     /// (text, model, stop reason).
     pub sampling: Option<(String, String, String)>,
-    /// (action, content).
-    pub elicitation: Option<(String, Value)>,
+    pub elicitation: Option<ElicitAnswer>,
 }
 
 impl MockClient {
@@ -50,6 +66,7 @@ impl MockClient {
         if mocks.elicitation.is_some() {
             caps.insert("elicitation".into(), json!({}));
         }
+        let capabilities = Value::Object(caps.clone());
         let info: ClientConfig = serde_json::from_value(json!({
             "protocolVersion": protocol_version,
             "capabilities": caps,
@@ -82,18 +99,67 @@ impl MockClient {
                 "stopReason": stop
             })
         });
-        let elicitation = mocks.elicitation.as_ref().map(|(action, content)| {
-            if action == "accept" {
-                json!({"action": action, "content": content})
+        let elicitation = mocks.elicitation.as_ref().map(|e| {
+            if e.action == "accept" {
+                json!({"action": e.action, "content": e.content})
             } else {
-                json!({"action": action})
+                json!({"action": e.action})
             }
         });
         Ok(MockClient {
             info,
+            capabilities,
             roots,
             sampling,
             elicitation,
+            elicitation_defaults: mocks.elicitation.as_ref().is_some_and(|e| e.defaults),
+        })
+    }
+
+    /// The client capabilities, as declared at `initialize` and in the
+    /// `_meta` of every 2026-07-28 request.
+    pub fn capabilities(&self) -> &Value {
+        &self.capabilities
+    }
+
+    /// The answer to the elicitation `params`: the mock's, or with
+    /// `elicitation: defaults`, `accept` with the default of every field of
+    /// the requested schema that has one.
+    fn elicit(&self, params: &Value) -> Option<Value> {
+        if !self.elicitation_defaults {
+            return self.elicitation.clone();
+        }
+        let mut content = serde_json::Map::new();
+        if let Some(props) = params
+            .pointer("/requestedSchema/properties")
+            .and_then(Value::as_object)
+        {
+            for (name, schema) in props {
+                if let Some(default) = schema.get("default") {
+                    content.insert(name.clone(), default.clone());
+                }
+            }
+        }
+        Some(json!({"action": "accept", "content": content}))
+    }
+
+    /// The answer to one input request of an input-required result (its
+    /// `method` and `params`), from the mocks; `Err` says why there is none.
+    pub fn answer_input(&self, method: &str, params: &Value) -> Result<Value, String> {
+        let (answer, what) = match method {
+            "elicitation/create" => (self.elicit(params), "elicitation"),
+            "sampling/createMessage" => (self.sampling.clone(), "sampling"),
+            "roots/list" => (self.roots.clone(), "roots"),
+            other => {
+                return Err(format!(
+                    "the server asked for `{other}`, which mcpcheck cannot answer (it answers elicitation/create, sampling/createMessage and roots/list)"
+                ));
+            }
+        };
+        answer.ok_or_else(|| {
+            format!(
+                "the server asked for `{method}` but this test configured no {what} answer (set server.client_capabilities.{what})"
+            )
         })
     }
 }
@@ -132,10 +198,11 @@ impl ClientHandler for MockClient {
 
     async fn create_elicitation(
         &self,
-        _request: ElicitRequestParams,
+        request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
-        answer(&self.elicitation, "elicitation")
+        let params = serde_json::to_value(&request).unwrap_or(Value::Null);
+        answer(&self.elicit(&params), "elicitation")
     }
 
     fn get_info(&self) -> ClientConfig {

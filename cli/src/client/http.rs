@@ -213,21 +213,32 @@ pub(crate) fn transport_hint(status: u16, sse: bool) -> Option<&'static str> {
     }
 }
 
-/// Read a response body as JSON or as an SSE stream, delivering every
-/// message; stops early when `stop` is cancelled.
 /// The `method` of an outgoing message's text, if it has one.
 fn message_method(text: &str) -> Option<String> {
     let v: Value = serde_json::from_str(text).ok()?;
     v.get("method")?.as_str().map(str::to_string)
 }
 
-/// Read a POST's answer; `to` is the method of the message it carried.
+/// How an SSE answer ended, for resuming it: the last event id and the
+/// `retry` delay the server gave, and whether the stream ended by itself
+/// (not cancelled, no limit passed).
+#[derive(Debug, Default)]
+struct StreamEnd {
+    last_event_id: Option<String>,
+    retry_ms: Option<u64>,
+    ended_by_server: bool,
+}
+
+/// Read a POST's answer, JSON or an SSE stream, delivering every message;
+/// stops early when `stop` is cancelled. `to` is the method of the message
+/// it carried.
 async fn read_body(
     resp: reqwest::Response,
     inbound: &Inbound,
     stop: &CancellationToken,
     to: Option<&str>,
-) {
+) -> StreamEnd {
+    let mut end = StreamEnd::default();
     let is_sse = resp
         .headers()
         .get(CONTENT_TYPE)
@@ -241,12 +252,22 @@ async fn read_body(
                 _ = stop.cancelled() => break,
                 next = events.next() => match next {
                     Some(Ok(ev)) => {
+                        if let Some(id) = ev.id.filter(|i| !i.is_empty()) {
+                            end.last_event_id = Some(id);
+                        }
+                        if ev.retry.is_some() {
+                            end.retry_ms = ev.retry;
+                        }
                         if let Some(data) = ev.data {
                             inbound.deliver_in_answer_to(&data, to);
                         }
                         if inbound.is_exceeded() {
                             break;
                         }
+                    }
+                    None => {
+                        end.ended_by_server = true;
+                        break;
                     }
                     _ => break,
                 },
@@ -265,6 +286,145 @@ async fn read_body(
             }
         }
     }
+    end
+}
+
+/// How many times an SSE answer that ended before answering its request is
+/// resumed with `Last-Event-ID`.
+const MAX_RESUMES: usize = 5;
+/// The wait before resuming when the server gave no `retry`.
+const DEFAULT_RETRY_MS: u64 = 1000;
+/// The longest `retry` honoured: a larger one would outlast any test.
+const MAX_RETRY_MS: u64 = 30_000;
+
+/// What resuming an SSE answer needs from its session.
+#[derive(Clone)]
+struct Resume {
+    client: reqwest::Client,
+    url: String,
+    headers: HeaderMap,
+    session: Arc<Mutex<Option<String>>>,
+    version: Arc<Mutex<Option<String>>>,
+    inbound: Inbound,
+    stop: CancellationToken,
+}
+
+impl Resume {
+    /// The server ended the SSE answer to request `id` (method `method`)
+    /// without answering it, after event ids (SEP-1699: a polling server
+    /// closes the stream and the client comes back): wait the `retry` it
+    /// asked for, then GET the stream again with `Last-Event-ID`, until the
+    /// answer comes or [`MAX_RESUMES`] attempts were made.
+    async fn resume(&self, id: &Value, method: Option<&str>, mut end: StreamEnd) {
+        for _ in 0..MAX_RESUMES {
+            let Some(last) = end.last_event_id.clone() else {
+                return;
+            };
+            if !end.ended_by_server || !self.inbound.is_pending(id) {
+                return;
+            }
+            let wait = end.retry_ms.unwrap_or(DEFAULT_RETRY_MS).min(MAX_RETRY_MS);
+            tokio::select! {
+                _ = self.stop.cancelled() => return,
+                () = tokio::time::sleep(Duration::from_millis(wait)) => {}
+            }
+            let mut req = self
+                .client
+                .get(&self.url)
+                .headers(self.headers.clone())
+                .header(ACCEPT, "text/event-stream")
+                .header("last-event-id", last.as_str());
+            if let Some(s) = self.session.lock().ok().and_then(|s| s.clone()) {
+                req = req.header(SESSION_HEADER, s);
+            }
+            if let Some(v) = self.version.lock().ok().and_then(|v| v.clone()) {
+                req = req.header(VERSION_HEADER, v);
+            }
+            let resp = tokio::select! {
+                _ = self.stop.cancelled() => return,
+                r = req.send() => r,
+            };
+            let failed = match resp {
+                Ok(resp) if resp.status().is_success() => {
+                    let next = read_body(resp, &self.inbound, &self.stop, method).await;
+                    end = StreamEnd {
+                        last_event_id: next.last_event_id.or_else(|| Some(last.clone())),
+                        retry_ms: next.retry_ms.or(end.retry_ms),
+                        ended_by_server: next.ended_by_server,
+                    };
+                    None
+                }
+                Ok(resp) => {
+                    let status = resp.status();
+                    let headers = resp.headers().clone();
+                    let body = error_text(resp).await;
+                    Some(describe_http_error(status, &headers, &body))
+                }
+                Err(e) => Some(with_causes(&e)),
+            };
+            if let Some(why) = failed {
+                self.inbound.fail_request(
+                    id,
+                    format!(
+                        "the server ended the SSE answer{} before answering, and resuming it (GET with Last-Event-ID: {last}) failed: {why}",
+                        method.map(|m| format!(" to {m}")).unwrap_or_default()
+                    ),
+                );
+                return;
+            }
+        }
+    }
+}
+
+/// The Streamable HTTP headers of protocol 2026-07-28 that mirror the body
+/// of `text`: `Mcp-Method` for every message with a method, `Mcp-Name`
+/// (`params.name`, or `params.uri` for `resources/read`) for `tools/call`,
+/// `prompts/get` and `resources/read`.
+fn routing_headers(text: &str) -> Vec<(&'static str, String)> {
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    let Some(method) = v.get("method").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let mut out = vec![("mcp-method", header_text(method))];
+    let name = match method {
+        "tools/call" | "prompts/get" => v.pointer("/params/name"),
+        "resources/read" => v.pointer("/params/uri"),
+        _ => None,
+    };
+    if let Some(name) = name.and_then(Value::as_str) {
+        out.push(("mcp-name", header_text(name)));
+    }
+    out
+}
+
+/// A value as an HTTP header value: as is when it is visible ASCII (spaces
+/// inside allowed), else in the 2026-07-28 Base64 form `=?base64?…?=`.
+fn header_text(value: &str) -> String {
+    use base64::Engine as _;
+    let plain = !value.is_empty()
+        && value.trim() == value
+        && value
+            .bytes()
+            .all(|b| b == b' ' || (0x21..=0x7e).contains(&b));
+    if plain {
+        value.to_string()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value.as_bytes())
+        )
+    }
+}
+
+/// The body of an HTTP error answer when it is the JSON-RPC answer to
+/// request `id` (2026-07-28 servers answer an unsupported version, a header
+/// mismatch or an unknown method with 4xx and a JSON-RPC error).
+fn json_rpc_error_body(body: &str, id: &Value) -> bool {
+    serde_json::from_str::<Value>(body).is_ok_and(|v| {
+        v.get("jsonrpc").is_some() && v.get("error").is_some() && v.get("id") == Some(id)
+    })
 }
 
 /// A connected Streamable HTTP session's state, kept to end it.
@@ -294,22 +454,38 @@ impl HttpSession {
 }
 
 /// Start the Streamable HTTP writer: each outgoing message is one POST.
+///
+/// `stateless` is the protocol version of a 2026-07-28 (or later) session:
+/// every POST then carries `MCP-Protocol-Version` with it and the routing
+/// headers of its body (`Mcp-Method`, `Mcp-Name`), and there is no session
+/// id, no GET stream and no resuming. Otherwise the session follows
+/// `Mcp-Session-Id` and the version negotiated at `initialize`.
 pub fn streamable(
     url: &str,
     headers: &[(String, String)],
     inbound: Inbound,
     mut out: mpsc::UnboundedReceiver<String>,
+    stateless: Option<String>,
 ) -> Result<HttpSession, String> {
     let client = client()?;
     let headers = header_map(headers)?;
     let session: Arc<Mutex<Option<String>>> = Arc::default();
-    let version: Arc<Mutex<Option<String>>> = Arc::default();
+    let version: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(stateless.clone()));
     let stop = CancellationToken::new();
     let state = HttpSession {
         client: client.clone(),
         url: url.to_string(),
         headers: headers.clone(),
         session: session.clone(),
+        stop: stop.clone(),
+    };
+    let resume = Resume {
+        client: client.clone(),
+        url: url.to_string(),
+        headers: headers.clone(),
+        session: session.clone(),
+        version: version.clone(),
+        inbound: inbound.clone(),
         stop: stop.clone(),
     };
     let url = url.to_string();
@@ -324,22 +500,31 @@ pub fn streamable(
                 .post(&url)
                 .headers(headers.clone())
                 .header(CONTENT_TYPE, "application/json")
-                .header(ACCEPT, "application/json, text/event-stream")
-                .body(text);
-            if let Some(s) = session.lock().ok().and_then(|s| s.clone()) {
+                .header(ACCEPT, "application/json, text/event-stream");
+            if stateless.is_some() {
+                for (name, value) in routing_headers(&text) {
+                    req = req.header(name, value);
+                }
+            } else if let Some(s) = session.lock().ok().and_then(|s| s.clone()) {
                 req = req.header(SESSION_HEADER, s);
             }
             if let Some(v) = version.lock().ok().and_then(|v| v.clone()) {
                 req = req.header(VERSION_HEADER, v);
             }
-            let p_inbound = inbound.clone();
-            let p_session = session.clone();
-            let p_version = version.clone();
-            let p_stop = stop.clone();
+            let req = req.body(text);
+            let p_resume = resume.clone();
+            let p_stateless = stateless.is_some();
             // Each POST runs on its own: a long request must not block the
             // answer to a server request made while it is open.
             let (sent_tx, sent_rx) = oneshot::channel::<()>();
             tokio::spawn(async move {
+                let Resume {
+                    inbound: p_inbound,
+                    session: p_session,
+                    version: p_version,
+                    stop: p_stop,
+                    ..
+                } = p_resume.clone();
                 let resp = tokio::select! {
                     _ = p_stop.cancelled() => return,
                     r = req.send() => r,
@@ -359,6 +544,7 @@ pub fn streamable(
                             .headers()
                             .get(SESSION_HEADER)
                             .and_then(|h| h.to_str().ok())
+                            && !p_stateless
                             && let Ok(mut cur) = p_session.lock()
                         {
                             *cur = Some(s.to_string());
@@ -366,15 +552,27 @@ pub fn streamable(
                         let _ = sent_tx.send(());
                         let status = resp.status();
                         if status.is_success() {
-                            read_body(resp, &p_inbound, &p_stop, method.as_deref()).await;
-                            if let Ok(mut v) = p_version.lock()
-                                && v.is_none()
-                            {
-                                *v = negotiated_version(&p_inbound);
+                            let end = read_body(resp, &p_inbound, &p_stop, method.as_deref()).await;
+                            if !p_stateless {
+                                if let Ok(mut v) = p_version.lock()
+                                    && v.is_none()
+                                {
+                                    *v = negotiated_version(&p_inbound);
+                                }
+                                if let Some(id) = &id {
+                                    p_resume.resume(id, method.as_deref(), end).await;
+                                }
                             }
                         } else {
                             let headers = resp.headers().clone();
                             let body = error_text(resp).await;
+                            if p_stateless
+                                && let Some(id) = &id
+                                && json_rpc_error_body(&body, id)
+                            {
+                                p_inbound.deliver_in_answer_to(&body, method.as_deref());
+                                return;
+                            }
                             let mut msg = describe_http_error(status, &headers, &body);
                             if is_initialize {
                                 msg.push_str(

@@ -5,6 +5,20 @@
 //! the server's requests with the suite's mocks); the session sends each test
 //! request as a raw method + params and reads the raw answer back from the
 //! tap, so what a check sees is exactly what the server sent.
+//!
+//! A session speaks one of two eras, chosen by the protocol version, and
+//! offers the same methods in both, so the runner does not care which:
+//!
+//! - **Handshake** (up to 2025-11-25): `initialize`, then requests; the
+//!   server's own requests (sampling, elicitation, roots) are answered by
+//!   [`handler::MockClient`] as rmcp receives them.
+//! - **Stateless** (2026-07-28): no `initialize`; the session opens with
+//!   `server/discover`, every request carries `_meta` (protocol version,
+//!   client info and capabilities, log level) and, over HTTP, the routing
+//!   headers; a result with `resultType: "input_required"` has its
+//!   `inputRequests` answered from the same mocks and the request is sent
+//!   again with `inputResponses` and the `requestState`, round after round,
+//!   until a final result ([`MAX_INPUT_ROUNDS`] at most).
 
 pub mod container;
 pub mod handler;
@@ -25,6 +39,13 @@ use tokio::time::Instant as Deadline;
 
 /// How many wire problems a failure message lists; the rest are counted.
 const PROBLEMS_SHOWN: usize = 5;
+
+/// How many times one request is sent again with answers to an
+/// input-required result before the session gives up on it.
+pub const MAX_INPUT_ROUNDS: usize = 10;
+
+/// `UnsupportedProtocolVersionError`'s code (2026-07-28).
+const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
 use handler::{MockClient, Mocks};
 use mcpcheck_core::report::plural;
@@ -80,11 +101,24 @@ enum Conn {
     Sse(http::SseSession),
 }
 
+/// The protocol era a session speaks (see the module's documentation).
+#[derive(Debug)]
+enum Era {
+    Handshake,
+    Stateless {
+        version: String,
+        mocks: Box<MockClient>,
+        /// `io.modelcontextprotocol/logLevel` for every later request.
+        log_level: Option<String>,
+    },
+}
+
 /// A connected, initialized session.
 pub struct Session {
     service: Option<RunningService<RoleClient, MockClient>>,
     pub tap: Arc<Tap>,
     conn: Option<Conn>,
+    era: Era,
 }
 
 /// The raw answer to one request.
@@ -115,7 +149,8 @@ impl std::fmt::Display for SessionError {
 }
 
 impl Session {
-    /// Connect and run the `initialize` handshake, all before `deadline`.
+    /// Connect and open the session, all before `deadline`: the
+    /// `initialize` handshake, or from 2026-07-28 `server/discover`.
     pub async fn connect(
         endpoint: &Endpoint,
         protocol_version: &str,
@@ -128,6 +163,15 @@ impl Session {
             message,
             events: Vec::new(),
         })?;
+        let stateless = mcpcheck_core::suite::is_stateless(protocol_version);
+        if stateless && matches!(endpoint, Endpoint::Sse { .. }) {
+            return Err(SessionError {
+                message: format!(
+                    "protocol {protocol_version} has no legacy SSE transport; use `transport: http` (Streamable HTTP) or stdio, or an earlier `protocol_version`"
+                ),
+                events: Vec::new(),
+            });
+        }
         let conn = match endpoint {
             Endpoint::Stdio { command, args, env } => {
                 let spec = stdio::StdioSpec {
@@ -143,7 +187,14 @@ impl Session {
                 )
             }
             Endpoint::Http { url, headers } => Conn::Http(
-                http::streamable(url, headers, inbound, out).map_err(|message| SessionError {
+                http::streamable(
+                    url,
+                    headers,
+                    inbound,
+                    out,
+                    stateless.then(|| protocol_version.to_string()),
+                )
+                .map_err(|message| SessionError {
                     message,
                     events: Vec::new(),
                 })?,
@@ -164,7 +215,17 @@ impl Session {
             service: None,
             tap: tap.clone(),
             conn: Some(conn),
+            era: Era::Handshake,
         };
+        if stateless {
+            session.era = Era::Stateless {
+                version: protocol_version.to_string(),
+                mocks: Box::new(handler.clone()),
+                log_level: None,
+            };
+            session.service = Some(rmcp::service::serve_directly(handler, transport, None));
+            return session.discover(deadline).await;
+        }
         let mut serving = Box::pin(handler.serve(transport));
         let started = tokio::select! {
             served = &mut serving => Ok(served),
@@ -194,6 +255,111 @@ impl Session {
                 Err(SessionError { message, events })
             }
         }
+    }
+
+    /// Open a stateless session with `server/discover`; its answer is the
+    /// session's handshake in captures.
+    async fn discover(mut self, deadline: Deadline) -> Result<Session, SessionError> {
+        let reply = self.request("server/discover", None, deadline).await;
+        let problem = if let Some(failure) = reply.failure {
+            Some(failure)
+        } else if let Some(err) = reply.error {
+            Some(format!(
+                "server/discover failed: {}{}",
+                err.get("message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no message)"),
+                unsupported_hint(&err)
+            ))
+        } else if reply.result.as_ref().is_some_and(Value::is_object) {
+            None
+        } else {
+            Some("the server's answer to server/discover is not an object".to_string())
+        };
+        match problem {
+            None => Ok(self),
+            Some(message) => {
+                let events = self.tap.all();
+                self.close().await;
+                Err(SessionError { message, events })
+            }
+        }
+    }
+
+    /// The protocol version the session speaks: the one `initialize`
+    /// agreed on, or a stateless session's.
+    pub fn protocol_version(&self) -> Option<String> {
+        match &self.era {
+            Era::Stateless { version, .. } => Some(version.clone()),
+            Era::Handshake => self.initialize_result().and_then(|r| {
+                r.get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            }),
+        }
+    }
+
+    /// Set the level of the log messages the server sends: `logging/setLevel`
+    /// on a handshake session (its answer returned), or the
+    /// `io.modelcontextprotocol/logLevel` of every later request on a
+    /// stateless one (`None`: nothing was sent).
+    pub async fn set_log_level(&mut self, level: &str, deadline: Deadline) -> Option<Reply> {
+        if let Era::Stateless { log_level, .. } = &mut self.era {
+            *log_level = Some(level.to_string());
+            return None;
+        }
+        Some(
+            self.request(
+                "logging/setLevel",
+                Some(serde_json::json!({"level": level})),
+                deadline,
+            )
+            .await,
+        )
+    }
+
+    /// `params` with the `_meta` every stateless request carries (keys
+    /// already there are kept); unchanged on a handshake session.
+    fn envelope(&self, params: Option<Value>) -> Option<Value> {
+        let Era::Stateless {
+            version,
+            mocks,
+            log_level,
+        } = &self.era
+        else {
+            return params;
+        };
+        let mut p = match params {
+            Some(Value::Object(m)) => m,
+            None => serde_json::Map::new(),
+            // Not an object: sent as written, so the server's answer to it
+            // is what the test sees.
+            Some(other) => return Some(other),
+        };
+        let meta = p
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(
+                "io.modelcontextprotocol/protocolVersion".into(),
+                Value::String(version.clone()),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientInfo".into(),
+                serde_json::json!({"name": "mcpcheck", "version": mcpcheck_core::VERSION}),
+            );
+            meta.insert(
+                "io.modelcontextprotocol/clientCapabilities".into(),
+                mocks.capabilities().clone(),
+            );
+            if let Some(level) = log_level {
+                meta.insert(
+                    "io.modelcontextprotocol/logLevel".into(),
+                    Value::String(level.clone()),
+                );
+            }
+        }
+        Some(Value::Object(p))
     }
 
     /// The server's `initialize` result, from the tap.
@@ -274,6 +440,7 @@ impl Session {
         let start = self.tap.mark();
         let began = Instant::now();
         let mut observed = Observed::default();
+        let params = self.envelope(params);
         let sent = match self.service.as_ref() {
             Some(service) => {
                 let request = ClientRequest::CustomRequest(CustomRequest::new(method, params));
@@ -315,13 +482,70 @@ impl Session {
         observed
     }
 
-    /// Send one request and wait for its raw answer until `deadline`.
+    /// Send one request and wait for its final answer until `deadline`: on
+    /// a stateless session, with its `_meta`, answering input-required
+    /// results from the mocks, and sending it again once with the same
+    /// version when the server first calls that version unsupported while
+    /// listing it.
     pub async fn request(
         &mut self,
         method: &str,
         params: Option<Value>,
         deadline: Deadline,
     ) -> Reply {
+        let Era::Stateless { version, mocks, .. } = &self.era else {
+            return self.send(method, params, deadline).await;
+        };
+        let version = version.clone();
+        let mocks = mocks.as_ref().clone();
+        let began = Instant::now();
+        let mut params = params;
+        let mut version_retried = false;
+        let mut rounds = 0usize;
+        loop {
+            let mut reply = self
+                .send(method, self.envelope(params.clone()), deadline)
+                .await;
+            reply.duration_ms = began.elapsed().as_millis() as u64;
+            if reply.failure.is_some() {
+                return reply;
+            }
+            if !version_retried
+                && reply
+                    .error
+                    .as_ref()
+                    .is_some_and(|e| lists_version(e, &version))
+            {
+                version_retried = true;
+                continue;
+            }
+            let Some(result) = reply.result.as_ref() else {
+                return reply;
+            };
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                return reply;
+            }
+            if rounds == MAX_INPUT_ROUNDS {
+                reply.failure = Some(format!(
+                    "the server still asked for input after {MAX_INPUT_ROUNDS} rounds of {method}; mcpcheck stopped there"
+                ));
+                return reply;
+            }
+            rounds += 1;
+            match input_retry(params.as_ref(), result, &mocks) {
+                Ok(next) => params = Some(next),
+                Err(why) => {
+                    reply.failure =
+                        Some(format!("{method} needs input mcpcheck cannot give: {why}"));
+                    return reply;
+                }
+            }
+        }
+    }
+
+    /// Send one request as it is and wait for its raw answer until
+    /// `deadline`.
+    async fn send(&mut self, method: &str, params: Option<Value>, deadline: Deadline) -> Reply {
         let start = self.tap.mark();
         let began = Instant::now();
         let mut reply = Reply::default();
@@ -449,6 +673,71 @@ impl Session {
             Some(Conn::Sse(s)) => s.close(),
             None => {}
         }
+    }
+}
+
+/// The parameters of the next round of a request whose answer was the
+/// input-required `result`: the first round's own parameters, with
+/// `inputResponses` (each input request answered from `mocks`) and the
+/// `requestState` exactly as the server sent it (none when it sent none).
+fn input_retry(first: Option<&Value>, result: &Value, mocks: &MockClient) -> Result<Value, String> {
+    let mut params = match first {
+        Some(Value::Object(m)) => m.clone(),
+        _ => serde_json::Map::new(),
+    };
+    params.remove("inputResponses");
+    params.remove("requestState");
+    let mut responses = serde_json::Map::new();
+    if let Some(requests) = result.get("inputRequests") {
+        let Some(requests) = requests.as_object() else {
+            return Err("its `inputRequests` is not an object".into());
+        };
+        for (key, request) in requests {
+            let method = request
+                .get("method")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("input request `{key}` has no string `method`"))?;
+            let params = request.get("params").cloned().unwrap_or(Value::Null);
+            let answer = mocks
+                .answer_input(method, &params)
+                .map_err(|why| format!("input request `{key}`: {why}"))?;
+            responses.insert(key.clone(), answer);
+        }
+    }
+    if !responses.is_empty() {
+        params.insert("inputResponses".into(), Value::Object(responses));
+    }
+    if let Some(state) = result.get("requestState") {
+        params.insert("requestState".into(), state.clone());
+    }
+    Ok(Value::Object(params))
+}
+
+/// Whether `error` is an `UnsupportedProtocolVersionError` whose supported
+/// versions include `version`.
+fn lists_version(error: &Value, version: &str) -> bool {
+    error.get("code").and_then(Value::as_i64) == Some(UNSUPPORTED_PROTOCOL_VERSION)
+        && error
+            .pointer("/data/supported")
+            .and_then(Value::as_array)
+            .is_some_and(|s| s.iter().any(|v| v.as_str() == Some(version)))
+}
+
+/// What to do when `server/discover` was refused for its version: the
+/// versions the server listed, as a hint.
+fn unsupported_hint(error: &Value) -> String {
+    if error.get("code").and_then(Value::as_i64) != Some(UNSUPPORTED_PROTOCOL_VERSION) {
+        return String::new();
+    }
+    match error.pointer("/data/supported").and_then(Value::as_array) {
+        Some(list) => format!(
+            " (the server supports {}; set `protocol_version` or `--protocol-version` to one of them)",
+            list.iter()
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => String::new(),
     }
 }
 

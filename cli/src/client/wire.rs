@@ -165,6 +165,14 @@ impl Inbound {
         }
     }
 
+    /// Whether request `id` is still waiting for its answer.
+    pub fn is_pending(&self, id: &Value) -> bool {
+        self.pending
+            .lock()
+            .map(|p| p.contains(&id_key(id)))
+            .unwrap_or(false)
+    }
+
     /// Whether a limit was passed and the reader should stop.
     pub fn is_exceeded(&self) -> bool {
         self.tap.exceeded().is_some()

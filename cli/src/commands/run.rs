@@ -40,8 +40,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub capture: Option<PathBuf>,
 
-    /// The MCP protocol version to ask for at initialize.
-    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    /// The MCP protocol version to speak: up to 2025-11-25 it is asked for
+    /// at `initialize`; with 2026-07-28 there is no `initialize`, and every
+    /// request carries it. A server's `protocol_version:` in the suite wins.
+    #[arg(long, value_name = "VERSION", default_value = "2025-11-25", value_parser = known_protocol_version)]
     pub protocol_version: String,
 
     /// How long to keep collecting notifications after an answer, for tests
@@ -184,4 +186,9 @@ pub fn ci_main(args: &CiArgs) -> Result<ExitCode> {
         return Err("--watch is for `mcpcheck run`; a CI job runs once".into());
     }
     crate::error::runtime()?.block_on(run(&args.run, true))
+}
+
+/// `--protocol-version`: one of the revisions mcpcheck knows.
+fn known_protocol_version(s: &str) -> Result<String, String> {
+    mcpcheck_core::suite::check_protocol_version(s).map(|()| s.to_string())
 }

@@ -24,7 +24,7 @@ use mcpcheck_core::trajectory;
 use serde_json::{Map, Value, json};
 use tokio::time::Instant as Deadline;
 
-use crate::client::handler::Mocks;
+use crate::client::handler::{ElicitAnswer, Mocks};
 use crate::client::{Endpoint, Reply, Session};
 
 use super::fixture;
@@ -299,10 +299,11 @@ fn mocks_for(server: &Server, action: &Action, t: &mut Templates<'_>) -> Mocks {
             .sampling
             .as_ref()
             .map(|s| (s.text.clone(), s.model.clone(), s.stop_reason.clone())),
-        elicitation: caps
-            .elicitation
-            .as_ref()
-            .map(|e| (e.action.clone(), t.value(&e.content))),
+        elicitation: caps.elicitation.as_ref().map(|e| ElicitAnswer {
+            action: e.action.clone(),
+            content: t.value(&e.content),
+            defaults: e.defaults,
+        }),
     };
     if let Action::Sampling { mock, .. } = action {
         mocks.sampling = Some((
@@ -525,14 +526,18 @@ async fn run_test_in(
     let mocks = mocks_for(server, &test.action, t);
     let mut warnings: Vec<String> = Vec::new();
 
-    let key = format!("{endpoint:?} {mocks:?}");
+    let version = server
+        .protocol_version
+        .clone()
+        .unwrap_or_else(|| settings.protocol_version.clone());
+    let key = format!("{endpoint:?} {mocks:?} {version}");
     let reused = match shared.as_deref_mut() {
         Some(sh) => sh.checkout(&key).await,
         None => None,
     };
     let connected = match reused {
         Some(live) => Ok(live),
-        None => Session::connect(&endpoint, &settings.protocol_version, &mocks, deadline)
+        None => Session::connect(&endpoint, &version, &mocks, deadline)
             .await
             .map(|s| {
                 let end = s.tap.mark();
@@ -555,7 +560,7 @@ async fn run_test_in(
                     label: endpoint.label(),
                     transport: endpoint.transport(),
                     events: e.events,
-                    protocol_version: settings.protocol_version.clone(),
+                    protocol_version: version.clone(),
                 }),
                 answer: None,
             };
@@ -696,12 +701,7 @@ fn session_log(
         transport: endpoint.transport(),
         events,
         protocol_version: session
-            .initialize_result()
-            .and_then(|r| {
-                r.get("protocolVersion")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            })
+            .protocol_version()
             .unwrap_or_else(|| settings.protocol_version.clone()),
     }
 }
@@ -910,19 +910,21 @@ async fn perform(
             tool,
             args,
         } => {
-            let r = session
-                .request(
-                    "logging/setLevel",
-                    Some(json!({"level": set_level})),
-                    deadline,
-                )
-                .await;
-            match tool {
-                Some(tool) if r.failure.is_none() && r.error.is_none() => {
+            // A stateless session sends no setLevel: the level goes with
+            // the tool call.
+            let set = session.set_log_level(set_level, deadline).await;
+            match (tool, set) {
+                (Some(tool), None) => call_tool(session, t, tool, args, deadline).await?,
+                (Some(tool), Some(r)) if r.failure.is_none() && r.error.is_none() => {
                     call_tool(session, t, tool, args, deadline).await?
                 }
                 // No tool, or setLevel failed: its answer is the one checked.
-                _ => return Ok((r, from, Method::Other("logging/setLevel".into()))),
+                (_, Some(r)) => return Ok((r, from, Method::Other("logging/setLevel".into()))),
+                (None, None) => {
+                    return Err(Ending::Error(
+                        "`assert_logging` without `tool` checks the answer to logging/setLevel, which protocol 2026-07-28 does not have (the level goes with each request); name a tool to call".into(),
+                    ));
+                }
             }
         }
         Action::Prompts(PromptOp::List { cursor }) => {

@@ -1,0 +1,527 @@
+//! `mcpcheck run` speaking protocol 2026-07-28: no `initialize`, the session
+//! opens with `server/discover`, every request carries its `_meta` (and over
+//! HTTP the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers),
+//! and input-required results are answered from the suite's client mocks
+//! and sent again until a final result.
+//!
+//! The servers are small fakes kept in this file: an HTTP one written here
+//! on `std::net` that records every request it gets, and a stdio one in
+//! Node. Both answer 2026-07-28 envelopes only: an `initialize` is an error.
+
+mod cli_support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use cli_support::{request_methods, run_mcpcheck, scratch, write};
+use serde_json::{Value, json};
+
+const VERSION: &str = "2026-07-28";
+
+/// One request the fake HTTP server received: its headers (names lower
+/// case) and its JSON body.
+#[derive(Clone, Debug)]
+struct Seen {
+    headers: Vec<(String, String)>,
+    body: Value,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn method(&self) -> &str {
+        self.body["method"].as_str().unwrap_or("")
+    }
+
+    fn meta(&self, key: &str) -> &Value {
+        &self.body["params"]["_meta"][format!("io.modelcontextprotocol/{key}")]
+    }
+}
+
+/// A 2026-07-28 Streamable HTTP server on a port of 18110–18119, answering
+/// each POST with one JSON body, and recording what it got. `/old` answers
+/// every request as a server that supports only 2025-11-25 would.
+struct FakeHttp {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl FakeHttp {
+    fn start() -> FakeHttp {
+        let listener = (18110..=18119)
+            .find_map(|p| TcpListener::bind(("127.0.0.1", p)).ok())
+            .expect("a free port in 18110-18119");
+        let port = listener.local_addr().expect("an address").port();
+        let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+        let log = seen.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let log = log.clone();
+                std::thread::spawn(move || serve_connection(stream, &log));
+            }
+        });
+        FakeHttp { port, seen }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().expect("the log").clone()
+    }
+}
+
+/// Answer the requests of one keep-alive connection until it closes.
+fn serve_connection(stream: TcpStream, log: &Mutex<Vec<Seen>>) {
+    let mut reader = BufReader::new(stream.try_clone().expect("a second handle"));
+    let mut out = stream;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+        let mut headers = Vec::new();
+        let mut length = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h).unwrap_or(0) == 0 {
+                return;
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':') {
+                let (k, v) = (k.trim().to_ascii_lowercase(), v.trim().to_string());
+                if k == "content-length" {
+                    length = v.parse().unwrap_or(0);
+                }
+                headers.push((k, v));
+            }
+        }
+        let mut body = vec![0u8; length];
+        if reader.read_exact(&mut body).is_err() {
+            return;
+        }
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        log.lock().expect("the log").push(Seen {
+            headers,
+            body: body.clone(),
+        });
+        let (status, answer) = if path == "/old" {
+            (
+                "400 Bad Request",
+                json!({"jsonrpc": "2.0", "id": body["id"], "error": {
+                    "code": -32022, "message": "Unsupported protocol version",
+                    "data": {"supported": ["2025-11-25"], "requested": VERSION}}}),
+            )
+        } else {
+            ("200 OK", answer(&body))
+        };
+        let text = answer.to_string();
+        let head = format!(
+            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            text.len()
+        );
+        if out.write_all(head.as_bytes()).is_err() || out.write_all(text.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+/// What the fake server answers to one request.
+///
+/// `tools/call` of `echo` returns its `message`; `level` returns the
+/// request's log level; `ask` needs two rounds of input (an elicitation and
+/// a sampling, then the roots) before it answers with what it was given.
+fn answer(req: &Value) -> Value {
+    let id = req["id"].clone();
+    let p = &req["params"];
+    let complete = |text: String| {
+        json!({"jsonrpc": "2.0", "id": id, "result": {
+            "resultType": "complete", "content": [{"type": "text", "text": text}]}})
+    };
+    match req["method"].as_str().unwrap_or("") {
+        "server/discover" => json!({"jsonrpc": "2.0", "id": id, "result": {
+            "resultType": "complete", "supportedVersions": [VERSION],
+            "capabilities": {"tools": {}},
+            "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "1"}}}}),
+        "tools/call" => match p["name"].as_str().unwrap_or("") {
+            "echo" => complete(p["arguments"]["message"].as_str().unwrap_or("").into()),
+            "level" => complete(
+                p["_meta"]["io.modelcontextprotocol/logLevel"]
+                    .as_str()
+                    .unwrap_or("none")
+                    .into(),
+            ),
+            "ask" => ask(&id, p),
+            other => json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32602, "message": format!("unknown tool {other}")}}),
+        },
+        other => json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": -32601, "message": format!("no method {other}")}}),
+    }
+}
+
+fn ask(id: &Value, p: &Value) -> Value {
+    let state = p["requestState"].as_str();
+    let inputs = &p["inputResponses"];
+    let greeting = p["arguments"]["greeting"].as_str().unwrap_or("");
+    let result = match state {
+        None => json!({"resultType": "input_required", "requestState": "round-1",
+            "inputRequests": {
+                "who": {"method": "elicitation/create", "params": {
+                    "mode": "form", "message": "Your name?",
+                    "requestedSchema": {"type": "object",
+                        "properties": {"name": {"type": "string", "default": "Grace"}}}}},
+                "city": {"method": "sampling/createMessage", "params": {
+                    "messages": [{"role": "user",
+                        "content": {"type": "text", "text": "Capital of France?"}}],
+                    "maxTokens": 10}}}}),
+        Some("round-1") => json!({"resultType": "input_required",
+            "requestState": format!("round-2:{}:{}",
+                inputs["who"]["content"]["name"].as_str().unwrap_or("?"),
+                inputs["city"]["content"]["text"].as_str().unwrap_or("?")),
+            "inputRequests": {"where": {"method": "roots/list", "params": {}}}}),
+        Some(s) => {
+            let mut parts = s.split(':').skip(1);
+            let root = inputs["where"]["roots"][0]["uri"].as_str().unwrap_or("?");
+            json!({"resultType": "complete", "content": [{"type": "text", "text": format!(
+                "{greeting} name={} city={} root={root}",
+                parts.next().unwrap_or("?"), parts.next().unwrap_or("?"))}]})
+        }
+    };
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+/// The one capture file `dir` holds.
+fn only_capture(dir: &Path) -> Value {
+    let entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("the capture directory")
+        .flatten()
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let text = std::fs::read_to_string(entries[0].path()).expect("a capture");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+#[test]
+fn a_2026_http_session_discovers_carries_meta_and_answers_input_rounds() {
+    let server = FakeHttp::start();
+    let dir = scratch("run-2026-http");
+    let suite = write(
+        &dir,
+        "ask.yaml",
+        &format!(
+            r#"name: input rounds are answered from the mocks
+server:
+  transport: http
+  url: "{}"
+  protocol_version: 2026-07-28
+  client_capabilities:
+    roots: ["/srv/project"]
+    sampling: {{text: "Paris", model: m1}}
+    elicitation: {{action: accept, content: {{name: Ada}}}}
+setup:
+  - tool: echo
+    args: {{message: '{{"who": "you"}}'}}
+    capture:
+      who: "$.who"
+assert:
+  tool: ask
+  args: {{greeting: "hi {{{{who}}}}"}}
+  expect:
+    equals: "hi you name=Ada city=Paris root=file:///srv/project"
+"#,
+            server.url("/mcp")
+        ),
+    );
+    let captures = dir.join("captures");
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--capture",
+        captures.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+
+    let seen = server.seen();
+    let methods: Vec<&str> = seen.iter().map(Seen::method).collect();
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "tools/call",
+            "tools/call",
+            "tools/call",
+            "tools/call"
+        ]
+    );
+    for s in &seen {
+        assert_eq!(s.header("mcp-protocol-version"), Some(VERSION), "{s:?}");
+        assert_eq!(s.header("mcp-method"), Some(s.method()), "{s:?}");
+        assert_eq!(s.header("mcp-session-id"), None, "{s:?}");
+        assert_eq!(s.meta("protocolVersion"), VERSION, "{s:?}");
+        assert_eq!(s.meta("clientInfo")["name"], "mcpcheck", "{s:?}");
+        let caps = s.meta("clientCapabilities");
+        for cap in ["roots", "sampling", "elicitation"] {
+            assert!(caps[cap].is_object(), "{cap} in {s:?}");
+        }
+    }
+    assert_eq!(seen[1].header("mcp-name"), Some("echo"));
+    assert_eq!(seen[2].header("mcp-name"), Some("ask"));
+
+    // The rounds of `ask`: each a new id, the first with no state, each
+    // next one with the state as sent and the answers to its requests.
+    let rounds: Vec<&Value> = seen[2..].iter().map(|s| &s.body["params"]).collect();
+    let ids: Vec<&Value> = seen[2..].iter().map(|s| &s.body["id"]).collect();
+    assert!(ids[0] != ids[1] && ids[1] != ids[2], "{ids:?}");
+    assert!(rounds[0].get("requestState").is_none(), "{:?}", rounds[0]);
+    assert!(rounds[0].get("inputResponses").is_none(), "{:?}", rounds[0]);
+    assert_eq!(rounds[1]["requestState"], "round-1");
+    assert_eq!(
+        rounds[1]["inputResponses"]["who"],
+        json!({"action": "accept", "content": {"name": "Ada"}})
+    );
+    assert_eq!(rounds[1]["inputResponses"]["city"]["model"], "m1");
+    assert_eq!(rounds[2]["requestState"], "round-2:Ada:Paris");
+    assert_eq!(
+        rounds[2]["inputResponses"].as_object().map(|m| m.len()),
+        Some(1)
+    );
+    for r in &rounds {
+        assert_eq!(r["arguments"]["greeting"], "hi you", "{r:?}");
+    }
+
+    // The capture holds discover as the session's opening.
+    let capture = only_capture(&captures);
+    assert_eq!(capture["protocol_version"], VERSION);
+    assert_eq!(request_methods(&capture)[0], "server/discover");
+    assert!(!request_methods(&capture).contains(&"initialize"));
+    assert_eq!(capture["server_capabilities"], json!({"tools": {}}));
+    assert!(
+        capture["client_capabilities"]["sampling"].is_object(),
+        "{capture}"
+    );
+}
+
+#[test]
+fn an_input_request_without_a_mock_fails_the_test_and_names_the_missing_mock() {
+    let server = FakeHttp::start();
+    let dir = scratch("run-2026-missing-mock");
+    let suite = write(
+        &dir,
+        "ask.yaml",
+        &format!(
+            "name: no sampling mock\nserver:\n  transport: http\n  url: \"{}\"\n  protocol_version: 2026-07-28\n  client_capabilities:\n    elicitation: {{name: Ada}}\nassert:\n  tool: ask\n  expect: {{contains: [name]}}\n",
+            server.url("/mcp")
+        ),
+    );
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("input request `city`")
+            && all.contains("configured no sampling answer")
+            && all.contains("client_capabilities.sampling"),
+        "{all}"
+    );
+    // It gave up after the first round: one `ask`, no retry without input.
+    let asks = server
+        .seen()
+        .iter()
+        .filter(|s| s.method() == "tools/call")
+        .count();
+    assert_eq!(asks, 1);
+}
+
+#[test]
+fn a_server_without_2026_says_which_versions_it_supports() {
+    let server = FakeHttp::start();
+    let dir = scratch("run-2026-old-server");
+    let suite = write(
+        &dir,
+        "old.yaml",
+        &format!(
+            "name: old server\nserver: {{transport: http, url: \"{}\"}}\nassert: {{tool: echo}}\n",
+            server.url("/old")
+        ),
+    );
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--protocol-version",
+        VERSION,
+        "--suite",
+        suite.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("server/discover failed") && all.contains("the server supports 2025-11-25"),
+        "{all}"
+    );
+    // Asked once: the version it refused is not one it lists.
+    assert_eq!(server.seen().len(), 1);
+}
+
+/// A 2026-07-28 stdio server in Node: `server/discover`, `tools/call` of
+/// `level` (the request's log level), `greet` (one round of elicitation)
+/// and `echo`; anything else, `initialize` included, is an error.
+const STDIO_SERVER: &str = r#"
+const rl = require('readline').createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+const text = (id, t) => send({ jsonrpc: '2.0', id, result: { resultType: 'complete', content: [{ type: 'text', text: t }] } });
+rl.on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.id === undefined) return;
+  const meta = (m.params && m.params._meta) || {};
+  if (meta['io.modelcontextprotocol/protocolVersion'] !== '2026-07-28') {
+    return send({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message: 'no protocol version in _meta' } });
+  }
+  if (m.method === 'server/discover') {
+    return send({ jsonrpc: '2.0', id: m.id, result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {}, logging: {} } } });
+  }
+  if (m.method !== 'tools/call') {
+    return send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no method ' + m.method } });
+  }
+  const p = m.params;
+  if (p.name === 'level') return text(m.id, String(meta['io.modelcontextprotocol/logLevel']));
+  if (p.name === 'echo') return text(m.id, p.arguments.message);
+  if (p.name === 'greet') {
+    if (!p.inputResponses) {
+      return send({ jsonrpc: '2.0', id: m.id, result: { resultType: 'input_required', inputRequests: { form: { method: 'elicitation/create', params: { mode: 'form', message: 'Who?', requestedSchema: { type: 'object', properties: { name: { type: 'string', default: 'Grace' }, age: { type: 'integer', default: 36 }, nick: { type: 'string' } } } } } } } });
+    }
+    const a = p.inputResponses.form;
+    return text(m.id, a.action + ' ' + JSON.stringify(a.content) + ' state=' + (p.requestState === undefined ? 'none' : p.requestState));
+  }
+  send({ jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'unknown tool' } });
+});
+"#;
+
+#[test]
+fn the_flag_makes_a_stdio_session_speak_2026_in_a_composed_suite() {
+    let dir = scratch("run-2026-stdio");
+    let script = write(&dir, "server.js", STDIO_SERVER);
+    let suite = write(
+        &dir,
+        "suite.yaml",
+        &format!(
+            r#"servers:
+  fake:
+    command: node
+    args: ["{}"]
+    client_capabilities:
+      elicitation: defaults
+tests:
+  - name: the log level travels in _meta
+    server: fake
+    assert_logging:
+      set_level: debug
+      tool: level
+      expect: {{equals: debug}}
+  - name: an elicitation is accepted with the schema's defaults
+    server: fake
+    assert:
+      tool: greet
+      expect:
+        equals: 'accept {{"age":36,"name":"Grace"}} state=none'
+  - name: a plain call
+    server: fake
+    assert:
+      tool: echo
+      args: {{message: hello}}
+      expect: {{equals: hello}}
+"#,
+            script.display()
+        ),
+    );
+    let captures = dir.join("captures");
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--protocol-version",
+        VERSION,
+        "--suite",
+        suite.to_str().unwrap(),
+        "--capture",
+        captures.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("3 passed"), "{out}");
+    let files: Vec<_> = std::fs::read_dir(&captures)
+        .expect("the capture directory")
+        .flatten()
+        .collect();
+    assert_eq!(files.len(), 3, "{files:?}");
+    for f in files {
+        let text = std::fs::read_to_string(f.path()).expect("a capture");
+        let capture: Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(request_methods(&capture)[0], "server/discover", "{capture}");
+        assert_eq!(capture["transport"], "stdio");
+    }
+}
+
+#[test]
+fn assert_logging_without_a_tool_has_nothing_to_check_in_2026() {
+    let dir = scratch("run-2026-setlevel");
+    let script = write(&dir, "server.js", STDIO_SERVER);
+    let suite = write(
+        &dir,
+        "level.yaml",
+        &format!(
+            "name: setLevel alone\nserver:\n  command: node\n  args: [\"{}\"]\n  protocol_version: 2026-07-28\nassert_logging:\n  set_level: info\n",
+            script.display()
+        ),
+    );
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(
+        format!("{out}{err}").contains("which protocol 2026-07-28 does not have"),
+        "{out}\n{err}"
+    );
+}
+
+#[test]
+fn an_unknown_protocol_version_is_refused_with_the_known_ones() {
+    let dir = scratch("run-2026-bad-version");
+    let suite = write(
+        &dir,
+        "bad.yaml",
+        "name: t\nserver:\n  command: x\n  protocol_version: 2026-02-30\nassert: {tool: t}\n",
+    );
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{out}\n{err}");
+    assert!(
+        err.contains("bad.yaml:4")
+            && err.contains("unknown protocol version `2026-02-30`")
+            && err.contains("2025-11-25, 2026-07-28"),
+        "{err}"
+    );
+
+    let good = write(
+        &dir,
+        "good.yaml",
+        "name: t\nserver: {command: x}\nassert: {tool: t}\n",
+    );
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--protocol-version",
+        "2027-01-01",
+        "--suite",
+        good.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{out}\n{err}");
+    assert!(
+        err.contains("unknown protocol version `2027-01-01`") && err.contains("2026-07-28"),
+        "{err}"
+    );
+}
