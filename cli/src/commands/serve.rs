@@ -71,6 +71,9 @@ On HTTP, the faults that alter messages (garbage-stdout, wrong-id, string-error-
 result-and-error, leaky-errors) apply to the JSON-RPC answers to POSTs and to the legacy
 SSE stream. `mcpcheck probe` finds what no-origin-check, hidden-tool, leaky-errors,
 guessable-session-ids, session-survives-delete and the *-resource-metadata faults plant.
+Requests of the 2026-07-28 revision (no initialize; _meta on every request) are served
+beside the older revisions, on both transports; stateful, ignore-header-mismatch,
+no-result-type and skip-meta-validation apply only to them.
 Documentation: docs/serve.md";
 
 /// Runs `mcpcheck serve`.
