@@ -541,3 +541,21 @@ async fn skip_meta_validation_fault_serves_a_request_without_meta() {
     stdio.send(&body).await;
     assert_eq!(first_text(&stdio.message().await), "bare");
 }
+
+#[tokio::test]
+async fn stateless_requests_are_not_held_to_the_session_limit() {
+    let server = HttpServer::start(&["--max-sessions", "1"]).await;
+    let mut legacy = RawHttp::new(&server.url);
+    legacy.initialize("2025-11-25").await;
+    let full = RawHttp::new(&server.url)
+        .post(&serve_support::initialize_request(1, "2025-11-25"))
+        .await;
+    assert_eq!(full.status(), 503, "a second session is one too many");
+    let (status, response) = exchange(
+        &server,
+        &call(2, "echo", json!({"message": "still"}), json!({})),
+    )
+    .await;
+    assert_eq!(status, 200, "{response}");
+    assert_eq!(first_text(&response), "still");
+}

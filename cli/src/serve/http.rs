@@ -322,11 +322,18 @@ impl App {
 
     /// A request that would open a session past `--max-sessions` gets 503:
     /// a POST to the endpoint without `Mcp-Session-Id` (an initialize), or
-    /// a legacy `GET /sse`.
+    /// a legacy `GET /sse`. A 2026-07-28 request, which names its method in
+    /// `Mcp-Method`, opens none.
     async fn session_cap(&self, request: &Request<Incoming>) -> Option<Response<Body>> {
         let path = request.uri().path();
         let opens = if path == self.path {
-            request.method() == Method::POST && !request.headers().contains_key("mcp-session-id")
+            let headers = request.headers();
+            let stateless = headers
+                .get("mcp-method")
+                .is_some_and(|m| m.as_bytes() != b"initialize");
+            request.method() == Method::POST
+                && !headers.contains_key("mcp-session-id")
+                && !stateless
         } else {
             request.method() == Method::GET && path == LEGACY_SSE_PATH
         };
