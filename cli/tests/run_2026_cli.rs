@@ -525,3 +525,115 @@ fn an_unknown_protocol_version_is_refused_with_the_known_ones() {
         "{err}"
     );
 }
+
+/// The tests of [`a_suite_runs_against_mcpcheck_serve_in_2026_over_stdio_and_http`],
+/// on the server named by `{server}`.
+const SERVE_SUITE: &str = r#"servers:
+  stdio:
+    command: "{bin}"
+    args: [serve]
+    protocol_version: 2026-07-28
+    client_capabilities: &mocks
+      roots: ["/srv/project"]
+      sampling: {text: "Lisbon", model: m1}
+      elicitation: {answer: "42"}
+  http:
+    transport: http
+    url: "{url}"
+    protocol_version: 2026-07-28
+    client_capabilities: *mocks
+defaultTest:
+  server: {server}
+tests:
+  - name: a setup capture feeds the request
+    setup:
+      - tool: structured
+        args: {city: Porto}
+        capture: {city: "$.city"}
+    assert: {tool: echo, args: {message: "in {{city}}"}, expect: {equals: "in Porto"}}
+  - name: sampling is answered as input
+    assert: {tool: sample, args: {prompt: "Capital?"}, expect: {equals: Lisbon}}
+  - name: elicitation is answered as input
+    assert: {tool: elicit, expect: {json_path: {"$.content.answer": "42"}}}
+  - name: roots are answered as input
+    assert: {tool: roots, expect: {json_path: {"$[0].uri": "file:///srv/project"}}}
+  - name: several rounds of input
+    assert: {tool: test_input_required_result_multi_round, expect: {not_error: true}}
+  - name: the log level goes with the call
+    assert_logging: {set_level: error, tool: log, args: {level: info}, expect: {contains: [suppressed]}}
+  - name: a prompt
+    assert_prompts: {get: {name: greeting, arguments: {name: Ada}}, expect: {contains: [Ada]}}
+"#;
+
+/// `mcpcheck serve --http` on a free port of 18110–18119, killed when
+/// dropped; `url` is its Streamable HTTP endpoint.
+struct Serve {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve_http() -> Serve {
+    // From the top of the range: the fake servers of the other tests,
+    // running at the same time, take theirs from the bottom.
+    let port = (18110..=18119)
+        .rev()
+        .find(|p| TcpListener::bind(("127.0.0.1", *p)).is_ok())
+        .expect("a free port in 18110-18119");
+    let mut child = cli_support::mcpcheck()
+        .args(["serve", "--http", &format!("127.0.0.1:{port}")])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start mcpcheck serve");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().expect("stderr"))
+        .read_line(&mut line)
+        .expect("its first line");
+    assert!(line.contains("listening on"), "{line}");
+    Serve {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+#[test]
+fn a_suite_runs_against_mcpcheck_serve_in_2026_over_stdio_and_http() {
+    let serve = serve_http();
+    let dir = scratch("run-2026-serve");
+    for server in ["stdio", "http"] {
+        let text = SERVE_SUITE
+            .replace("{bin}", cli_support::BIN)
+            .replace("{url}", &serve.url)
+            .replace("{server}", server);
+        let suite = write(&dir, &format!("{server}.yaml"), &text);
+        let captures = dir.join(format!("captures-{server}"));
+        let (code, out, err) = run_mcpcheck(&[
+            "run",
+            "--suite",
+            suite.to_str().unwrap(),
+            "--capture",
+            captures.to_str().unwrap(),
+        ]);
+        assert_eq!(code, Some(0), "{server}: {out}\n{err}");
+        assert!(out.contains("7 passed"), "{server}: {out}");
+        for f in std::fs::read_dir(&captures).expect("captures").flatten() {
+            let text = std::fs::read_to_string(f.path()).expect("a capture");
+            let capture: Value = serde_json::from_str(&text).expect("JSON");
+            let methods = request_methods(&capture);
+            assert_eq!(methods[0], "server/discover", "{server}: {capture}");
+            assert!(!methods.contains(&"initialize"), "{server}: {capture}");
+            assert!(
+                !methods.contains(&"logging/setLevel"),
+                "{server}: {capture}"
+            );
+        }
+    }
+}
