@@ -559,3 +559,31 @@ async fn stateless_requests_are_not_held_to_the_session_limit() {
     assert_eq!(status, 200, "{response}");
     assert_eq!(first_text(&response), "still");
 }
+
+/// `mcpcheck load --instances` over two servers started with `extra`, in
+/// the 2026-07-28 era: whether it found them stateless.
+async fn load_finds_stateless(extra: &[&str]) -> bool {
+    let a = HttpServer::start(extra).await;
+    let b = HttpServer::start(extra).await;
+    let instances = format!("{},{}", a.url, b.url);
+    let output = within(
+        "mcpcheck load",
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_mcpcheck"))
+            .args(["load", "--instances", &instances, "--call", "echo"])
+            .args(["--args", r#"{"message": "x"}"#, "--requests", "6"])
+            .args(["--protocol-version", REVISION])
+            .output(),
+    )
+    .await
+    .expect("run mcpcheck load");
+    output.status.success()
+}
+
+#[tokio::test]
+async fn load_instances_proves_plain_serve_stateless_and_not_the_stateful_fault() {
+    assert!(load_finds_stateless(&[]).await, "plain serve is stateless");
+    assert!(
+        !load_finds_stateless(&["--fault", "stateful"]).await,
+        "the stateful fault keeps state across requests"
+    );
+}
