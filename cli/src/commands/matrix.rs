@@ -49,8 +49,9 @@ pub struct MatrixArgs {
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 
-    /// The MCP protocol version to ask for at initialize.
-    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    /// The MCP protocol version to speak, as `mcpcheck run --protocol-version`
+    /// (a server's `protocol_version:` in the suite wins).
+    #[arg(long, value_name = "VERSION", default_value = "2025-11-25", value_parser = super::run::known_protocol_version)]
     pub protocol_version: String,
 
     /// How the table is printed.

@@ -93,7 +93,8 @@ impl LockGate {
             Some(f) => Some(fixture::copy(f)?),
             None => None,
         };
-        let mut endpoints: Vec<Endpoint> = Vec::new();
+        // Each server with the protocol version its tests speak to it.
+        let mut endpoints: Vec<(Endpoint, String)> = Vec::new();
         for (file, t) in tests.filter(|(_, t)| t.skip.is_none()) {
             let env = TestEnv::for_file(&suites[file].env);
             let path = copy.as_ref().map(|c| c.path.as_path());
@@ -102,11 +103,16 @@ impl LockGate {
             else {
                 continue;
             };
-            if !endpoints.iter().any(|e| e.label() == endpoint.label()) {
-                endpoints.push(endpoint);
+            if !endpoints.iter().any(|(e, _)| e.label() == endpoint.label()) {
+                let version = t
+                    .server
+                    .as_ref()
+                    .and_then(|s| s.protocol_version.clone())
+                    .unwrap_or_else(|| settings.protocol_version.clone());
+                endpoints.push((endpoint, version));
             }
         }
-        let endpoint = match endpoints.len() {
+        let (endpoint, version) = match endpoints.len() {
             0 => {
                 return Err(
                     "no test that ran uses a server, so there is no surface to compare".into(),
@@ -119,11 +125,12 @@ impl LockGate {
                 // label picks one of several.
                 let named = endpoints
                     .iter()
-                    .position(|e| e.label() == self.pinned.server);
+                    .position(|(e, _)| e.label() == self.pinned.server);
                 match named {
                     Some(i) => endpoints.remove(i),
                     None => {
-                        let labels: Vec<String> = endpoints.iter().map(Endpoint::label).collect();
+                        let labels: Vec<String> =
+                            endpoints.iter().map(|(e, _)| e.label()).collect();
                         return Err(format!(
                             "the suite reaches {n} servers ({}) and {} pins `{}`; run with --server CMD, or check each with `mcpcheck lock --check`",
                             labels.join(", "),
@@ -134,13 +141,9 @@ impl LockGate {
                 }
             }
         };
-        let listed = list_everything(
-            &endpoint,
-            &settings.protocol_version,
-            settings.default_timeout,
-        )
-        .await
-        .map_err(|e| format!("{}: cannot list what it offers: {e}", endpoint.label()))?;
+        let listed = list_everything(&endpoint, &version, settings.default_timeout)
+            .await
+            .map_err(|e| format!("{}: cannot list what it offers: {e}", endpoint.label()))?;
         drop(copy);
         let listing = json!({
             "tools": listed.tools,
