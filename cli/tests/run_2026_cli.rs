@@ -47,7 +47,9 @@ impl Seen {
 
 /// A 2026-07-28 Streamable HTTP server on a port of 18110–18119, answering
 /// each POST with one JSON body, and recording what it got. `/old` answers
-/// every request as a server that supports only 2025-11-25 would.
+/// every request as a 2026-07-28 server that supports only 2025-11-25
+/// would; `/legacy` as a server of the `initialize` era would (a request
+/// without a session is refused).
 struct FakeHttp {
     port: u16,
     seen: Arc<Mutex<Vec<Seen>>>,
@@ -117,6 +119,17 @@ fn serve_connection(stream: TcpStream, log: &Mutex<Vec<Seen>>) {
             headers,
             body: body.clone(),
         });
+        if path == "/legacy" {
+            let text = "Bad Request: No valid session ID provided";
+            let head = format!(
+                "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+                text.len()
+            );
+            if out.write_all(head.as_bytes()).is_err() || out.write_all(text.as_bytes()).is_err() {
+                return;
+            }
+            continue;
+        }
         let (status, answer) = if path == "/old" {
             (
                 "400 Bad Request",
@@ -372,6 +385,22 @@ fn a_server_without_2026_says_which_versions_it_supports() {
     );
     // Asked once: the version it refused is not one it lists.
     assert_eq!(server.seen().len(), 1);
+
+    let legacy = write(
+        &dir,
+        "legacy.yaml",
+        &format!(
+            "name: legacy server\nserver: {{transport: http, url: \"{}\", protocol_version: 2026-07-28}}\nassert: {{tool: echo}}\n",
+            server.url("/legacy")
+        ),
+    );
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", legacy.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("HTTP 400") && all.contains("does not know server/discover"),
+        "{all}"
+    );
 }
 
 /// A 2026-07-28 stdio server in Node: `server/discover`, `tools/call` of

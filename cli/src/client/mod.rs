@@ -262,7 +262,7 @@ impl Session {
     async fn discover(mut self, deadline: Deadline) -> Result<Session, SessionError> {
         let reply = self.request("server/discover", None, deadline).await;
         let problem = if let Some(failure) = reply.failure {
-            Some(failure)
+            Some(format!("{failure}{}", unsupported_hint(&Value::Null)))
         } else if let Some(err) = reply.error {
             Some(format!(
                 "server/discover failed: {}{}",
@@ -723,13 +723,14 @@ fn lists_version(error: &Value, version: &str) -> bool {
             .is_some_and(|s| s.iter().any(|v| v.as_str() == Some(version)))
 }
 
-/// What to do when `server/discover` was refused for its version: the
-/// versions the server listed, as a hint.
+/// What to do when `server/discover` failed with `error` (`Null` when no
+/// answer came): the versions the server listed when it refused this one,
+/// else a reminder that a server of the `initialize` era does not know it.
 fn unsupported_hint(error: &Value) -> String {
-    if error.get("code").and_then(Value::as_i64) != Some(UNSUPPORTED_PROTOCOL_VERSION) {
-        return String::new();
-    }
-    match error.pointer("/data/supported").and_then(Value::as_array) {
+    let listed = (error.get("code").and_then(Value::as_i64) == Some(UNSUPPORTED_PROTOCOL_VERSION))
+        .then(|| error.pointer("/data/supported").and_then(Value::as_array))
+        .flatten();
+    match listed {
         Some(list) => format!(
             " (the server supports {}; set `protocol_version` or `--protocol-version` to one of them)",
             list.iter()
@@ -737,7 +738,7 @@ fn unsupported_hint(error: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        None => String::new(),
+        None => "\na server that speaks only revisions with `initialize` does not know server/discover: set `protocol_version` (or `--protocol-version`) to its revision, e.g. 2025-11-25".into(),
     }
 }
 
