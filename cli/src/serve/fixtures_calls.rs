@@ -43,10 +43,7 @@ pub async fn run(
             let answer = elicit(name, message, context).await?;
             Ok(text(format!("Elicitation completed: {answer}")))
         }
-        fixtures::JSON_SCHEMA_TOOL => Ok(text(format!(
-            "Received contact: {}",
-            fixtures::contact(args)?
-        ))),
+        fixtures::JSON_SCHEMA_TOOL => Ok(text(fixtures::contact(args)?)),
         _ => {
             Args::new(args, &[])?;
             match name {
