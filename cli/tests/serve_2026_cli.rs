@@ -587,3 +587,65 @@ async fn load_instances_proves_plain_serve_stateless_and_not_the_stateful_fault(
         "the stateful fault keeps state across requests"
     );
 }
+
+#[tokio::test]
+async fn stdio_listen_streams_and_cancellation() {
+    let mut server = RawStdio::start(&["--fault", "hang-on-call"]);
+    let listen = request(
+        5,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+        json!({}),
+    );
+    server.send(&listen).await;
+    let ack = server.message().await;
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        5
+    );
+
+    server
+        .send(&call(6, "test_trigger_tool_change", json!({}), json!({})))
+        .await;
+    let mut seen = vec![server.message().await, server.message().await];
+    seen.sort_by_key(|m| m.get("id").is_some());
+    assert_eq!(
+        seen[0]["method"], "notifications/tools/list_changed",
+        "{seen:?}"
+    );
+    assert_eq!(seen[1]["id"], 6, "{seen:?}");
+
+    // A hung call and the listen stream are both stopped by
+    // notifications/cancelled: neither sends anything more.
+    server
+        .send(&call(7, "echo", json!({"message": "held"}), json!({})))
+        .await;
+    for id in [7, 5] {
+        server
+            .send(
+                &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id}}),
+            )
+            .await;
+    }
+    server
+        .send(&call(8, "test_trigger_tool_change", json!({}), json!({})))
+        .await;
+    server
+        .send(&request(9, "server/discover", json!({}), json!({})))
+        .await;
+    let mut ids = vec![
+        server.message().await["id"].clone(),
+        server.message().await["id"].clone(),
+    ];
+    ids.sort_by_key(|id| id.as_u64());
+    assert_eq!(
+        ids,
+        vec![json!(8), json!(9)],
+        "only the later requests are answered"
+    );
+}

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 use std::process::ExitCode;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::ServiceExt as _;
@@ -19,7 +19,7 @@ use tokio::io::{
     AsyncBufReadExt as _, AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _,
 };
 use tokio::sync::mpsc;
-use tokio::task::JoinSet;
+use tokio::task::{AbortHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 
 use super::auth::Identity;
@@ -53,7 +53,7 @@ pub async fn serve(shared: Arc<Shared>) -> ExitCode {
         modern: Arc::new(Modern::new(shared.clone(), false)),
         out: lines.clone(),
         initialized: false,
-        listens: Arc::default(),
+        running: HashMap::new(),
         closed: closed.clone(),
         tasks: JoinSet::new(),
     };
@@ -103,9 +103,9 @@ struct Front {
     out: mpsc::UnboundedSender<String>,
     /// Whether the client opened a legacy session with `initialize`.
     initialized: bool,
-    /// The open `subscriptions/listen` streams, by request id, to end one
-    /// on `notifications/cancelled`.
-    listens: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    /// The requests being answered (`subscriptions/listen` streams
+    /// included), by id, to stop one on `notifications/cancelled`.
+    running: HashMap<String, AbortHandle>,
     closed: CancellationToken,
     tasks: JoinSet<()>,
 }
@@ -123,45 +123,33 @@ impl Front {
             return false;
         }
         if method == Some("notifications/cancelled") {
+            // Stopped where it is: nothing more is sent for the request.
             let id = message.pointer("/params/requestId").map(Value::to_string);
-            if let Some(token) = id.and_then(|id| self.lock_listens().remove(&id)) {
-                token.cancel();
+            if let Some(task) = id.and_then(|id| self.running.remove(&id)) {
+                task.abort();
             }
             return true;
         }
+        let id = message.get("id").map(Value::to_string);
         let modern = self.modern.clone();
         let out = self.out.clone();
-        let listens = self.listens.clone();
         let closed = self.closed.clone();
-        self.tasks.spawn(async move {
+        let task = self.tasks.spawn(async move {
             let outcome = modern.handle(&message, None, Identity::anonymous()).await;
-            let listen = match outcome {
+            match outcome {
                 modern::Outcome::Reply(reply) => {
                     for message in reply.messages {
                         let _ = out.send(message.to_string());
                     }
-                    return;
                 }
-                modern::Outcome::Listen(listen) => listen,
-            };
-            let key = message.get("id").map(Value::to_string).unwrap_or_default();
-            let ended = CancellationToken::new();
-            listens
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(key.clone(), ended.clone());
-            stream_listen(listen, &out, &ended, &closed).await;
-            listens
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&key);
+                modern::Outcome::Listen(listen) => stream_listen(listen, &out, &closed).await,
+            }
         });
+        self.running.retain(|_, task| !task.is_finished());
+        if let Some(id) = id {
+            self.running.insert(id, task);
+        }
         true
-    }
-
-    fn lock_listens(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
-        // A plain map updated in single steps: a poisoned lock is usable.
-        self.listens.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Once stdin has closed: lets the requests still running finish
@@ -173,12 +161,11 @@ impl Front {
     }
 }
 
-/// Writes a listen stream's acknowledgment and notifications until it is
-/// cancelled or stdin closes.
+/// Writes a listen stream's acknowledgment and notifications until stdin
+/// closes (or the task is stopped by `notifications/cancelled`).
 async fn stream_listen(
     mut listen: modern::Listen,
     out: &mpsc::UnboundedSender<String>,
-    ended: &CancellationToken,
     closed: &CancellationToken,
 ) {
     if out.send(listen.acknowledgment.to_string()).is_err() {
@@ -194,7 +181,6 @@ async fn stream_listen(
                 }
                 None => return,
             },
-            () = ended.cancelled() => return,
             () = closed.cancelled() => return,
         }
     }
