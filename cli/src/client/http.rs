@@ -598,7 +598,12 @@ pub fn streamable(
             let _ = tokio::time::timeout(Duration::from_secs(30), sent_rx).await;
             if is_initialized && !get_stream_opened {
                 get_stream_opened = true;
-                open_get_stream(&client, &url, &headers, &session, &version, &inbound, &stop);
+                let opened =
+                    open_get_stream(&client, &url, &headers, &session, &version, &inbound, &stop);
+                // The stream is open (or refused) before the next request
+                // goes out, so a server that answers a request on the GET
+                // stream (or resumes one there) sees them in that order.
+                let _ = tokio::time::timeout(GET_STREAM_WAIT, opened).await;
             }
         }
     });
@@ -615,7 +620,12 @@ fn negotiated_version(inbound: &Inbound) -> Option<String> {
     })
 }
 
-/// Open the GET stream for server-initiated messages.
+/// How long the first request after `notifications/initialized` waits for
+/// the GET stream's answer.
+const GET_STREAM_WAIT: Duration = Duration::from_secs(1);
+
+/// Open the GET stream for server-initiated messages; the receiver fires
+/// once the server answered the GET (or it failed).
 fn open_get_stream(
     client: &reqwest::Client,
     url: &str,
@@ -624,7 +634,8 @@ fn open_get_stream(
     version: &Arc<Mutex<Option<String>>>,
     inbound: &Inbound,
     stop: &CancellationToken,
-) {
+) -> oneshot::Receiver<()> {
+    let (opened_tx, opened_rx) = oneshot::channel::<()>();
     let mut req = client
         .get(url)
         .headers(headers.clone())
@@ -642,6 +653,7 @@ fn open_get_stream(
             _ = stop.cancelled() => return,
             r = req.send() => r,
         };
+        let _ = opened_tx.send(());
         // 405: the server offers no stream; any other failure is not fatal
         // for requests, which carry their own answers.
         if let Ok(resp) = resp
@@ -650,6 +662,7 @@ fn open_get_stream(
             read_body(resp, &inbound, &stop, None).await;
         }
     });
+    opened_rx
 }
 
 /// A legacy SSE session: the stream reader and the POST endpoint.
