@@ -649,3 +649,47 @@ async fn stdio_listen_streams_and_cancellation() {
         "only the later requests are answered"
     );
 }
+
+#[tokio::test]
+async fn mcp_param_headers_must_mirror_the_marked_arguments() {
+    let server = HttpServer::start(&[]).await;
+    let listed = exchange(&server, &request(1, "tools/list", json!({}), json!({})))
+        .await
+        .1;
+    let tool = listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .find(|t| t["name"] == "test_custom_header")
+        .expect("the x-mcp-header fixture is listed")
+        .clone();
+    assert_eq!(
+        tool["inputSchema"]["properties"]["region"]["x-mcp-header"],
+        "Region"
+    );
+
+    let body = call(
+        2,
+        "test_custom_header",
+        json!({"region": "Hello"}),
+        json!({}),
+    );
+    for (value, accepted) in [
+        (Some("Hello"), true),
+        (Some("=?base64?SGVsbG8=?="), true),
+        (Some("=?base64?SGVsbG8?="), false),
+        (Some("Goodbye"), false),
+        (None, false),
+    ] {
+        let response = post(&server, &body, &[("mcp-param-region", value)]).await;
+        let status = response.status().as_u16();
+        let response = answer(response).await;
+        if accepted {
+            assert_eq!(status, 200, "{value:?}: {response}");
+            assert_eq!(first_text(&response), "region: Hello");
+        } else {
+            assert_eq!(status, 400, "{value:?}");
+            assert_eq!(response["error"]["code"], -32020, "{value:?}: {response}");
+        }
+    }
+}

@@ -533,10 +533,19 @@ impl App {
                 .and_then(|v| v.to_str().ok())
                 .map(str::to_owned)
         };
+        let params = parts
+            .headers
+            .iter()
+            .filter_map(|(name, value)| {
+                let suffix = name.as_str().strip_prefix("mcp-param-")?;
+                Some((suffix.to_owned(), value.to_str().ok()?.to_owned()))
+            })
+            .collect();
         let headers = modern::Headers {
             protocol_version: header("mcp-protocol-version"),
             method: header("mcp-method"),
             name: header("mcp-name"),
+            params,
         };
         let identity = parts
             .extensions

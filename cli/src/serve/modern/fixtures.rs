@@ -88,11 +88,29 @@ pub fn tools() -> Vec<Value> {
             "test_trigger_prompt_change",
             "Announces notifications/prompts/list_changed on every open subscriptions/listen stream.",
         ),
+        json!({
+            "name": "test_custom_header",
+            "description": "Echoes `region`, which an HTTP client mirrors into the Mcp-Param-Region header (x-mcp-header); a header that does not match the argument is refused with -32020.",
+            "inputSchema": {
+                "type": "object",
+                "properties": { "region": { "type": "string", "x-mcp-header": "Region" } },
+                "required": ["region"],
+            },
+        }),
         tool(
             "test_logging_tool",
             "Runs `log` at level info: the message is sent only when the request's _meta sets a logLevel.",
         ),
     ]
+}
+
+/// The arguments of `tool` an HTTP client mirrors into `Mcp-Param-*`
+/// headers (`x-mcp-header`): `(argument, header name suffix)`.
+pub fn mirrored(tool: &str) -> &'static [(&'static str, &'static str)] {
+    match tool {
+        "test_custom_header" => &[("region", "Region")],
+        _ => &[],
+    }
 }
 
 /// The built-in tool and arguments a fixture tool stands for, when the
@@ -201,7 +219,12 @@ fn require(capabilities: &Value, names: &[&str]) -> Option<Step> {
 }
 
 /// The step of the fixture tool `name`, or `None` if no fixture has it.
-pub fn call_tool(name: &str, capabilities: &Value, answers: &Map<String, Value>) -> Option<Step> {
+pub fn call_tool(
+    name: &str,
+    arguments: &Value,
+    capabilities: &Value,
+    answers: &Map<String, Value>,
+) -> Option<Step> {
     let needs = |names: &[&str]| require(capabilities, names);
     let step = match name {
         "test_input_required_result_elicitation" => needs(&["elicitation"]).unwrap_or_else(|| {
@@ -283,6 +306,13 @@ pub fn call_tool(name: &str, capabilities: &Value, answers: &Map<String, Value>)
                 |_| text("confirmed"),
             )
         }),
+        "test_custom_header" => Step::Done(text(format!(
+            "region: {}",
+            arguments
+                .get("region")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+        ))),
         "test_trigger_tool_change" => Step::Done(text("announced: the tool list changed")),
         "test_trigger_prompt_change" => Step::Done(text("announced: the prompt list changed")),
         _ => return None,
@@ -320,9 +350,12 @@ mod tests {
     #[test]
     fn elicitation_asks_then_completes() {
         let none = Map::new();
-        let Some(Step::Ask(asked)) =
-            call_tool("test_input_required_result_elicitation", &all(), &none)
-        else {
+        let Some(Step::Ask(asked)) = call_tool(
+            "test_input_required_result_elicitation",
+            &json!({}),
+            &all(),
+            &none,
+        ) else {
             panic!("expected input requests");
         };
         assert_eq!(asked[0].0, "user_name");
@@ -331,9 +364,12 @@ mod tests {
             "user_name".into(),
             json!({"action": "accept", "content": {"name": "Alice"}}),
         );
-        let Some(Step::Done(result)) =
-            call_tool("test_input_required_result_elicitation", &all(), &answers)
-        else {
+        let Some(Step::Done(result)) = call_tool(
+            "test_input_required_result_elicitation",
+            &json!({}),
+            &all(),
+            &answers,
+        ) else {
             panic!("expected a result");
         };
         assert!(result.to_string().contains("Alice"));
@@ -344,6 +380,7 @@ mod tests {
         let only_sampling = json!({ "sampling": {} });
         let Some(Step::Ask(asked)) = call_tool(
             "test_input_required_result_capabilities",
+            &json!({}),
             &only_sampling,
             &Map::new(),
         ) else {
@@ -355,7 +392,12 @@ mod tests {
                 .all(|(_, r)| r["method"] == "sampling/createMessage")
         );
         assert_eq!(
-            call_tool("test_missing_capability", &json!({}), &Map::new()),
+            call_tool(
+                "test_missing_capability",
+                &json!({}),
+                &json!({}),
+                &Map::new()
+            ),
             Some(Step::Missing(json!({ "sampling": {} })))
         );
     }
@@ -364,9 +406,12 @@ mod tests {
     fn multi_round_asks_one_round_at_a_time() {
         let mut answers = Map::new();
         answers.insert("step1".into(), json!({"action": "accept"}));
-        let Some(Step::Ask(asked)) =
-            call_tool("test_input_required_result_multi_round", &all(), &answers)
-        else {
+        let Some(Step::Ask(asked)) = call_tool(
+            "test_input_required_result_multi_round",
+            &json!({}),
+            &all(),
+            &answers,
+        ) else {
             panic!("expected a second round");
         };
         assert_eq!(asked[0].0, "step2");
@@ -376,9 +421,10 @@ mod tests {
     fn every_listed_tool_has_a_step() {
         for tool in tools() {
             let name = tool["name"].as_str().expect("a name");
-            let served = call_tool(name, &all(), &Map::new()).is_some() || alias(name).is_some();
+            let served =
+                call_tool(name, &json!({}), &all(), &Map::new()).is_some() || alias(name).is_some();
             assert!(served, "{name}");
         }
-        assert!(call_tool("echo", &all(), &Map::new()).is_none());
+        assert!(call_tool("echo", &json!({}), &all(), &Map::new()).is_none());
     }
 }

@@ -97,6 +97,9 @@ pub struct Headers {
     pub protocol_version: Option<String>,
     pub method: Option<String>,
     pub name: Option<String>,
+    /// The `Mcp-Param-*` headers: the name after `Mcp-Param-`, lowercased,
+    /// and the value.
+    pub params: Vec<(String, String)>,
 }
 
 /// What to send back for one message: `messages` in order (notifications,
@@ -422,7 +425,10 @@ impl Modern {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let fixture = match method {
-            "tools/call" => fixtures::call_tool(name, &envelope.capabilities, &answers),
+            "tools/call" => {
+                let arguments = params.get("arguments").unwrap_or(&Value::Null);
+                fixtures::call_tool(name, arguments, &envelope.capabilities, &answers)
+            }
             "prompts/get" => fixtures::get_prompt(name, &envelope.capabilities, &answers),
             _ => None,
         };
@@ -621,6 +627,55 @@ fn named(method: &str, params: &Map<String, Value>) -> Option<Option<String>> {
     Some(params.get(field).and_then(Value::as_str).map(str::to_owned))
 }
 
+/// Whether the `Mcp-Param-*` headers mirror the arguments that the tool's
+/// schema marks with `x-mcp-header`: each present argument needs its header,
+/// with the same value; an absent one, none.
+fn check_param_headers(headers: &Headers, params: &Map<String, Value>) -> Result<(), String> {
+    let tool = params
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    for (argument, suffix) in fixtures::mirrored(tool) {
+        let value = params
+            .get("arguments")
+            .and_then(|a| a.get(*argument))
+            .map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+        let header = headers
+            .params
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case(suffix))
+            .map(|(_, value)| header_text(value));
+        match (value, header) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(format!(
+                    "the Mcp-Param-{suffix} header is required: argument `{argument}` is given"
+                ));
+            }
+            (None, Some(_)) => {
+                return Err(format!(
+                    "the Mcp-Param-{suffix} header is sent, but argument `{argument}` is not"
+                ));
+            }
+            (Some(_), Some(None)) => {
+                return Err(format!(
+                    "the Mcp-Param-{suffix} header is not valid base64 UTF-8"
+                ));
+            }
+            (Some(value), Some(Some(given))) if value != given => {
+                return Err(format!(
+                    "the Mcp-Param-{suffix} header ({given}) does not match argument `{argument}` ({value})"
+                ));
+            }
+            (Some(_), Some(Some(_))) => {}
+        }
+    }
+    Ok(())
+}
+
 /// A header value, with the `=?base64?…?=` form decoded.
 fn header_text(value: &str) -> Option<String> {
     match value
@@ -676,6 +731,9 @@ fn check_headers(
             }
         }
     }
+    if method == "tools/call" {
+        check_param_headers(headers, params)?;
+    }
     Ok(())
 }
 
@@ -708,6 +766,7 @@ mod tests {
             protocol_version: Some(REVISION.into()),
             method: Some(m.into()),
             name: n.map(str::to_owned),
+            params: Vec::new(),
         };
         assert!(
             check_headers(
@@ -772,6 +831,41 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    #[test]
+    fn param_headers_must_mirror_the_marked_arguments() {
+        let params = |region: Option<&str>| {
+            let mut params = Map::new();
+            params.insert("name".into(), json!("test_custom_header"));
+            let arguments = region.map_or(json!({}), |r| json!({ "region": r }));
+            params.insert("arguments".into(), arguments);
+            params
+        };
+        let headers = |value: Option<&str>| Headers {
+            params: value
+                .map(|v| vec![("region".to_owned(), v.to_owned())])
+                .unwrap_or_default(),
+            ..Headers::default()
+        };
+        let check = |h: Option<&str>, r: Option<&str>| check_param_headers(&headers(h), &params(r));
+        assert!(check(Some("eu"), Some("eu")).is_ok());
+        assert!(check(Some("=?base64?SGVsbG8=?="), Some("Hello")).is_ok());
+        assert!(
+            check(Some("=?base64?SGVsbG8?="), Some("Hello")).is_err(),
+            "bad padding"
+        );
+        assert!(
+            check(Some("=?base64?SGVs!!!bG8=?="), Some("Hello")).is_err(),
+            "bad characters"
+        );
+        assert!(
+            check(Some("=?base64?SGVsbG8="), Some("=?base64?SGVsbG8=")).is_ok(),
+            "literal"
+        );
+        assert!(check(None, Some("eu")).is_err());
+        assert!(check(Some("us"), Some("eu")).is_err());
+        assert!(check(None, None).is_ok());
     }
 
     #[test]
