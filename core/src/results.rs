@@ -201,6 +201,10 @@ pub struct MetricResult {
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct TestResult {
     pub name: String,
+    /// The suite file the test is in; absent outside a suite (the npm
+    /// package's single checks).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
     pub file: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,

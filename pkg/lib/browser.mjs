@@ -5,7 +5,17 @@
 // some other way.
 import initWasm from '../web/mcpcheck-web.js';
 
-export { checkResponse, checkTrajectory, checkCapture, captureTimeline, validateSuite, lintListing, scanListing, version } from '../web/mcpcheck-web.js';
+export {
+  checkResponse,
+  checkTrajectory,
+  checkCapture,
+  captureTimeline,
+  validateSuite,
+  lintListing,
+  scanListing,
+  version,
+} from '../web/mcpcheck-web.js';
+export { McpcheckError, formatResult } from './support.mjs';
 
 let loading;
 

@@ -3,6 +3,7 @@
 // (mcpcheck-web) by wasm-bindgen; only `init` is declared here, without DOM
 // types, so a Node project type-checks without `lib: ["dom"]`.
 export * from '../node/mcpcheck-web.js';
+export { McpcheckError, formatResult } from './support.js';
 
 /**
  * Does nothing in Node: the module is loaded on require. It exists so that

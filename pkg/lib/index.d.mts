@@ -3,6 +3,7 @@
 // shapes they take and return are generated from the Rust crate
 // (mcpcheck-web) by wasm-bindgen; only `init` is declared here.
 export * from '../node/mcpcheck-web.js';
+export { McpcheckError, formatResult } from './support.js';
 
 /**
  * Load the WebAssembly module. In browsers, await it once before calling any

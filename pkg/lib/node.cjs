@@ -4,6 +4,7 @@
 'use strict';
 
 const wasm = require('../node/mcpcheck-web.js');
+const { McpcheckError, formatResult } = require('./support.cjs');
 
 async function init() {}
 
@@ -15,6 +16,8 @@ module.exports = {
   validateSuite: wasm.validateSuite,
   lintListing: wasm.lintListing,
   scanListing: wasm.scanListing,
+  formatResult,
+  McpcheckError,
   version: wasm.version,
   init,
   default: init,

@@ -4,6 +4,7 @@
 // DOM types the browser entry's `init` takes, so a Node project type-checks
 // without `lib: ["dom"]`.
 export * from '../node/mcpcheck-web.js';
+export { McpcheckError, formatResult } from './support.js';
 
 /**
  * Does nothing in Node: the module is loaded on import. It exists so that

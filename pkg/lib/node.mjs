@@ -2,9 +2,21 @@
 // `nodejs` glue), re-exported by name.
 import { createRequire } from 'node:module';
 
-const wasm = createRequire(import.meta.url)('../node/mcpcheck-web.js');
+// One instance for both module systems: this entry re-exports the CommonJS one.
+const entry = createRequire(import.meta.url)('./node.cjs');
 
-export const { checkResponse, checkTrajectory, checkCapture, captureTimeline, validateSuite, lintListing, scanListing, version } = wasm;
+export const {
+  checkResponse,
+  checkTrajectory,
+  checkCapture,
+  captureTimeline,
+  validateSuite,
+  lintListing,
+  scanListing,
+  formatResult,
+  McpcheckError,
+  version,
+} = entry;
 
 /** Nothing to load in Node; present so browser code runs unchanged. */
 export async function init() {}

@@ -43,9 +43,15 @@ test('the tarball holds the entries, the glue, one .wasm and the types, nothing 
     'lib/browser.mjs',
     'lib/index.d.cts',
     'lib/index.d.mts',
+    'lib/matchers.cjs',
+    'lib/matchers.d.ts',
+    'lib/matchers.mjs',
     'lib/node.cjs',
     'lib/node.d.mts',
     'lib/node.mjs',
+    'lib/support.cjs',
+    'lib/support.d.ts',
+    'lib/support.mjs',
     'node/mcpcheck-web.d.ts',
     'node/mcpcheck-web.js',
     'node/mcpcheck-web_bg.wasm',
@@ -73,6 +79,17 @@ test('a .cjs requires it', () => {
   assert.deepEqual(JSON.parse(node(['check.cjs'], project)), want(version));
 });
 
+test('mcpcheck/matchers loads from both module systems, with the same verdicts', () => {
+  const use = `const hit = matchers.toSatisfyMcpcheck({ content: [{ type: 'text', text: 'Paris' }] }, { contains: ['Paris'] });
+const miss = matchers.toSatisfyMcpcheck({ content: [{ type: 'text', text: 'Paris' }] }, { contains: ['Rome'] });
+console.log(JSON.stringify([hit.pass, miss.pass, miss.message().includes("expected text to contain 'Rome'")]));`;
+  writeFileSync(join(project, 'matchers.mjs'), `import { matchers } from 'mcpcheck/matchers';\n${use}`);
+  writeFileSync(join(project, 'matchers.cjs'), `const { matchers } = require('mcpcheck/matchers');\n${use}`);
+  for (const file of ['matchers.mjs', 'matchers.cjs']) {
+    assert.deepEqual(JSON.parse(node([file], project)), [true, false, true], file);
+  }
+});
+
 test('the browser entry works once init() is given the module', () => {
   // Node resolves `mcpcheck` to the Node entry; load the browser file itself.
   writeFileSync(
@@ -85,12 +102,29 @@ ${SCRIPT}`,
   assert.deepEqual(JSON.parse(node(['browser.mjs'], project)), want(version));
 });
 
+/** Run tsc in `dir`; a failure carries tsc's messages. */
+function typeCheck(tsc, dir) {
+  try {
+    execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: dir, encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) {
+    assert.fail(`tsc in ${dir}:\n${e.stdout}${e.stderr}`);
+  }
+}
+
 test('TypeScript type-checks a user module against the declarations', () => {
   const tsc = join(pkgDir, 'node_modules', 'typescript', 'bin', 'tsc');
   writeFileSync(
     join(project, 'check.mts'),
-    `import init, { checkCapture, checkResponse, checkTrajectory, validateSuite, version, type InvariantsReport, type TestResult, type McpcheckError } from 'mcpcheck';
+    `import init, { checkCapture, checkResponse, checkTrajectory, formatResult, validateSuite, version, McpcheckError, type InvariantsReport, type TestResult } from 'mcpcheck';
+import { matchers, type McpcheckMatchers } from 'mcpcheck/matchers';
 await init();
+const passed: boolean = checkResponse({ contains: ['a'] }, '{"content": []}').ok;
+const text: string = formatResult(checkResponse({ contains: ['a'] }, '{"content": []}'));
+try { validateSuite('x'); } catch (e) { if (e instanceof McpcheckError) { const code: 'MCPCHECK_INVALID_INPUT' | 'MCPCHECK_INVALID_ARGUMENT' | 'MCPCHECK_INVALID_OPTION' = e.code; console.log(code); } }
+const verdict: boolean = matchers.toSatisfyMcpcheck({}, { contains: ['a'] }).pass;
+declare const assertion: McpcheckMatchers<void>;
+assertion.toSatisfyMcpcheck({ contains: ['a'] }, { today: '2026-01-01' });
+console.log(passed, text, verdict);
 const r: TestResult = checkResponse({ expect: { contains: ['a'] }, threshold: 0.5 }, '{"content": []}', { today: '2026-01-31' });
 const statuses: ('pass' | 'fail' | 'error' | 'skip')[] = [r.status];
 const reasons: (string | undefined)[] = r.checks.map((c) => c.reason);
@@ -116,7 +150,7 @@ console.log(r.status, mcpcheck.version());
     join(project, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022', 'dom'], skipLibCheck: false } }),
   );
-  execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: project, encoding: 'utf8' });
+  typeCheck(tsc, project);
   // A strict Node project without the DOM lib (no `lib: ["dom"]`, no
   // @types/node): the Node entries' types stand alone.
   const bare = join(project, 'no-dom');
@@ -127,7 +161,7 @@ console.log(r.status, mcpcheck.version());
 await init();
 const r: TestResult = checkResponse({ expect: { contains: ['a'] } }, '{"content": []}');
 const s: ScanReport = scanListing({ tools: [] });
-export const out: [string, boolean] = [r.status, s.passed];
+export const out: [string, boolean, boolean] = [r.status, s.passed, s.ok];
 `,
   );
   writeFileSync(
@@ -135,13 +169,14 @@ export const out: [string, boolean] = [r.status, s.passed];
     `import mcpcheck = require('mcpcheck');
 void mcpcheck.init();
 export const status: string = mcpcheck.checkResponse('expect:\\n  not_error: true', { content: [] }).status;
+export const isError = (e: unknown): boolean => e instanceof mcpcheck.McpcheckError && e.code === 'MCPCHECK_INVALID_INPUT';
 `,
   );
   writeFileSync(
     join(bare, 'tsconfig.json'),
     JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022'], types: [], skipLibCheck: false } }),
   );
-  execFileSync(process.execPath, [tsc, '-p', '.'], { cwd: bare, encoding: 'utf8' });
+  typeCheck(tsc, bare);
   rmSync(bare, { recursive: true });
   // And a wrong use is caught.
   rmSync(join(project, 'check.cts'));

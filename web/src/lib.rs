@@ -168,24 +168,85 @@ export interface ScanReport {
  * listing or an option is wrong. */
 export function scanListing(listing: Listing | Listing[], options?: ScanOptions): ScanReport;
 
-/** The error every export throws on an input it cannot read. */
+/** The error every export throws on an input it cannot read (the class
+ * is exported by the package's entry points; `name` is `"McpcheckError"`). */
 export interface McpcheckError extends Error {
+  name: "McpcheckError";
+  /** Which kind of problem: a text or document that cannot be read
+   * (`MCPCHECK_INVALID_INPUT`), an argument of the wrong kind, e.g. a number
+   * where text is expected (`MCPCHECK_INVALID_ARGUMENT`), or an unknown or
+   * wrong option (`MCPCHECK_INVALID_OPTION`). */
+  code: "MCPCHECK_INVALID_INPUT" | "MCPCHECK_INVALID_ARGUMENT" | "MCPCHECK_INVALID_OPTION";
   /** Every problem found, in order (empty for a problem that is not in a
    * text, e.g. a bad option). */
   diagnostics: Diagnostic[];
   /** The diagnostics with source excerpts, as the CLI prints them. */
   rendered: string;
 }
+
+/** Load a suite file (either form) and report every problem in it, as
+ * `mcpcheck validate` does; `fileName` (default `suite.yaml`) names it in
+ * the diagnostics. The problems are the result; it throws a
+ * {@link McpcheckError} only when given something other than text. */
+export function validateSuite(yamlText: string, fileName?: string): SuiteValidation;
+
+/** `ok`: the one success spelling of every result the package returns. */
+export interface TestResult {
+  /** `status` is `"pass"`. */
+  ok: boolean;
+}
+export interface CheckResult {
+  /** `status` is `"pass"`. */
+  ok: boolean;
+}
+export interface InvariantsReport {
+  /** The same as `passed`. */
+  ok: boolean;
+}
+export interface LintReport {
+  /** The same as `passed`. */
+  ok: boolean;
+}
+export interface ScanReport {
+  /** The same as `passed`. */
+  ok: boolean;
+}
 "#;
 
-/// Throw-able error: `message` is the core's; `diagnostics` and `rendered`
-/// carry the detail.
-fn error(message: &str, diags: &[Diagnostic], source: Option<&str>) -> JsValue {
+/// What went wrong, as the `code` of the thrown error (the npm package's
+/// `McpcheckError`): stable strings a caller can branch on.
+#[derive(Clone, Copy)]
+enum ErrorCode {
+    /// A text or document could not be read (the diagnostics say where).
+    Input,
+    /// An argument of the wrong kind: a number where text was expected,
+    /// bytes that are not UTF-8, a missing argument.
+    Argument,
+    /// An option that does not exist or has a wrong value.
+    Option,
+}
+
+impl ErrorCode {
+    fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Input => "MCPCHECK_INVALID_INPUT",
+            ErrorCode::Argument => "MCPCHECK_INVALID_ARGUMENT",
+            ErrorCode::Option => "MCPCHECK_INVALID_OPTION",
+        }
+    }
+}
+
+/// Throw-able error named `McpcheckError`: `message` is the core's; `code`
+/// says which kind of problem it is; `diagnostics` and `rendered` carry the
+/// detail.
+fn error(code: ErrorCode, message: &str, diags: &[Diagnostic], source: Option<&str>) -> JsValue {
     let err = js_sys::Error::new(message);
+    err.set_name("McpcheckError");
     let list: Vec<Value> = diags.iter().map(api::diagnostic_json).collect();
     let rendered = diag::render(diags, &|_| source, Paint::Plain);
     // Setting a property on a fresh Error object cannot fail; if it somehow
     // did, the message alone still reaches the caller.
+    let _ = js_sys::Reflect::set(&err, &"code".into(), &code.as_str().into());
     let _ = js_sys::Reflect::set(&err, &"diagnostics".into(), &to_js(&list));
     let _ = js_sys::Reflect::set(&err, &"rendered".into(), &rendered.into());
     err.into()
@@ -198,11 +259,58 @@ fn load_error(diags: &[Diagnostic], source: Option<&str>) -> JsValue {
         .map(Diagnostic::one_line)
         .collect::<Vec<_>>()
         .join("\n");
-    error(&message, diags, source)
+    error(ErrorCode::Input, &message, diags, source)
 }
 
-fn plain_error(message: &str) -> JsValue {
-    error(message, &[], None)
+/// An input that is readable but not what the export takes.
+fn input_error(message: &str) -> JsValue {
+    error(ErrorCode::Input, message, &[], None)
+}
+
+fn argument_error(message: &str) -> JsValue {
+    error(ErrorCode::Argument, message, &[], None)
+}
+
+fn option_error(message: &str) -> JsValue {
+    error(ErrorCode::Option, message, &[], None)
+}
+
+/// Set `ok` (the one success spelling of every export) on a result object.
+fn set_ok(target: &JsValue, ok: bool) {
+    // Setting a property on an object parsed from JSON cannot fail.
+    let _ = js_sys::Reflect::set(target, &"ok".into(), &JsValue::from_bool(ok));
+}
+
+/// A test result as JavaScript: the results document's shape, with `ok` on
+/// the test and on each of its checks (`status` is `pass`), and the text
+/// `mcpcheck check` prints for it under the registered symbol
+/// `mcpcheck.text` (not enumerable, so `JSON.stringify` and the shape are
+/// unchanged), which the package's `formatResult` returns.
+fn test_result_js(result: &mcpcheck_core::results::TestResult) -> JsValue {
+    use mcpcheck_core::report::text::{TextOptions, test_block};
+    use mcpcheck_core::results::{CheckStatus, TestStatus};
+    let js = to_js(result);
+    set_ok(&js, result.status == TestStatus::Pass);
+    let text = test_block(
+        result,
+        TextOptions {
+            paint: Paint::Plain,
+            all_checks: true,
+        },
+    );
+    let descriptor = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&descriptor, &"value".into(), &text.into());
+    if let Ok(object) = js.clone().dyn_into::<js_sys::Object>() {
+        let key = js_sys::Symbol::for_("mcpcheck.text");
+        js_sys::Object::define_property(&object, &key.into(), &descriptor);
+    }
+    if let Ok(checks) = js_sys::Reflect::get(&js, &"checks".into()) {
+        let checks = js_sys::Array::from(&checks);
+        for (js_check, check) in checks.iter().zip(&result.checks) {
+            set_ok(&js_check, check.status == CheckStatus::Pass);
+        }
+    }
+    js
 }
 
 /// A serializable value as a plain JavaScript object.
@@ -227,17 +335,19 @@ fn from_js(v: &JsValue, what: &str) -> Result<Value, JsValue> {
     if let Some(bytes) = bytes {
         return String::from_utf8(bytes)
             .map(Value::String)
-            .map_err(|e| plain_error(&format!("{what} is bytes that are not UTF-8 text: {e}")));
+            .map_err(|e| argument_error(&format!("{what} is bytes that are not UTF-8 text: {e}")));
     }
     if v.is_undefined() {
-        return Err(plain_error(&format!("{what} is missing")));
+        return Err(argument_error(&format!("{what} is missing")));
     }
     let text = js_sys::JSON::stringify(v)
-        .map_err(|_| plain_error(&format!("{what} cannot be converted to JSON")))?;
+        .map_err(|_| argument_error(&format!("{what} cannot be converted to JSON")))?;
     let Some(text) = text.as_string() else {
-        return Err(plain_error(&format!("{what} cannot be converted to JSON")));
+        return Err(argument_error(&format!(
+            "{what} cannot be converted to JSON"
+        )));
     };
-    serde_json::from_str(&text).map_err(|e| plain_error(&format!("{what} is not JSON: {e}")))
+    serde_json::from_str(&text).map_err(|e| argument_error(&format!("{what} is not JSON: {e}")))
 }
 
 /// The mcpcheck version (the crates and the npm package move together).
@@ -264,7 +374,7 @@ pub fn check_response(
             api::load_response(RESPONSE_FILE, &text).map_err(|d| load_error(&[d], Some(&text)))?
         }
         v => match api::response_kind_error(&v) {
-            Some(message) => return Err(plain_error(&message)),
+            Some(message) => return Err(input_error(&message)),
             None => v,
         },
     };
@@ -272,8 +382,8 @@ pub fn check_response(
         Some(o) => from_js(o, "the options")?,
         None => Value::Null,
     };
-    let facts = api::facts_from_json(&options).map_err(|e| plain_error(&e.to_string()))?;
-    Ok(to_js(&api::check_response(&doc, response, &facts)))
+    let facts = api::facts_from_json(&options).map_err(|e| option_error(&e.to_string()))?;
+    Ok(test_result_js(&api::check_response(&doc, response, &facts)))
 }
 
 /// Check a trace against trajectory assertions; returns the test outcome.
@@ -289,7 +399,7 @@ pub fn check_trajectory(
     let assertions = from_js(&assertions, "the trajectory assertions")?;
     let doc = api::load_trajectory_value(TRAJECTORY_FILE, &assertions)
         .map_err(|d| load_error(&d, assertions.as_str()))?;
-    Ok(to_js(&api::check_trajectory(&doc, entries)))
+    Ok(test_result_js(&api::check_trajectory(&doc, entries)))
 }
 
 /// Check a captured session against the conformance invariants, as
@@ -307,8 +417,11 @@ pub fn check_capture(
         api::check_capture(CAPTURE_FILE, &text).map_err(|d| load_error(&d, Some(&text)))?;
     // Parsed from the CLI's own text, so the object's keys come in the
     // documented order and `JSON.stringify(report, null, 2)` is byte for byte
-    // what `mcpcheck invariants --format json` prints.
-    Ok(js_sys::JSON::parse(&report).unwrap_or(JsValue::NULL))
+    // what `mcpcheck invariants --format json` prints, plus `ok` (= `passed`).
+    let js = js_sys::JSON::parse(&report).unwrap_or(JsValue::NULL);
+    let passed = js_sys::Reflect::get(&js, &"passed".into()).is_ok_and(|v| v.is_truthy());
+    set_ok(&js, passed);
+    Ok(js)
 }
 
 /// A capture's sessions as a timeline: each exchange summed up (method, id,
@@ -336,12 +449,13 @@ pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
     let listing = listing_from_js(&listing)?;
     let options: LintOptions = options_from_js(&options)?;
     let findings =
-        lint::lint_listing(&listing, &options).map_err(|e| plain_error(&e.to_string()))?;
+        lint::lint_listing(&listing, &options).map_err(|e| option_error(&e.to_string()))?;
     // Parsed from the CLI's own text, so the keys come in the documented
     // order and the report is what `mcpcheck lint --format json` prints.
     let report = js_sys::JSON::parse(&lint::report::json(&findings)).unwrap_or(JsValue::NULL);
-    let passed = JsValue::from_bool(lint::passed(&findings, options.strict));
-    let _ = js_sys::Reflect::set(&report, &"passed".into(), &passed);
+    let passed = lint::passed(&findings, options.strict);
+    let _ = js_sys::Reflect::set(&report, &"passed".into(), &JsValue::from_bool(passed));
+    set_ok(&report, passed);
     Ok(report)
 }
 
@@ -363,18 +477,19 @@ pub fn scan_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
     let listing = listing_from_js(&listing)?;
     let options: ScanJsOptions = options_from_js(&options)?;
     let name = options.name.unwrap_or_else(|| "listing".to_string());
-    let servers = scan::servers_in(&name, listing).map_err(|e| plain_error(&e.to_string()))?;
+    let servers = scan::servers_in(&name, listing).map_err(|e| input_error(&e.to_string()))?;
     let options = scan::ScanOptions {
         skip_rules: options.skip_rules,
         fail_on: options.fail_on.unwrap_or(scan::Severity::High),
     };
     let findings =
-        scan::scan_listings(&servers, &options).map_err(|e| plain_error(&e.to_string()))?;
+        scan::scan_listings(&servers, &options).map_err(|e| option_error(&e.to_string()))?;
     // The CLI's own text, parsed: the report `mcpcheck scan --format json`
     // prints, key for key.
     let report = js_sys::JSON::parse(&scan::report::json(&findings)).unwrap_or(JsValue::NULL);
-    let passed = JsValue::from_bool(scan::passed(&findings, options.fail_on));
-    let _ = js_sys::Reflect::set(&report, &"passed".into(), &passed);
+    let passed = scan::passed(&findings, options.fail_on);
+    let _ = js_sys::Reflect::set(&report, &"passed".into(), &JsValue::from_bool(passed));
+    set_ok(&report, passed);
     Ok(report)
 }
 
@@ -382,7 +497,7 @@ pub fn scan_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
 fn listing_from_js(listing: &JsValue) -> Result<Value, JsValue> {
     match from_js(listing, "the listing")? {
         Value::String(text) => serde_json::from_str(&text).map_err(|e| {
-            plain_error(&format!(
+            input_error(&format!(
                 "the listing is not JSON: {e} (line {}, column {})",
                 e.line(),
                 e.column()
@@ -400,20 +515,16 @@ fn options_from_js<T: serde::de::DeserializeOwned + Default>(
         return Ok(T::default());
     }
     serde_json::from_value(from_js(options, "the options")?)
-        .map_err(|e| plain_error(&format!("the options: {e}")))
+        .map_err(|e| option_error(&format!("the options: {e}")))
 }
 
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. The problems are the result; it throws only
 /// when given something other than text.
-#[wasm_bindgen(js_name = validateSuite, unchecked_return_type = "SuiteValidation")]
-pub fn validate_suite(
-    #[wasm_bindgen(js_name = "yamlText", unchecked_param_type = "string")] yaml_text: JsValue,
-    #[wasm_bindgen(js_name = "fileName", unchecked_param_type = "string | undefined")]
-    file_name: JsValue,
-) -> Result<JsValue, JsValue> {
+#[wasm_bindgen(js_name = validateSuite, skip_typescript)]
+pub fn validate_suite(yaml_text: JsValue, file_name: JsValue) -> Result<JsValue, JsValue> {
     let Some(text) = yaml_text.as_string() else {
-        return Err(plain_error(&format!(
+        return Err(argument_error(&format!(
             "the suite must be YAML text (a string), not {}",
             js_kind(&yaml_text)
         )));
@@ -422,7 +533,7 @@ pub fn validate_suite(
         "suite.yaml".to_string()
     } else {
         file_name.as_string().ok_or_else(|| {
-            plain_error(&format!(
+            argument_error(&format!(
                 "the file name must be a string, not {}",
                 js_kind(&file_name)
             ))
