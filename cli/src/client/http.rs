@@ -795,6 +795,50 @@ mod tests {
     use super::*;
 
     #[test]
+    fn routing_headers_mirror_the_method_and_name() {
+        let call =
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_weather"}}"#;
+        assert_eq!(
+            routing_headers(call),
+            [
+                ("mcp-method", "tools/call".to_string()),
+                ("mcp-name", "get_weather".to_string())
+            ]
+        );
+        let read =
+            r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"file:///a b"}}"#;
+        assert_eq!(
+            routing_headers(read)[1],
+            ("mcp-name", "file:///a b".to_string())
+        );
+        let list = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"name":"x"}}"#;
+        assert_eq!(
+            routing_headers(list),
+            [("mcp-method", "tools/list".to_string())]
+        );
+        assert!(routing_headers(r#"{"jsonrpc":"2.0","id":4,"result":{}}"#).is_empty());
+    }
+
+    #[test]
+    fn a_name_unsafe_in_a_header_is_sent_in_base64() {
+        assert_eq!(header_text("plain name"), "plain name");
+        // "café": not ASCII.
+        assert_eq!(header_text("caf\u{e9}"), "=?base64?Y2Fmw6k=?=");
+        assert_eq!(header_text(" padded"), "=?base64?IHBhZGRlZA==?=");
+        assert_eq!(header_text("a\nb"), "=?base64?YQpi?=");
+    }
+
+    #[test]
+    fn only_a_json_rpc_error_for_the_request_is_taken_as_its_answer() {
+        let id = serde_json::json!(7);
+        let body = r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32022,"message":"Unsupported protocol version"}}"#;
+        assert!(json_rpc_error_body(body, &id));
+        assert!(!json_rpc_error_body(body, &serde_json::json!(8)));
+        assert!(!json_rpc_error_body("Bad Request", &id));
+        assert!(!json_rpc_error_body(r#"{"error":"no session"}"#, &id));
+    }
+
+    #[test]
     fn an_html_error_page_reads_as_its_text() {
         let page = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot POST /sse</pre>\n</body>\n</html>\n";
         let status = reqwest::StatusCode::NOT_FOUND;
