@@ -693,3 +693,50 @@ async fn mcp_param_headers_must_mirror_the_marked_arguments() {
         }
     }
 }
+
+/// A `progress` call of two steps of 1.5 s each, with a progress token.
+fn slow_progress(id: u64) -> Value {
+    let mut body = call(
+        id,
+        "progress",
+        json!({"steps": 2, "delay_ms": 1500}),
+        json!({}),
+    );
+    body["params"]["_meta"]["progressToken"] = json!("p");
+    body
+}
+
+#[tokio::test]
+async fn progress_is_streamed_as_it_comes_over_http() {
+    let server = HttpServer::start(&[]).await;
+    let response = post(&server, &slow_progress(1), &[]).await;
+    assert!(content_type(&response).starts_with("text/event-stream"));
+    let mut events = sse(response);
+    let data = |event: Option<sse_stream::Sse>| -> Value {
+        serde_json::from_str(&event.and_then(|e| e.data).unwrap_or_default()).expect("JSON")
+    };
+    let first = data(next_event(&mut events).await);
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    assert_eq!(first["params"]["progressToken"], "p");
+    let after_first = std::time::Instant::now();
+    let second = data(next_event(&mut events).await);
+    assert_eq!(second["method"], "notifications/progress", "{second}");
+    let last = data(next_event(&mut events).await);
+    assert_eq!(last["result"]["resultType"], "complete", "{last}");
+    assert!(
+        after_first.elapsed() >= std::time::Duration::from_secs(1),
+        "the first step's notification came before the second step ran"
+    );
+}
+
+#[tokio::test]
+async fn progress_is_written_as_it_comes_over_stdio() {
+    let mut server = RawStdio::start(&[]);
+    server.send(&slow_progress(1)).await;
+    let first = server.message().await;
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    let after_first = std::time::Instant::now();
+    assert_eq!(server.message().await["method"], "notifications/progress");
+    assert_eq!(server.message().await["id"], 1);
+    assert!(after_first.elapsed() >= std::time::Duration::from_secs(1));
+}

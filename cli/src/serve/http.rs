@@ -83,7 +83,7 @@ struct App {
     /// The counter ids of `guessable-session-ids`.
     aliases: std::sync::Mutex<Aliases>,
     /// The 2026-07-28 front, for POSTs outside a legacy session.
-    modern: Modern,
+    modern: Arc<Modern>,
 }
 
 /// Under `guessable-session-ids`, the id each session is known by outside:
@@ -146,7 +146,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         sessions.clone(),
         config,
     );
-    let modern = Modern::new(shared.clone(), options.credentials.required());
+    let modern = Arc::new(Modern::new(shared.clone(), options.credentials.required()));
     let app = Arc::new(App {
         mcp,
         sessions,
@@ -552,10 +552,42 @@ impl App {
             .get::<super::auth::Identity>()
             .cloned()
             .unwrap_or_else(super::auth::Identity::anonymous);
-        let reply = match self.modern.handle(message, Some(&headers), identity).await {
-            modern::Outcome::Reply(reply) => reply,
-            modern::Outcome::Listen(listen) => return listen_stream(listen),
+        // The request runs in a task of its own so that its notifications
+        // can be streamed while it goes on; the task is stopped if the
+        // client goes away first.
+        let (notes, mut noted) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
+        let modern = self.modern.clone();
+        let message = message.clone();
+        let mut run = AbortOnDrop(tokio::spawn(async move {
+            modern
+                .handle(&message, Some(&headers), identity, Some(&notes))
+                .await
+        }));
+        let first = tokio::select! {
+            biased;
+            done = &mut run.0 => Err(done),
+            note = noted.recv() => Ok(note),
         };
+        let done = match first {
+            Err(done) => done,
+            Ok(Some(note)) => return streamed_reply(note, noted, run, tap),
+            // The task ended, and its sender with it.
+            Ok(None) => (&mut run.0).await,
+        };
+        let mut reply = match done {
+            Ok(modern::Outcome::Reply(reply)) => reply,
+            Ok(modern::Outcome::Listen(listen)) => return listen_stream(listen),
+            Err(_) => return plain(StatusCode::INTERNAL_SERVER_ERROR, "the request failed"),
+        };
+        // Notifications sent just before the task ended come first.
+        let mut early = Vec::new();
+        while let Ok(note) = noted.try_recv() {
+            early.push(note);
+        }
+        if !early.is_empty() {
+            early.append(&mut reply.messages);
+            reply.messages = early;
+        }
         let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
         if reply.messages.is_empty() {
             return plain(StatusCode::ACCEPTED, "");
@@ -571,6 +603,67 @@ impl App {
         let events = texts.into_iter().map(|t| Sse::default().data(t));
         stream_response(status, stream::iter(events.collect::<Vec<_>>()))
     }
+}
+
+/// A task stopped when its handle is dropped.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The SSE answer of a 2026-07-28 request that sent a notification before
+/// its answer: `first`, the notifications after it as they come, then the
+/// answer. Closing the stream stops the request.
+fn streamed_reply(
+    first: serde_json::Value,
+    mut noted: tokio::sync::mpsc::UnboundedReceiver<serde_json::Value>,
+    mut run: AbortOnDrop<modern::Outcome>,
+    tap: WireTap,
+) -> Response<Body> {
+    let (sender, mut receiver) = tokio::sync::mpsc::channel::<Sse>(16);
+    tokio::spawn(async move {
+        let send = async |message: &serde_json::Value| {
+            for text in tap.rewrite(&message.to_string()) {
+                if sender.send(Sse::default().data(text)).await.is_err() {
+                    return false;
+                }
+            }
+            true
+        };
+        if !send(&first).await {
+            return;
+        }
+        loop {
+            tokio::select! {
+                note = noted.recv() => match note {
+                    Some(note) => {
+                        if !send(&note).await {
+                            return;
+                        }
+                    }
+                    // The request's task has ended.
+                    None => break,
+                },
+                // The client closed the stream: `run` is dropped, which
+                // stops the request.
+                () = sender.closed() => return,
+            }
+        }
+        let messages = match (&mut run.0).await {
+            Ok(modern::Outcome::Reply(reply)) => reply.messages,
+            Ok(modern::Outcome::Listen(_)) | Err(_) => Vec::new(),
+        };
+        for message in &messages {
+            if !send(message).await {
+                return;
+            }
+        }
+    });
+    let events = stream::poll_fn(move |cx| receiver.poll_recv(cx));
+    stream_response(StatusCode::OK, events)
 }
 
 /// A `subscriptions/listen` stream: the acknowledgment, then each list

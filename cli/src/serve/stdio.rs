@@ -135,7 +135,20 @@ impl Front {
         let out = self.out.clone();
         let closed = self.closed.clone();
         let task = self.tasks.spawn(async move {
-            let outcome = modern.handle(&message, None, Identity::anonymous()).await;
+            // Progress and log messages are written as they come, before
+            // the answer.
+            let (notes, mut noted) = mpsc::unbounded_channel::<Value>();
+            let run = modern.handle(&message, None, Identity::anonymous(), Some(&notes));
+            tokio::pin!(run);
+            let outcome = loop {
+                tokio::select! {
+                    outcome = &mut run => break outcome,
+                    Some(note) = noted.recv() => drop(out.send(note.to_string())),
+                }
+            };
+            while let Ok(note) = noted.try_recv() {
+                let _ = out.send(note.to_string());
+            }
             match outcome {
                 modern::Outcome::Reply(reply) => {
                     for message in reply.messages {

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 
 pub use fixtures::Change;
 
@@ -218,12 +218,15 @@ impl Modern {
         self.shared.faults.has(fault)
     }
 
-    /// Answers one modern message; `headers` on HTTP.
+    /// Answers one modern message; `headers` on HTTP. With `notes`, the
+    /// notifications sent while a request runs (progress, log messages) go
+    /// there as they come, instead of into the reply.
     pub async fn handle(
         &self,
         message: &Value,
         headers: Option<&Headers>,
         identity: Identity,
+        notes: Option<&mpsc::UnboundedSender<Value>>,
     ) -> Outcome {
         let method = message
             .get("method")
@@ -257,7 +260,8 @@ impl Modern {
                 Err(refusal) => Err(refusal),
             },
             m if FORWARDED.contains(&m) => {
-                return Outcome::Reply(self.serve(&id, m, params, &envelope, identity).await);
+                let reply = self.serve(&id, m, params, &envelope, identity, notes).await;
+                return Outcome::Reply(reply);
             }
             _ => Err(Refusal::new(
                 METHOD_NOT_FOUND,
@@ -399,6 +403,7 @@ impl Modern {
         params: &Map<String, Value>,
         envelope: &Envelope,
         identity: Identity,
+        notes: Option<&mpsc::UnboundedSender<Value>>,
     ) -> Reply {
         let binding = state::binding(method, params);
         let mut answers = match params.get("requestState") {
@@ -465,18 +470,23 @@ impl Modern {
             inner["name"] = json!(tool);
             inner["arguments"] = arguments;
         }
-        let run = replay::run(self.shared.clone(), ask, method, inner).await;
         let logging = envelope.log_level.is_some();
-        let notifications: Vec<Value> = run
-            .notifications
-            .into_iter()
-            .filter(|n| match n.get("method").and_then(Value::as_str) {
+        let mut notifications = Vec::new();
+        let mut notify = |note: Value| {
+            let kept = match note.get("method").and_then(Value::as_str) {
                 Some("notifications/progress") => true,
                 Some("notifications/message") => logging,
                 _ => false,
-            })
-            .collect();
-        match run.finish {
+            };
+            match notes {
+                _ if !kept => {}
+                // A client gone is a run about to be dropped.
+                Some(notes) => drop(notes.send(note)),
+                None => notifications.push(note),
+            }
+        };
+        let finish = replay::run(self.shared.clone(), ask, method, inner, &mut notify).await;
+        match finish {
             replay::Finish::Response(response) => {
                 if let Some(result) = response.get("result") {
                     self.complete(id, method, result.clone(), notifications)

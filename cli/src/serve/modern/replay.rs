@@ -42,13 +42,6 @@ pub enum Finish {
     Broken(String),
 }
 
-/// A run's outcome and the notifications the handler sent on the way.
-#[derive(Debug)]
-pub struct Run {
-    pub notifications: Vec<Value>,
-    pub finish: Finish,
-}
-
 /// What one run needs to know about the request.
 #[derive(Debug)]
 pub struct Ask<'a> {
@@ -176,16 +169,18 @@ pub async fn initialize(
         .map(|(_, result)| result)
 }
 
-/// Runs `method` with `params` through a fresh session.
-pub async fn run(shared: Arc<Shared>, ask: Ask<'_>, method: &str, params: Value) -> Run {
-    let mut notifications = Vec::new();
-    let finish = match drive(shared, &ask, method, params, &mut notifications).await {
+/// Runs `method` with `params` through a fresh session, showing each
+/// notification the handler sends on the way to `notify` as it comes.
+pub async fn run(
+    shared: Arc<Shared>,
+    ask: Ask<'_>,
+    method: &str,
+    params: Value,
+    notify: &mut (dyn FnMut(Value) + Send),
+) -> Finish {
+    match drive(shared, &ask, method, params, notify).await {
         Ok(finish) => finish,
         Err(why) => Finish::Broken(why),
-    };
-    Run {
-        notifications,
-        finish,
     }
 }
 
@@ -194,7 +189,7 @@ async fn drive(
     ask: &Ask<'_>,
     method: &str,
     params: Value,
-    notifications: &mut Vec<Value>,
+    notify: &mut (dyn FnMut(Value) + Send),
 ) -> Result<Finish, String> {
     let (mut client, _) = Client::open(shared, ask.identity.clone(), ask.capabilities).await?;
     if let Some(level) = ask.log_level {
@@ -221,7 +216,7 @@ async fn drive(
             continue;
         };
         let Some(id) = message.get("id") else {
-            notifications.push(message.clone());
+            notify(message);
             continue;
         };
         asked += 1;
