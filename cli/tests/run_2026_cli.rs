@@ -130,6 +130,10 @@ fn serve_connection(stream: TcpStream, log: &Mutex<Vec<Seen>>) {
             }
             continue;
         }
+        if body["method"] == "subscriptions/listen" {
+            listen(out, &body, log);
+            return;
+        }
         let (status, answer) = if path == "/old" {
             (
                 "400 Bad Request",
@@ -146,6 +150,54 @@ fn serve_connection(stream: TcpStream, log: &Mutex<Vec<Seen>>) {
             text.len()
         );
         if out.write_all(head.as_bytes()).is_err() || out.write_all(text.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+/// A `subscriptions/listen` stream: the acknowledgment, then (after
+/// 100 ms) an update of each subscribed resource, then a comment every
+/// 50 ms until the client closes the stream, which the log records as a
+/// request of method `(stream closed)`.
+fn listen(mut out: TcpStream, req: &Value, log: &Mutex<Vec<Seen>>) {
+    let id = &req["id"];
+    let filter = &req["params"]["notifications"];
+    let meta = json!({"io.modelcontextprotocol/subscriptionId": id});
+    let event = |m: Value| format!("event: message\ndata: {m}\n\n");
+    let ack = event(
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+        "params": {"_meta": meta, "notifications": filter}}),
+    );
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+    if out.write_all(head.as_bytes()).is_err() || out.write_all(ack.as_bytes()).is_err() {
+        return;
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    for uri in filter["resourceSubscriptions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let update = event(
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": {"_meta": meta, "uri": uri}}),
+        );
+        if out.write_all(update.as_bytes()).is_err() {
+            return;
+        }
+    }
+    // Up to 10 s: a client that never closes the stream leaves no mark.
+    for _ in 0..200 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        if out
+            .write_all(b": still here\n\n")
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            log.lock().expect("the log").push(Seen {
+                headers: Vec::new(),
+                body: json!({"method": "(stream closed)", "params": {}}),
+            });
             return;
         }
     }
@@ -168,6 +220,9 @@ fn answer(req: &Value) -> Value {
             "resultType": "complete", "supportedVersions": [VERSION],
             "capabilities": {"tools": {}},
             "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fake", "version": "1"}}}}),
+        "resources/read" => json!({"jsonrpc": "2.0", "id": id, "result": {
+            "resultType": "complete",
+            "contents": [{"uri": p["uri"], "mimeType": "text/plain", "text": "watched"}]}}),
         "tools/call" => match p["name"].as_str().unwrap_or("") {
             "echo" => complete(p["arguments"]["message"].as_str().unwrap_or("").into()),
             "level" => complete(
@@ -405,7 +460,9 @@ fn a_server_without_2026_says_which_versions_it_supports() {
 
 /// A 2026-07-28 stdio server in Node: `server/discover`, `tools/call` of
 /// `level` (the request's log level), `greet` (one round of elicitation)
-/// and `echo`; anything else, `initialize` included, is an error.
+/// and `echo`, and `subscriptions/listen` (acknowledged, then an update of
+/// each subscribed resource after 50 ms); anything else, `initialize`
+/// included, is an error.
 const STDIO_SERVER: &str = r#"
 const rl = require('readline').createInterface({ input: process.stdin });
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
@@ -413,6 +470,15 @@ const text = (id, t) => send({ jsonrpc: '2.0', id, result: { resultType: 'comple
 rl.on('line', (line) => {
   const m = JSON.parse(line);
   if (m.id === undefined) return;
+  if (m.method === 'subscriptions/listen') {
+    const meta = { 'io.modelcontextprotocol/subscriptionId': m.id };
+    const filter = m.params.notifications;
+    send({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: meta, notifications: filter } });
+    for (const uri of filter.resourceSubscriptions || []) {
+      setTimeout(() => send({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { _meta: meta, uri } }), 50);
+    }
+    return;
+  }
   const meta = (m.params && m.params._meta) || {};
   if (meta['io.modelcontextprotocol/protocolVersion'] !== '2026-07-28') {
     return send({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message: 'no protocol version in _meta' } });
@@ -665,4 +731,105 @@ fn a_suite_runs_against_mcpcheck_serve_in_2026_over_stdio_and_http() {
             );
         }
     }
+}
+
+#[test]
+fn a_subscription_is_a_listen_stream_acknowledged_watched_and_closed() {
+    let server = FakeHttp::start();
+    let dir = scratch("run-2026-listen");
+    let suite = write(
+        &dir,
+        "watch.yaml",
+        &format!(
+            r#"name: an update of a watched resource arrives
+server:
+  transport: http
+  url: "{}"
+  protocol_version: 2026-07-28
+assert_resources:
+  subscribe: "file:///watched"
+  read: "file:///watched"
+  unsubscribe: "file:///watched"
+  expect_notification: true
+  expect:
+    equals: watched
+"#,
+            server.url("/mcp")
+        ),
+    );
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+
+    // The stream was closed by the client once the test was done with it.
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        seen = server.seen();
+        if seen.iter().any(|s| s.method() == "(stream closed)") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let methods: Vec<&str> = seen.iter().map(Seen::method).collect();
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "subscriptions/listen",
+            "resources/read",
+            "(stream closed)"
+        ]
+    );
+    let listen = &seen[1];
+    assert_eq!(
+        listen.body["params"]["notifications"],
+        json!({"resourceSubscriptions": ["file:///watched"]})
+    );
+    assert_eq!(listen.meta("protocolVersion"), VERSION);
+    assert_eq!(seen[2].header("mcp-name"), Some("file:///watched"));
+}
+
+#[test]
+fn a_subscription_alone_is_checked_by_its_acknowledgment_on_stdio() {
+    let dir = scratch("run-2026-listen-stdio");
+    let script = write(&dir, "server.js", STDIO_SERVER);
+    let suite = write(
+        &dir,
+        "watch.yaml",
+        &format!(
+            r#"name: the acknowledgment names what was subscribed
+server:
+  command: node
+  args: ["{}"]
+  protocol_version: 2026-07-28
+assert_resources:
+  subscribe: "file:///watched"
+  unsubscribe: "file:///watched"
+  expect_notification: true
+  expect:
+    json_path:
+      "$.notifications.resourceSubscriptions[0]": "file:///watched"
+"#,
+            script.display()
+        ),
+    );
+    let captures = dir.join("captures");
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        suite.to_str().unwrap(),
+        "--capture",
+        captures.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let capture = only_capture(&captures);
+    let methods = request_methods(&capture);
+    assert_eq!(
+        methods,
+        [
+            "server/discover",
+            "subscriptions/listen",
+            "notifications/cancelled"
+        ],
+        "{capture}"
+    );
 }

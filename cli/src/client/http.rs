@@ -376,6 +376,18 @@ impl Resume {
     }
 }
 
+/// Removes a request's stop token from the open streams when its task
+/// ends, however it ends.
+struct ForgetStream(Streams, Option<Value>);
+
+impl Drop for ForgetStream {
+    fn drop(&mut self) {
+        if let (Some(id), Ok(mut open)) = (&self.1, self.0.lock()) {
+            open.remove(&id.to_string());
+        }
+    }
+}
+
 /// The Streamable HTTP headers of protocol 2026-07-28 that mirror the body
 /// of `text`: `Mcp-Method` for every message with a method, `Mcp-Name`
 /// (`params.name`, or `params.uri` for `resources/read`) for `tools/call`,
@@ -434,9 +446,27 @@ pub struct HttpSession {
     headers: HeaderMap,
     session: Arc<Mutex<Option<String>>>,
     stop: CancellationToken,
+    /// The token that stops reading the answer of each open request, by
+    /// its id (as JSON text).
+    streams: Streams,
 }
 
+type Streams = Arc<Mutex<std::collections::HashMap<String, CancellationToken>>>;
+
 impl HttpSession {
+    /// Stop reading the answer to request `id` and drop its connection:
+    /// how a 2026-07-28 client ends a `subscriptions/listen` stream.
+    pub fn end_stream(&self, id: &Value) {
+        if let Some(token) = self
+            .streams
+            .lock()
+            .ok()
+            .and_then(|mut s| s.remove(&id.to_string()))
+        {
+            token.cancel();
+        }
+    }
+
     /// End the session: stop reading, and DELETE it on the server.
     pub async fn close(self) {
         self.stop.cancel();
@@ -472,12 +502,14 @@ pub fn streamable(
     let session: Arc<Mutex<Option<String>>> = Arc::default();
     let version: Arc<Mutex<Option<String>>> = Arc::new(Mutex::new(stateless.clone()));
     let stop = CancellationToken::new();
+    let streams: Streams = Arc::default();
     let state = HttpSession {
         client: client.clone(),
         url: url.to_string(),
         headers: headers.clone(),
         session: session.clone(),
         stop: stop.clone(),
+        streams: streams.clone(),
     };
     let resume = Resume {
         client: client.clone(),
@@ -514,6 +546,12 @@ pub fn streamable(
             let req = req.body(text);
             let p_resume = resume.clone();
             let p_stateless = stateless.is_some();
+            // This request's own stop, so its stream can be ended alone.
+            let own_stop = stop.child_token();
+            if let (Some(id), Ok(mut open)) = (&id, streams.lock()) {
+                open.insert(id.to_string(), own_stop.clone());
+            }
+            let p_streams = streams.clone();
             // Each POST runs on its own: a long request must not block the
             // answer to a server request made while it is open.
             let (sent_tx, sent_rx) = oneshot::channel::<()>();
@@ -522,9 +560,10 @@ pub fn streamable(
                     inbound: p_inbound,
                     session: p_session,
                     version: p_version,
-                    stop: p_stop,
                     ..
                 } = p_resume.clone();
+                let p_stop = own_stop;
+                let _forget = ForgetStream(p_streams, id.clone());
                 let resp = tokio::select! {
                     _ = p_stop.cancelled() => return,
                     r = req.send() => r,

@@ -34,7 +34,7 @@ use std::time::{Duration, Instant};
 use rmcp::ServiceExt;
 use rmcp::model::{ClientRequest, CustomRequest};
 use rmcp::service::{PeerRequestOptions, RoleClient, RunningService, ServiceError};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio::time::Instant as Deadline;
 
 /// How many wire problems a failure message lists; the rest are counted.
@@ -119,6 +119,9 @@ pub struct Session {
     pub tap: Arc<Tap>,
     conn: Option<Conn>,
     era: Era,
+    /// Open `subscriptions/listen` requests (stateless sessions): the URI
+    /// each watches, its id and rmcp's handle.
+    listens: Vec<(String, Value, rmcp::service::RequestHandle<RoleClient>)>,
 }
 
 /// The raw answer to one request.
@@ -216,6 +219,7 @@ impl Session {
             tap: tap.clone(),
             conn: Some(conn),
             era: Era::Handshake,
+            listens: Vec::new(),
         };
         if stateless {
             session.era = Era::Stateless {
@@ -316,6 +320,106 @@ impl Session {
             )
             .await,
         )
+    }
+
+    /// Ask for `notifications/resources/updated` about `uri`:
+    /// `resources/subscribe` on a handshake session (its answer returned);
+    /// on a stateless one, a `subscriptions/listen` stream for it, whose
+    /// acknowledgment stands for the answer (its `params` as the result;
+    /// an error answer to the listen request as the error).
+    pub async fn subscribe(&mut self, uri: &str, deadline: Deadline) -> Reply {
+        let listen = json!({"notifications": {"resourceSubscriptions": [uri]}});
+        if matches!(self.era, Era::Handshake) {
+            return self
+                .request("resources/subscribe", Some(json!({"uri": uri})), deadline)
+                .await;
+        }
+        let start = self.tap.mark();
+        let began = Instant::now();
+        let mut reply = Reply::default();
+        let Some(service) = self.service.as_ref() else {
+            reply.failure = Some("the session is closed".into());
+            return reply;
+        };
+        let request = ClientRequest::CustomRequest(CustomRequest::new(
+            "subscriptions/listen",
+            self.envelope(Some(listen)),
+        ));
+        let handle = match service
+            .peer()
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(h) => h,
+            Err(e) => {
+                reply.failure = Some(format!("cannot send subscriptions/listen: {e}"));
+                reply.end = self.tap.mark();
+                return reply;
+            }
+        };
+        let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
+        let answered = |e: &tap::Event| {
+            e.dir == Dir::In
+                && ((e.method() == Some("notifications/subscriptions/acknowledged")
+                    && e.json.as_ref().and_then(|j| {
+                        j.pointer("/params/_meta/io.modelcontextprotocol~1subscriptionId")
+                    }) == Some(&id))
+                    || (e.is_response() && e.id() == Some(&id)))
+        };
+        self.tap.wait_for_event(start, deadline, answered).await;
+        reply.duration_ms = began.elapsed().as_millis() as u64;
+        let events = self.tap.since(start);
+        match events.iter().position(answered) {
+            Some(i) => {
+                reply.end = start + i + 1;
+                let json = events[i].json.clone().unwrap_or(Value::Null);
+                if events[i].is_response() {
+                    reply.result = json.get("result").cloned();
+                    reply.error = json.get("error").cloned();
+                } else {
+                    reply.result = json.get("params").cloned();
+                    self.listens.push((uri.to_string(), id, handle));
+                }
+            }
+            None => {
+                let detail = self.failure_detail(start).await;
+                reply.end = self.tap.mark();
+                reply.failure = Some(format!(
+                    "the server did not acknowledge subscriptions/listen in time{detail}"
+                ));
+            }
+        }
+        reply
+    }
+
+    /// Stop the updates about `uri`: `resources/unsubscribe` on a handshake
+    /// session; on a stateless one, end the listen streams opened for it
+    /// (over HTTP the stream is closed; on stdio `notifications/cancelled`
+    /// names the request).
+    pub async fn unsubscribe(&mut self, uri: &str, deadline: Deadline) -> Reply {
+        if matches!(self.era, Era::Handshake) {
+            return self
+                .request("resources/unsubscribe", Some(json!({"uri": uri})), deadline)
+                .await;
+        }
+        let (ending, kept) = std::mem::take(&mut self.listens)
+            .into_iter()
+            .partition(|(u, _, _)| u == uri);
+        self.listens = kept;
+        for (_, id, handle) in ending {
+            match self.conn.as_ref() {
+                Some(Conn::Http(h)) => h.end_stream(&id),
+                _ => {
+                    let _ = handle
+                        .cancel(Some("the test is done with this subscription".into()))
+                        .await;
+                }
+            }
+        }
+        Reply {
+            end: self.tap.mark(),
+            ..Reply::default()
+        }
     }
 
     /// `params` with the `_meta` every stateless request carries (keys

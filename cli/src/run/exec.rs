@@ -782,9 +782,7 @@ async fn drive(
     } = &test.action
     {
         let uri = t.vars_only(uri);
-        let r = session
-            .request("resources/unsubscribe", Some(json!({"uri": uri})), deadline)
-            .await;
+        let r = session.unsubscribe(&uri, deadline).await;
         if let Some(f) = r.failure {
             warnings.push(format!("resources/unsubscribe: {f}"));
         }
@@ -954,9 +952,7 @@ async fn perform(
                 if let Some(e) = undefined(t) {
                     return Err(e);
                 }
-                let r = session
-                    .request("resources/subscribe", Some(json!({"uri": uri})), deadline)
-                    .await;
+                let r = session.subscribe(&uri, deadline).await;
                 if r.failure.is_some() || r.error.is_some() {
                     return Ok((r, from, Method::Other("resources/subscribe".into())));
                 }
