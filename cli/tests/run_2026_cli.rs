@@ -833,3 +833,55 @@ assert_resources:
         "{capture}"
     );
 }
+
+#[test]
+fn elicitation_defaults_answers_with_the_schema_defaults_in_both_revisions() {
+    let dir = scratch("run-2026-elicitation-defaults");
+    let suite = write(
+        &dir,
+        "defaults.yaml",
+        &format!(
+            r#"servers:
+  handshake:
+    command: "{bin}"
+    args: [serve]
+    client_capabilities: {{elicitation: defaults}}
+  stateless:
+    command: "{bin}"
+    args: [serve]
+    protocol_version: 2026-07-28
+    client_capabilities: {{elicitation: defaults}}
+defaultTest:
+  expect:
+    equals: 'Elicitation completed: action=accept, content={{"age":30,"name":"John Doe","score":95.5,"status":"active","verified":true}}'
+tests:
+  - name: answered as a server request
+    server: handshake
+    assert: {{tool: test_elicitation_sep1034_defaults}}
+  - name: answered as an input request
+    server: stateless
+    assert: {{tool: test_elicitation_sep1034_defaults}}
+"#,
+            bin = cli_support::BIN
+        ),
+    );
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(out.contains("2 passed"), "{out}");
+}
+
+#[test]
+fn the_legacy_sse_transport_has_no_2026_form() {
+    let dir = scratch("run-2026-sse");
+    let suite = write(
+        &dir,
+        "sse.yaml",
+        "name: t\nserver: {transport: sse, url: \"http://127.0.0.1:9/sse\", protocol_version: 2026-07-28}\nassert: {tool: echo}\n",
+    );
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(
+        format!("{out}{err}").contains("protocol 2026-07-28 has no legacy SSE transport"),
+        "{out}\n{err}"
+    );
+}
