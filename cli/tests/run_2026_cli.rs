@@ -207,7 +207,8 @@ fn listen(mut out: TcpStream, req: &Value, log: &Mutex<Vec<Seen>>) {
 ///
 /// `tools/call` of `echo` returns its `message`; `level` returns the
 /// request's log level; `ask` needs two rounds of input (an elicitation and
-/// a sampling, then the roots) before it answers with what it was given.
+/// a sampling, then the roots) before it answers with what it was given;
+/// `forever` never stops asking.
 fn answer(req: &Value) -> Value {
     let id = req["id"].clone();
     let p = &req["params"];
@@ -232,6 +233,8 @@ fn answer(req: &Value) -> Value {
                     .into(),
             ),
             "ask" => ask(&id, p),
+            "forever" => json!({"jsonrpc": "2.0", "id": id, "result": {
+                "resultType": "input_required", "requestState": "again"}}),
             other => json!({"jsonrpc": "2.0", "id": id,
                 "error": {"code": -32602, "message": format!("unknown tool {other}")}}),
         },
@@ -883,5 +886,37 @@ fn the_legacy_sse_transport_has_no_2026_form() {
     assert!(
         format!("{out}{err}").contains("protocol 2026-07-28 has no legacy SSE transport"),
         "{out}\n{err}"
+    );
+}
+
+#[test]
+fn a_server_that_never_stops_asking_is_given_up_on_after_the_bounded_rounds() {
+    let server = FakeHttp::start();
+    let dir = scratch("run-2026-forever");
+    let suite = write(
+        &dir,
+        "forever.yaml",
+        &format!(
+            "name: endless input\nserver:\n  transport: http\n  url: \"{}\"\n  protocol_version: 2026-07-28\nassert: {{tool: forever}}\n",
+            server.url("/mcp")
+        ),
+    );
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(
+        format!("{out}{err}").contains("still asked for input after 10 rounds of tools/call"),
+        "{out}\n{err}"
+    );
+    let calls: Vec<Seen> = server
+        .seen()
+        .into_iter()
+        .filter(|s| s.method() == "tools/call")
+        .collect();
+    // The first request and 10 retries, each echoing the state.
+    assert_eq!(calls.len(), 11);
+    assert!(
+        calls[1..]
+            .iter()
+            .all(|c| c.body["params"]["requestState"] == "again")
     );
 }
