@@ -120,19 +120,11 @@ impl Scored {
                     }
                 }
                 if parts.is_empty() || self.threshold.is_none() {
-                    let n = failed.len();
-                    if let Some(first) = failed.first() {
-                        let more = if n > 1 {
-                            format!(
-                                " (and {} more failing check{})",
-                                n - 1,
-                                if n == 2 { "" } else { "s" }
-                            )
-                        } else {
-                            String::new()
-                        };
-                        parts.insert(0, format!("{}{more}", first.outcome.reason));
-                    }
+                    // Every failing check by its reason, so the message
+                    // alone (a JUnit failure, an assertion error) says all
+                    // that went wrong.
+                    let reasons = failed.iter().map(|c| c.outcome.reason.clone());
+                    parts.splice(0..0, reasons);
                     for s in &self.sets {
                         if !s.passed && failed.iter().all(|c| c.set.as_deref() != Some(&s.name)) {
                             parts.push(format!("assert-set {} scored {}", s.name, round3(s.score)));
