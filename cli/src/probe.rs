@@ -194,6 +194,7 @@ impl Prober {
                 step,
             )
             .await,
+            discover: session.discover_result(),
         })
     }
 

@@ -184,3 +184,71 @@ fn ci_with_a_lock_fails_on_a_rug_pull_and_passes_on_the_pinned_server() {
             .ends_with("mcp-lock.json")
     );
 }
+
+#[test]
+fn a_2026_server_is_pinned_with_its_discover_answer_and_a_lost_capability_breaks() {
+    let d = scratch("lock-2026");
+    let lockfile = d.join("mcp-lock.json");
+    let lock = lockfile.to_str().unwrap();
+    let server = format!("{BIN} serve");
+    let (code, _, err) = run_mcpcheck(&[
+        "lock",
+        "--server",
+        &server,
+        "--protocol-version",
+        "2026-07-28",
+        "--write",
+        lock,
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    // The 44 listed definitions, the 2026-only fixtures, and the answer to
+    // server/discover.
+    let pinned: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&lockfile).expect("lockfile")).expect("JSON");
+    let items = pinned["items"].as_array().expect("items");
+    let discover: Vec<&serde_json::Value> = items
+        .iter()
+        .filter(|i| i["kind"] == "server" && i["name"] == "server/discover")
+        .collect();
+    assert_eq!(discover.len(), 1, "{pinned}");
+    let definition = &discover[0]["definition"];
+    assert!(
+        definition["capabilities"]["tools"].is_object(),
+        "{definition}"
+    );
+    assert!(definition.get("resultType").is_none(), "{definition}");
+    let (code, out, _) = run_mcpcheck(&[
+        "lock",
+        "--server",
+        &server,
+        "--protocol-version",
+        "2026-07-28",
+        "--check",
+        lock,
+    ]);
+    assert_eq!(
+        (code, out.as_str()),
+        (Some(0), "the surface matches the lockfile\n")
+    );
+    // The same server without its tools capability: only the discover
+    // answer changed, and a capability no longer offered breaks clients.
+    let without = format!("{BIN} serve --fault tools-without-capability");
+    let (code, out, _) = run_mcpcheck(&[
+        "lock",
+        "--server",
+        &without,
+        "--protocol-version",
+        "2026-07-28",
+        "--check",
+        lock,
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let changes = v["changes"].as_array().expect("changes");
+    assert_eq!(changes.len(), 1, "{out}");
+    assert_eq!(changes[0]["class"], "breaking");
+    assert_eq!(changes[0]["kind"], "server");
+    assert_eq!(changes[0]["field"], "/capabilities/tools");
+}

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use mcpcheck_core::lock::Lock;
 use serde_json::{Value, json};
 use tokio::time::Instant as Deadline;
 
@@ -50,6 +51,27 @@ pub struct Listings {
     pub prompts: Vec<Value>,
     pub resources: Vec<Value>,
     pub templates: Vec<Value>,
+    /// A 2026-07-28 server's answer to `server/discover` (`None` in the
+    /// `initialize` era).
+    pub discover: Option<Value>,
+}
+
+impl Listings {
+    /// The surface lock of what was listed (and of the `server/discover`
+    /// answer, when there is one), for the server labelled `label`.
+    pub fn to_lock(&self, label: &str) -> Result<Lock, String> {
+        let listing = json!({
+            "tools": self.tools,
+            "prompts": self.prompts,
+            "resources": self.resources,
+            "resourceTemplates": self.templates,
+        });
+        let lock = Lock::from_listing(label, &listing).map_err(|e| e.to_string())?;
+        Ok(match &self.discover {
+            Some(discover) => lock.with_discover(discover),
+            None => lock,
+        })
+    }
 }
 
 /// Start (or connect to) the server once, list everything it offers, and
@@ -74,11 +96,13 @@ pub async fn list_everything(
         left(),
     )
     .await;
+    let discover = session.discover_result();
     session.close().await;
     Ok(Listings {
         tools,
         prompts,
         resources,
         templates,
+        discover,
     })
 }

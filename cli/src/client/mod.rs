@@ -475,6 +475,24 @@ impl Session {
         })
     }
 
+    /// The server's answer to the `server/discover` that opened a
+    /// 2026-07-28 session, from the tap (`None` in the `initialize` era).
+    pub fn discover_result(&self) -> Option<Value> {
+        let events = self.tap.all();
+        let id = events.iter().find_map(|e| {
+            let j = e.json.as_ref()?;
+            (e.dir == Dir::Out
+                && j.get("method").and_then(Value::as_str) == Some("server/discover"))
+            .then(|| j.get("id").cloned())
+            .flatten()
+        })?;
+        events.iter().find_map(|e| {
+            let j = e.json.as_ref()?;
+            (e.dir == Dir::In && j.get("id") == Some(&id) && j.get("result").is_some())
+                .then(|| j["result"].clone())
+        })
+    }
+
     /// Wire problems, exit status and stderr, as text to append to a failure.
     pub async fn failure_detail(&mut self, since: usize) -> String {
         self.failure_detail_except(since, "").await

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use mcpcheck_core::lock::{self, Lock};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
@@ -84,7 +84,7 @@ pub struct LockArgs {
 }
 
 pub fn main(args: &LockArgs) -> Result<ExitCode> {
-    let (label, listing) = match &args.listing {
+    let now = match &args.listing {
         Some(path) => {
             let name = display(path);
             let text = read_text(path).map_err(Error::Usage)?;
@@ -95,7 +95,7 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
                     e.column()
                 ))
             })?;
-            (name, listing)
+            Lock::from_listing(&name, &listing).map_err(|e| Error::Usage(e.to_string()))?
         }
         None => match live(args)? {
             Ok(found) => found,
@@ -105,7 +105,7 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
             }
         },
     };
-    let now = Lock::from_listing(&label, &listing).map_err(|e| Error::Usage(e.to_string()))?;
+    let label = now.server.clone();
     if let Some(path) = &args.write {
         std::fs::write(path, now.to_json())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -133,9 +133,10 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
     Ok(verdict(lock::passed(&changes)))
 }
 
-/// List a live server: its label and combined listing; the inner error
-/// means it could not be reached.
-fn live(args: &LockArgs) -> Result<std::result::Result<(String, Value), String>> {
+/// List a live server and lock what it offers (with its `server/discover`
+/// answer when it speaks 2026-07-28); the inner error means it could not be
+/// reached or listed.
+fn live(args: &LockArgs) -> Result<std::result::Result<Lock, String>> {
     let probe_args = ProbeArgs {
         target: TargetArgs {
             server: args.server.clone(),
@@ -158,15 +159,7 @@ fn live(args: &LockArgs) -> Result<std::result::Result<(String, Value), String>>
         prober.close().await;
         let label = prober.label();
         listed
-            .map(|l| {
-                let listing = json!({
-                    "tools": l.tools,
-                    "prompts": l.prompts,
-                    "resources": l.resources,
-                    "resourceTemplates": l.templates,
-                });
-                (label.clone(), listing)
-            })
+            .and_then(|l| l.to_lock(&label))
             .map_err(|e| format!("{label}: {e}"))
     }))
 }

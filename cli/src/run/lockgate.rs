@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use mcpcheck_core::lock::{self, Change, Lock};
 use mcpcheck_core::suite::SuiteFile;
-use serde_json::json;
 
 use super::exec::{self, RunSettings, TestEnv};
 use super::fixture;
@@ -145,13 +144,7 @@ impl LockGate {
             .await
             .map_err(|e| format!("{}: cannot list what it offers: {e}", endpoint.label()))?;
         drop(copy);
-        let listing = json!({
-            "tools": listed.tools,
-            "prompts": listed.prompts,
-            "resources": listed.resources,
-            "resourceTemplates": listed.templates,
-        });
-        let now = Lock::from_listing(&endpoint.label(), &listing).map_err(|e| e.to_string())?;
+        let now = listed.to_lock(&endpoint.label())?;
         let changes = lock::diff(&self.pinned, &now);
         let passed = lock::passed(&changes);
         Ok(LockOutcome { changes, passed })
