@@ -501,11 +501,17 @@ pub fn check_capture(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> 
 /// A capture's sessions as a timeline (each exchange summed up, its
 /// messages as written; see [`crate::capture::timeline`]) as JSON text, for
 /// a page that shows the capture next to its report; the capture's problems
-/// as diagnostics of `file` when it is not one.
-pub fn capture_timeline(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
+/// as diagnostics of `file` when it is not one. `verbatim` gives each
+/// message as a string holding its text as written, not as JSON.
+pub fn capture_timeline(file: &str, text: &str, verbatim: bool) -> Result<String, Vec<Diagnostic>> {
+    use crate::capture::timeline;
     let capture = crate::capture::parse(text).map_err(|p| capture_diagnostics(file, &p))?;
-    let timeline = crate::capture::timeline::timeline(&capture);
-    Ok(serde_json::to_string(&timeline).unwrap_or_else(|_| "[]".into()))
+    let sessions = if verbatim {
+        timeline::timeline_verbatim(&capture)
+    } else {
+        timeline::timeline(&capture)
+    };
+    Ok(serde_json::to_string(&sessions).unwrap_or_else(|_| "[]".into()))
 }
 
 /// What is wrong with a capture, as diagnostics of `file` with the JSON

@@ -210,7 +210,8 @@ fn the_capture_parser_never_panics_on_mutated_captures() {
         }
         survives("invariants::check_text", &text, |t| {
             let _ = invariants::check_text(t);
-            let _ = api::capture_timeline("<fuzz>", t);
+            let _ = api::capture_timeline("<fuzz>", t, false);
+            let _ = api::capture_timeline("<fuzz>", t, true);
         });
     }
 }

@@ -252,6 +252,21 @@ test('captureTimeline: each exchange summed up, messages as written, indexes as 
   assert.throws(() => captureTimeline('{"server_label": "x"}'), (e) => e.diagnostics[0].file === '<capture>');
 });
 
+test('captureTimeline with verbatim: each message is the text the capture holds', () => {
+  // What a re-serialization would change: key order, `1.0`, an escape, spacing.
+  const response = '{"result": {"b": 1.0, "a": "caf\\u00e9"}, "id": 1, "jsonrpc": "2.0"}';
+  const note = '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}';
+  const text = `{"exchanges": [{"request": {"jsonrpc": "2.0", "id": 1, "method": "m"}, "response": ${response}, "notifications": [${note}]}]}`;
+  const [s] = captureTimeline(text, { verbatim: true });
+  assert.equal(s.exchanges[0].response, response);
+  assert.deepEqual(s.exchanges[0].notifications, [note]);
+  assert.equal(s.exchanges[0].request, '{"jsonrpc": "2.0", "id": 1, "method": "m"}');
+  assert.equal(s.exchanges[0].answer, 'result');
+  // Without it, the same messages as values.
+  assert.deepEqual(captureTimeline(text)[0].exchanges[0].response, JSON.parse(response));
+  assert.throws(() => captureTimeline(text, { raw: true }), (e) => e.code === 'MCPCHECK_INVALID_OPTION' && /raw/.test(e.message));
+});
+
 test('checkResponse: what is not a response throws, never a verdict', () => {
   const expect = { expect: { not_error: true } };
   const cases = [

@@ -512,6 +512,30 @@ test('an uploaded capture shows its INV finding and the offending exchange', asy
   await context.close();
 });
 
+test('the timeline shows each message as the capture holds it, notifications numbered as findings name them', async () => {
+  const { page, context, errors } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  await page.locator('#tab-capture').click();
+  // What a re-serialization would change: key order, `1.0`, an escape.
+  const response = '{"result": {"content": [{"type": "text", "text": "caf\\u00e9"}], "score": 1.0}, "id": 1, "jsonrpc": "2.0"}';
+  const progress = (n) => `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":${n}}}`;
+  const capture = `{"server_capabilities": {"tools": {}}, "exchanges": [
+    {"request": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow", "_meta": {"progressToken": "t"}}},
+     "response": ${response},
+     "notifications": [${progress(2)}, ${progress(1)}]}]}`;
+  await setEditors(page, { capture });
+  const finding = page.locator('#result-capture li.finding').filter({ hasText: 'notification 1' });
+  assert.equal(await finding.count(), 1, await page.locator('#result-capture').textContent());
+  await finding.locator('button').click();
+  const blocks = page.locator('#result-capture .timeline > li.offending .message');
+  const titled = await blocks.evaluateAll((els) => els.map((e) => [e.querySelector('h4').textContent, e.querySelector('pre').textContent]));
+  assert.deepEqual(titled.map(([t]) => t), ['request', 'response', 'notification 0', 'notification 1']);
+  assert.equal(titled[1][1], response);
+  assert.equal(titled[3][1], progress(1));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a shared link reproduces the editors and the verdict', async () => {
   const { page, context } = await open();
   await page.locator('#result-response #verdict').waitFor();

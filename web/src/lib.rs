@@ -190,6 +190,19 @@ export interface McpcheckError extends Error {
  * {@link McpcheckError} only when given something other than text. */
 export function validateSuite(yamlText: string, fileName?: string): SuiteValidation;
 
+/** How {@link captureTimeline} gives the messages. */
+export interface TimelineOptions {
+  /** Each message as a string holding its text exactly as the capture has
+   * it (key order, number spelling, escapes), not as a parsed value. */
+  verbatim?: boolean;
+}
+
+/** A capture's sessions as a timeline: each exchange summed up (method, id,
+ * how it was answered) with its messages as written (values, or their text
+ * with `verbatim`), for showing the capture next to its report. Throws a
+ * {@link McpcheckError} when the input is not a usable capture. */
+export function captureTimeline(capture: Capture, options?: TimelineOptions): TimelineSession[];
+
 /** `ok`: the one success spelling of every result the package returns. */
 export interface TestResult {
   /** `status` is `"pass"`. */
@@ -424,20 +437,23 @@ pub fn check_capture(
     Ok(js)
 }
 
-/// A capture's sessions as a timeline: each exchange summed up (method, id,
-/// how it was answered) with its messages as written, for showing the
-/// capture next to its report. Throws a {@link McpcheckError} when the
-/// input is not a usable capture.
-#[wasm_bindgen(js_name = captureTimeline, unchecked_return_type = "TimelineSession[]")]
-pub fn capture_timeline(
-    #[wasm_bindgen(unchecked_param_type = "Capture")] capture: JsValue,
-) -> Result<JsValue, JsValue> {
+/// How `captureTimeline` gives the messages.
+#[derive(Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct TimelineOptions {
+    verbatim: bool,
+}
+
+/// A capture's sessions as a timeline (typed in `TS_INPUTS`).
+#[wasm_bindgen(js_name = captureTimeline, skip_typescript)]
+pub fn capture_timeline(capture: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     let text = match from_js(&capture, "the capture")? {
         Value::String(text) => text,
         other => other.to_string(),
     };
-    let timeline =
-        api::capture_timeline(CAPTURE_FILE, &text).map_err(|d| load_error(&d, Some(&text)))?;
+    let options: TimelineOptions = options_from_js(&options)?;
+    let timeline = api::capture_timeline(CAPTURE_FILE, &text, options.verbatim)
+        .map_err(|d| load_error(&d, Some(&text)))?;
     Ok(js_sys::JSON::parse(&timeline).unwrap_or(JsValue::NULL))
 }
 

@@ -3,10 +3,38 @@
 //! written. The playground shows it next to the invariants report, so a page
 //! never reads the capture format itself.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use super::{Capture, Exchange, Message, Session, Unmatched};
+
+/// A message of the timeline, exactly as the capture holds it. It
+/// serializes as that JSON, or — when the timeline was made
+/// [`verbatim`](timeline_verbatim) — as a string holding its text, so a page
+/// shows the bytes the server sent (key order, number spelling, escapes)
+/// rather than a re-serialization.
+#[derive(Debug, Clone, Copy)]
+pub struct Msg<'a> {
+    raw: &'a RawValue,
+    as_text: bool,
+}
+
+impl Msg<'_> {
+    /// The message's JSON text, as written in the capture.
+    pub fn get(&self) -> &str {
+        self.raw.get()
+    }
+}
+
+impl Serialize for Msg<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.as_text {
+            s.serialize_str(self.raw.get())
+        } else {
+            self.raw.serialize(s)
+        }
+    }
+}
 
 /// One session of a capture, in capture order.
 #[derive(Debug, Serialize)]
@@ -45,11 +73,11 @@ pub struct TimelineExchange<'a> {
     /// The error's `code`, when the answer is an error that has one.
     pub error_code: Option<i64>,
     #[cfg_attr(feature = "ts", tsify(type = "unknown"))]
-    pub request: &'a RawValue,
+    pub request: Msg<'a>,
     #[cfg_attr(feature = "ts", tsify(type = "unknown"))]
-    pub response: Option<&'a RawValue>,
+    pub response: Option<Msg<'a>>,
     #[cfg_attr(feature = "ts", tsify(type = "unknown[]"))]
-    pub notifications: Vec<&'a RawValue>,
+    pub notifications: Vec<Msg<'a>>,
     /// Server→client requests made meanwhile, each with the client's answer.
     pub server_requests: Vec<TimelineServerRequest<'a>>,
 }
@@ -59,9 +87,9 @@ pub struct TimelineExchange<'a> {
 #[cfg_attr(feature = "ts", derive(tsify::Tsify))]
 pub struct TimelineServerRequest<'a> {
     #[cfg_attr(feature = "ts", tsify(type = "unknown"))]
-    pub request: &'a RawValue,
+    pub request: Msg<'a>,
     #[cfg_attr(feature = "ts", tsify(type = "unknown"))]
-    pub response: Option<&'a RawValue>,
+    pub response: Option<Msg<'a>>,
 }
 
 /// A server message that no open request could take.
@@ -71,25 +99,44 @@ pub struct TimelineUnmatched<'a> {
     /// The last exchange sent before it arrived; `null` when none had been.
     pub after_exchange: Option<usize>,
     #[cfg_attr(feature = "ts", tsify(type = "unknown"))]
-    pub message: &'a RawValue,
+    pub message: Msg<'a>,
     #[cfg_attr(feature = "ts", tsify(type = "unknown"))]
-    pub response: Option<&'a RawValue>,
+    pub response: Option<Msg<'a>>,
 }
 
-/// The timeline of every session of a parsed capture.
+/// The timeline of every session of a parsed capture, its messages as JSON.
 pub fn timeline<'a>(capture: &'a Capture<'a>) -> Vec<TimelineSession<'a>> {
-    capture.sessions.iter().map(session).collect()
+    made(capture, false)
 }
 
-fn session<'a>(s: &'a Session<'a>) -> TimelineSession<'a> {
+/// The timeline with every message as its text, verbatim (see [`Msg`]).
+pub fn timeline_verbatim<'a>(capture: &'a Capture<'a>) -> Vec<TimelineSession<'a>> {
+    made(capture, true)
+}
+
+fn made<'a>(capture: &'a Capture<'a>, as_text: bool) -> Vec<TimelineSession<'a>> {
+    let msg = |m: &'a Message<'a>| Msg {
+        raw: m.raw(),
+        as_text,
+    };
+    capture.sessions.iter().map(|s| session(s, &msg)).collect()
+}
+
+fn session<'a>(
+    s: &'a Session<'a>,
+    msg: &dyn Fn(&'a Message<'a>) -> Msg<'a>,
+) -> TimelineSession<'a> {
     TimelineSession {
         server_label: s.server_label.as_deref(),
-        exchanges: s.exchanges.iter().map(exchange).collect(),
-        unmatched: s.unmatched.iter().map(unmatched).collect(),
+        exchanges: s.exchanges.iter().map(|x| exchange(x, msg)).collect(),
+        unmatched: s.unmatched.iter().map(|u| unmatched(u, msg)).collect(),
     }
 }
 
-fn exchange<'a>(x: &'a Exchange<'a>) -> TimelineExchange<'a> {
+fn exchange<'a>(
+    x: &'a Exchange<'a>,
+    msg: &dyn Fn(&'a Message<'a>) -> Msg<'a>,
+) -> TimelineExchange<'a> {
     let id = x.request.id().map(|id| id.to_string());
     let answer = match (&x.response, &id) {
         (Some(r), _) if r.error().is_some() => ExchangeAnswer::Error,
@@ -105,25 +152,28 @@ fn exchange<'a>(x: &'a Exchange<'a>) -> TimelineExchange<'a> {
         id,
         answer,
         error_code: x.response.as_ref().and_then(error_code),
-        request: x.request.raw(),
-        response: x.response.as_ref().map(Message::raw),
-        notifications: x.notifications().iter().map(Message::raw).collect(),
+        request: msg(&x.request),
+        response: x.response.as_ref().map(msg),
+        notifications: x.notifications().iter().map(msg).collect(),
         server_requests: x
             .server_requests()
             .iter()
             .map(|r| TimelineServerRequest {
-                request: r.request.raw(),
-                response: r.response.as_ref().map(Message::raw),
+                request: msg(&r.request),
+                response: r.response.as_ref().map(msg),
             })
             .collect(),
     }
 }
 
-fn unmatched<'a>(u: &'a Unmatched<'a>) -> TimelineUnmatched<'a> {
+fn unmatched<'a>(
+    u: &'a Unmatched<'a>,
+    msg: &dyn Fn(&'a Message<'a>) -> Msg<'a>,
+) -> TimelineUnmatched<'a> {
     TimelineUnmatched {
         after_exchange: u.after_exchange,
-        message: u.message.raw(),
-        response: u.response.as_ref().map(Message::raw),
+        message: msg(&u.message),
+        response: u.response.as_ref().map(msg),
     }
 }
 
@@ -174,12 +224,39 @@ mod tests {
         );
         assert_eq!(s.exchanges[0].notifications.len(), 1);
         assert_eq!(
-            s.exchanges[0].response.map(RawValue::get),
+            s.exchanges[0].response.as_ref().map(Msg::get),
             Some(r#"{"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}"#)
         );
         assert_eq!(s.unmatched[0].after_exchange, Some(0));
         let json = serde_json::to_value(&t).expect("serializes");
         assert_eq!(json[0]["exchanges"][2]["answer"], "error");
         assert_eq!(json[0]["exchanges"][1]["answer"], "notification");
+        assert_eq!(
+            json[0]["exchanges"][0]["response"]["result"]["tools"],
+            serde_json::json!([])
+        );
+    }
+
+    #[test]
+    fn a_verbatim_timeline_gives_each_message_as_its_text() {
+        // What a re-serialization would change: key order, `1.0`, an escape.
+        let response = r#"{"result": {"b": 1.0, "a": "caf\u00e9"}, "id": 1, "jsonrpc": "2.0"}"#;
+        let text = format!(
+            r#"{{"exchanges": [{{"request": {{"jsonrpc": "2.0", "id": 1, "method": "m"}},
+                "response": {response},
+                "notifications": [{{"jsonrpc":"2.0","method":"notifications/progress"}}]}}]}}"#
+        );
+        let capture = crate::capture::parse(&text).expect("a capture");
+        let json = serde_json::to_value(timeline_verbatim(&capture)).expect("serializes");
+        let x = &json[0]["exchanges"][0];
+        assert_eq!(
+            x["response"],
+            serde_json::Value::String(response.to_string())
+        );
+        assert_eq!(
+            x["notifications"][0],
+            r#"{"jsonrpc":"2.0","method":"notifications/progress"}"#
+        );
+        assert_eq!(x["answer"], "result");
     }
 }

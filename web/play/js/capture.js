@@ -13,8 +13,10 @@ function summary(x) {
   return { method: x.method, id, answer };
 }
 
-function block(title, value) {
-  return el('div', {}, el('h4', {}, title), el('pre', {}, JSON.stringify(value, null, 2)));
+// Messages come verbatim (captureTimeline's `verbatim`): the text the
+// capture holds, shown as it is.
+function block(title, text) {
+  return el('div', { class: 'message' }, el('h4', {}, title), el('pre', {}, text));
 }
 
 function exchangeItem(s, i, x, findings) {
@@ -30,10 +32,14 @@ function exchangeItem(s, i, x, findings) {
     if (!details.open || details.dataset.filled) return;
     details.dataset.filled = '1';
     for (const f of findings) details.append(el('p', { class: 'reason' }, `${f.id}: ${f.message}`));
+    // Titled as findings name them: "notification 0", "server request 1".
     details.append(block('request', x.request));
     if (x.response !== null) details.append(block('response', x.response));
-    if (x.notifications.length) details.append(block('notifications', x.notifications));
-    if (x.server_requests.length) details.append(block('server requests', x.server_requests));
+    x.notifications.forEach((n, k) => details.append(block(`notification ${k}`, n)));
+    x.server_requests.forEach((r, k) => {
+      details.append(block(`server request ${k}`, r.request));
+      if (r.response !== null) details.append(block(`reply to server request ${k}`, r.response));
+    });
   });
   return el('li', { id: `s${s}-x${i}`, class: findings.length ? 'offending' : '' }, details);
 }
@@ -80,11 +86,11 @@ export function renderCapture(report, timeline) {
     const unmatched = timeline[si]?.unmatched ?? [];
     if (unmatched.length) {
       box.append(el('h4', {}, `Unmatched messages: ${unmatched.length}`),
-        el('ul', { class: 'timeline' }, unmatched.map((u) =>
+        el('ul', { class: 'timeline' }, unmatched.map((u, k) =>
           el('li', { class: 'offending' }, el('details', { open: true },
-            el('summary', {}, 'from the server', u.after_exchange !== null ? `, after exchange #${u.after_exchange}` : ''),
-            el('pre', {}, JSON.stringify(u.message, null, 2)),
-            u.response === null ? null : block('the client\'s answer', u.response))))));
+            el('summary', {}, `unmatched message ${k}, from the server`, u.after_exchange !== null ? `, after exchange #${u.after_exchange}` : ''),
+            el('pre', {}, u.message),
+            u.response === null ? null : block(`reply to unmatched message ${k}`, u.response))))));
     }
     // The first offending exchange is open from the start.
     const first = s.findings.find((f) => Number.isInteger(f.exchange));

@@ -197,8 +197,10 @@ async function check() {
     editors.listing.mark(marks);
     out.append(renderLint(reply.value, editors.listing, places));
   } else if (which === 'capture') {
-    // The exchanges to show, read by the core as the report was.
-    const timeline = await checker.call('captureTimeline', editors.capture.value);
+    // The exchanges to show, read by the core as the report was; each
+    // message as the text the capture holds (what the server sent), not
+    // re-serialized.
+    const timeline = await checker.call('captureTimeline', editors.capture.value, { verbatim: true });
     if (run !== runs[which]) return;
     out.append((await import('./capture.js')).renderCapture(reply.value, timeline.ok ? timeline.value : []));
   } else {
