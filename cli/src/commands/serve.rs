@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::serve::faults::{self, Fault, FaultSet};
 use crate::serve::handler::Shared;
-use crate::serve::{audit, auth, http, stdio};
+use crate::serve::{audit, auth, http, oauth, stdio};
 
 /// How long the runtime may take to stop the tasks still running once the
 /// server has decided to exit.
@@ -39,6 +39,24 @@ pub struct ServeArgs {
     /// The caller is then known as bearer#N, N counting the tokens from 1.
     #[arg(long = "bearer", value_name = "TOKEN", requires = "http", value_parser = secret)]
     bearers: Vec<String>,
+
+    /// Protect the endpoint with OAuth 2.1 and serve a small authorization
+    /// server on the same listener (issuer: the server's base URL): metadata
+    /// (RFC 9728, RFC 8414), client registration (RFC 7591), the
+    /// authorization code grant with PKCE S256, approved at once,
+    /// client_credentials and refresh_token. Tokens are bound to the
+    /// endpoint's URL (RFC 8707); the caller is known as oauth:CLIENT_ID.
+    #[arg(long, requires = "http")]
+    oauth: bool,
+
+    /// How long an access token of --oauth lives, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 3600, requires = "oauth", value_parser = clap::value_parser!(u64).range(1..=31_536_000))]
+    oauth_token_ttl: u64,
+
+    /// Register a confidential client of --oauth before any request, as
+    /// ID:SECRET (repeatable).
+    #[arg(long = "oauth-client", value_name = "ID:SECRET", requires = "oauth", value_parser = oauth_client)]
+    oauth_clients: Vec<(String, String)>,
 
     /// Append one JSON line per tools/call to FILE: time, tool, args (secrets
     /// redacted), identity, duration_ms, response_bytes, is_error.
@@ -103,10 +121,23 @@ pub fn main(args: ServeArgs) -> Result<ExitCode> {
         }
         match args.http {
             Some(addr) => {
+                let credentials = auth::Credentials::new(args.api_keys, args.bearers);
+                let (credentials, oauth) = if args.oauth {
+                    let server = oauth::OAuth::new(
+                        Duration::from_secs(args.oauth_token_ttl),
+                        args.oauth_clients,
+                        faults.clone(),
+                        &args.path,
+                    );
+                    (credentials.with_oauth(), Some(Arc::new(server)))
+                } else {
+                    (credentials, None)
+                };
                 let options = http::Options {
                     addr,
                     path: args.path,
-                    credentials: auth::Credentials::new(args.api_keys, args.bearers),
+                    credentials,
+                    oauth,
                     max_sessions: args.max_sessions as usize,
                     request_timeout: args.request_timeout,
                 };
@@ -129,6 +160,16 @@ fn secret(s: &str) -> Result<String, String> {
     }
 }
 
+/// `ID:SECRET`, both parts non-empty.
+fn oauth_client(s: &str) -> Result<(String, String), String> {
+    match s.split_once(':') {
+        Some((id, secret)) if !id.trim().is_empty() && !secret.trim().is_empty() => {
+            Ok((id.to_string(), secret.to_string()))
+        }
+        _ => Err("write it as ID:SECRET, both parts non-empty".into()),
+    }
+}
+
 /// The endpoint path must be absolute and must not shadow the legacy SSE paths.
 fn check_path(path: &str) -> Result<(), String> {
     if !path.starts_with('/') {
@@ -137,6 +178,11 @@ fn check_path(path: &str) -> Result<(), String> {
     if path == http::LEGACY_SSE_PATH || path == http::LEGACY_MESSAGE_PATH {
         return Err(format!(
             "--path `{path}` is taken by the legacy SSE transport"
+        ));
+    }
+    if oauth::OAuth::handles(path) {
+        return Err(format!(
+            "--path `{path}` is taken by the authorization server of --oauth"
         ));
     }
     Ok(())
@@ -153,6 +199,10 @@ mod tests {
         assert!(check_path("mcp").is_err());
         assert!(check_path("/sse").is_err());
         assert!(check_path("/message").is_err());
+        assert!(check_path("/token").is_err());
+        assert!(oauth_client("id:secret").is_ok());
+        assert!(oauth_client("id:").is_err());
+        assert!(oauth_client("secret").is_err());
     }
 
     #[test]

@@ -18,6 +18,11 @@ impl Identity {
         Self(Arc::from("anonymous"))
     }
 
+    /// An identity known by `label` (an OAuth client: `oauth:CLIENT_ID`).
+    pub fn named(label: String) -> Self {
+        Self(Arc::from(label))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -31,6 +36,9 @@ pub const API_KEY_HEADER: &str = "x-api-key";
 pub struct Credentials {
     api_keys: Vec<String>,
     bearers: Vec<String>,
+    /// `--oauth`: bearer tokens from the built-in authorization server are
+    /// accepted too (checked by `oauth::OAuth`, not here).
+    oauth: bool,
 }
 
 /// Why a request was refused.
@@ -44,11 +52,21 @@ pub enum Refusal {
 
 impl Credentials {
     pub fn new(api_keys: Vec<String>, bearers: Vec<String>) -> Self {
-        Self { api_keys, bearers }
+        Self {
+            api_keys,
+            bearers,
+            oauth: false,
+        }
+    }
+
+    /// These credentials, and the tokens of the built-in authorization server.
+    pub fn with_oauth(mut self) -> Self {
+        self.oauth = true;
+        self
     }
 
     pub fn required(&self) -> bool {
-        !self.api_keys.is_empty() || !self.bearers.is_empty()
+        !self.api_keys.is_empty() || !self.bearers.is_empty() || self.oauth
     }
 
     /// The identity of the request with these headers.
@@ -81,7 +99,7 @@ impl Credentials {
     /// Whether bearer tokens are accepted (OAuth's scheme, which the
     /// protected-resource metadata describes).
     pub fn bearer(&self) -> bool {
-        !self.bearers.is_empty()
+        !self.bearers.is_empty() || self.oauth
     }
 
     /// The `WWW-Authenticate` challenges a 401 carries: one per scheme the
@@ -89,7 +107,7 @@ impl Credentials {
     /// (RFC 9728 §5.1).
     pub fn challenges(&self, refusal: Refusal, resource_metadata: Option<&str>) -> Vec<String> {
         let mut challenges = Vec::new();
-        if !self.bearers.is_empty() {
+        if self.bearer() {
             let mut bearer = match refusal {
                 Refusal::Missing => r#"Bearer realm="mcpcheck""#.to_owned(),
                 Refusal::Invalid => r#"Bearer realm="mcpcheck", error="invalid_token""#.to_owned(),
@@ -108,7 +126,7 @@ impl Credentials {
 
 /// The token of an `Authorization: Bearer TOKEN` header (scheme
 /// case-insensitive, per RFC 9110).
-fn bearer_token(value: &[u8]) -> Option<&[u8]> {
+pub fn bearer_token(value: &[u8]) -> Option<&[u8]> {
     let value = value.trim_ascii();
     let (scheme, token) = value.split_at_checked(6)?;
     (scheme.eq_ignore_ascii_case(b"bearer") && token.first() == Some(&b' '))

@@ -105,6 +105,19 @@ pub enum Fault {
     /// With --bearer, the protected-resource metadata: its resource is
     /// https://evil.example/mcp, not the server's URL.
     BadResourceMetadata,
+    /// With --oauth, the MCP endpoint: a token issued for another resource
+    /// (RFC 8707 audience) is accepted.
+    OauthWrongAudience,
+    /// With --oauth, a 401: WWW-Authenticate without resource_metadata.
+    OauthNoResourceMetadata,
+    /// With --oauth, the authorization-server metadata: no
+    /// response_types_supported and no code_challenge_methods_supported (S256).
+    OauthMetadataMissingFields,
+    /// With --oauth, the authorization code grant: no PKCE challenge is
+    /// required and a missing or wrong code_verifier is accepted.
+    OauthNoPkce,
+    /// With --oauth, the MCP endpoint: an expired access token is accepted.
+    OauthExpiredAccepted,
     /// Every 2026-07-28 tools/call: the answer gains a text block saying
     /// which 2026-07-28 call to this process it was, so an answer depends on
     /// the requests other clients sent before it.

@@ -31,11 +31,12 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use sse_stream::{Sse, SseBody, SseStream};
 use tokio_util::sync::CancellationToken;
 
-use super::auth::{Credentials, Refusal};
+use super::auth::{Credentials, Identity, Refusal};
 use super::faults::{Fault, FaultSet, WireFaults, WireTap};
 use super::handler::{Session, Shared};
 use super::legacy::Legacy;
 use super::modern::{self, Modern};
+use super::oauth::OAuth;
 
 pub type Body = BoxBody<Bytes, Infallible>;
 
@@ -65,6 +66,8 @@ pub struct Options {
     pub max_sessions: usize,
     /// How long a client may take to send a request's headers and body.
     pub request_timeout: Duration,
+    /// `--oauth`: the built-in authorization server.
+    pub oauth: Option<Arc<OAuth>>,
 }
 
 struct App {
@@ -84,6 +87,7 @@ struct App {
     aliases: std::sync::Mutex<Aliases>,
     /// The 2026-07-28 front, for POSTs outside a legacy session.
     modern: Arc<Modern>,
+    oauth: Option<Arc<OAuth>>,
 }
 
 /// Under `guessable-session-ids`, the id each session is known by outside:
@@ -160,7 +164,12 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         faults: shared.faults.clone(),
         aliases: std::sync::Mutex::default(),
         modern,
+        oauth: options.oauth,
     });
+    // Before the URL line, which those who start the server wait for.
+    if app.oauth.is_some() {
+        eprintln!("mcpcheck serve: OAuth authorization server, issuer http://{local}");
+    }
     eprintln!(
         "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH})",
         app.path
@@ -297,7 +306,13 @@ impl App {
         {
             return metadata;
         }
-        let identity = match self.credentials.authenticate(request.headers()) {
+        if let Some(oauth) = &self.oauth
+            && OAuth::handles(request.uri().path())
+        {
+            let origin = Self::origin(request.headers());
+            return oauth.serve(request, &origin, self.request_timeout).await;
+        }
+        let identity = match self.authenticate(request.headers()) {
             Ok(identity) => identity,
             Err(refusal) => return self.unauthorized(refusal, request.headers()),
         };
@@ -354,6 +369,23 @@ impl App {
         Some(response)
     }
 
+    /// The caller: a configured credential, else (with `--oauth`) the
+    /// client of a live access token issued for this endpoint's URL.
+    fn authenticate(&self, headers: &HeaderMap) -> Result<Identity, Refusal> {
+        let found = self.credentials.authenticate(headers);
+        if let (Err(Refusal::Invalid), Some(oauth)) = (&found, &self.oauth)
+            && let Some(token) = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| super::auth::bearer_token(v.as_bytes()))
+        {
+            let resource = format!("{}{}", Self::origin(headers), self.path);
+            if let Some(identity) = oauth.authenticate(token, &resource) {
+                return Ok(identity);
+            }
+        }
+        found
+    }
+
     /// `http://HOST` as the request names this server.
     fn origin(headers: &HeaderMap) -> String {
         let host = headers
@@ -402,7 +434,9 @@ impl App {
             StatusCode::UNAUTHORIZED,
             serde_json::json!({ "error": "unauthorized", "message": message }).to_string(),
         );
-        let metadata = (!self.faults.has(Fault::NoResourceMetadata)).then(|| {
+        let hidden = self.faults.has(Fault::NoResourceMetadata)
+            || (self.oauth.is_some() && self.faults.has(Fault::OauthNoResourceMetadata));
+        let metadata = (!hidden).then(|| {
             format!(
                 "{}{RESOURCE_METADATA_PATH}{}",
                 Self::origin(headers),
@@ -873,7 +907,7 @@ pub fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     response
 }
 
-fn json_response(status: StatusCode, body: String) -> Response<Body> {
+pub(crate) fn json_response(status: StatusCode, body: String) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(body)).boxed());
     *response.status_mut() = status;
     response.headers_mut().insert(

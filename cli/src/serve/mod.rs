@@ -9,7 +9,7 @@
 //! Layout: `handler` is the MCP server (rmcp `ServerHandler`); `tools` and
 //! `catalog` hold its fixed data and pure logic; `stdio`, `http` and
 //! `legacy` are the transports; `faults`, `auth` and `audit` are the
-//! cross-cutting options. `modern` serves the 2026-07-28 revision (no
+//! cross-cutting options; `oauth` is the authorization server of `--oauth`. `modern` serves the 2026-07-28 revision (no
 //! handshake, `_meta` on every request) in front of the same handler; the
 //! transports pick the era per message.
 
@@ -26,5 +26,6 @@ pub mod handler;
 pub mod http;
 mod legacy;
 pub mod modern;
+pub mod oauth;
 pub mod stdio;
 mod tools;
