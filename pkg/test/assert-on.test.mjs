@@ -3,12 +3,14 @@
 // (with Jest's own `expect`; Vitest runs test-frameworks/ in a child).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { cliBinary } from '../scripts/cli-bin.mjs';
 
 import * as esm from '../lib/node.mjs';
 import { matchers } from '../lib/matchers.mjs';
@@ -18,7 +20,6 @@ const cjs = require('../lib/node.cjs');
 const { expect } = require('expect');
 expect.extend(matchers);
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const { checkResponse, checkTrajectory, checkCapture, lintListing, scanListing, validateSuite, formatResult, McpcheckError } = esm;
 
 const EXPECT = { contains: ['hello'], json_path: { '$.a': 1 } };
@@ -91,15 +92,6 @@ test('every thrown error is a McpcheckError with a code, in both module systems'
   assert.ok(made instanceof McpcheckError);
 });
 
-function cli() {
-  if (process.env.MCPCHECK_BIN) return process.env.MCPCHECK_BIN;
-  const built = ['debug', 'release']
-    .map((p) => join(process.env.CARGO_TARGET_DIR || join(root, 'target'), p, 'mcpcheck'))
-    .filter((f) => existsSync(f))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  assert.ok(built.length, 'no mcpcheck binary: run `cargo build -p mcpcheck` first, or set MCPCHECK_BIN');
-  return built[0];
-}
 
 test('formatResult is what `mcpcheck check` prints, for a pass and a fail', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcpcheck-format-'));
@@ -110,7 +102,7 @@ test('formatResult is what `mcpcheck check` prints, for a pass and a fail', () =
     for (const [name, response] of [['good', GOOD], ['bad', BAD]]) {
       const responseFile = join(dir, `${name}.json`);
       writeFileSync(responseFile, JSON.stringify(response));
-      const run = spawnSync(cli(), ['check', '--expect', expectFile, '--response', responseFile], { encoding: 'utf8' });
+      const run = spawnSync(cliBinary(), ['check', '--expect', expectFile, '--response', responseFile], { encoding: 'utf8' });
       const result = checkResponse(doc, response);
       assert.equal(formatResult(result), run.stdout, name);
       assert.equal(run.status, result.ok ? 0 : 1);

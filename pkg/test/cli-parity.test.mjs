@@ -6,11 +6,13 @@
 // builds it first).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+
+import { cliBinary } from '../scripts/cli-bin.mjs';
 
 import { checkCapture, lintListing, scanListing } from '../lib/node.mjs';
 import { members } from '../scripts/json-members.mjs';
@@ -18,17 +20,8 @@ import { DATA } from '../../web/play/examples/data.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-function cli() {
-  if (process.env.MCPCHECK_BIN) return process.env.MCPCHECK_BIN;
-  const built = ['debug', 'release']
-    .map((p) => join(process.env.CARGO_TARGET_DIR || join(root, 'target'), p, 'mcpcheck'))
-    .filter((f) => existsSync(f))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  assert.ok(built.length, 'no mcpcheck binary: run `cargo build -p mcpcheck` first, or set MCPCHECK_BIN');
-  return built[0];
-}
 
-const bin = cli();
+const bin = cliBinary();
 const dir = mkdtempSync(join(tmpdir(), 'mcpcheck-parity-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
