@@ -254,8 +254,8 @@ pub fn server_of(endpoint: &Endpoint) -> Result<mcpcheck_core::generate::Server,
             command: command.clone(),
             args: args.clone(),
         }),
-        Endpoint::Http { url, headers } => remote("http", url, headers),
-        Endpoint::Sse { url, headers } => remote("sse", url, headers),
+        Endpoint::Http { url, headers, .. } => remote("http", url, headers),
+        Endpoint::Sse { url, headers, .. } => remote("sse", url, headers),
     }
 }
 

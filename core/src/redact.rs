@@ -171,8 +171,8 @@ impl Redactor {
         self
     }
 
-    /// Every secret of a server: its environment and headers, expanded with
-    /// `env`, and every variable its environment or headers reference as
+    /// Every secret of a server: its environment, headers and `auth`
+    /// secrets, expanded with `env`, and every variable they reference as
     /// `${NAME}`. A variable its command line or URL references is a secret
     /// only when its name says so (`API_KEY`, `TOKEN`, …): `${MCP_URL}` is
     /// an address, and hiding it would hide every label built from it.
@@ -189,6 +189,15 @@ impl Redactor {
         for (name, value) in &server.headers {
             let (v, _) = expand_env(value, &lookup);
             self.header(name, &v);
+        }
+        // An `auth` block's client secret and refresh token.
+        for value in server
+            .auth
+            .iter()
+            .flat_map(|a| a.client_secret.iter().chain(&a.refresh_token))
+        {
+            let (v, _) = expand_env(value, &lookup);
+            self.secret(&v);
         }
         let in_env_or_headers = referenced.take();
         for s in server.url.iter().chain(&server.args).chain(&server.command) {

@@ -141,7 +141,75 @@ pub struct Server {
     /// `protocol_version`: the revision to speak with this server, instead
     /// of the run's `--protocol-version`.
     pub protocol_version: Option<String>,
+    /// `auth`: how to get an OAuth access token for an HTTP server.
+    pub auth: Option<Auth>,
     pub span: Span,
+}
+
+/// The OAuth 2.1 grant a run uses to get its access token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Grant {
+    ClientCredentials,
+    RefreshToken,
+    AuthorizationCode,
+}
+
+impl Grant {
+    pub const NAMES: &[&str] = &["client_credentials", "refresh_token", "authorization_code"];
+
+    pub fn parse(name: &str) -> Option<Grant> {
+        match name {
+            "client_credentials" => Some(Grant::ClientCredentials),
+            "refresh_token" => Some(Grant::RefreshToken),
+            "authorization_code" => Some(Grant::AuthorizationCode),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        Grant::NAMES[self as usize]
+    }
+}
+
+/// A server's `auth` block, values as written (`${ENV}` expanded by the
+/// caller). `token_url` absent means discovery from the server's 401.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Auth {
+    pub grant: Grant,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+    pub scope: Option<String>,
+    pub resource: Option<String>,
+    pub token_url: Option<String>,
+    pub refresh_token: Option<String>,
+}
+
+impl Auth {
+    /// What the grant lacks or does not use, and what to write instead.
+    pub fn check(&self) -> Result<(), (String, &'static str)> {
+        let g = self.grant.as_str();
+        match self.grant {
+            Grant::ClientCredentials
+                if self.client_id.is_none() || self.client_secret.is_none() =>
+            {
+                Err((
+                    format!("`type: {g}` needs `client_id` and `client_secret`"),
+                    "e.g. `client_secret: ${CLIENT_SECRET}` to read it from the environment",
+                ))
+            }
+            Grant::RefreshToken if self.refresh_token.is_none() => Err((
+                format!("`type: {g}` needs `refresh_token`"),
+                "e.g. `refresh_token: ${REFRESH_TOKEN}`",
+            )),
+            Grant::ClientCredentials | Grant::AuthorizationCode if self.refresh_token.is_some() => {
+                Err((
+                    format!("`refresh_token` is not used by `type: {g}`"),
+                    "remove it, or write `type: refresh_token`",
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 /// A setup tool call, run before the action on the same session.
@@ -444,6 +512,17 @@ const SERVER_KEYS: &[&str] = &[
     "docker",
     "client_capabilities",
     "protocol_version",
+    "auth",
+];
+
+const AUTH_KEYS: &[&str] = &[
+    "type",
+    "client_id",
+    "client_secret",
+    "scope",
+    "resource",
+    "token_url",
+    "refresh_token",
 ];
 
 /// What the files of one suite may take together, spent as they load: the
@@ -672,6 +751,7 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
         docker: None,
         client: ClientCaps::default(),
         protocol_version: None,
+        auth: None,
         span: node.span,
     };
     for (k, _, v) in &entries {
@@ -728,8 +808,16 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
                     }
                 }
             }
+            "auth" => s.auth = load_auth(cx, v),
             _ => {}
         }
+    }
+    if s.auth.is_some() && s.transport == Transport::Stdio {
+        cx.error_hint(
+            node.span,
+            "`auth` works with the HTTP transports only",
+            "set `transport: http` (or `sse`) and a `url`, or remove `auth`",
+        );
     }
     match s.transport {
         Transport::Sse | Transport::Http if s.url.is_none() => {
@@ -752,6 +840,59 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
         cx.error(node.span, "`docker` works with the stdio transport only");
     }
     Some(s)
+}
+
+/// The `auth` block: a `type` and the keys that grant needs.
+fn load_auth(cx: &mut LoadCx, node: &Node) -> Option<Auth> {
+    let entries = cx.struct_entries(node, "auth", AUTH_KEYS);
+    node.as_map()?;
+    let mut grant = None;
+    let mut auth = Auth {
+        grant: Grant::ClientCredentials,
+        client_id: None,
+        client_secret: None,
+        scope: None,
+        resource: None,
+        token_url: None,
+        refresh_token: None,
+    };
+    for (k, _, v) in &entries {
+        let value = cx.name(v, k);
+        match *k {
+            "type" => {
+                grant = value.as_deref().map(|t| {
+                    let g = Grant::parse(t);
+                    if g.is_none() {
+                        let hint = crate::diag::did_you_mean(t, Grant::NAMES.iter().copied())
+                            .unwrap_or_else(|| format!("use one of {}", Grant::NAMES.join(", ")));
+                        cx.error_hint(v.span, format!("unknown auth type `{t}`"), hint);
+                    }
+                    (g, v.span)
+                })
+            }
+            "client_id" => auth.client_id = value,
+            "client_secret" => auth.client_secret = value,
+            "scope" => auth.scope = value,
+            "resource" => auth.resource = value,
+            "token_url" => auth.token_url = value,
+            _ => auth.refresh_token = value,
+        }
+    }
+    let Some((Some(g), span)) = grant else {
+        if grant.is_none() {
+            cx.error_hint(
+                node.span,
+                "`auth` needs a `type`",
+                format!("write `type:` and one of {}", Grant::NAMES.join(", ")),
+            );
+        }
+        return None;
+    };
+    auth.grant = g;
+    if let Err((message, hint)) = auth.check() {
+        cx.error_hint(span, message, hint);
+    }
+    Some(auth)
 }
 
 fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
@@ -2180,6 +2321,115 @@ mod tests {
         );
         assert!(!composed.has_errors(), "{:?}", composed.diagnostics);
         assert_eq!(versions(&composed), [Some("2026-07-28".to_string()), None]);
+    }
+
+    /// The first error of `text` loaded as `a.yaml`: line, message, hint.
+    fn first_error(text: &str) -> (u32, String, String) {
+        let loaded = load("a.yaml", text);
+        let d = loaded
+            .diagnostics
+            .iter()
+            .find(|d| d.is_error())
+            .unwrap_or_else(|| panic!("no error in {:?}", loaded.diagnostics));
+        assert_eq!(d.file, "a.yaml");
+        (
+            d.span.line,
+            d.message.clone(),
+            d.hint.clone().unwrap_or_default(),
+        )
+    }
+
+    const HTTP: &str = "name: t\nserver:\n  transport: http\n  url: http://h/mcp\n";
+
+    #[test]
+    fn auth_is_read_in_both_forms() {
+        let single = load(
+            "a.yaml",
+            &format!(
+                "{HTTP}  auth:\n    type: client_credentials\n    client_id: c\n    client_secret: ${{SECRET}}\n    scope: read\nassert: {{tool: t}}\n"
+            ),
+        );
+        assert!(!single.has_errors(), "{:?}", single.diagnostics);
+        let auth = single.suite.tests[0]
+            .server
+            .as_ref()
+            .and_then(|s| s.auth.clone());
+        assert_eq!(
+            auth,
+            Some(Auth {
+                grant: Grant::ClientCredentials,
+                client_id: Some("c".into()),
+                client_secret: Some("${SECRET}".into()),
+                scope: Some("read".into()),
+                resource: None,
+                token_url: None,
+                refresh_token: None,
+            })
+        );
+        let composed = load(
+            "b.yaml",
+            "servers:\n  s:\n    transport: http\n    url: http://h/mcp\n    auth: {type: authorization_code, token_url: http://as/token}\n\
+             tests:\n  - name: a\n    server: s\n    assert: {tool: t}\n",
+        );
+        assert!(!composed.has_errors(), "{:?}", composed.diagnostics);
+        let auth = composed.suite.tests[0]
+            .server
+            .as_ref()
+            .and_then(|s| s.auth.clone());
+        let auth = auth.expect("auth");
+        assert_eq!(auth.grant, Grant::AuthorizationCode);
+        assert_eq!(auth.token_url.as_deref(), Some("http://as/token"));
+    }
+
+    #[test]
+    fn auth_keys_are_checked_with_file_line_and_hint() {
+        let (line, message, hint) = first_error(&format!(
+            "{HTTP}  auth:\n    type: client_credentials\n    client_id: c\n    client_secret: s\n    token_ulr: x\nassert: {{tool: t}}\n"
+        ));
+        assert_eq!(line, 9);
+        assert!(message.contains("token_ulr"), "{message}");
+        assert!(hint.contains("token_url"), "{hint}");
+
+        let (line, message, hint) = first_error(&format!(
+            "{HTTP}  auth:\n    type: client_credential\nassert: {{tool: t}}\n"
+        ));
+        assert_eq!(line, 6);
+        assert!(
+            message.contains("unknown auth type `client_credential`"),
+            "{message}"
+        );
+        assert!(hint.contains("client_credentials"), "{hint}");
+
+        let (line, message, _) = first_error(&format!(
+            "{HTTP}  auth:\n    client_id: c\nassert: {{tool: t}}\n"
+        ));
+        assert_eq!(line, 6);
+        assert!(message.contains("needs a `type`"), "{message}");
+
+        let (_, message, hint) = first_error(&format!(
+            "{HTTP}  auth:\n    type: client_credentials\n    client_id: c\nassert: {{tool: t}}\n"
+        ));
+        assert!(
+            message.contains("needs `client_id` and `client_secret`"),
+            "{message}"
+        );
+        assert!(hint.contains("${CLIENT_SECRET}"), "{hint}");
+
+        let (_, message, _) = first_error(&format!(
+            "{HTTP}  auth:\n    type: refresh_token\nassert: {{tool: t}}\n"
+        ));
+        assert!(message.contains("needs `refresh_token`"), "{message}");
+
+        let (_, message, _) = first_error(&format!(
+            "{HTTP}  auth:\n    type: authorization_code\n    refresh_token: r\nassert: {{tool: t}}\n"
+        ));
+        assert!(message.contains("`refresh_token` is not used"), "{message}");
+
+        let (line, message, _) = first_error(
+            "name: t\nserver:\n  command: x\n  auth: {type: refresh_token, refresh_token: r}\nassert: {tool: t}\n",
+        );
+        assert_eq!(line, 3);
+        assert!(message.contains("HTTP transports only"), "{message}");
     }
 
     #[test]

@@ -25,6 +25,7 @@ use sse_stream::SseStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::auth::Authorizer;
 use super::tap::{MAX_BYTES, MAX_MESSAGE_BYTES};
 use super::wire::Inbound;
 
@@ -122,6 +123,38 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
             attempt.follow()
         }
     })
+}
+
+/// Send `req`, with the run's bearer token when the server has `auth`
+/// (see [`super::auth`]). A 401 gets a new token (found by discovery the
+/// first time) and the request is sent once more, once.
+async fn send_authorized(
+    req: reqwest::RequestBuilder,
+    auth: Option<&Authorizer>,
+) -> Result<reqwest::Response, String> {
+    let failed = |e: reqwest::Error| format!("HTTP request failed: {}", with_causes(&e));
+    let Some(auth) = auth else {
+        return req.send().await.map_err(failed);
+    };
+    let again = req.try_clone();
+    let token = auth.token().await?;
+    let first = match &token {
+        Some(t) => req.bearer_auth(t),
+        None => req,
+    };
+    let resp = first.send().await.map_err(failed)?;
+    let Some(again) = again.filter(|_| resp.status() == reqwest::StatusCode::UNAUTHORIZED) else {
+        return Ok(resp);
+    };
+    let www = resp
+        .headers()
+        .get(reqwest::header::WWW_AUTHENTICATE)
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string);
+    let fresh = auth
+        .after_unauthorized(token.as_deref(), www.as_deref())
+        .await?;
+    again.bearer_auth(fresh).send().await.map_err(failed)
 }
 
 /// The request id of an outgoing message, if it is a request.
@@ -307,6 +340,7 @@ struct Resume {
     version: Arc<Mutex<Option<String>>>,
     inbound: Inbound,
     stop: CancellationToken,
+    auth: Option<Authorizer>,
 }
 
 impl Resume {
@@ -342,7 +376,7 @@ impl Resume {
             }
             let resp = tokio::select! {
                 _ = self.stop.cancelled() => return,
-                r = req.send() => r,
+                r = send_authorized(req, self.auth.as_ref()) => r,
             };
             let failed = match resp {
                 Ok(resp) if resp.status().is_success() => {
@@ -360,7 +394,7 @@ impl Resume {
                     let body = error_text(resp).await;
                     Some(describe_http_error(status, &headers, &body))
                 }
-                Err(e) => Some(with_causes(&e)),
+                Err(e) => Some(e),
             };
             if let Some(why) = failed {
                 self.inbound.fail_request(
@@ -449,6 +483,7 @@ pub struct HttpSession {
     /// The token that stops reading the answer of each open request, by
     /// its id (as JSON text).
     streams: Streams,
+    auth: Option<Authorizer>,
 }
 
 type Streams = Arc<Mutex<std::collections::HashMap<String, CancellationToken>>>;
@@ -478,7 +513,7 @@ impl HttpSession {
                 .headers(self.headers.clone())
                 .header(SESSION_HEADER, id)
                 .timeout(Duration::from_secs(2));
-            let _ = req.send().await;
+            let _ = send_authorized(req, self.auth.as_ref()).await;
         }
     }
 }
@@ -496,6 +531,7 @@ pub fn streamable(
     inbound: Inbound,
     mut out: mpsc::UnboundedReceiver<String>,
     stateless: Option<String>,
+    auth: Option<Authorizer>,
 ) -> Result<HttpSession, String> {
     let client = client()?;
     let headers = header_map(headers)?;
@@ -510,6 +546,7 @@ pub fn streamable(
         session: session.clone(),
         stop: stop.clone(),
         streams: streams.clone(),
+        auth: auth.clone(),
     };
     let resume = Resume {
         client: client.clone(),
@@ -519,6 +556,7 @@ pub fn streamable(
         version: version.clone(),
         inbound: inbound.clone(),
         stop: stop.clone(),
+        auth,
     };
     let url = url.to_string();
     tokio::spawn(async move {
@@ -566,16 +604,13 @@ pub fn streamable(
                 let _forget = ForgetStream(p_streams, id.clone());
                 let resp = tokio::select! {
                     _ = p_stop.cancelled() => return,
-                    r = req.send() => r,
+                    r = send_authorized(req, p_resume.auth.as_ref()) => r,
                 };
                 match resp {
                     Err(e) => {
                         let _ = sent_tx.send(());
                         if let Some(id) = id {
-                            p_inbound.fail_request(
-                                &id,
-                                format!("HTTP request failed: {}", with_causes(&e)),
-                            );
+                            p_inbound.fail_request(&id, e);
                         }
                     }
                     Ok(resp) => {
@@ -637,8 +672,7 @@ pub fn streamable(
             let _ = tokio::time::timeout(Duration::from_secs(30), sent_rx).await;
             if is_initialized && !get_stream_opened {
                 get_stream_opened = true;
-                let opened =
-                    open_get_stream(&client, &url, &headers, &session, &version, &inbound, &stop);
+                let opened = open_get_stream(&resume);
                 // The stream is open (or refused) before the next request
                 // goes out, so a server that answers a request on the GET
                 // stream (or resumes one there) sees them in that order.
@@ -665,15 +699,17 @@ const GET_STREAM_WAIT: Duration = Duration::from_secs(1);
 
 /// Open the GET stream for server-initiated messages; the receiver fires
 /// once the server answered the GET (or it failed).
-fn open_get_stream(
-    client: &reqwest::Client,
-    url: &str,
-    headers: &HeaderMap,
-    session: &Arc<Mutex<Option<String>>>,
-    version: &Arc<Mutex<Option<String>>>,
-    inbound: &Inbound,
-    stop: &CancellationToken,
-) -> oneshot::Receiver<()> {
+fn open_get_stream(resume: &Resume) -> oneshot::Receiver<()> {
+    let Resume {
+        client,
+        url,
+        headers,
+        session,
+        version,
+        inbound,
+        stop,
+        auth,
+    } = resume.clone();
     let (opened_tx, opened_rx) = oneshot::channel::<()>();
     let mut req = client
         .get(url)
@@ -685,12 +721,10 @@ fn open_get_stream(
     if let Some(v) = version.lock().ok().and_then(|v| v.clone()) {
         req = req.header(VERSION_HEADER, v);
     }
-    let inbound = inbound.clone();
-    let stop = stop.clone();
     tokio::spawn(async move {
         let resp = tokio::select! {
             _ = stop.cancelled() => return,
-            r = req.send() => r,
+            r = send_authorized(req, auth.as_ref()) => r,
         };
         let _ = opened_tx.send(());
         // 405: the server offers no stream; any other failure is not fatal
@@ -723,9 +757,21 @@ pub async fn legacy_sse(
     inbound: Inbound,
     mut out: mpsc::UnboundedReceiver<String>,
     wait: Duration,
+    auth: Option<Authorizer>,
 ) -> Result<SseSession, String> {
     let client = client()?;
-    let headers = header_map(headers)?;
+    let mut headers = header_map(headers)?;
+    // The stream's GET cannot be sent again after a 401, so the token is
+    // there before it; it is not renewed during the session.
+    if let Some(auth) = auth {
+        let token = tokio::time::timeout(wait, auth.token_up_front())
+            .await
+            .map_err(|_| format!("auth: no token for {url} within {} s", wait.as_secs()))??;
+        let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(|_| "auth: the access token is not valid in an HTTP header".to_string())?;
+        value.set_sensitive(true);
+        headers.insert(reqwest::header::AUTHORIZATION, value);
+    }
     let base = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
     let resp = tokio::time::timeout(
         wait,

@@ -20,6 +20,7 @@
 //!   again with `inputResponses` and the `requestState`, round after round,
 //!   until a final result ([`MAX_INPUT_ROUNDS`] at most).
 
+pub mod auth;
 pub mod container;
 pub mod handler;
 pub mod http;
@@ -62,10 +63,13 @@ pub enum Endpoint {
     Http {
         url: String,
         headers: Vec<(String, String)>,
+        /// Where the bearer token of every request comes from.
+        auth: Option<auth::Authorizer>,
     },
     Sse {
         url: String,
         headers: Vec<(String, String)>,
+        auth: Option<auth::Authorizer>,
     },
 }
 
@@ -189,23 +193,24 @@ impl Session {
                     })?,
                 )
             }
-            Endpoint::Http { url, headers } => Conn::Http(
+            Endpoint::Http { url, headers, auth } => Conn::Http(
                 http::streamable(
                     url,
                     headers,
                     inbound,
                     out,
                     stateless.then(|| protocol_version.to_string()),
+                    auth.clone(),
                 )
                 .map_err(|message| SessionError {
                     message,
                     events: Vec::new(),
                 })?,
             ),
-            Endpoint::Sse { url, headers } => {
+            Endpoint::Sse { url, headers, auth } => {
                 let wait = deadline.saturating_duration_since(Deadline::now());
                 Conn::Sse(
-                    http::legacy_sse(url, headers, inbound, out, wait)
+                    http::legacy_sse(url, headers, inbound, out, wait, auth.clone())
                         .await
                         .map_err(|message| SessionError {
                             message,

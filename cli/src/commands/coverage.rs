@@ -97,6 +97,7 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
         keep_answers: false,
         docker: args.source.docker.clone(),
         reuse_server: false,
+        auth: None,
     };
 
     let mut groups: Vec<Group<'_>> = Vec::new();

@@ -150,6 +150,7 @@ fn live(
             transport: args.transport,
             headers: args.headers.clone(),
             docker: None,
+            auth: Default::default(),
         },
         fixture: args.fixture.clone(),
         include_writes: args.include_writes,

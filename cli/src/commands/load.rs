@@ -431,6 +431,7 @@ fn endpoint(args: &LoadArgs, url: Option<&str>) -> Result<Endpoint> {
         transport: args.transport,
         headers: args.headers.clone(),
         docker: None,
+        auth: Default::default(),
     };
     if let Some(url) = url
         && !args.allow_remote

@@ -144,6 +144,7 @@ fn live(args: &LockArgs) -> Result<std::result::Result<Lock, String>> {
             transport: args.transport,
             headers: args.headers.clone(),
             docker: None,
+            auth: Default::default(),
         },
         fixture: None,
         include_writes: false,

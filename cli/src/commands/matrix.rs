@@ -160,6 +160,7 @@ async fn matrix(args: &MatrixArgs) -> Result<ExitCode> {
         keep_answers: false,
         docker: None,
         reuse_server: false,
+        auth: None,
     };
     let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
     crate::signals::clean_up_on_interrupt();

@@ -19,6 +19,9 @@ pub struct RunArgs {
     #[command(flatten)]
     pub source: SuiteSource,
 
+    #[command(flatten)]
+    pub auth: crate::target::AuthArgs,
+
     /// How many tests run at once (default: the number of cores).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,

@@ -177,6 +177,7 @@ fn target(
         transport,
         headers: headers.to_vec(),
         docker: None,
+        auth: Default::default(),
     }
     .endpoint()
     .map_err(Error::Usage)
@@ -282,8 +283,16 @@ fn from_config(path: &std::path::Path) -> Result<Vec<(String, Endpoint)>> {
                 let url = string("url", url)?;
                 let headers = pairs("headers")?;
                 match fields.get("type").and_then(Value::as_str) {
-                    Some("sse") => Endpoint::Sse { url, headers },
-                    _ => Endpoint::Http { url, headers },
+                    Some("sse") => Endpoint::Sse {
+                        url,
+                        headers,
+                        auth: None,
+                    },
+                    _ => Endpoint::Http {
+                        url,
+                        headers,
+                        auth: None,
+                    },
                 }
             }
             (Some(_), Some(_)) => return Err(problem("has both `command` and `url`".into())),

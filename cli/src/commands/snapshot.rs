@@ -97,6 +97,7 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
         keep_answers: args.update,
         docker: args.source.docker.clone(),
         reuse_server: false,
+        auth: None,
     };
     crate::signals::clean_up_on_interrupt();
     let ran = run_tests(tests.clone(), &suites, &settings, jobs_or_cores(args.jobs)).await;

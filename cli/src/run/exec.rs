@@ -51,6 +51,8 @@ pub struct RunSettings {
     /// sessions; one that does not pass on a shared session is run again
     /// on a fresh one, and that verdict is the one reported.
     pub reuse_server: bool,
+    /// `--auth-*`: the `auth` of every HTTP server, instead of its own.
+    pub auth: Option<mcpcheck_core::suite::Auth>,
 }
 
 /// Per-test inputs that come from outside the suite file.
@@ -279,10 +281,15 @@ fn endpoint_for(
                 .iter()
                 .map(|(k, v)| (k.clone(), t.text(v)))
                 .collect();
+            // `--auth-*` wins over the suite's own `auth`.
+            let auth = match settings.auth.as_ref().or(server.auth.as_ref()) {
+                Some(block) => Some(crate::target::authorizer(&url, block, |v| t.text(v))?),
+                None => None,
+            };
             Ok(if server.transport == Transport::Http {
-                Endpoint::Http { url, headers }
+                Endpoint::Http { url, headers, auth }
             } else {
-                Endpoint::Sse { url, headers }
+                Endpoint::Sse { url, headers, auth }
             })
         }
     }

@@ -228,11 +228,12 @@ fn hook_env() -> &'static std::sync::Mutex<Vec<(String, String)>> {
     ENV.get_or_init(Default::default)
 }
 
-/// `redactor` that also hides the values context hooks have set so far.
+/// `redactor` that also hides the values context hooks have set so far,
+/// and the OAuth tokens and secrets the run has used.
 pub fn with_hook_secrets(
     redactor: &mcpcheck_core::redact::Redactor,
 ) -> mcpcheck_core::redact::Redactor {
-    let mut r = redactor.clone();
+    let mut r = crate::client::auth::with_issued(redactor);
     if let Ok(env) = hook_env().lock() {
         for (name, value) in env.iter() {
             r.env(name, value);

@@ -194,7 +194,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         }
     }
 
-    let settings = settings_of(args, server_override);
+    let settings = settings_of(args, server_override)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
@@ -314,8 +314,8 @@ fn record_snapshots(
 }
 
 /// The runner's settings from `run`'s flags.
-fn settings_of(args: &RunArgs, server_override: Option<Vec<String>>) -> RunSettings {
-    RunSettings {
+fn settings_of(args: &RunArgs, server_override: Option<Vec<String>>) -> Result<RunSettings> {
+    Ok(RunSettings {
         fixture: args.source.fixture.clone(),
         server_override,
         default_timeout: args.timeout,
@@ -325,7 +325,8 @@ fn settings_of(args: &RunArgs, server_override: Option<Vec<String>>) -> RunSetti
         keep_answers: args.update_snapshots,
         docker: args.source.docker.clone(),
         reuse_server: args.reuse_server,
-    }
+        auth: args.auth.block()?,
+    })
 }
 
 /// What running a list of tests gave, in the list's order.
