@@ -219,6 +219,12 @@ const PROBES: &[Probe] = &[
         table: true,
     },
     Probe {
+        what: "auth",
+        yaml: "name: t\nserver: {transport: http, url: \"http://h/mcp\", auth: {zzqx: 1}}\nassert: {tool: echo}\n",
+        section: "### `auth`",
+        table: true,
+    },
+    Probe {
         what: "client_capabilities",
         yaml: "name: t\nserver: {command: x, client_capabilities: {zzqx: 1}}\nassert: {tool: echo}\n",
         section: "### `client_capabilities`",
