@@ -17,7 +17,11 @@ fn a_healthy_server_passes_and_its_capture_is_kept() {
         std::env::temp_dir().join(format!("mcpcheck-conformance-{}.json", std::process::id()));
     let (code, out, err) = conformance("", &["--capture-out", cap.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(out.contains("every invariant holds"), "{out}");
+    // Both eras, each with its own counts; nothing failed.
+    assert!(out.contains("\n2025-11-25: "), "{out}");
+    assert!(out.contains("\n2026-07-28: "), "{out}");
+    assert!(!out.contains("FAIL"), "{out}");
+    assert!(out.contains(" 0 failed, "), "{out}");
     let text = std::fs::read_to_string(&cap).unwrap();
     let c: serde_json::Value = serde_json::from_str(&text).unwrap();
     let methods = request_methods(&c);
@@ -51,6 +55,16 @@ fn a_healthy_server_passes_and_its_capture_is_kept() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0));
+    // The 2026-07-28 session went to a file of its own, beside it.
+    let modern = cap.with_file_name(format!(
+        "mcpcheck-conformance-{}.2026-07-28.json",
+        std::process::id()
+    ));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&modern).unwrap()).unwrap();
+    assert!(request_methods(&m).contains(&"server/discover"));
+    let _ = std::fs::remove_file(&cap);
+    let _ = std::fs::remove_file(&modern);
 }
 
 #[test]
@@ -74,15 +88,25 @@ fn each_fault_produces_its_finding() {
         } else {
             "20s"
         };
-        let (code, out, err) = conformance(args, &["--timeout", step, "--format", "json"]);
+        let (code, out, err) = conformance(
+            args,
+            &[
+                "--timeout",
+                step,
+                "--format",
+                "json",
+                "--protocol-version",
+                "2025-11-25",
+            ],
+        );
         assert_eq!(code, Some(1), "{args}: {out}{err}");
         let v: serde_json::Value =
             serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args}: {e}: {out}"));
-        let ids: Vec<&str> = v["sessions"][0]["findings"]
+        let ids: Vec<&str> = v["revisions"][0]["findings"]
             .as_array()
             .unwrap()
             .iter()
-            .filter_map(|f| f["id"].as_str())
+            .filter_map(|f| f["rule"].as_str())
             .collect();
         assert!(
             ids.contains(&id),

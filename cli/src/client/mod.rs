@@ -670,6 +670,17 @@ impl Session {
         }
     }
 
+    /// Send one request exactly as given: no `_meta` added, no retry. For
+    /// probes of how a server refuses a malformed request.
+    pub async fn request_as_is(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        deadline: Deadline,
+    ) -> Reply {
+        self.send(method, params, deadline).await
+    }
+
     /// Send one request as it is and wait for its raw answer until
     /// `deadline`.
     async fn send(&mut self, method: &str, params: Option<Value>, deadline: Deadline) -> Reply {

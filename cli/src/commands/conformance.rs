@@ -1,32 +1,45 @@
 //! `mcpcheck conformance`: connect to a live server, run a fixed probe
-//! sequence that changes nothing on it, record the session below rmcp, and
-//! judge the capture with every conformance invariant.
+//! sequence that changes nothing on it, record each session below rmcp, and
+//! judge every capture with the conformance invariants of its revision.
 //!
-//! The probe sequence, in order (every step has a timeout; a step that fails
-//! does not stop the ones after it):
+//! Without `--protocol-version`, both eras are probed: the handshake era
+//! (2025-11-25) and, when the server offers it, 2026-07-28. Each revision is
+//! reported on its own, every rule as passed, failed or not verified (the
+//! session never contained what the rule judges: a rule that had nothing to
+//! judge is never counted as holding).
 //!
-//! 1. `initialize`, then `notifications/initialized`;
-//! 2. `ping`;
+//! The probe sequence of a revision, in order (every step has a timeout; a
+//! step that fails does not stop the ones after it):
+//!
+//! 1. the session's opening: `initialize` and `notifications/initialized`
+//!    (handshake era), or `server/discover` (2026-07-28);
+//! 2. `ping` (handshake era only);
 //! 3. `tools/list`, `prompts/list`, `resources/list` and
-//!    `resources/templates/list`, each followed through `nextCursor` (at most
-//!    50 pages, and never the same cursor twice) — asked whatever the server
-//!    advertised, so a list served without its capability is seen;
-//! 4. `prompts/get` for each listed prompt (at most 20), its required arguments
-//!    given the value `example`;
+//!    `resources/templates/list`, each followed through `nextCursor` —
+//!    asked whatever the server advertised, so a list served without its
+//!    capability is seen;
+//! 4. `prompts/get` for each listed prompt (at most 20), its required
+//!    arguments given the value `example`;
 //! 5. `resources/read` for each listed resource (at most 20);
-//! 6. an unknown method, `mcpcheck/no-such-method` (a server must answer -32601);
-//! 7. a call with invalid parameters, `tools/call` of a tool that does not
-//!    exist (`mcpcheck.probe.no-such-tool`): the server must answer with an
-//!    error (-32602 in the spec), and no tool runs.
-//!
-//! Nothing is called that could change the server: no tool is run.
+//! 6. `tools/call` for each tool annotated `readOnlyHint: true` (at most 20;
+//!    no other tool is ever called), with arguments generated from its input
+//!    schema;
+//! 7. an unknown method, `mcpcheck/no-such-method` (a server must answer
+//!    -32601);
+//! 8. `tools/call` of a tool that does not exist
+//!    (`mcpcheck.probe.no-such-tool`): an error, and no tool runs;
+//! 9. 2026-07-28 only, the revision's negative probes: `tools/list` without
+//!    `_meta`, and with `_meta` lacking `clientCapabilities` (-32602);
+//!    `tools/list` naming version `2099-01-01` (-32022 on stdio; over HTTP
+//!    the `MCP-Protocol-Version` header then differs, -32020); `ping`,
+//!    `logging/setLevel` and `initialize` as 2026-07-28 requests (-32601).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Args;
-use mcpcheck_core::invariants;
+use clap::{Args, ValueEnum};
+use mcpcheck_core::invariants::{self, RevisionOutcome};
 use serde_json::{Value, json};
 use tokio::time::Instant as Deadline;
 
@@ -35,35 +48,64 @@ use crate::client::handler::Mocks;
 use crate::client::listing::list_all;
 use crate::client::{Endpoint, Session};
 use crate::error::Result;
-use crate::output::{Format, err, out};
+use crate::output::{err, out};
 use crate::target::TargetArgs;
 
-/// Probe a live server with a fixed, read-only sequence of requests and
-/// check the recorded session against every conformance invariant.
+/// The handshake revision probed by default.
+const HANDSHAKE_VERSION: &str = "2025-11-25";
+/// The stateless revision probed by default.
+const STATELESS_VERSION: &str = "2026-07-28";
+/// A version no server supports, for the unsupported-version probe.
+const UNSUPPORTED_VERSION: &str = "2099-01-01";
+
+/// Output formats of a conformance report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ConformanceFormat {
+    /// Per revision: counts, findings, the rules not verified.
+    Text,
+    /// The same as JSON (`"version": 1`).
+    Json,
+    /// JUnit XML: a test suite per revision, a test case per rule (not
+    /// verified = skipped).
+    Junit,
+    /// SARIF 2.1.0: a result per finding.
+    Sarif,
+}
+
+/// Probe a live server with a fixed, read-only sequence of requests, in
+/// each protocol era it offers, and check each recorded session against
+/// the conformance invariants of its revision.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit status: 0 every invariant holds; 1 a finding (or the server could not be \
-reached or initialized); 2 a usage error."
+    after_help = "Exit status: 0 every invariant exercised holds in every revision probed; 1 a finding (or the server could not be \
+reached or opened no session); 2 a usage error."
 )]
 pub struct ConformanceArgs {
     #[command(flatten)]
     target: TargetArgs,
 
-    /// Write the recorded session (the capture) to FILE.
+    /// Write the recorded session (the capture) to FILE; when two revisions
+    /// are probed, the 2026-07-28 session goes to FILE with `.2026-07-28`
+    /// before its extension.
     #[arg(long, value_name = "FILE")]
     capture_out: Option<PathBuf>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    #[arg(long, value_enum, default_value_t = ConformanceFormat::Text)]
+    format: ConformanceFormat,
 
     /// How long each step may take.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 
-    /// The protocol version to ask for at initialize.
-    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
-    protocol_version: String,
+    /// Probe only this protocol revision (default: 2025-11-25, then
+    /// 2026-07-28 when the server offers it).
+    #[arg(long, value_name = "VERSION", value_parser = parse_version)]
+    protocol_version: Option<String>,
+}
+
+fn parse_version(v: &str) -> std::result::Result<String, String> {
+    mcpcheck_core::suite::check_protocol_version(v).map(|()| v.to_string())
 }
 
 const MAX_ITEMS: usize = 20;
@@ -73,118 +115,224 @@ pub fn main(args: &ConformanceArgs) -> Result<ExitCode> {
     Ok(crate::error::runtime()?.block_on(probe_and_judge(args, &endpoint)))
 }
 
+/// One revision's recorded probe.
+struct Probed {
+    version: String,
+    events: Vec<crate::client::tap::Event>,
+    failure: Option<String>,
+    /// Whether a session opened at all.
+    opened: bool,
+}
+
 async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCode {
     crate::signals::clean_up_on_interrupt();
-    let step = args.timeout;
-    let connected = Session::connect(
-        endpoint,
-        &args.protocol_version,
-        &Mocks::default(),
-        Deadline::now() + step,
-    )
-    .await;
-    let (events, failure) = match connected {
-        Err(e) => (e.events, Some(e.message)),
-        Ok(mut session) => {
-            let _ = session.request("ping", None, Deadline::now() + step).await;
-            let _ = list_all(&mut session, "tools/list", "tools", step).await;
-            let prompts = list_all(&mut session, "prompts/list", "prompts", step).await;
-            let resources = list_all(&mut session, "resources/list", "resources", step).await;
-            let _ = list_all(
-                &mut session,
-                "resources/templates/list",
-                "resourceTemplates",
-                step,
-            )
-            .await;
-            for p in prompts.iter().take(MAX_ITEMS) {
-                let Some(name) = p.get("name").and_then(Value::as_str) else {
-                    continue;
-                };
-                let arguments = mcpcheck_core::generate::prompt_arguments(p);
-                let mut params = json!({"name": name});
-                if !arguments.is_empty() {
-                    params["arguments"] = Value::Object(arguments);
-                }
-                let _ = session
-                    .request("prompts/get", Some(params), Deadline::now() + step)
-                    .await;
-            }
-            for r in resources.iter().take(MAX_ITEMS) {
-                if let Some(uri) = r.get("uri").and_then(Value::as_str) {
-                    let _ = session
-                        .request(
-                            "resources/read",
-                            Some(json!({"uri": uri})),
-                            Deadline::now() + step,
-                        )
-                        .await;
-                }
-            }
-            let _ = session
-                .request(
-                    "mcpcheck/no-such-method",
-                    Some(json!({})),
-                    Deadline::now() + step,
-                )
-                .await;
-            let bad = json!({"name": "mcpcheck.probe.no-such-tool", "arguments": {}});
-            let _ = session
-                .request("tools/call", Some(bad), Deadline::now() + step)
-                .await;
-            let events = session.tap.all();
-            session.close().await;
-            crate::client::stdio::reap_all().await;
-            (events, None)
-        }
+    let both = args.protocol_version.is_none();
+    let versions: Vec<String> = match &args.protocol_version {
+        Some(v) => vec![v.clone()],
+        None => vec![HANDSHAKE_VERSION.into(), STATELESS_VERSION.into()],
     };
-    let protocol_version = events
-        .iter()
-        .find_map(|e| {
-            e.json
-                .as_ref()?
-                .pointer("/result/protocolVersion")?
-                .as_str()
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| args.protocol_version.clone());
-    let capture = render(&Recording {
-        label: &endpoint.label(),
-        transport: endpoint.transport(),
-        protocol_version: &protocol_version,
-        events: &events,
-    });
-    if let Some(path) = &args.capture_out
-        && let Err(e) = std::fs::write(path, format!("{capture}\n"))
-    {
-        err(&format!(
-            "mcpcheck conformance: cannot write {}: {e}\n",
-            path.display()
-        ));
-    }
-    if let Some(f) = &failure {
-        err(&format!("mcpcheck conformance: {f}\n"));
-    }
-    let report = match invariants::check_text(&capture) {
-        Ok(r) => r,
-        Err(d) => {
+    let mut outcomes: Vec<RevisionOutcome> = Vec::new();
+    let label = endpoint.label();
+    for version in &versions {
+        let stateless = mcpcheck_core::suite::is_stateless(version);
+        let probed = probe(endpoint, version, args.timeout).await;
+        if both && stateless && !probed.opened && !outcomes.is_empty() {
+            // The server does not offer this era: say so, and judge nothing.
             err(&format!(
-                "mcpcheck conformance: the recorded session is not a capture: {d:?}\n"
+                "mcpcheck conformance: {label} does not offer {version} ({}); probed the handshake era only\n",
+                probed.failure.as_deref().unwrap_or("no session")
             ));
-            return ExitCode::from(1);
+            continue;
         }
-    };
+        let capture = render(&Recording {
+            label: &label,
+            transport: endpoint.transport(),
+            protocol_version: version,
+            events: &probed.events,
+        });
+        if let Some(path) = &args.capture_out {
+            let path = if both && stateless {
+                revision_path(path, version)
+            } else {
+                path.clone()
+            };
+            if let Err(e) = std::fs::write(&path, format!("{capture}\n")) {
+                err(&format!(
+                    "mcpcheck conformance: cannot write {}: {e}\n",
+                    path.display()
+                ));
+            }
+        }
+        match invariants::judge_revision(&probed.version, &capture, probed.failure) {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(d) => {
+                err(&format!(
+                    "mcpcheck conformance: the recorded {version} session is not a capture: {d:?}\n"
+                ));
+                return ExitCode::from(1);
+            }
+        }
+    }
+    crate::client::stdio::reap_all().await;
     let text = match args.format {
-        Format::Text => invariants::render_text(&report),
-        Format::Json => invariants::render_json(&report),
+        ConformanceFormat::Text => invariants::render_conformance_text(&label, &outcomes),
+        ConformanceFormat::Json => invariants::render_conformance_json(&label, &outcomes),
+        ConformanceFormat::Junit => invariants::render_conformance_junit(&label, &outcomes),
+        ConformanceFormat::Sarif => invariants::render_conformance_sarif(&label, &outcomes),
     };
     out(&text);
     if !text.ends_with('\n') {
         out("\n");
     }
-    if report.passed() && failure.is_none() {
+    if invariants::conformance_passed(&outcomes) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// `dir/cap.json` → `dir/cap.2026-07-28.json`.
+fn revision_path(path: &Path, version: &str) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.{version}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{version}"),
+    };
+    path.with_file_name(name)
+}
+
+/// Open a session of `version` and run its probe sequence.
+async fn probe(endpoint: &Endpoint, version: &str, step: Duration) -> Probed {
+    let connected =
+        Session::connect(endpoint, version, &Mocks::default(), Deadline::now() + step).await;
+    let mut session = match connected {
+        Err(e) => {
+            return Probed {
+                version: version.to_string(),
+                events: e.events,
+                failure: Some(e.message),
+                opened: false,
+            };
+        }
+        Ok(s) => s,
+    };
+    let stateless = mcpcheck_core::suite::is_stateless(version);
+    if !stateless {
+        let _ = session.request("ping", None, Deadline::now() + step).await;
+    }
+    read_only_sequence(&mut session, step).await;
+    if stateless {
+        negative_probes(&mut session, version, step).await;
+    }
+    let events = session.tap.all();
+    session.close().await;
+    Probed {
+        version: version.to_string(),
+        events,
+        failure: None,
+        opened: true,
+    }
+}
+
+/// Steps 3 to 8: lists, reads, read-only tool calls, the unknown method and
+/// the unknown tool.
+async fn read_only_sequence(session: &mut Session, step: Duration) {
+    let tools = list_all(session, "tools/list", "tools", step).await;
+    let prompts = list_all(session, "prompts/list", "prompts", step).await;
+    let resources = list_all(session, "resources/list", "resources", step).await;
+    let _ = list_all(
+        session,
+        "resources/templates/list",
+        "resourceTemplates",
+        step,
+    )
+    .await;
+    for p in prompts.iter().take(MAX_ITEMS) {
+        let Some(name) = p.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let arguments = mcpcheck_core::generate::prompt_arguments(p);
+        let mut params = json!({"name": name});
+        if !arguments.is_empty() {
+            params["arguments"] = Value::Object(arguments);
+        }
+        let _ = session
+            .request("prompts/get", Some(params), Deadline::now() + step)
+            .await;
+    }
+    for r in resources.iter().take(MAX_ITEMS) {
+        if let Some(uri) = r.get("uri").and_then(Value::as_str) {
+            let _ = session
+                .request(
+                    "resources/read",
+                    Some(json!({"uri": uri})),
+                    Deadline::now() + step,
+                )
+                .await;
+        }
+    }
+    for tool in tools.iter().filter(|t| is_read_only(t)).take(MAX_ITEMS) {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
+        let arguments = mcpcheck_core::probe::valid_arguments(&schema);
+        let _ = session
+            .request(
+                "tools/call",
+                Some(json!({"name": name, "arguments": arguments})),
+                Deadline::now() + step,
+            )
+            .await;
+    }
+    let _ = session
+        .request(
+            "mcpcheck/no-such-method",
+            Some(json!({})),
+            Deadline::now() + step,
+        )
+        .await;
+    let bad = json!({"name": "mcpcheck.probe.no-such-tool", "arguments": {}});
+    let _ = session
+        .request("tools/call", Some(bad), Deadline::now() + step)
+        .await;
+}
+
+/// Whether a listed tool says it changes nothing (`annotations.readOnlyHint`
+/// is `true`): the only tools the probe calls.
+fn is_read_only(tool: &Value) -> bool {
+    tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
+}
+
+/// Step 9: the 2026-07-28 requests a server must refuse, sent as they are.
+async fn negative_probes(session: &mut Session, version: &str, step: Duration) {
+    let caps = "io.modelcontextprotocol/clientCapabilities";
+    let ver = "io.modelcontextprotocol/protocolVersion";
+    let full = |v: &str| json!({"_meta": {ver: v, caps: {}}});
+    let probes = [
+        ("tools/list", None),
+        ("tools/list", Some(json!({"_meta": {ver: version}}))),
+        ("tools/list", Some(full(UNSUPPORTED_VERSION))),
+        ("ping", Some(full(version))),
+        ("logging/setLevel", {
+            let mut p = full(version);
+            p["level"] = json!("info");
+            Some(p)
+        }),
+        ("initialize", {
+            let mut p = full(version);
+            p["protocolVersion"] = json!(version);
+            p["capabilities"] = json!({});
+            p["clientInfo"] = json!({"name": "mcpcheck", "version": env!("CARGO_PKG_VERSION")});
+            Some(p)
+        }),
+    ];
+    for (method, params) in probes {
+        let _ = session
+            .request_as_is(method, params, Deadline::now() + step)
+            .await;
     }
 }

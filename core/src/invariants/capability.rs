@@ -8,7 +8,7 @@ use super::Sink;
 use super::json;
 use super::rules::Rule;
 use super::session::{META_LOG_LEVEL, SessionCtx, Slot, has_capability, has_flag, meta};
-use crate::capture::{Message, MethodKind};
+use crate::capture::{Id, Message, MethodKind};
 
 /// The server capability a client method is gated behind.
 pub(crate) fn capability_of(kind: MethodKind) -> Option<&'static str> {
@@ -53,7 +53,11 @@ pub(crate) fn list_needs_capability(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     }
 }
 
+/// JSON-RPC invalid params.
+const INVALID_PARAMS: i128 = -32602;
+
 /// INV-004: a server that advertised a capability does not error on every call to it.
+/// Calls refused for invalid parameters (-32602) are not counted.
 pub(crate) fn capability_not_all_errors(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     let Some(caps) = ctx.server_caps_for_rules() else {
         return;
@@ -74,6 +78,21 @@ pub(crate) fn capability_not_all_errors(ctx: &SessionCtx<'_, '_>, out: &mut Sink
             let Some(response) = &exchange.response else {
                 continue;
             };
+            // A 2026-07-28 request the server must refuse (logging/setLevel is
+            // removed there) is judged by INV-040 … INV-043, not here.
+            if super::modern::is_refusal_probe(ctx, &exchange.request) {
+                continue;
+            }
+            // Invalid parameters (-32602) are the client's mistake, often a
+            // deliberate negative test (an unknown tool): they say nothing about
+            // whether the capability works.
+            if response
+                .error()
+                .and_then(|e| json::member(e, "code"))
+                .is_some_and(|c| Id::from_json(c) == Id::Int(INVALID_PARAMS))
+            {
+                continue;
+            }
             calls += 1;
             if response.error().is_some() {
                 first.get_or_insert((index, response));

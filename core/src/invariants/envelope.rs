@@ -77,9 +77,14 @@ fn not_found_pattern() -> Option<&'static Regex> {
 
 const METHOD_NOT_FOUND: i128 = -32601;
 
+/// Methods in this namespace are never served: mcpcheck's probes use it for unknown
+/// methods.
+pub(crate) const PROBE_NAMESPACE: &str = "mcpcheck/";
+
 /// INV-007: a method-not-found error uses -32601. An error is a method-not-found error
 /// when its message says so, or when it answers a method gated behind a server
-/// capability the server did not advertise (2026-07-28 schema, MethodNotFoundError).
+/// capability the server did not advertise (2026-07-28 schema, MethodNotFoundError),
+/// or answers a method in the `mcpcheck/` namespace, which no server serves.
 pub(crate) fn method_not_found_code(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     ctx.for_each_message(|located| {
         let Some(error) = located.message.error() else {
@@ -103,6 +108,23 @@ pub(crate) fn method_not_found_code(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
                     "the error of {} says {:?} but has code {code}, not -32601",
                     located.place(),
                     json::snippet(&message, 80)
+                ),
+            );
+            return;
+        }
+        // The `mcpcheck/` namespace is mcpcheck's own and no server serves it: the
+        // conformance probe sends `mcpcheck/no-such-method` to see the error for an
+        // unknown method, so any other code there is a finding.
+        if let (Slot::Response, Some(index)) = (located.slot, located.exchange)
+            && let Some(exchange) = ctx.session.exchanges.get(index)
+            && exchange.request.method_str().starts_with(PROBE_NAMESPACE)
+        {
+            out.push(
+                Rule::MethodNotFoundCode,
+                located.exchange,
+                format!(
+                    "{} is a method no server offers, but the server answered it with code {code}, not -32601",
+                    exchange.request.method_str()
                 ),
             );
             return;

@@ -14,10 +14,13 @@
 
 mod capability;
 mod composition;
+mod conformance;
+mod coverage;
 mod envelope;
 mod fast;
 mod json;
 mod lifecycle;
+mod modern;
 mod pagination;
 mod progress;
 mod render;
@@ -28,6 +31,11 @@ mod session;
 mod tape;
 pub(crate) mod tools;
 
+pub use conformance::{
+    RevisionOutcome, Verdict, conformance_passed, judge_revision, render_conformance_json,
+    render_conformance_junit, render_conformance_sarif, render_conformance_text,
+};
+pub use coverage::exercised;
 pub use render::{render_json, render_rules_json, render_rules_text, render_text};
 pub use rules::{HAZARDS, HazardInfo, HazardKind, Rule, RuleInfo};
 pub use schema::embedded_schema_bytes;
@@ -176,6 +184,7 @@ fn check_with(capture: &Capture<'_>, schemas: &mut schema::SchemaCache) -> Repor
         envelope::server_writes_json(&ctx, out);
         envelope::request_answered(&ctx, out);
         schema::schema_family(&ctx, schemas, out);
+        modern::stateless_requests(&ctx, out);
         let mut findings = sink.findings;
         // Stable: findings of one rule at one exchange keep the order the rule found
         // them in.

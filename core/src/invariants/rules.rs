@@ -63,6 +63,20 @@ pub enum Rule {
     SchemaNotification,
     /// INV-033: error responses match the JSON-RPC error shape.
     SchemaError,
+    /// INV-040: 2026-07-28 requests without the required `_meta` are refused with -32602.
+    MetaRequired,
+    /// INV-041: an unsupported protocol version is refused with -32022.
+    UnsupportedVersion,
+    /// INV-042: an MCP-Protocol-Version header that differs from `_meta` is refused with -32020.
+    HeaderMismatch,
+    /// INV-043: removed and unknown methods are refused with -32601.
+    RemovedMethod,
+    /// INV-044: server/discover describes the server.
+    DiscoverResult,
+    /// INV-045: every 2026-07-28 result carries resultType.
+    ResultType,
+    /// INV-046: subscriptions/listen acknowledges first and tags its notifications.
+    ListenStream,
 }
 
 /// The published description of a rule.
@@ -79,7 +93,7 @@ pub struct RuleInfo {
 }
 
 /// Every rule, in ID order.
-pub const ALL: [Rule; 26] = [
+pub const ALL: [Rule; 33] = [
     Rule::InitializeFirst,
     Rule::InitializedFollows,
     Rule::ListNeedsCapability,
@@ -106,6 +120,13 @@ pub const ALL: [Rule; 26] = [
     Rule::SchemaResult,
     Rule::SchemaNotification,
     Rule::SchemaError,
+    Rule::MetaRequired,
+    Rule::UnsupportedVersion,
+    Rule::HeaderMismatch,
+    Rule::RemovedMethod,
+    Rule::DiscoverResult,
+    Rule::ResultType,
+    Rule::ListenStream,
 ];
 
 impl Rule {
@@ -126,7 +147,7 @@ impl Rule {
     }
 }
 
-const INFOS: [RuleInfo; 26] = [
+const INFOS: [RuleInfo; 33] = [
     RuleInfo {
         id: "INV-001",
         category: "lifecycle",
@@ -282,6 +303,48 @@ const INFOS: [RuleInfo; 26] = [
         category: "schema",
         property: "Every error response validates against the JSON-RPC error response shape.",
         citation: "MCP <revision> schema.json (the session's negotiated revision)",
+    },
+    RuleInfo {
+        id: "INV-040",
+        category: "stateless",
+        property: "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602.",
+        citation: "MCP 2026-07-28 basic/index §_meta; SEP-2575 (sep-2575-request-meta-invalid-*)",
+    },
+    RuleInfo {
+        id: "INV-041",
+        category: "stateless",
+        property: "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022.",
+        citation: "MCP 2026-07-28 basic/lifecycle §Protocol Version Negotiation; SEP-2575 (sep-2575-server-unsupported-version-error)",
+    },
+    RuleInfo {
+        id: "INV-042",
+        category: "stateless",
+        property: "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (mcpcheck's client sends the session's version) is refused with -32020.",
+        citation: "MCP 2026-07-28 basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-header-mismatch-400)",
+    },
+    RuleInfo {
+        id: "INV-043",
+        category: "stateless",
+        property: "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601.",
+        citation: "MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-method-not-found-404)",
+    },
+    RuleInfo {
+        id: "INV-044",
+        category: "stateless",
+        property: "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object.",
+        citation: "MCP 2026-07-28 server/discover; SEP-2575 (sep-2575-server-implements-discover)",
+    },
+    RuleInfo {
+        id: "INV-045",
+        category: "stateless",
+        property: "Every result to a 2026-07-28 request carries a string resultType.",
+        citation: "MCP 2026-07-28 basic/index §resultType; SEP-2322 (sep-2322-result-type-included)",
+    },
+    RuleInfo {
+        id: "INV-046",
+        category: "stateless",
+        property: "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta.",
+        citation: "MCP 2026-07-28 basic/utilities/subscriptions §Acknowledgment; SEP-2575 (sep-2575-server-sends-subscription-ack, sep-2575-server-tags-subscription-id)",
     },
 ];
 

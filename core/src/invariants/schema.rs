@@ -307,6 +307,10 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
         };
         let (rule, target) = if message.error().is_some() && !message.has_method() {
             (Rule::SchemaError, Target::Error)
+        } else if message.is_request() && super::modern::is_refusal_probe(ctx, message) {
+            // Malformed on purpose, to see the server refuse it: INV-040 … INV-043
+            // judge the answer.
+            return;
         } else if message.is_request() {
             (
                 Rule::SchemaRequest,
