@@ -20,6 +20,8 @@ use serde_json::{Value, json};
 
 const CLIENT_ID: &str = "suite-client";
 const CLIENT_SECRET: &str = "cs-7f1e9a0b2c4d6e8f";
+/// The refresh token the fake authorization server issued beforehand.
+const PRE_ISSUED: &str = "rt-preissued-5c0ffee1d2";
 
 /// What the fake server saw and issued.
 #[derive(Default)]
@@ -32,6 +34,8 @@ struct Seen {
     refused: usize,
     /// Paths asked for, in order.
     paths: Vec<String>,
+    /// Every refresh token issued, the live one last.
+    refresh: Vec<String>,
 }
 
 struct Fake {
@@ -45,7 +49,10 @@ struct Fake {
 fn fake_server(ttl: Duration) -> Fake {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let base = format!("http://{}", listener.local_addr().expect("addr"));
-    let seen: Arc<Mutex<Seen>> = Arc::default();
+    let seen: Arc<Mutex<Seen>> = Arc::new(Mutex::new(Seen {
+        refresh: vec![PRE_ISSUED.to_string()],
+        ..Seen::default()
+    }));
     let (b, s) = (base.clone(), seen.clone());
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
@@ -106,7 +113,6 @@ fn form(body: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-#[allow(clippy::too_many_arguments)]
 fn answer(
     method: &str,
     path: &str,
@@ -142,6 +148,23 @@ fn answer(
             };
             let mut s = seen.lock().unwrap();
             s.grants.push((get("grant_type"), get("resource")));
+            if get("grant_type") == "refresh_token" {
+                // A public client: the refresh token alone, rotated on use.
+                if s.refresh.last() != Some(&get("refresh_token")) {
+                    return (
+                        "400 Bad Request",
+                        String::new(),
+                        json!({"error": "invalid_grant"}).to_string(),
+                    );
+                }
+                let token = format!("at-{}-{}", s.tokens.len(), uuid_like());
+                let next = format!("rt-{}-{}", s.refresh.len(), uuid_like());
+                s.tokens.push((token.clone(), Instant::now() + ttl));
+                s.refresh.push(next.clone());
+                return ok(
+                    json!({"access_token": token, "token_type": "Bearer", "refresh_token": next}),
+                );
+            }
             if header("authorization").as_deref() != Some(expected.as_str())
                 || get("grant_type") != "client_credentials"
             {
@@ -542,4 +565,42 @@ fn serve_oauth_a_one_second_token_is_renewed_mid_run() {
     let (code, statuses, stdout, stderr) = run_suite("serve-ttl", suite, &served.url);
     assert_eq!(statuses, ["pass", "pass", "pass"], "{stdout}\n{stderr}");
     assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_pre_issued_refresh_token_is_exchanged_and_its_rotated_successor_used_next() {
+    let fake = fake_server(Duration::from_secs(1));
+    let dir = scratch("oauth-refresh");
+    let file = write(
+        &dir,
+        "oauth.yaml",
+        &suite(
+            &fake.base,
+            "      type: refresh_token\n      refresh_token: ${RUN_OAUTH_RT}\n",
+            &[
+                ("before", "whoami", "{contains: [\"Bearer\"]}"),
+                ("slow", "wait", "{contains: [\"Bearer\"]}"),
+                ("after", "whoami", "{contains: [\"Bearer\"]}"),
+            ],
+        ),
+    );
+    let o = mcpcheck()
+        .env("RUN_OAUTH_RT", PRE_ISSUED)
+        .args(["run", "-j", "1", "--suite"])
+        .arg(&file)
+        .output()
+        .expect("run mcpcheck");
+    let (code, stdout, stderr) = outcome(&o);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    let seen = fake.seen.lock().unwrap();
+    let grants: Vec<&str> = seen.grants.iter().map(|(g, _)| g.as_str()).collect();
+    assert_eq!(grants, ["refresh_token", "refresh_token"], "{stdout}");
+    let all = format!("{stdout}{stderr}");
+    for secret in seen
+        .refresh
+        .iter()
+        .chain(seen.tokens.iter().map(|(t, _)| t))
+    {
+        assert!(!all.contains(secret.as_str()), "{secret} is shown: {all}");
+    }
 }
