@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{BIN, mcpcheck, request_methods, run_mcpcheck};
+use cli_support::{BIN, http_serve, mcpcheck, request_methods, run_mcpcheck};
 
 /// `mcpcheck conformance --server "mcpcheck serve ARGS" EXTRA`: (exit code, stdout, stderr).
 fn conformance(server_args: &str, extra: &[&str]) -> (Option<i32>, String, String) {
@@ -125,4 +125,34 @@ fn usage_errors_exit_2() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
+}
+
+/// A server that wants credentials answers initialize with HTTP 401: the
+/// report names the 401 and its challenge, and blames no invariant (the
+/// request was answered, by HTTP, not left unanswered).
+#[test]
+fn a_401_at_initialize_is_named_not_reported_as_an_unanswered_initialize() {
+    let http = http_serve(&["--bearer", "s3cret"]);
+    let (code, out, err) = run_mcpcheck(&["conformance", "--url", &http.url]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("HTTP 401 Unauthorized"), "{out}");
+    assert!(out.contains("WWW-Authenticate: Bearer"), "{out}");
+    assert!(
+        out.contains("--header 'Authorization: Bearer TOKEN'"),
+        "{out}"
+    );
+    assert!(!out.contains("INV-022 "), "{out}");
+    assert!(!out.contains("FAIL"), "{out}");
+    // The 2026-07-28 era is not probed after the refusal.
+    assert!(!out.contains("2026-07-28:"), "{out}");
+    // With the token, both eras are judged.
+    let (code, out, err) = run_mcpcheck(&[
+        "conformance",
+        "--url",
+        &http.url,
+        "--header",
+        "Authorization: Bearer s3cret",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("2026-07-28: "), "{out}");
 }

@@ -136,6 +136,23 @@ async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCod
     for version in &versions {
         let stateless = mcpcheck_core::suite::is_stateless(version);
         let probed = probe(endpoint, version, args.timeout).await;
+        if let Some(refusal) = probed.failure.as_deref().and_then(http_refusal)
+            && !probed.opened
+        {
+            // The transport refused the session (401, 403, 404…): there is no
+            // JSON-RPC to judge, and an unanswered initialize would blame the
+            // wrong thing. Say what the HTTP answer was, and probe no further.
+            write_capture(
+                args,
+                &label,
+                endpoint,
+                version,
+                &probed.events,
+                both && stateless,
+            );
+            outcomes.push(invariants::unjudged_revision(version, refusal));
+            break;
+        }
         if both && stateless && !probed.opened && !outcomes.is_empty() {
             // The server does not offer this era: say so, and judge nothing.
             err(&format!(
@@ -144,25 +161,14 @@ async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCod
             ));
             continue;
         }
-        let capture = render(&Recording {
-            label: &label,
-            transport: endpoint.transport(),
-            protocol_version: version,
-            events: &probed.events,
-        });
-        if let Some(path) = &args.capture_out {
-            let path = if both && stateless {
-                revision_path(path, version)
-            } else {
-                path.clone()
-            };
-            if let Err(e) = std::fs::write(&path, format!("{capture}\n")) {
-                err(&format!(
-                    "mcpcheck conformance: cannot write {}: {e}\n",
-                    path.display()
-                ));
-            }
-        }
+        let capture = write_capture(
+            args,
+            &label,
+            endpoint,
+            version,
+            &probed.events,
+            both && stateless,
+        );
         match invariants::judge_revision(&probed.version, &capture, probed.failure) {
             Ok(outcome) => outcomes.push(outcome),
             Err(d) => {
@@ -189,6 +195,62 @@ async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCod
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Render a revision's capture and keep it when `--capture-out` asks
+/// (`beside`: in the file named after the revision).
+fn write_capture(
+    args: &ConformanceArgs,
+    label: &str,
+    endpoint: &Endpoint,
+    version: &str,
+    events: &[crate::client::tap::Event],
+    beside: bool,
+) -> String {
+    let capture = render(&Recording {
+        label,
+        transport: endpoint.transport(),
+        protocol_version: version,
+        events,
+    });
+    if let Some(path) = &args.capture_out {
+        let path = if beside {
+            revision_path(path, version)
+        } else {
+            path.clone()
+        };
+        if let Err(e) = std::fs::write(&path, format!("{capture}\n")) {
+            err(&format!(
+                "mcpcheck conformance: cannot write {}: {e}\n",
+                path.display()
+            ));
+        }
+    }
+    capture
+}
+
+/// When a failure is an HTTP refusal (`HTTP 401 Unauthorized (WWW-Authenticate:
+/// …)`), the refusal as a sentence naming the status and its challenge.
+fn http_refusal(failure: &str) -> Option<String> {
+    let at = failure.match_indices("HTTP ").find_map(|(i, _)| {
+        let code = failure.get(i + 5..i + 8)?;
+        (code.bytes().all(|b| b.is_ascii_digit()) && matches!(code.as_bytes()[0], b'4' | b'5'))
+            .then_some(i)
+    })?;
+    let rest = &failure[at..];
+    // The status line and its headers; the body after them is the server's.
+    let status = match rest.find("): ") {
+        Some(end) if rest[..end].contains('(') => &rest[..=end],
+        _ => rest.split(": ").next().unwrap_or(rest),
+    };
+    let hint = if status.starts_with("HTTP 401") {
+        "; give credentials with --header 'Authorization: Bearer TOKEN'"
+    } else {
+        ""
+    };
+    Some(format!(
+        "the server refused the session with {status}{hint}"
+    ))
 }
 
 /// `dir/cap.json` → `dir/cap.2026-07-28.json`.
@@ -334,5 +396,30 @@ async fn negative_probes(session: &mut Session, version: &str, step: Duration) {
         let _ = session
             .request_as_is(method, params, Deadline::now() + step)
             .await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::http_refusal;
+
+    #[test]
+    fn http_refusals_are_named_and_other_failures_are_not() {
+        let failure = "initialize failed: JSON-RPC error: -32603: HTTP 401 Unauthorized (WWW-Authenticate: Bearer realm=\"x\"): {\"error\":\"unauthorized\"}";
+        assert_eq!(
+            http_refusal(failure).as_deref(),
+            Some(
+                "the server refused the session with HTTP 401 Unauthorized (WWW-Authenticate: Bearer realm=\"x\"); give credentials with --header 'Authorization: Bearer TOKEN'"
+            )
+        );
+        assert_eq!(
+            http_refusal("initialize failed: HTTP 404 Not Found: no such path").as_deref(),
+            Some("the server refused the session with HTTP 404 Not Found")
+        );
+        assert_eq!(
+            http_refusal("the server did not answer initialize in time"),
+            None
+        );
+        assert_eq!(http_refusal("HTTP 200 OK but the body was empty"), None);
     }
 }

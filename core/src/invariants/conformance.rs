@@ -90,6 +90,24 @@ pub fn judge_revision(
     })
 }
 
+/// The outcome of a revision whose session never opened because the transport
+/// refused it (an HTTP 401, say): nothing the server said is JSON-RPC, so no rule
+/// is judged, and `failure` says why.
+pub fn unjudged_revision(protocol_version: &str, failure: String) -> RevisionOutcome {
+    let stateless = crate::suite::is_stateless(protocol_version);
+    RevisionOutcome {
+        protocol_version: protocol_version.to_string(),
+        failure: Some(failure),
+        verdicts: ALL
+            .iter()
+            .copied()
+            .filter(|r| applies(*r, stateless))
+            .map(|r| (r, Verdict::NotVerified))
+            .collect(),
+        findings: Vec::new(),
+    }
+}
+
 /// Whether a rule applies to a revision: the handshake rules to handshake revisions,
 /// the 2026-07-28 server requirements to stateless ones.
 fn applies(rule: Rule, stateless: bool) -> bool {

@@ -33,7 +33,7 @@ pub(crate) mod tools;
 
 pub use conformance::{
     RevisionOutcome, Verdict, conformance_passed, judge_revision, render_conformance_json,
-    render_conformance_junit, render_conformance_sarif, render_conformance_text,
+    render_conformance_junit, render_conformance_sarif, render_conformance_text, unjudged_revision,
 };
 pub use coverage::exercised;
 pub use render::{render_json, render_rules_json, render_rules_text, render_text};
