@@ -359,6 +359,21 @@ mod tests {
     }
 
     #[test]
+    fn an_auth_blocks_secret_and_refresh_token_are_hidden() {
+        let loaded = crate::suite::load(
+            "a.yaml",
+            "name: t\nserver:\n  transport: http\n  url: http://h/mcp\n  auth:\n    type: refresh_token\n    client_id: c\n    client_secret: ${CS}\n    refresh_token: rt-written-here\nassert: {tool: t}\n",
+        );
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let env = |n: &str| (n == "CS").then(|| "from-the-environment".to_string());
+        let r = Redactor::for_suite(std::slice::from_ref(&loaded.suite), &env);
+        assert_eq!(
+            r.redact_str("c from-the-environment rt-written-here"),
+            "c *** ***"
+        );
+    }
+
+    #[test]
     fn strings() {
         let table: &[(&[&str], &str, &str)] = &[
             (&["sk-123456"], "token sk-123456 leaked", "token *** leaked"),
