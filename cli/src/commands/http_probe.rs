@@ -4,6 +4,8 @@
 //! the server lists is ever called with valid arguments: the probes change
 //! nothing on the server.
 
+mod auth;
+
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -92,6 +94,29 @@ pub struct ProbeArgs {
     /// How long each request may take.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
     timeout: Duration,
+
+    /// Also check the server's OAuth authorization (H404 to H409): its
+    /// authorization-server metadata, PKCE, and that tokens for another
+    /// resource, expired (when they live at most 10 s) or made up are
+    /// refused. Tokens come from --auth-client, else from dynamic client
+    /// registration; a check without one is reported not verified (H409).
+    #[arg(long)]
+    auth: bool,
+
+    /// The confidential client the --auth checks get tokens with
+    /// (client_credentials), as ID:SECRET.
+    #[arg(long, value_name = "ID:SECRET", requires = "auth", value_parser = auth_client)]
+    auth_client: Option<(String, String)>,
+}
+
+/// `ID:SECRET`, both parts non-empty.
+fn auth_client(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once(':') {
+        Some((id, secret)) if !id.is_empty() && !secret.is_empty() => {
+            Ok((id.to_string(), secret.to_string()))
+        }
+        _ => Err("write it as ID:SECRET, both parts non-empty".into()),
+    }
 }
 
 pub fn main(args: &ProbeArgs) -> Result<ExitCode> {
@@ -110,7 +135,16 @@ pub fn main(args: &ProbeArgs) -> Result<ExitCode> {
     let headers = header_map(&args.headers)?;
     let prober = Prober::new(url.clone(), headers, args.timeout)?;
     let runtime = crate::error::runtime()?;
-    let observed = runtime.block_on(prober.run(&args.tools));
+    let observed = runtime.block_on(async {
+        let mut observations = prober.run(&args.tools).await?;
+        if args.auth {
+            let probe = prober
+                .oauth(&observations, args.auth_client.clone())
+                .await;
+            observations.oauth = Some(probe);
+        }
+        Ok::<_, String>(observations)
+    });
     let observations = match observed {
         Ok(observations) => observations,
         Err(message) => {

@@ -166,12 +166,14 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         modern,
         oauth: options.oauth,
     });
-    // Before the URL line, which those who start the server wait for.
-    if app.oauth.is_some() {
-        eprintln!("mcpcheck serve: OAuth authorization server, issuer http://{local}");
-    }
+    // One line, which those who start the server wait for.
+    let issuer = if app.oauth.is_some() {
+        format!("; OAuth issuer: http://{local}")
+    } else {
+        String::new()
+    };
     eprintln!(
-        "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH})",
+        "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH}{issuer})",
         app.path
     );
 

@@ -647,22 +647,25 @@ fn percent_decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// Text as one component of `application/x-www-form-urlencoded`: every
+/// byte but the unreserved ones percent-encoded.
+pub fn form_component(text: &str) -> String {
+    let mut out = String::new();
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 /// Pairs as `application/x-www-form-urlencoded`.
 pub fn encode_form(pairs: &[(&str, String)]) -> String {
-    let encode = |text: &str| {
-        let mut out = String::new();
-        for byte in text.bytes() {
-            if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
-                out.push(char::from(byte));
-            } else {
-                out.push_str(&format!("%{byte:02X}"));
-            }
-        }
-        out
-    };
     pairs
         .iter()
-        .map(|(name, value)| format!("{}={}", encode(name), encode(value)))
+        .map(|(name, value)| format!("{}={}", form_component(name), form_component(value)))
         .collect::<Vec<_>>()
         .join("&")
 }

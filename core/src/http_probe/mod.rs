@@ -10,6 +10,8 @@
 //!   more severe.
 //! - [`rules`]`()`: the catalogue ([`rules::RuleInfo`] rows, in order).
 //! - [`report`]`::{json, text, markdown, sarif}`: renderers.
+//! - [`oauth`]: the authorization checks of `--auth` (H404 to H409), what
+//!   they send and where they look.
 //! - What the probes send, so every front end sends the same:
 //!   [`FOREIGN_ORIGIN`], [`REBINDING_HOST`], [`HIDDEN_TOOL_NAMES`],
 //!   [`wrong_arguments`] and [`metadata_urls`].
@@ -19,6 +21,7 @@
 //! SSE event ([`Answer::messages`]).
 
 mod leaks;
+pub mod oauth;
 pub mod report;
 pub mod rules;
 mod sessions;
@@ -232,6 +235,8 @@ pub struct Observations {
     pub session_ids: Vec<Option<String>>,
     /// A session ended with `DELETE`, then used.
     pub delete: Option<DeleteProbe>,
+    /// The authorization probes (`--auth`), when they ran.
+    pub oauth: Option<oauth::OAuthProbe>,
 }
 
 /// One problem found.
@@ -339,6 +344,7 @@ pub fn judge(observations: &Observations, options: &Options) -> Result<Vec<Findi
     hidden_tools(observations, &mut push);
     leaks::judge(observations, &mut push);
     target::judge_auth(observations, &mut push);
+    oauth::judge(observations, &mut push);
     sessions::judge(observations, &mut push);
     target::judge_transport(&observations.url, &mut push);
     found.sort_by_key(|(rule, _)| *rule);

@@ -4,7 +4,8 @@
 //!
 //! Codes are grouped by family: H1xx requests from a foreign site (DNS
 //! rebinding), H2xx tools the listing hides, H3xx what error bodies leak,
-//! H4xx authorization discovery, H5xx sessions, H6xx the transport itself.
+//! H4xx authorization (discovery, then with `--auth` the
+//! authorization server and the tokens the endpoint accepts), H5xx sessions, H6xx the transport itself.
 //! `docs/http-probes.md` is held to this table by `core/tests/docs_http_probes.rs`.
 
 use crate::scan::Severity;
@@ -30,6 +31,18 @@ pub enum Rule {
     NoResourceMetadata,
     /// H403: protected-resource metadata missing or invalid.
     BadResourceMetadata,
+    /// H404: a token issued for another resource is accepted.
+    WrongAudience,
+    /// H405: authorization-server metadata missing or invalid.
+    BadServerMetadata,
+    /// H406: an authorization code is redeemed without the right PKCE verifier.
+    PkceNotEnforced,
+    /// H407: an expired token is accepted.
+    ExpiredToken,
+    /// H408: a malformed token is accepted.
+    MalformedToken,
+    /// H409: an authorization check could not run.
+    NotVerified,
     /// H501: guessable session ids.
     GuessableSessionId,
     /// H502: a session still answers after `DELETE`.
@@ -56,7 +69,7 @@ pub struct RuleInfo {
 }
 
 /// Every rule, in catalogue order: the order of findings.
-pub const ALL: [Rule; 13] = [
+pub const ALL: [Rule; 19] = [
     Rule::ForeignOrigin,
     Rule::RebindingHost,
     Rule::HiddenTool,
@@ -66,6 +79,12 @@ pub const ALL: [Rule; 13] = [
     Rule::NoChallenge,
     Rule::NoResourceMetadata,
     Rule::BadResourceMetadata,
+    Rule::WrongAudience,
+    Rule::BadServerMetadata,
+    Rule::PkceNotEnforced,
+    Rule::ExpiredToken,
+    Rule::MalformedToken,
+    Rule::NotVerified,
     Rule::GuessableSessionId,
     Rule::SessionSurvivesDelete,
     Rule::SessionIdCharacters,
@@ -74,7 +93,7 @@ pub const ALL: [Rule; 13] = [
 
 crate::report::catalogue_lookups!(Rule, RuleInfo, Severity, "H101");
 
-const INFOS: [RuleInfo; 13] = [
+const INFOS: [RuleInfo; 19] = [
     RuleInfo {
         code: "H101",
         severity: Severity::High,
@@ -137,6 +156,48 @@ const INFOS: [RuleInfo; 13] = [
         title: "Invalid protected-resource metadata",
         rationale: "The protected-resource metadata is missing, not JSON, lacks resource or authorization_servers, or names another resource than the server's URL, so clients cannot find the right authorization server or can be sent to an attacker's.",
         source: "RFC 9728 §2, §3 and §3.3 (the resource must match the URL the metadata was fetched for); MCP 2025-11-25, basic/authorization",
+    },
+    RuleInfo {
+        code: "H404",
+        severity: Severity::High,
+        title: "Token for another resource accepted",
+        rationale: "The endpoint accepts an access token issued for another resource (RFC 8707 audience), so a token stolen from or passed through any other service works here, and this server can replay its callers' tokens elsewhere.",
+        source: "RFC 8707 §2; MCP 2025-11-25, basic/authorization, Token Audience Binding and Validation and Access Token Privilege Restriction; MCP 2025-11-25, basic/security_best_practices, Token Passthrough",
+    },
+    RuleInfo {
+        code: "H405",
+        severity: Severity::Medium,
+        title: "Invalid authorization-server metadata",
+        rationale: "The authorization-server metadata is missing, not JSON, lacks a required field, names another issuer than the one it was fetched for, or does not advertise PKCE S256, so clients cannot authorize safely and must refuse to proceed.",
+        source: "RFC 8414 §2 (required fields) and §3.3 (issuer must be identical); MCP 2025-11-25, basic/authorization, Authorization Server Metadata Discovery and Authorization Code Protection (code_challenge_methods_supported with S256)",
+    },
+    RuleInfo {
+        code: "H406",
+        severity: Severity::High,
+        title: "PKCE not enforced",
+        rationale: "The token endpoint redeems an authorization code with a wrong code_verifier, so an intercepted code (a malicious app on the redirect URI, a leaked log) can be exchanged for tokens by whoever holds it.",
+        source: "RFC 7636 §4.6; OAuth 2.1 (draft-ietf-oauth-v2-1-13) §4.1.3 and §7.5.1; MCP 2025-11-25, basic/authorization, Authorization Code Protection",
+    },
+    RuleInfo {
+        code: "H407",
+        severity: Severity::High,
+        title: "Expired token accepted",
+        rationale: "The endpoint accepts an access token after its expires_in has passed, so a leaked token never stops working and short token lifetimes protect nothing.",
+        source: "RFC 6750 §3.1 (invalid_token: expired); OAuth 2.1 (draft-ietf-oauth-v2-1-13) §5.2; MCP 2025-11-25, basic/authorization, Token Handling",
+    },
+    RuleInfo {
+        code: "H408",
+        severity: Severity::High,
+        title: "Malformed token accepted",
+        rationale: "The endpoint serves a request whose bearer token was never issued (a made-up string), so it does not validate tokens at all and anyone who sends any Authorization header gets in.",
+        source: "RFC 6750 §3.1 (invalid_token); MCP 2025-11-25, basic/authorization, Token Handling (resource servers MUST validate access tokens)",
+    },
+    RuleInfo {
+        code: "H409",
+        severity: Severity::Info,
+        title: "Authorization check not verified",
+        rationale: "An authorization check (H404 to H408) could not run, for want of a token, an endpoint or time, so nothing is known of what it checks; it is not reported as holding.",
+        source: "mcpcheck: what `probe --auth` could not observe",
     },
     RuleInfo {
         code: "H501",
