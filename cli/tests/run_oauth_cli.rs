@@ -604,3 +604,28 @@ fn a_pre_issued_refresh_token_is_exchanged_and_its_rotated_successor_used_next()
         assert!(!all.contains(secret.as_str()), "{secret} is shown: {all}");
     }
 }
+
+#[test]
+fn serve_oauth_generate_reaches_the_server_with_the_auth_flags() {
+    let served = serve_oauth(&["--oauth-client", &format!("{CLIENT_ID}:{CLIENT_SECRET}")]);
+    let dir = scratch("serve-generate");
+    let generate = |auth: bool| {
+        let mut c = mcpcheck();
+        c.env("GEN_SECRET", CLIENT_SECRET)
+            .args(["generate", "--url", &served.url, "--output"])
+            .arg(dir.join(if auth { "with" } else { "without" }));
+        if auth {
+            c.args(["--auth-type", "client_credentials"])
+                .args(["--auth-client-id", CLIENT_ID])
+                .args(["--auth-client-secret", "${GEN_SECRET}"]);
+        }
+        outcome(&c.output().expect("run mcpcheck generate"))
+    };
+    let (code, stdout, stderr) = generate(false);
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(stderr.contains("401"), "{stderr}");
+    let (code, stdout, stderr) = generate(true);
+    assert_eq!(code, Some(0), "{stdout}\n{stderr}");
+    assert!(dir.join("with/echo.yaml").is_file(), "{stdout}\n{stderr}");
+    assert!(!format!("{stdout}{stderr}").contains(CLIENT_SECRET));
+}
