@@ -812,6 +812,20 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
             _ => {}
         }
     }
+    if s.auth.is_some()
+        && let Some((name, _)) = s
+            .headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("authorization"))
+    {
+        cx.error_hint(
+            node.span,
+            format!(
+                "`auth` sends the `Authorization` header itself, and `headers` sets `{name}` too"
+            ),
+            "remove one of them",
+        );
+    }
     if s.auth.is_some() && s.transport == Transport::Stdio {
         cx.error_hint(
             node.span,
@@ -2430,6 +2444,12 @@ mod tests {
         );
         assert_eq!(line, 3);
         assert!(message.contains("HTTP transports only"), "{message}");
+
+        let (line, message, _) = first_error(
+            "name: t\nserver:\n  transport: http\n  url: http://h/mcp\n  headers: {authorization: Bearer x}\n  auth: {type: refresh_token, refresh_token: r}\nassert: {tool: t}\n",
+        );
+        assert_eq!(line, 3);
+        assert!(message.contains("sets `authorization` too"), "{message}");
     }
 
     #[test]
