@@ -146,3 +146,40 @@ fn auth_client_is_checked() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("ID:SECRET"), "{err}");
 }
+
+#[test]
+fn conformance_runs_the_authorization_checks_too() {
+    let server = http_serve(&[
+        "--oauth",
+        "--oauth-token-ttl",
+        "1",
+        "--oauth-client",
+        "c:s",
+        "--fault",
+        "oauth-wrong-audience",
+    ]);
+    let (code, out, err) = run_mcpcheck(&[
+        "conformance",
+        "--url",
+        &server.url,
+        "--auth-type",
+        "client_credentials",
+        "--auth-client-id",
+        "c",
+        "--auth-client-secret",
+        "s",
+        "--auth",
+        "--format",
+        "json",
+    ]);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    let found: Vec<&str> = report["authorization"]["findings"]
+        .as_array()
+        .expect("authorization findings")
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert_eq!(found, ["H404"], "{report}");
+    assert_eq!(code, Some(1), "a high authorization finding fails the run");
+    assert!(report["revisions"].is_array(), "{report}");
+}

@@ -102,6 +102,12 @@ pub struct ConformanceArgs {
     /// 2026-07-28 when the server offers it).
     #[arg(long, value_name = "VERSION", value_parser = parse_version)]
     protocol_version: Option<String>,
+
+    /// Also run the OAuth authorization checks of `mcpcheck probe --auth`
+    /// (H401 to H409) against --url, with the client of --auth-client-id and
+    /// --auth-client-secret when given; their findings join the report.
+    #[arg(long, requires = "url")]
+    auth: bool,
 }
 
 fn parse_version(v: &str) -> std::result::Result<String, String> {
@@ -186,11 +192,32 @@ async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCod
         ConformanceFormat::Junit => invariants::render_conformance_junit(&label, &outcomes),
         ConformanceFormat::Sarif => invariants::render_conformance_sarif(&label, &outcomes),
     };
+    let (text, auth_passed) = match (&args.target.url, args.auth) {
+        (Some(url), true) => {
+            let client = args
+                .target
+                .auth
+                .auth_client_id
+                .clone()
+                .zip(args.target.auth.auth_client_secret.clone());
+            let json = args.format == ConformanceFormat::Json;
+            crate::commands::http_probe::authorization_report(
+                text,
+                url,
+                &args.target.headers,
+                client,
+                json,
+                args.timeout,
+            )
+            .await
+        }
+        _ => (text, true),
+    };
     out(&text);
     if !text.ends_with('\n') {
         out("\n");
     }
-    if invariants::conformance_passed(&outcomes) {
+    if invariants::conformance_passed(&outcomes) && auth_passed {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -138,9 +138,7 @@ pub fn main(args: &ProbeArgs) -> Result<ExitCode> {
     let observed = runtime.block_on(async {
         let mut observations = prober.run(&args.tools).await?;
         if args.auth {
-            let probe = prober
-                .oauth(&observations, args.auth_client.clone())
-                .await;
+            let probe = prober.oauth(&observations, args.auth_client.clone()).await;
             observations.oauth = Some(probe);
         }
         Ok::<_, String>(observations)
@@ -161,6 +159,89 @@ pub fn main(args: &ProbeArgs) -> Result<ExitCode> {
         ProbeFormat::Markdown => http_probe::report::markdown(&url, &findings),
     });
     Ok(verdict(http_probe::passed(&findings, fail_on)))
+}
+
+/// The authorization checks alone, for `mcpcheck conformance --auth`: the
+/// request without credentials (H401 to H403) and the `--auth` probes
+/// (H404 to H409) against `url`, merged into a conformance report: as an
+/// `authorization` member of a JSON one (`json`), else appended as text.
+/// Returns the report and whether no finding is `high`.
+pub async fn authorization_report(
+    report: String,
+    url: &str,
+    headers: &[String],
+    client: Option<(String, String)>,
+    json: bool,
+    timeout: Duration,
+) -> (String, bool) {
+    let findings = match authorization_findings(url, headers, client, timeout).await {
+        Ok(findings) => findings,
+        Err(message) => {
+            err(&format!("mcpcheck conformance --auth: {message}\n"));
+            return (report, false);
+        }
+    };
+    let passed = http_probe::passed(&findings, Severity::High);
+    if json
+        && let Ok(Value::Object(mut doc)) = serde_json::from_str::<Value>(&report)
+        && let Ok(auth) = serde_json::from_str::<Value>(&http_probe::report::json(url, &findings))
+    {
+        doc.insert("authorization".into(), auth);
+        let merged = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or(report);
+        return (merged, passed);
+    }
+    let mut text = report;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("\nAuthorization (mcpcheck probe --auth):\n");
+    text.push_str(&http_probe::report::text(
+        url,
+        &findings,
+        paint_for_stdout(),
+    ));
+    (text, passed)
+}
+
+/// The findings H401 to H409 for `url`.
+async fn authorization_findings(
+    url: &str,
+    headers: &[String],
+    client: Option<(String, String)>,
+    timeout: Duration,
+) -> std::result::Result<Vec<http_probe::Finding>, String> {
+    let url = check_url(url).map_err(|e| e.to_string())?;
+    let headers = header_map(headers).map_err(|e| e.to_string())?;
+    let prober = Prober::new(url.clone(), headers, timeout).map_err(|e| e.to_string())?;
+    let bare = Extra {
+        without_credentials: true,
+        ..Extra::default()
+    };
+    let opened = prober
+        .open(&bare)
+        .await
+        .map_err(|e| format!("cannot reach {url}: {e}"))?;
+    let unauthenticated = if opened.answer.status == 401 {
+        prober.auth_probe(opened.answer).await
+    } else {
+        prober.close(opened.session.as_deref()).await;
+        AuthProbe {
+            answer: opened.answer,
+            metadata: Vec::new(),
+        }
+    };
+    let mut observations = Observations {
+        url,
+        unauthenticated: Some(unauthenticated),
+        ..Observations::default()
+    };
+    observations.oauth = Some(prober.oauth(&observations, client).await);
+    let findings =
+        http_probe::judge(&observations, &Options::default()).map_err(|e| e.to_string())?;
+    Ok(findings
+        .into_iter()
+        .filter(|f| f.code.starts_with("H4"))
+        .collect())
 }
 
 /// The URL, checked: absolute, `http` or `https`, with a host.
