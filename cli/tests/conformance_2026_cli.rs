@@ -67,7 +67,9 @@ fn plain_serve_passes_the_2026_probe_on_stdio_and_http() {
     assert_eq!(code, Some(0), "{rev:#}");
     assert_eq!(rev["failed"], 0, "{rev:#}");
     // The negative probes ran and the refusals were right.
-    for id in ["INV-040", "INV-041", "INV-043", "INV-044", "INV-045"] {
+    for id in [
+        "INV-040", "INV-041", "INV-043", "INV-044", "INV-045", "INV-046",
+    ] {
         assert_eq!(verdict(&rev, id), "passed", "{id}: {rev:#}");
     }
     // No header on stdio; the handshake rules do not apply.
@@ -77,7 +79,9 @@ fn plain_serve_passes_the_2026_probe_on_stdio_and_http() {
     let http = http_serve(&[]);
     let (code, rev) = judge(&["--url", &http.url], "2026-07-28");
     assert_eq!(code, Some(0), "{rev:#}");
-    for id in ["INV-040", "INV-042", "INV-043", "INV-044", "INV-045"] {
+    for id in [
+        "INV-040", "INV-042", "INV-043", "INV-044", "INV-045", "INV-046",
+    ] {
         assert_eq!(verdict(&rev, id), "passed", "{id}: {rev:#}");
     }
 }

@@ -28,7 +28,8 @@
 //!    -32601);
 //! 8. `tools/call` of a tool that does not exist
 //!    (`mcpcheck.probe.no-such-tool`): an error, and no tool runs;
-//! 9. 2026-07-28 only, the revision's negative probes: `tools/list` without
+//! 9. 2026-07-28 only: a `subscriptions/listen` stream for the first listed
+//!    resource, closed once acknowledged; then the revision's negative probes: `tools/list` without
 //!    `_meta`, and with `_meta` lacking `clientCapabilities` (-32602);
 //!    `tools/list` naming version `2099-01-01` (-32022 on stdio; over HTTP
 //!    the `MCP-Protocol-Version` header then differs, -32020); `ping`,
@@ -312,8 +313,17 @@ async fn probe(endpoint: &Endpoint, version: &str, step: Duration) -> Probed {
     if !stateless {
         let _ = session.request("ping", None, Deadline::now() + step).await;
     }
-    read_only_sequence(&mut session, step).await;
+    let resources = read_only_sequence(&mut session, step).await;
     if stateless {
+        // A subscriptions/listen stream, opened and closed: its acknowledgment
+        // and tags are what INV-046 judges.
+        if let Some(uri) = resources
+            .iter()
+            .find_map(|r| r.get("uri").and_then(Value::as_str))
+        {
+            let _ = session.subscribe(uri, Deadline::now() + step).await;
+            let _ = session.unsubscribe(uri, Deadline::now() + step).await;
+        }
         negative_probes(&mut session, version, step).await;
     }
     let events = session.tap.all();
@@ -327,8 +337,8 @@ async fn probe(endpoint: &Endpoint, version: &str, step: Duration) -> Probed {
 }
 
 /// Steps 3 to 8: lists, reads, read-only tool calls, the unknown method and
-/// the unknown tool.
-async fn read_only_sequence(session: &mut Session, step: Duration) {
+/// the unknown tool. Returns the listed resources.
+async fn read_only_sequence(session: &mut Session, step: Duration) -> Vec<Value> {
     let tools = list_all(session, "tools/list", "tools", step).await;
     let prompts = list_all(session, "prompts/list", "prompts", step).await;
     let resources = list_all(session, "resources/list", "resources", step).await;
@@ -388,6 +398,7 @@ async fn read_only_sequence(session: &mut Session, step: Duration) {
     let _ = session
         .request("tools/call", Some(bad), Deadline::now() + step)
         .await;
+    resources
 }
 
 /// Whether a listed tool says it changes nothing (`annotations.readOnlyHint`

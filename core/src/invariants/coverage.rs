@@ -55,8 +55,12 @@ pub fn exercised(session: &Session<'_>) -> Vec<Rule> {
         if method == "subscriptions/listen" && !exchange.notifications().is_empty() {
             seen.listen = true;
         }
-        if !exchange.notifications().is_empty() {
+        for note in exchange.notifications() {
             seen.server_notification = true;
+            let method = note.method_str();
+            seen.list_changed |= method.ends_with("/list_changed");
+            seen.resource_updated |= method == "notifications/resources/updated";
+            seen.log_message |= method == "notifications/message";
         }
         if !exchange.server_requests().is_empty() {
             seen.server_request = true;
@@ -87,6 +91,9 @@ struct Seen {
     request: bool,
     notification: bool,
     server_notification: bool,
+    list_changed: bool,
+    resource_updated: bool,
+    log_message: bool,
     server_request: bool,
     response: bool,
     result: bool,
@@ -152,9 +159,9 @@ impl Seen {
             (Rule::Progress, self.progress),
             (Rule::OutputSchema, self.structured),
             (Rule::ToolNames, self.tool_list),
-            (Rule::ListChangedCapability, self.server_notification),
-            (Rule::ResourceUpdatedCapability, self.server_notification),
-            (Rule::LoggingCapability, self.server_notification),
+            (Rule::ListChangedCapability, self.list_changed),
+            (Rule::ResourceUpdatedCapability, self.resource_updated),
+            (Rule::LoggingCapability, self.log_message),
             (Rule::ClientCapability, self.server_request),
             (Rule::KnownProtocolVersion, handshake || self.discover),
             (Rule::CursorLoop, self.next_cursor),

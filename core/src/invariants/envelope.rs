@@ -453,6 +453,17 @@ pub(crate) fn request_answered(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         if cancelled.contains(&id_text) || answered_elsewhere.contains(&id_text) {
             continue;
         }
+        // A 2026-07-28 subscriptions/listen stream has no result: it runs until the
+        // client closes it (over HTTP by closing the stream, which a capture does
+        // not show), and its acknowledgment is its answer.
+        if request.method_is("subscriptions/listen")
+            && exchange
+                .notifications()
+                .iter()
+                .any(|n| n.method_is("notifications/subscriptions/acknowledged"))
+        {
+            continue;
+        }
         out.push(
             Rule::RequestAnswered,
             Some(index),
