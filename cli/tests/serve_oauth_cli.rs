@@ -190,7 +190,9 @@ async fn whoami(url: &str, bearer: &str) -> String {
 async fn metadata_documents_describe_the_server() {
     let server = OAuthServer::start(&[]).await;
     assert!(
-        server.stderr().contains(&format!("; OAuth issuer: {})", server.base)),
+        server
+            .stderr()
+            .contains(&format!("; OAuth issuer: {})", server.base)),
         "{}",
         server.stderr()
     );

@@ -54,7 +54,8 @@ enum FailOn {
 /// Probe a Streamable HTTP server for DNS rebinding (foreign Origin and
 /// Host), callable unlisted tools, leaky error answers, authorization
 /// discovery (WWW-Authenticate, RFC 9728 metadata), guessable or immortal
-/// sessions and plaintext transport. No listed tool is called with valid
+/// sessions and plaintext transport; with --auth, OAuth itself (metadata,
+/// PKCE, token audience, expiry). No listed tool is called with valid
 /// arguments.
 #[derive(Debug, Args)]
 #[command(

@@ -88,7 +88,9 @@ const AFTER_HELP: &str = "\
 On HTTP, the faults that alter messages (garbage-stdout, wrong-id, string-error-code,
 result-and-error, leaky-errors) apply to the JSON-RPC answers to POSTs and to the legacy
 SSE stream. `mcpcheck probe` finds what no-origin-check, hidden-tool, leaky-errors,
-guessable-session-ids, session-survives-delete and the *-resource-metadata faults plant.
+guessable-session-ids, session-survives-delete and the *-resource-metadata faults plant;
+`mcpcheck probe --auth` what the oauth-* faults plant (with --oauth; oauth-expired-accepted
+shows with --oauth-token-ttl of at most 10 s).
 Requests of the 2026-07-28 revision (no initialize; _meta on every request) are served
 beside the older revisions, on both transports; stateful, ignore-header-mismatch,
 no-result-type and skip-meta-validation apply only to them.

@@ -47,9 +47,17 @@ struct Endpoints {
 impl Prober {
     /// The authorization probes, after the others saw `o`. `client` is
     /// `--auth-client` as `(id, secret)`.
-    pub(super) async fn oauth(&self, o: &Observations, client: Option<(String, String)>) -> OAuthProbe {
+    pub(super) async fn oauth(
+        &self,
+        o: &Observations,
+        client: Option<(String, String)>,
+    ) -> OAuthProbe {
         let mut probe = OAuthProbe::default();
-        let Some(auth) = o.unauthenticated.as_ref().filter(|a| a.answer.status == 401) else {
+        let Some(auth) = o
+            .unauthenticated
+            .as_ref()
+            .filter(|a| a.answer.status == 401)
+        else {
             skip(
                 &mut probe,
                 &["H404", "H405", "H406", "H407", "H408"],
@@ -68,7 +76,11 @@ impl Prober {
         };
         probe.issuer.clone_from(&issuer);
         let Some(url) = oauth::server_metadata_url(&issuer) else {
-            skip(&mut probe, &["H404", "H405", "H406", "H407"], "the issuer is not a URL");
+            skip(
+                &mut probe,
+                &["H404", "H405", "H406", "H407"],
+                "the issuer is not a URL",
+            );
             return probe;
         };
         let fetch = self.fetch(&url).await;
@@ -100,7 +112,8 @@ impl Prober {
             );
             return probe;
         };
-        self.pkce(&mut probe, &endpoints, &token_endpoint, &client).await;
+        self.pkce(&mut probe, &endpoints, &token_endpoint, &client)
+            .await;
         self.tokens(&mut probe, &token_endpoint, &client).await;
         probe
     }
@@ -113,7 +126,9 @@ impl Prober {
                 reason,
             });
         };
-        let issued = self.client_credentials(token_endpoint, client, &self.url).await;
+        let issued = self
+            .client_credentials(token_endpoint, client, &self.url)
+            .await;
         let (token, lifetime) = match issued {
             Ok(pair) => pair,
             Err(why) => {
@@ -134,7 +149,10 @@ impl Prober {
             }
             return;
         }
-        match self.client_credentials(token_endpoint, client, FOREIGN_RESOURCE).await {
+        match self
+            .client_credentials(token_endpoint, client, FOREIGN_RESOURCE)
+            .await
+        {
             Ok((foreign, _)) => probe.wrong_audience = self.with_token(&foreign).await,
             Err(why) => unverified(
                 probe,
@@ -161,7 +179,13 @@ impl Prober {
 
     /// H406: an authorization code redeemed with a wrong verifier, when the
     /// authorization endpoint approves at once.
-    async fn pkce(&self, probe: &mut OAuthProbe, endpoints: &Endpoints, token_endpoint: &str, client: &Client) {
+    async fn pkce(
+        &self,
+        probe: &mut OAuthProbe,
+        endpoints: &Endpoints,
+        token_endpoint: &str,
+        client: &Client,
+    ) {
         let Some(authorize) = &endpoints.authorize else {
             probe.unverified.push(Unverified {
                 code: "H406".into(),
@@ -248,11 +272,7 @@ impl Prober {
             .header(CONTENT_TYPE, "application/x-www-form-urlencoded");
         match &client.secret {
             Some(secret) => {
-                let pair = format!(
-                    "{}:{}",
-                    form_component(&client.id),
-                    form_component(secret)
-                );
+                let pair = format!("{}:{}", form_component(&client.id), form_component(secret));
                 let basic = base64::engine::general_purpose::STANDARD.encode(pair);
                 request = request.header(AUTHORIZATION, format!("Basic {basic}"));
             }
@@ -301,7 +321,10 @@ impl Prober {
                 headers: vec![(AUTHORIZATION, value)],
                 without_credentials: true,
             };
-            let request = self.client.delete(&self.url).headers(self.headers_for(&close));
+            let request = self
+                .client
+                .delete(&self.url)
+                .headers(self.headers_for(&close));
             let _ = self.send(request).await;
         }
         Some(opened.answer)
