@@ -131,8 +131,17 @@ fn answer(
         ("GET", "/.well-known/oauth-authorization-server") => ok(json!({
             "issuer": base,
             "token_endpoint": format!("{base}/token"),
+            "authorization_endpoint": format!("{base}/authorize"),
             "token_endpoint_auth_methods_supported": ["client_secret_basic"],
         })),
+        // Approves at once, but answers with a state of its own: a forged
+        // or mixed-up redirect.
+        ("GET", "/authorize") => (
+            "302 Found",
+            "Location: http://127.0.0.1:9/mcpcheck/callback?code=c0de&state=not-the-one-sent\r\n"
+                .into(),
+            String::new(),
+        ),
         ("POST", "/token") => {
             let expected = format!(
                 "Basic {}",
@@ -628,4 +637,53 @@ fn serve_oauth_generate_reaches_the_server_with_the_auth_flags() {
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert!(dir.join("with/echo.yaml").is_file(), "{stdout}\n{stderr}");
     assert!(!format!("{stdout}{stderr}").contains(CLIENT_SECRET));
+}
+
+#[test]
+fn serve_oauth_legacy_sse_gets_its_token_before_the_stream_opens() {
+    let served = serve_oauth(&["--oauth-client", &format!("{CLIENT_ID}:{CLIENT_SECRET}")]);
+    let sse = served.url.replace("/mcp", "/sse");
+    // serve's tokens are for its MCP endpoint, so that is the resource.
+    let suite = format!(
+        "servers:\n  s:\n    transport: sse\n    url: \"{sse}\"\n    auth:\n{CLIENT_CREDENTIALS}      resource: \"{{url}}\"\n\
+         tests:\n  - name: who\n    server: s\n    assert: {{tool: whoami, expect: {{contains: [\"oauth:{CLIENT_ID}\"]}}}}\n"
+    )
+    .replace("RUN_OAUTH_SECRET", "SERVE_OAUTH_SECRET");
+    let (code, statuses, stdout, stderr) = run_suite("serve-sse", &suite, &served.url);
+    assert_eq!(statuses, ["pass"], "{stdout}\n{stderr}");
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn an_authorization_redirect_with_another_state_is_refused() {
+    let fake = fake_server(Duration::from_secs(600));
+    let dir = scratch("oauth-state");
+    let file = write(
+        &dir,
+        "oauth.yaml",
+        &suite(
+            &fake.base,
+            "      type: authorization_code\n      client_id: suite-client\n",
+            &[("who", "whoami", "{contains: [\"Bearer\"]}")],
+        ),
+    );
+    let (code, stdout, stderr) = outcome(
+        &mcpcheck()
+            .args(["run", "--json", "--suite"])
+            .arg(&file)
+            .output()
+            .expect("run mcpcheck"),
+    );
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    let results: Value = serde_json::from_str(&stdout).expect("results JSON");
+    let test = &results["tests"][0];
+    assert_eq!(test["status"], "error", "{test}");
+    assert!(
+        test.to_string()
+            .contains("redirected back with a `state` that is not the one sent"),
+        "{test}"
+    );
+    let seen = fake.seen.lock().unwrap();
+    assert!(seen.paths.iter().any(|p| p == "/authorize"));
+    assert!(seen.grants.is_empty(), "the code was not exchanged");
 }
