@@ -422,13 +422,10 @@ async fn negative_probes(session: &mut Session, version: &str, step: Duration) {
             p["level"] = json!("info");
             Some(p)
         }),
-        ("initialize", {
-            let mut p = full(version);
-            p["protocolVersion"] = json!(version);
-            p["capabilities"] = json!({});
-            p["clientInfo"] = json!({"name": "mcpcheck", "version": env!("CARGO_PKG_VERSION")});
-            Some(p)
-        }),
+        // As a 2026-07-28 request only (`_meta`, no handshake parameters): a
+        // server that still serves the handshake era may refuse a handshake
+        // asking for 2026-07-28 as an unsupported version instead.
+        ("initialize", Some(full(version))),
     ];
     for (method, params) in probes {
         let _ = session
