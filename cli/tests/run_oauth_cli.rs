@@ -595,7 +595,7 @@ fn a_pre_issued_refresh_token_is_exchanged_and_its_rotated_successor_used_next()
     );
     let o = mcpcheck()
         .env("RUN_OAUTH_RT", PRE_ISSUED)
-        .args(["run", "-j", "1", "--suite"])
+        .args(["run", "-j", "1", "--reuse-server", "--suite"])
         .arg(&file)
         .output()
         .expect("run mcpcheck");
@@ -603,7 +603,17 @@ fn a_pre_issued_refresh_token_is_exchanged_and_its_rotated_successor_used_next()
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     let seen = fake.seen.lock().unwrap();
     let grants: Vec<&str> = seen.grants.iter().map(|(g, _)| g.as_str()).collect();
-    assert_eq!(grants, ["refresh_token", "refresh_token"], "{stdout}");
+    // At least one renewal after the first exchange (more on a slow
+    // machine, where a one-second token may lapse more often); each used
+    // the refresh token the previous answer rotated in, or the fake server
+    // would have refused it.
+    assert!(
+        grants.len() >= 2 && grants.iter().all(|g| *g == "refresh_token"),
+        "{grants:?}\n{stdout}\n{:?} refused {}",
+        seen.paths,
+        seen.refused
+    );
+    assert_eq!(seen.refresh.len(), grants.len() + 1);
     let all = format!("{stdout}{stderr}");
     for secret in seen
         .refresh
