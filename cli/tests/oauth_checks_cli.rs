@@ -181,5 +181,26 @@ fn conformance_runs_the_authorization_checks_too() {
         .collect();
     assert_eq!(found, ["H404"], "{report}");
     assert_eq!(code, Some(1), "a high authorization finding fails the run");
+    assert_eq!(
+        report["passed"], false,
+        "the document's verdict is the run's"
+    );
     assert!(report["revisions"].is_array(), "{report}");
+    // JUnit and SARIF hold the protocol rules only: --auth is refused there,
+    // never appended as text that breaks the document.
+    for format in ["junit", "sarif"] {
+        let (code, out, err) = run_mcpcheck(&[
+            "conformance",
+            "--url",
+            &server.url,
+            "--auth",
+            "--format",
+            format,
+        ]);
+        assert_eq!(code, Some(2), "{out}{err}");
+        assert!(
+            err.contains("mcpcheck probe --url URL --auth --format sarif"),
+            "{err}"
+        );
+    }
 }

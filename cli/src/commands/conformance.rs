@@ -118,6 +118,16 @@ fn parse_version(v: &str) -> std::result::Result<String, String> {
 const MAX_ITEMS: usize = 20;
 
 pub fn main(args: &ConformanceArgs) -> Result<ExitCode> {
+    if args.auth
+        && matches!(
+            args.format,
+            ConformanceFormat::Junit | ConformanceFormat::Sarif
+        )
+    {
+        return Err(crate::error::Error::Usage(
+            "--auth joins the text and JSON reports only; for JUnit or SARIF, run the authorization checks on their own: mcpcheck probe --url URL --auth --format sarif".into(),
+        ));
+    }
     let endpoint = args.target.endpoint()?;
     Ok(crate::error::runtime()?.block_on(probe_and_judge(args, &endpoint)))
 }

@@ -187,6 +187,9 @@ pub async fn authorization_report(
         && let Ok(Value::Object(mut doc)) = serde_json::from_str::<Value>(&report)
         && let Ok(auth) = serde_json::from_str::<Value>(&http_probe::report::json(url, &findings))
     {
+        // The document's verdict is the run's: the authorization checks too.
+        let protocol = doc.get("passed").and_then(Value::as_bool).unwrap_or(true);
+        doc.insert("passed".into(), Value::Bool(protocol && passed));
         doc.insert("authorization".into(), auth);
         let merged = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or(report);
         return (merged, passed);
