@@ -335,7 +335,10 @@ fn truncations_and_mutations_never_panic() {
         if let Ok(report) = checker.check_text(&mutated) {
             parsed += 1;
             let _ = invariants::render_json(&report);
-            let _ = invariants::render_text(&report);
+            let _ = invariants::render_text(&report, &[]);
+            if let Ok((report, exercised)) = invariants::check_text_exercised(&mutated) {
+                let _ = invariants::render_text(&report, &exercised);
+            }
         }
     }
     assert!(parsed > 0, "some mutations keep the capture valid");

@@ -60,7 +60,7 @@ pub fn main(args: &InvariantsArgs) -> Result<ExitCode> {
         .ok_or("give --capture FILE (or --list)")?;
     let text = std::fs::read_to_string(path)
         .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-    let report = invariants::check_text(&text).map_err(|diagnostics| {
+    let (report, exercised) = invariants::check_text_exercised(&text).map_err(|diagnostics| {
         let mut message = format!("{} is not a usable capture:", path.display());
         for diagnostic in &diagnostics {
             message.push_str(&format!("\n  {}: {diagnostic}", path.display()));
@@ -70,7 +70,7 @@ pub fn main(args: &InvariantsArgs) -> Result<ExitCode> {
     out(&format!(
         "{}\n",
         match args.format {
-            Format::Text => invariants::render_text(&report),
+            Format::Text => invariants::render_text(&report, &exercised),
             Format::Json => invariants::render_json(&report),
         }
     ));

@@ -266,7 +266,7 @@ pub fn finish(recorder: &Recorder, outputs: &Outputs, ended: &str) -> crate::err
             outputs.capture.display()
         )
     })?;
-    let report = invariants::check_text(&capture).map_err(|diags| {
+    let (report, exercised) = invariants::check_text_exercised(&capture).map_err(|diags| {
         let shown: Vec<String> = diags.iter().map(ToString::to_string).collect();
         format!(
             "the recorded capture cannot be read back: {}",
@@ -291,6 +291,7 @@ pub fn finish(recorder: &Recorder, outputs: &Outputs, ended: &str) -> crate::err
         left_out,
         tool_calls: calls.len(),
         sessions: sessions.len(),
+        exercised,
     };
     err(&render_report(
         outputs,
@@ -324,6 +325,8 @@ struct Summary<'a> {
     left_out: usize,
     tool_calls: usize,
     sessions: usize,
+    /// Per session, the rules it gave something to judge.
+    exercised: Vec<Vec<invariants::Rule>>,
 }
 
 fn render_report(
@@ -379,7 +382,7 @@ fn render_report(
             }
             out.push_str(&format!(
                 "invariants:\n{}\n",
-                invariants::render_text(report).trim_end()
+                invariants::render_text(report, &s.exercised).trim_end()
             ));
             if let (Some(t), Some((file, _))) = (trajectory, &outputs.trajectory) {
                 let opts = TextOptions {

@@ -129,6 +129,18 @@ pub fn check_text(text: &str) -> Result<Report, Vec<CaptureDiagnostic>> {
     capture::parse(text).map(|capture| check(&capture))
 }
 
+/// [`check_text`], with the rules each session gave something to judge
+/// ([`exercised`]), for [`render_text`] to tell what holds from what was
+/// never verified.
+pub fn check_text_exercised(
+    text: &str,
+) -> Result<(Report, Vec<Vec<Rule>>), Vec<CaptureDiagnostic>> {
+    capture::parse(text).map(|capture| {
+        let judged = capture.sessions.iter().map(exercised).collect();
+        (check(&capture), judged)
+    })
+}
+
 /// A checker that keeps its compiled schemas between captures, for callers that
 /// check many (the playground on every edit, test suites). Its reports are the same
 /// as [`check`]'s.

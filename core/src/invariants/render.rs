@@ -130,8 +130,11 @@ pub fn render_json(report: &Report) -> String {
     pretty(&out)
 }
 
-/// The report for people: one block per session, then hazards, then a verdict line.
-pub fn render_text(report: &Report) -> String {
+/// The report for people: one block per session, then hazards, then a verdict
+/// line. `exercised` holds, per session, the rules it gave something to judge
+/// ([`super::check_text_exercised`]); a clean session counts those as
+/// holding and names the others as not verified.
+pub fn render_text(report: &Report, exercised: &[Vec<super::rules::Rule>]) -> String {
     let mut out = String::new();
     let rule_count = ALL.len();
     for (index, session) in report.sessions.iter().enumerate() {
@@ -139,8 +142,30 @@ pub fn render_text(report: &Report) -> String {
             .server_label
             .clone()
             .unwrap_or_else(|| format!("#{index}"));
+        // A rule the capture gave nothing to judge holds only vacuously.
+        let judged = exercised.get(index).map_or(&[][..], Vec::as_slice);
+        let unjudged: Vec<&str> = ALL
+            .iter()
+            .filter(|r| !judged.contains(r))
+            .map(|r| r.id())
+            .collect();
         if session.findings.is_empty() {
-            let _ = writeln!(out, "PASS {label}: all {rule_count} invariants hold");
+            let held = rule_count - unjudged.len();
+            let _ = write!(
+                out,
+                "PASS {label}: {} hold",
+                plural(held, "invariant", "invariants")
+            );
+            if unjudged.is_empty() {
+                out.push('\n');
+            } else {
+                let _ = writeln!(
+                    out,
+                    ", {} not verified (the capture has nothing for them to judge: {})",
+                    unjudged.len(),
+                    unjudged.join(", ")
+                );
+            }
             continue;
         }
         let _ = writeln!(
@@ -175,7 +200,7 @@ pub fn render_text(report: &Report) -> String {
     }
     let sessions = plural(report.sessions.len(), "session", "sessions");
     if report.passed() {
-        let _ = write!(out, "passed: every invariant holds in {sessions}");
+        let _ = write!(out, "passed: no invariant is violated in {sessions}");
         if report.sessions.len() > 1 {
             out.push_str("; no composition hazards");
         }
