@@ -8,17 +8,16 @@
 
 use std::time::Duration;
 
+use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolResult, ContentBlock, CreateMessageRequestParams, ElicitRequestParams,
-    ElicitationSchema, JsonObject, LoggingLevel, LoggingMessageNotificationParam,
-    ProgressNotificationParam, SamplingContent, SamplingMessage, SamplingMessageContentBlock,
+    CallToolResult, ContentBlock, ElicitRequestParams, ElicitationSchema, JsonObject, LoggingLevel,
+    LoggingMessageNotificationParam, ProgressNotificationParam,
 };
 use rmcp::service::RequestContext;
-use rmcp::{RoleServer, ServiceError};
 use serde_json::json;
 
 use super::fixtures;
-use super::handler::CLIENT_REQUEST_TIMEOUT;
+use super::handler::{ask_client, sample_text};
 use super::tools::{self, Args};
 
 /// Runs fixture tool `name` (one for which [`fixtures::is_tool`] holds).
@@ -135,29 +134,12 @@ async fn progress(context: &RequestContext<RoleServer>) -> Result<CallToolResult
     }))
 }
 
-/// Runs a request to the client with [`CLIENT_REQUEST_TIMEOUT`].
-async fn ask_client<T>(
-    what: &str,
-    request: impl Future<Output = Result<T, ServiceError>>,
-) -> Result<T, String> {
-    match tokio::time::timeout(CLIENT_REQUEST_TIMEOUT, request).await {
-        Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(error)) => Err(format!("{what} failed: {error}")),
-        Err(_) => Err(format!(
-            "{what}: the client did not answer within {} s",
-            CLIENT_REQUEST_TIMEOUT.as_secs()
-        )),
-    }
-}
-
-fn client_declared(context: &RequestContext<RoleServer>, capability: &str) -> bool {
-    context.peer.peer_info().is_some_and(|info| {
-        let caps = &info.capabilities;
-        match capability {
-            "sampling" => caps.sampling.is_some(),
-            _ => caps.elicitation.is_some(),
-        }
-    })
+/// Whether the client declared the elicitation capability.
+fn declared_elicitation(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.elicitation.is_some())
 }
 
 async fn sampling(
@@ -165,23 +147,8 @@ async fn sampling(
     context: &RequestContext<RoleServer>,
 ) -> Result<CallToolResult, String> {
     let prompt = Args::new(args, &["prompt"])?.string("prompt", None)?;
-    if !client_declared(context, "sampling") {
-        return Err("the client did not declare the sampling capability".to_owned());
-    }
-    let params = CreateMessageRequestParams::new(
-        vec![SamplingMessage::user_text(prompt)],
-        fixtures::SAMPLING_MAX_TOKENS,
-    );
-    let answer = ask_client(
-        "sampling/createMessage",
-        context.peer.create_message(params),
-    )
-    .await?;
-    let answer_text = match &answer.message.content {
-        SamplingContent::Single(SamplingMessageContentBlock::Text(t)) => t.text.clone(),
-        other => serde_json::to_string(other).map_err(|e| e.to_string())?,
-    };
-    Ok(text(format!("LLM response: {answer_text}")))
+    let answer = sample_text(context, prompt, fixtures::SAMPLING_MAX_TOKENS).await?;
+    Ok(text(format!("LLM response: {answer}")))
 }
 
 /// Sends the form of fixture `tool` and describes the answer as
@@ -191,7 +158,7 @@ async fn elicit(
     message: String,
     context: &RequestContext<RoleServer>,
 ) -> Result<String, String> {
-    if !client_declared(context, "elicitation") {
+    if !declared_elicitation(context) {
         return Err("the client did not declare the elicitation capability".to_owned());
     }
     let schema = fixtures::elicitation_schema(tool)

@@ -443,7 +443,7 @@ fn client_capabilities(
 }
 
 /// Runs a request to the client with [`CLIENT_REQUEST_TIMEOUT`].
-async fn ask_client<T>(
+pub(super) async fn ask_client<T>(
     what: &str,
     request: impl Future<Output = Result<T, rmcp::ServiceError>>,
 ) -> Result<T, String> {
@@ -463,23 +463,33 @@ async fn sample(
 ) -> Result<CallToolResult, String> {
     let a = Args::new(args, &["prompt"])?;
     let prompt = a.string("prompt", Some(tools::SAMPLE_DEFAULT_PROMPT))?;
+    sample_text(context, prompt, tools::SAMPLE_MAX_TOKENS)
+        .await
+        .map(text)
+}
+
+/// Asks the client to sample `prompt` (refused when it did not declare
+/// sampling); the answer's text, or its content as JSON when it is not
+/// text. Shared by `sample` and the conformance fixture `test_sampling`.
+pub(super) async fn sample_text(
+    context: &RequestContext<RoleServer>,
+    prompt: String,
+    max_tokens: u32,
+) -> Result<String, String> {
     if client_capabilities(context).is_none_or(|c| c.sampling.is_none()) {
         return Err("the client did not declare the sampling capability".to_owned());
     }
-    let params = CreateMessageRequestParams::new(
-        vec![SamplingMessage::user_text(prompt)],
-        tools::SAMPLE_MAX_TOKENS,
-    );
+    let params =
+        CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], max_tokens);
     let answer = ask_client(
         "sampling/createMessage",
         context.peer.create_message(params),
     )
     .await?;
-    let answer_text = match &answer.message.content {
-        SamplingContent::Single(SamplingMessageContentBlock::Text(t)) => t.text.clone(),
-        other => serde_json::to_string(other).map_err(|e| e.to_string())?,
-    };
-    Ok(text(answer_text))
+    match &answer.message.content {
+        SamplingContent::Single(SamplingMessageContentBlock::Text(t)) => Ok(t.text.clone()),
+        other => serde_json::to_string(other).map_err(|e| e.to_string()),
+    }
 }
 
 async fn elicit(
