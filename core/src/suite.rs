@@ -173,7 +173,7 @@ impl Grant {
 
 /// A server's `auth` block, values as written (`${ENV}` expanded by the
 /// caller). `token_url` absent means discovery from the server's 401.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Auth {
     pub grant: Grant,
     pub client_id: Option<String>,

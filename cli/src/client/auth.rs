@@ -44,18 +44,9 @@ const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How much of a metadata or token answer is read.
 const MAX_BODY: usize = 256 * 1024;
 
-/// Auth settings with every `${ENV}` already expanded.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct AuthConfig {
-    pub grant: Grant,
-    pub client_id: Option<String>,
-    pub client_secret: Option<String>,
-    pub scope: Option<String>,
-    /// The RFC 8707 resource; the server URL when absent.
-    pub resource: Option<String>,
-    pub token_url: Option<String>,
-    pub refresh_token: Option<String>,
-}
+/// A suite's `auth` block with every `${ENV}` already expanded (`resource`
+/// absent means the server URL, RFC 8707).
+pub type AuthConfig = mcpcheck_core::suite::Auth;
 
 /// Tokens and secrets seen in this run, for the redactor.
 fn secrets() -> &'static Mutex<Vec<String>> {

@@ -10,14 +10,14 @@ use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolResult, ContentBlock, ElicitRequestParams, ElicitationSchema, JsonObject, LoggingLevel,
+    CallToolResult, ContentBlock, ElicitationSchema, JsonObject, LoggingLevel,
     LoggingMessageNotificationParam, ProgressNotificationParam,
 };
 use rmcp::service::RequestContext;
 use serde_json::json;
 
 use super::fixtures;
-use super::handler::{ask_client, sample_text};
+use super::handler::{elicit_form, sample_text};
 use super::tools::{self, Args};
 
 /// Runs fixture tool `name` (one for which [`fixtures::is_tool`] holds).
@@ -134,14 +134,6 @@ async fn progress(context: &RequestContext<RoleServer>) -> Result<CallToolResult
     }))
 }
 
-/// Whether the client declared the elicitation capability.
-fn declared_elicitation(context: &RequestContext<RoleServer>) -> bool {
-    context
-        .peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.elicitation.is_some())
-}
-
 async fn sampling(
     args: Option<&JsonObject>,
     context: &RequestContext<RoleServer>,
@@ -158,23 +150,11 @@ async fn elicit(
     message: String,
     context: &RequestContext<RoleServer>,
 ) -> Result<String, String> {
-    if !declared_elicitation(context) {
-        return Err("the client did not declare the elicitation capability".to_owned());
-    }
     let schema = fixtures::elicitation_schema(tool)
         .ok_or_else(|| format!("`{tool}` has no elicitation form"))?;
     let requested_schema: ElicitationSchema = serde_json::from_value(schema)
         .map_err(|e| format!("cannot build the elicitation form: {e}"))?;
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message,
-        requested_schema,
-    };
-    let answer = ask_client(
-        "elicitation/create",
-        context.peer.create_elicitation(params),
-    )
-    .await?;
+    let answer = elicit_form(context, message, requested_schema).await?;
     let action = serde_json::to_value(&answer.action).map_err(|e| e.to_string())?;
     let action = action.as_str().unwrap_or_default().to_owned();
     let content = answer.content.unwrap_or_else(|| json!({}));

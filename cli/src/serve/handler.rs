@@ -443,7 +443,7 @@ fn client_capabilities(
 }
 
 /// Runs a request to the client with [`CLIENT_REQUEST_TIMEOUT`].
-pub(super) async fn ask_client<T>(
+async fn ask_client<T>(
     what: &str,
     request: impl Future<Output = Result<T, rmcp::ServiceError>>,
 ) -> Result<T, String> {
@@ -498,28 +498,38 @@ async fn elicit(
 ) -> Result<CallToolResult, String> {
     let a = Args::new(args, &["message"])?;
     let message = a.string("message", Some(tools::ELICIT_DEFAULT_MESSAGE))?;
-    if client_capabilities(context).is_none_or(|c| c.elicitation.is_none()) {
-        return Err("the client did not declare the elicitation capability".to_owned());
-    }
     let requested_schema = ElicitationSchema::builder()
         .required_string("answer")
         .build()
         .map_err(|e| format!("cannot build the elicitation form: {e}"))?;
-    let params = ElicitRequestParams::FormElicitationParams {
-        meta: None,
-        message,
-        requested_schema,
-    };
-    let answer = ask_client(
-        "elicitation/create",
-        context.peer.create_elicitation(params),
-    )
-    .await?;
+    let answer = elicit_form(context, message, requested_schema).await?;
     let mut shown = json!({ "action": answer.action });
     if let Some(content) = answer.content {
         shown["content"] = content;
     }
     Ok(text(shown.to_string()))
+}
+
+/// Asks the client to fill in a form (refused when it did not declare
+/// elicitation). Shared by `elicit` and the conformance fixtures' forms.
+pub(super) async fn elicit_form(
+    context: &RequestContext<RoleServer>,
+    message: String,
+    requested_schema: ElicitationSchema,
+) -> Result<rmcp::model::ElicitResult, String> {
+    if client_capabilities(context).is_none_or(|c| c.elicitation.is_none()) {
+        return Err("the client did not declare the elicitation capability".to_owned());
+    }
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message,
+        requested_schema,
+    };
+    ask_client(
+        "elicitation/create",
+        context.peer.create_elicitation(params),
+    )
+    .await
 }
 
 async fn roots(
