@@ -30,6 +30,7 @@ pub mod redact;
 pub mod replay;
 pub mod report;
 pub mod results;
+pub mod runner;
 pub mod scan;
 pub mod score;
 pub mod setup;

@@ -1,0 +1,195 @@
+//! The client's side of a test: the capabilities it declares and what it
+//! answers when the server asks it something (`sampling/createMessage`,
+//! `elicitation/create`, `roots/list`), whether the server asks with a
+//! request (protocol revisions with `initialize`) or inside an
+//! input-required result (2026-07-28). The answers are written in the suite
+//! (`server.client_capabilities`, an `assert_sampling` block's mock); every
+//! driver gives the same ones.
+
+use serde_json::{Map, Value, json};
+
+use crate::suite::{Action, Server};
+
+use super::Templates;
+
+/// A mock answer to `elicitation/create`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElicitAnswer {
+    pub action: String,
+    /// The form's content, templates expanded.
+    pub content: Value,
+    /// Accept with each requested property's `default` instead of `content`.
+    pub defaults: bool,
+}
+
+/// The answers a test's client gives.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mocks {
+    /// The roots, as paths or URIs (templates expanded).
+    pub roots: Option<Vec<String>>,
+    /// Sampling: text, model, stop reason.
+    pub sampling: Option<(String, String, String)>,
+    pub elicitation: Option<ElicitAnswer>,
+}
+
+impl Mocks {
+    /// The answers `server` declares, with an `assert_sampling` block's
+    /// mock in place of the server's own sampling answer.
+    pub fn for_test(server: &Server, action: &Action, t: &mut Templates) -> Mocks {
+        let caps = &server.client;
+        let mut mocks = Mocks {
+            roots: caps
+                .roots
+                .as_ref()
+                .map(|r| r.iter().map(|p| t.text(p)).collect()),
+            sampling: caps
+                .sampling
+                .as_ref()
+                .map(|s| (s.text.clone(), s.model.clone(), s.stop_reason.clone())),
+            elicitation: caps.elicitation.as_ref().map(|e| ElicitAnswer {
+                action: e.action.clone(),
+                content: t.value(&e.content),
+                defaults: e.defaults,
+            }),
+        };
+        if let Action::Sampling { mock, .. } = action {
+            mocks.sampling = Some((
+                mock.text.clone(),
+                mock.model.clone(),
+                mock.stop_reason.clone(),
+            ));
+        }
+        mocks
+    }
+
+    /// The client capabilities these answers stand for.
+    pub fn capabilities(&self) -> Value {
+        let mut caps = Map::new();
+        if self.roots.is_some() {
+            caps.insert("roots".into(), json!({"listChanged": false}));
+        }
+        if self.sampling.is_some() {
+            caps.insert("sampling".into(), json!({}));
+        }
+        if self.elicitation.is_some() {
+            caps.insert("elicitation".into(), json!({}));
+        }
+        Value::Object(caps)
+    }
+
+    /// The `roots/list` result.
+    pub fn roots_result(&self) -> Option<Value> {
+        let paths = self.roots.as_ref()?;
+        let list: Vec<Value> = paths
+            .iter()
+            .map(|p| {
+                let name = p
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .filter(|n| !n.is_empty())
+                    .unwrap_or(p);
+                let uri = if p.contains("://") {
+                    p.clone()
+                } else {
+                    format!("file://{p}")
+                };
+                json!({"uri": uri, "name": name})
+            })
+            .collect();
+        Some(json!({ "roots": list }))
+    }
+
+    /// The `sampling/createMessage` result.
+    pub fn sampling_result(&self) -> Option<Value> {
+        self.sampling.as_ref().map(|(text, model, stop)| {
+            json!({
+                "role": "assistant",
+                "content": {"type": "text", "text": text},
+                "model": model,
+                "stopReason": stop
+            })
+        })
+    }
+
+    /// The `elicitation/create` result for a request with `params`.
+    pub fn elicit_result(&self, params: &Value) -> Option<Value> {
+        let e = self.elicitation.as_ref()?;
+        if e.defaults {
+            let mut content = Map::new();
+            if let Some(props) = params
+                .pointer("/requestedSchema/properties")
+                .and_then(Value::as_object)
+            {
+                for (name, schema) in props {
+                    if let Some(default) = schema.get("default") {
+                        content.insert(name.clone(), default.clone());
+                    }
+                }
+            }
+            return Some(json!({"action": "accept", "content": content}));
+        }
+        Some(if e.action == "accept" {
+            json!({"action": e.action, "content": e.content})
+        } else {
+            json!({"action": e.action})
+        })
+    }
+
+    /// The answer to the server's `method` request, or why there is none.
+    pub fn answer(&self, method: &str, params: &Value) -> Result<Value, String> {
+        let (answer, what) = match method {
+            "elicitation/create" => (self.elicit_result(params), "elicitation"),
+            "sampling/createMessage" => (self.sampling_result(), "sampling"),
+            "roots/list" => (self.roots_result(), "roots"),
+            other => {
+                return Err(format!(
+                    "the server asked for `{other}`, which mcpcheck cannot answer (it answers elicitation/create, sampling/createMessage and roots/list)"
+                ));
+            }
+        };
+        answer.ok_or_else(|| {
+            format!(
+                "the server asked for `{method}` but this test configured no {what} answer (set server.client_capabilities.{what})"
+            )
+        })
+    }
+
+    /// The params of the request that answers an input-required `result`
+    /// to a request first sent with `first`: the same params, each input
+    /// request answered from these mocks in `inputResponses`, and the
+    /// server's `requestState` sent back as it came. A later round replaces
+    /// the earlier round's answers and state.
+    pub fn input_retry(&self, first: Option<&Value>, result: &Value) -> Result<Value, String> {
+        let mut params = match first {
+            Some(Value::Object(m)) => m.clone(),
+            _ => Map::new(),
+        };
+        params.remove("inputResponses");
+        params.remove("requestState");
+        let mut responses = Map::new();
+        if let Some(requests) = result.get("inputRequests") {
+            let Some(requests) = requests.as_object() else {
+                return Err("its `inputRequests` is not an object".into());
+            };
+            for (key, request) in requests {
+                let method = request
+                    .get("method")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| format!("input request `{key}` has no string `method`"))?;
+                let params = request.get("params").cloned().unwrap_or(Value::Null);
+                let answer = self
+                    .answer(method, &params)
+                    .map_err(|why| format!("input request `{key}`: {why}"))?;
+                responses.insert(key.clone(), answer);
+            }
+        }
+        if !responses.is_empty() {
+            params.insert("inputResponses".into(), Value::Object(responses));
+        }
+        if let Some(state) = result.get("requestState") {
+            params.insert("requestState".into(), state.clone());
+        }
+        Ok(Value::Object(params))
+    }
+}
