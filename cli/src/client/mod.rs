@@ -659,7 +659,7 @@ impl Session {
                 return reply;
             }
             rounds += 1;
-            match input_retry(params.as_ref(), result, &mocks) {
+            match mocks.input_retry(params.as_ref(), result) {
                 Ok(next) => params = Some(next),
                 Err(why) => {
                     reply.failure =
@@ -818,39 +818,6 @@ impl Session {
 /// input-required `result`: the first round's own parameters, with
 /// `inputResponses` (each input request answered from `mocks`) and the
 /// `requestState` exactly as the server sent it (none when it sent none).
-fn input_retry(first: Option<&Value>, result: &Value, mocks: &MockClient) -> Result<Value, String> {
-    let mut params = match first {
-        Some(Value::Object(m)) => m.clone(),
-        _ => serde_json::Map::new(),
-    };
-    params.remove("inputResponses");
-    params.remove("requestState");
-    let mut responses = serde_json::Map::new();
-    if let Some(requests) = result.get("inputRequests") {
-        let Some(requests) = requests.as_object() else {
-            return Err("its `inputRequests` is not an object".into());
-        };
-        for (key, request) in requests {
-            let method = request
-                .get("method")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("input request `{key}` has no string `method`"))?;
-            let params = request.get("params").cloned().unwrap_or(Value::Null);
-            let answer = mocks
-                .answer_input(method, &params)
-                .map_err(|why| format!("input request `{key}`: {why}"))?;
-            responses.insert(key.clone(), answer);
-        }
-    }
-    if !responses.is_empty() {
-        params.insert("inputResponses".into(), Value::Object(responses));
-    }
-    if let Some(state) = result.get("requestState") {
-        params.insert("requestState".into(), state.clone());
-    }
-    Ok(Value::Object(params))
-}
-
 /// Whether `error` is an `UnsupportedProtocolVersionError` whose supported
 /// versions include `version`.
 fn lists_version(error: &Value, version: &str) -> bool {
@@ -918,89 +885,6 @@ fn indent(s: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    fn mocks(elicitation: Option<handler::ElicitAnswer>) -> MockClient {
-        MockClient::new(
-            "2026-07-28",
-            &Mocks {
-                roots: Some(vec!["/srv".into()]),
-                sampling: None,
-                elicitation,
-            },
-        )
-        .expect("mocks")
-    }
-
-    #[test]
-    fn a_retry_carries_the_first_params_the_answers_and_the_state_as_sent() {
-        let mocks = mocks(Some(handler::ElicitAnswer {
-            action: "accept".into(),
-            content: json!({"name": "Ada"}),
-            defaults: false,
-        }));
-        let first = json!({"name": "greet", "arguments": {"x": 1}});
-        let result = json!({"resultType": "input_required", "requestState": "opaque",
-            "inputRequests": {
-                "who": {"method": "elicitation/create", "params": {"message": "?"}},
-                "where": {"method": "roots/list"}}});
-        let next = input_retry(Some(&first), &result, &mocks).expect("answered");
-        assert_eq!(next["name"], "greet");
-        assert_eq!(next["arguments"], json!({"x": 1}));
-        assert_eq!(next["requestState"], "opaque");
-        assert_eq!(
-            next["inputResponses"]["who"],
-            json!({"action": "accept", "content": {"name": "Ada"}})
-        );
-        assert_eq!(
-            next["inputResponses"]["where"]["roots"][0]["uri"],
-            "file:///srv"
-        );
-
-        // A later round replaces the earlier round's answers and state, and
-        // sends no state when the server sent none.
-        let again = json!({"resultType": "input_required",
-            "inputRequests": {"where": {"method": "roots/list"}}});
-        let third = input_retry(Some(&next), &again, &mocks).expect("answered");
-        assert!(third.get("requestState").is_none(), "{third}");
-        assert_eq!(
-            third["inputResponses"].as_object().map(|m| m.len()),
-            Some(1)
-        );
-    }
-
-    #[test]
-    fn an_input_request_without_a_mock_says_which_mock_to_add() {
-        let mocks = mocks(None);
-        let result = json!({"resultType": "input_required",
-            "inputRequests": {"q": {"method": "sampling/createMessage", "params": {}}}});
-        let err = input_retry(None, &result, &mocks).expect_err("no sampling mock");
-        assert!(
-            err.contains("input request `q`") && err.contains("client_capabilities.sampling"),
-            "{err}"
-        );
-        let odd = json!({"inputRequests": {"q": {"method": "tasks/get"}}});
-        let err = input_retry(None, &odd, &mocks).expect_err("not answerable");
-        assert!(err.contains("`tasks/get`"), "{err}");
-    }
-
-    #[test]
-    fn elicitation_defaults_accepts_with_the_schema_defaults() {
-        let mocks = mocks(Some(handler::ElicitAnswer {
-            action: "accept".into(),
-            content: json!({}),
-            defaults: true,
-        }));
-        let params = json!({"message": "?", "requestedSchema": {"type": "object", "properties": {
-            "name": {"type": "string", "default": "John Doe"},
-            "verified": {"type": "boolean", "default": true},
-            "nick": {"type": "string"}}}});
-        assert_eq!(
-            mocks
-                .answer_input("elicitation/create", &params)
-                .expect("an answer"),
-            json!({"action": "accept", "content": {"name": "John Doe", "verified": true}})
-        );
-    }
 
     #[test]
     fn an_unsupported_version_is_retried_only_when_the_server_lists_it() {

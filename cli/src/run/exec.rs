@@ -13,19 +13,15 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcpcheck_core::Facts;
-use mcpcheck_core::observation::{self, Method};
 use mcpcheck_core::results::{TestResult, TestStatus};
-use mcpcheck_core::score;
-use mcpcheck_core::setup::{self, Ending, StepAnswer};
-use mcpcheck_core::suite::{Action, PromptOp, ResourceOp, Server, Test, TraceSource, Transport};
+use mcpcheck_core::runner::{self, Context, Input, RequestKind, Step, Templates, TestRun, Wait};
+use mcpcheck_core::setup::Ending;
+use mcpcheck_core::suite::{Action, Server, Test, Transport};
 use mcpcheck_core::template;
-use mcpcheck_core::trajectory;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use tokio::time::Instant as Deadline;
 
-use crate::client::handler::{ElicitAnswer, Mocks};
-use crate::client::{Endpoint, Reply, Session};
+use crate::client::{Endpoint, Session};
 
 use super::fixture;
 
@@ -117,84 +113,6 @@ fn expand_file_value(v: &str) -> (String, Vec<String>) {
     template::expand_env(v, &|n| std::env::var(n).ok())
 }
 
-fn lookup_env(extra: &BTreeMap<String, String>) -> impl Fn(&str) -> Option<String> + '_ {
-    move |name: &str| {
-        extra
-            .get(name)
-            .cloned()
-            .or_else(|| std::env::var(name).ok())
-    }
-}
-
-struct Templates<'a> {
-    vars: BTreeMap<String, String>,
-    env: &'a BTreeMap<String, String>,
-    file_env: &'a BTreeMap<String, String>,
-    unset_env: Vec<String>,
-    undefined: Vec<String>,
-}
-
-impl<'a> Templates<'a> {
-    /// `{{var}}` starts with the hooks' vars; `${NAME}` reads `tenv.env`.
-    fn new(tenv: &'a TestEnv) -> Self {
-        Templates {
-            vars: tenv.vars.clone(),
-            env: &tenv.env,
-            file_env: &tenv.file_env,
-            unset_env: Vec::new(),
-            undefined: Vec::new(),
-        }
-    }
-
-    /// `{{var}}` then `${ENV}`.
-    fn text(&mut self, s: &str) -> String {
-        let vars = &self.vars;
-        let (out, missing) = template::substitute(s, &|n| vars.get(n).cloned());
-        self.undefined.extend(missing);
-        let (out, unset) = template::expand_env(&out, &lookup_env(self.env));
-        self.unset_env.extend(unset);
-        out
-    }
-
-    /// `{{var}}` only (tool arguments, URIs).
-    fn vars_only(&mut self, s: &str) -> String {
-        let vars = &self.vars;
-        let (out, missing) = template::substitute(s, &|n| vars.get(n).cloned());
-        self.undefined.extend(missing);
-        out
-    }
-
-    fn value(&mut self, v: &Value) -> Value {
-        let vars = &self.vars;
-        let mut missing = Vec::new();
-        let out = template::substitute_value(v, &|n| vars.get(n).cloned(), &mut missing);
-        self.undefined.extend(missing);
-        out
-    }
-
-    fn take_undefined(&mut self) -> Option<String> {
-        if self.undefined.is_empty() {
-            return None;
-        }
-        let mut names: Vec<String> = std::mem::take(&mut self.undefined);
-        names.sort();
-        names.dedup();
-        Some(
-            names
-                .iter()
-                .map(|n| {
-                    if n == "fixture" {
-                        "`{{fixture}}` is used but no --fixture directory was given".to_string()
-                    } else {
-                        format!("`{{{{{n}}}}}` has no value")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("; "),
-        )
-    }
-}
-
 /// The endpoint of `test`'s server as it is before any `setup` step runs
 /// (`${ENV}` from `env` and the process, `{{fixture}}` as `fixture`), for
 /// commands that only look at what a server offers; `None` for a test without
@@ -208,21 +126,32 @@ pub(crate) fn endpoint_of(
     let Some(server) = &test.server else {
         return Ok(None);
     };
-    let mut t = Templates::new(env);
+    let mut t = templates_of(env);
     if let Some(path) = fixture {
         t.vars.insert("fixture".into(), path.display().to_string());
     }
-    let endpoint = endpoint_for(server, settings, &mut t, fixture)?;
+    let endpoint = endpoint_for(server, settings, &mut t, &env.file_env, fixture)?;
     match t.take_undefined() {
         Some(msg) => Err(msg),
         None => Ok(Some(endpoint)),
     }
 }
 
+/// A test's templates before it runs: the hooks' variables, the file's
+/// environment and then the process's.
+fn templates_of(tenv: &TestEnv) -> Templates {
+    Templates::new(
+        tenv.vars.clone(),
+        tenv.env.clone(),
+        std::env::vars().collect(),
+    )
+}
+
 fn endpoint_for(
     server: &Server,
     settings: &RunSettings,
-    t: &mut Templates<'_>,
+    t: &mut Templates,
+    file_env: &BTreeMap<String, String>,
     fixture: Option<&Path>,
 ) -> Result<Endpoint, String> {
     match server.transport {
@@ -242,7 +171,7 @@ fn endpoint_for(
             let mut env: Vec<(String, String)> =
                 t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             for (k, v) in &server.env {
-                if t.file_env.get(k) == Some(v)
+                if file_env.get(k) == Some(v)
                     && let Some(current) = t.env.get(k)
                 {
                     // The file's value, already in `env`: expanded, or
@@ -250,7 +179,7 @@ fn endpoint_for(
                     // unless a hook replaced it.
                     let (value, unset) = expand_file_value(v);
                     if *current == value {
-                        t.unset_env.extend(unset);
+                        t.note_unset(unset);
                     }
                     continue;
                 }
@@ -295,45 +224,32 @@ fn endpoint_for(
     }
 }
 
-fn mocks_for(server: &Server, action: &Action, t: &mut Templates<'_>) -> Mocks {
-    let caps = &server.client;
-    let mut mocks = Mocks {
-        roots: caps
-            .roots
-            .as_ref()
-            .map(|r| r.iter().map(|p| t.text(p)).collect()),
-        sampling: caps
-            .sampling
-            .as_ref()
-            .map(|s| (s.text.clone(), s.model.clone(), s.stop_reason.clone())),
-        elicitation: caps.elicitation.as_ref().map(|e| ElicitAnswer {
-            action: e.action.clone(),
-            content: t.value(&e.content),
-            defaults: e.defaults,
-        }),
-    };
-    if let Action::Sampling { mock, .. } = action {
-        mocks.sampling = Some((
-            mock.text.clone(),
-            mock.model.clone(),
-            mock.stop_reason.clone(),
-        ));
+/// The files a step asks for, by key; a file that cannot be read safely is
+/// the test's error.
+fn read_files(list: &[(String, String)]) -> Input {
+    let mut files = BTreeMap::new();
+    for (key, path) in list {
+        match read_checked_file(Path::new(path)) {
+            Ok(text) => {
+                files.insert(key.clone(), text);
+            }
+            Err(why) => return Input::Unreadable(why),
+        }
     }
-    mocks
+    Input::Files(files)
 }
 
-fn read_files(
-    paths: &[String],
-    t: &mut Templates<'_>,
-) -> Result<BTreeMap<String, Option<String>>, Ending> {
-    paths
-        .iter()
-        .map(|raw| {
-            let real = t.text(raw);
-            let text = read_checked_file(Path::new(&real)).map_err(Ending::Error)?;
-            Ok((raw.clone(), text))
-        })
-        .collect()
+/// The audit log a trajectory names (relative paths: from the current
+/// directory, else next to the suite file).
+fn read_trace(path: &str, suite_file: &str) -> Input {
+    let resolved = resolve_near(path, suite_file);
+    match read_checked_file(&resolved) {
+        Ok(text) => Input::Trace {
+            file: resolved.display().to_string(),
+            text,
+        },
+        Err(why) => Input::Unreadable(why),
+    }
 }
 
 /// The largest file a file check or an audit log reads.
@@ -382,14 +298,6 @@ pub(crate) fn read_checked_file(path: &Path) -> Result<Option<String>, String> {
     Ok(String::from_utf8(bytes).ok())
 }
 
-fn tool_call_params(tool: &str, args: &Value) -> Value {
-    json!({"name": tool, "arguments": args})
-}
-
-fn cursor_params(cursor: &Option<String>) -> Option<Value> {
-    cursor.as_ref().map(|c| json!({"cursor": c}))
-}
-
 /// The server session and fixture copy that the tests of a `share_server`
 /// suite reuse, one test after another.
 ///
@@ -436,9 +344,10 @@ impl Shared {
 }
 
 /// Run one test to its result. Never panics; every failure is a result.
-/// What the templates noticed on the way (an unset environment variable)
-/// is a warning of the test whatever its status: an empty `${TOKEN}` is
-/// often why it errored.
+/// Core's [`TestRun`] decides every step; this drives it over the test's
+/// server session. What the templates noticed on the way (an unset
+/// environment variable) is a warning of the test whatever its status: an
+/// empty `${TOKEN}` is often why it errored.
 pub async fn run_test(
     test: &Test,
     settings: &RunSettings,
@@ -446,28 +355,28 @@ pub async fn run_test(
     record: bool,
     shared: Option<&mut Shared>,
 ) -> Finished {
-    let mut t = Templates::new(tenv);
-    let mut finished = run_test_in(test, settings, tenv, record, shared, &mut t).await;
-    let mut unset: Vec<String> = std::mem::take(&mut t.unset_env);
-    unset.sort();
-    unset.dedup();
-    for name in unset {
-        let warning = format!("environment variable {name} is not set; `${{{name}}}` became empty");
-        if !finished.result.warnings.contains(&warning) {
-            finished.result.warnings.push(warning);
-        }
-    }
+    let t = templates_of(tenv);
+    let context = Context {
+        vars: t.vars,
+        env: t.env,
+        fallback_env: t.fallback,
+        today: Some(settings.today),
+        default_settle_ms: u64::try_from(settings.default_settle.as_millis()).unwrap_or(u64::MAX),
+    };
+    let mut run = TestRun::new(test, context);
+    let mut finished = run_test_in(&mut run, settings, tenv, record, shared).await;
+    finished.result = run.complete(finished.result);
     finished
 }
 
 async fn run_test_in(
-    test: &Test,
+    run: &mut TestRun,
     settings: &RunSettings,
     tenv: &TestEnv,
     record: bool,
     mut shared: Option<&mut Shared>,
-    t: &mut Templates<'_>,
 ) -> Finished {
+    let test = run.test().clone();
     let started = Instant::now();
     let line = Some(test.line);
     let elapsed = |s: &Instant| s.elapsed().as_millis() as u64;
@@ -477,7 +386,7 @@ async fn run_test_in(
         answer: None,
     };
 
-    if let Some(result) = skipped(test, tenv) {
+    if let Some(result) = run.refusal(settings.fixture.is_some()) {
         return Finished {
             result,
             session: None,
@@ -491,9 +400,6 @@ async fn run_test_in(
         .unwrap_or(settings.default_timeout);
     let deadline = Deadline::now() + timeout;
 
-    if settings.fixture.is_none() && test.referenced_vars().iter().any(|v| v == "fixture") {
-        return error("`{{fixture}}` is used but no --fixture directory was given".into());
-    }
     // The test's own fixture copy, or the one its shared session uses.
     let mut fixture_copy = None;
     let slot = match shared.as_deref_mut() {
@@ -505,33 +411,34 @@ async fn run_test_in(
         Err(e) => return error(e),
     };
     if let Some(path) = &fixture_path {
-        t.vars.insert("fixture".into(), path.display().to_string());
+        run.templates()
+            .vars
+            .insert("fixture".into(), path.display().to_string());
     }
 
     // Trajectories need no server.
-    if let Action::Trajectory(source) = &test.action {
-        return match trajectory_result(test, source, t, elapsed(&started)) {
-            Ok(result) => Finished {
-                result,
-                session: None,
-                answer: None,
-            },
-            Err(msg) => error(msg),
-        };
-    }
-
     let Some(server) = &test.server else {
-        return error("this test has no server".into());
+        let outcome = drive_offline(run, &test.file);
+        return Finished {
+            result: finish(run, outcome, elapsed(&started), |m| m),
+            session: None,
+            answer: None,
+        };
     };
-    let endpoint = match endpoint_for(server, settings, t, fixture_path.as_deref()) {
+    let endpoint = match endpoint_for(
+        server,
+        settings,
+        run.templates(),
+        &tenv.file_env,
+        fixture_path.as_deref(),
+    ) {
         Ok(e) => e,
         Err(msg) => return error(msg),
     };
-    if let Some(msg) = t.take_undefined() {
+    if let Some(msg) = run.templates().take_undefined() {
         return error(msg);
     }
-    let mocks = mocks_for(server, &test.action, t);
-    let mut warnings: Vec<String> = Vec::new();
+    let mocks = run.mocks();
 
     let version = server
         .protocol_version
@@ -575,33 +482,30 @@ async fn run_test_in(
     };
 
     let test_start = session.tap.mark();
-    let mut answer = None;
-    let outcome = drive(
-        test,
-        settings,
-        &mut session,
-        t,
-        deadline,
-        &mut warnings,
-        &mut answer,
-    )
-    .await;
-    let mut result = match outcome {
-        Ok(r) => r,
-        Err(ending) => {
-            let msg = timeout_hint(ending.message().to_string(), deadline, timeout);
-            match ending {
-                Ending::Fail(_) => {
-                    TestResult::fail(&test.name, &test.file, line, &msg, elapsed(&started))
-                }
-                Ending::Error(_) => {
-                    TestResult::error(&test.name, &test.file, line, &msg, elapsed(&started))
-                }
-            }
+    let outcome = drive(run, &mut session, &test.file, deadline).await;
+    let checked = outcome.is_ok();
+    let result = finish(run, outcome, elapsed(&started), |m| {
+        timeout_hint(m, deadline, timeout)
+    });
+    let answer = match (&test.action, run.observation()) {
+        (Action::Tool { tool, .. }, Some(obs))
+            if settings.keep_answers && checked && obs.get("error").is_none_or(Value::is_null) =>
+        {
+            Some(Answer {
+                tool: tool.clone(),
+                text: obs
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                is_error: obs
+                    .pointer("/result/isError")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            })
         }
+        _ => None,
     };
-    result.duration_ms = elapsed(&started);
-    result.warnings.extend(warnings);
 
     let log = record.then(|| session_log(&session, &endpoint, settings, handshake_end, test_start));
     match shared {
@@ -622,6 +526,22 @@ async fn run_test_in(
     }
 }
 
+/// The result of a driven test: the verdict, or the ending with its
+/// message as `hint` words it; the duration as measured here.
+fn finish(
+    run: &TestRun,
+    outcome: Result<TestResult, Ending>,
+    duration_ms: u64,
+    hint: impl FnOnce(String) -> String,
+) -> TestResult {
+    let mut result = match outcome {
+        Ok(r) => r,
+        Err(ending) => run.ended(&ending, &hint(ending.message().to_string())),
+    };
+    result.duration_ms = duration_ms;
+    result
+}
+
 /// The path of the fixture copy in `slot`, made from `src` when the slot is
 /// empty; `None` without `--fixture`.
 fn fixture_in(
@@ -635,61 +555,6 @@ fn fixture_in(
         *slot = Some(fixture::copy(src)?);
     }
     Ok(slot.as_ref().map(|c| c.path.clone()))
-}
-
-/// A test that is not run: `skip`, or a `skip_unless_env` variable unset.
-fn skipped(test: &Test, tenv: &TestEnv) -> Option<TestResult> {
-    let line = Some(test.line);
-    if let Some(reason) = &test.skip {
-        return Some(TestResult::skip(&test.name, &test.file, line, reason));
-    }
-    let env_lookup = lookup_env(&tenv.env);
-    let missing = test
-        .skip_unless_env
-        .iter()
-        .find(|v| env_lookup(v).is_none_or(|x| x.is_empty()))?;
-    Some(TestResult::skip(
-        &test.name,
-        &test.file,
-        line,
-        &format!("skip_unless_env: {missing} is not set"),
-    ))
-}
-
-/// A trajectory test: read its trace, score it. `Err` is the test's error.
-fn trajectory_result(
-    test: &Test,
-    source: &TraceSource,
-    t: &mut Templates<'_>,
-    duration_ms: u64,
-) -> Result<TestResult, String> {
-    let trace = match source {
-        TraceSource::Inline(entries) => entries.clone(),
-        TraceSource::AuditLog(path) => {
-            let real = t.text(path);
-            let resolved = resolve_near(&real, &test.file);
-            let text = read_checked_file(&resolved)?.ok_or_else(|| {
-                format!(
-                    "cannot read the audit log {}: it does not exist or is not UTF-8 text",
-                    resolved.display()
-                )
-            })?;
-            trajectory::parse_audit_log(&resolved.display().to_string(), &text)
-                .map_err(|d| d.one_line())?
-        }
-    };
-    if let Some(msg) = t.take_undefined() {
-        return Err(msg);
-    }
-    let obs = trajectory::observation(trace);
-    let scored = score::score(&test.expect, &obs, &Facts::default());
-    Ok(TestResult::scored(
-        &test.name,
-        &test.file,
-        Some(test.line),
-        &scored,
-        duration_ms,
-    ))
 }
 
 /// The capture of one test: on a shared session, the handshake and then
@@ -726,301 +591,95 @@ fn resolve_near(path: &str, suite_file: &str) -> PathBuf {
     }
 }
 
-/// Setup, the action, and the checks. `Err` ends the test before its
-/// checks (core decides how: see `mcpcheck_core::setup`).
-async fn drive(
-    test: &Test,
-    settings: &RunSettings,
-    session: &mut Session,
-    t: &mut Templates<'_>,
-    deadline: Deadline,
-    warnings: &mut Vec<String>,
-    answer: &mut Option<Answer>,
-) -> Result<TestResult, Ending> {
-    run_setup(test, session, t, deadline, warnings).await?;
-    let (after_paths, before_paths) = test.expect.file_paths();
-    let files_before = read_files(&before_paths, t)?;
-    let watch = test.watches_notifications();
-    let settle = test
-        .settle_ms
-        .map(Duration::from_millis)
-        .unwrap_or(if watch {
-            settings.default_settle
-        } else {
-            Duration::ZERO
-        });
-
-    let (reply, from, method) = perform(test, session, t, deadline).await?;
-    if let Some(f) = &reply.failure {
-        return Err(Ending::Error(f.clone()));
-    }
-
-    // Notifications: from the request to its answer, then the settle window
-    // (or, for an expected resource update, until it arrives).
-    let mut to_mark = reply.end;
-    let refused = reply.error.is_some() && method.name() == "resources/subscribe";
-    if let Action::Resources {
-        expect_notification: Some(true),
-        subscribe: Some(uri),
-        ..
-    } = &test.action
-        && !refused
-    {
-        // Event-driven: stop as soon as the update arrives (or the test's
-        // deadline passes; the check then reports its absence).
-        let uri = t.vars_only(uri);
-        session
-            .wait_notification(from, deadline, |n| {
-                n.get("method").and_then(Value::as_str) == Some("notifications/resources/updated")
-                    && n.pointer("/params/uri").and_then(Value::as_str) == Some(uri.as_str())
-            })
-            .await;
-        to_mark = session.tap.mark();
-    } else if !settle.is_zero() {
-        let until = (Deadline::now() + settle).min(deadline);
-        tokio::time::sleep_until(until).await;
-        to_mark = session.tap.mark();
-    }
-    let notifications = session.notifications(from, to_mark);
-
-    if let Action::Resources {
-        unsubscribe: Some(uri),
-        ..
-    } = &test.action
-    {
-        let uri = t.vars_only(uri);
-        let r = session.unsubscribe(&uri, deadline).await;
-        if let Some(f) = r.failure {
-            warnings.push(format!("resources/unsubscribe: {f}"));
-        }
-    }
-
-    let obs = observation::observe(
-        &method,
-        reply.result.clone(),
-        reply.error.clone(),
-        notifications,
-        Some(reply.duration_ms),
-    );
-    let facts = Facts {
-        today: Some(settings.today),
-        files: read_files(&after_paths, t)?,
-        files_before,
-        progress_token: reply.progress_token.clone(),
-        subscribed_uri: match &test.action {
-            Action::Resources {
-                subscribe: Some(uri),
-                ..
-            } => Some(t.vars_only(uri)),
-            _ => None,
-        },
-    };
-    if let Action::Tool { tool, .. } = &test.action
-        && reply.error.is_none()
-        && settings.keep_answers
-    {
-        *answer = Some(Answer {
-            tool: tool.clone(),
-            text: obs
-                .get("text")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-            is_error: obs
-                .pointer("/result/isError")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        });
-    }
-    let scored = score::score(&test.expect, &obs, &facts);
-    Ok(TestResult::scored(
-        &test.name,
-        &test.file,
-        Some(test.line),
-        &scored,
-        0,
-    ))
-}
-
-/// The setup steps, in order, on the test's session: each answer is judged
-/// by core; captured variables fill later templates.
-async fn run_setup(
-    test: &Test,
-    session: &mut Session,
-    t: &mut Templates<'_>,
-    deadline: Deadline,
-    warnings: &mut Vec<String>,
-) -> Result<(), Ending> {
-    for (i, step) in test.setup.iter().enumerate() {
-        let args = t.value(&step.args);
-        if let Some(msg) = t.take_undefined() {
-            return Err(setup::undefined(i, step, &msg));
-        }
-        let params = Some(tool_call_params(&step.tool, &args));
-        let reply = session.request("tools/call", params, deadline).await;
-        let null = Value::Null;
-        let answer = match (&reply.failure, &reply.error) {
-            (Some(f), _) => StepAnswer::Failure(f),
-            (None, Some(e)) => StepAnswer::Error(e),
-            (None, None) => StepAnswer::Result(reply.result.as_ref().unwrap_or(&null)),
+/// Drive a test that needs no server (a trajectory) to its end.
+fn drive_offline(run: &mut TestRun, suite_file: &str) -> Result<TestResult, Ending> {
+    let mut input = Input::Start;
+    loop {
+        input = match run.next(input) {
+            Step::ReadTrace(path) => read_trace(&path, suite_file),
+            Step::ReadFiles(list) => read_files(&list),
+            Step::Done(result) => return Ok(*result),
+            Step::End(ending) => return Err(ending),
+            Step::Send(_) | Step::Wait(_) => {
+                return Err(Ending::Error("this test has no server".into()));
+            }
         };
-        let outcome = setup::judge(i, step, answer)?;
-        warnings.extend(outcome.warning);
-        t.vars.extend(outcome.captured);
     }
-    Ok(())
 }
 
-/// `tools/call` with the arguments' `{{var}}`s filled in; an undefined one is
-/// an error of the test.
-async fn call_tool(
+/// Drive a test over its session to its end: each request core asks for
+/// goes out on the session (the revision's own way for log levels and
+/// subscriptions), with the notifications that came while it was open;
+/// waits and file reads as asked.
+async fn drive(
+    run: &mut TestRun,
     session: &mut Session,
-    t: &mut Templates<'_>,
-    tool: &str,
-    args: &Value,
+    suite_file: &str,
     deadline: Deadline,
-) -> Result<Reply, Ending> {
-    let args = t.value(args);
-    if let Some(m) = t.take_undefined() {
-        return Err(Ending::Error(m));
-    }
-    Ok(session
-        .request("tools/call", Some(tool_call_params(tool, &args)), deadline)
-        .await)
-}
-
-/// Send the action's request(s); returns the reply that the checks look at,
-/// the tap index from which notifications count, and the method of the
-/// request that reply answers (it decides how the result is observed: only
-/// a `tools/call` result gains `isError: false`, for one).
-async fn perform(
-    test: &Test,
-    session: &mut Session,
-    t: &mut Templates<'_>,
-    deadline: Deadline,
-) -> Result<(Reply, usize, Method), Ending> {
-    let Some(method) = test.action.method() else {
-        return Err(Ending::Error("this test has no request to send".into()));
-    };
-    let from = session.tap.mark();
-    let undefined = |t: &mut Templates<'_>| t.take_undefined().map(Ending::Error);
-    let reply = match &test.action {
-        Action::Tool { tool, args }
-        | Action::Sampling { tool, args, .. }
-        | Action::Notifications { tool, args } => {
-            call_tool(session, t, tool, args, deadline).await?
-        }
-        Action::Logging {
-            set_level,
-            tool,
-            args,
-        } => {
-            // A stateless session sends no setLevel: the level goes with
-            // the tool call.
-            let set = session.set_log_level(set_level, deadline).await;
-            match (tool, set) {
-                (Some(tool), None) => call_tool(session, t, tool, args, deadline).await?,
-                (Some(tool), Some(r)) if r.failure.is_none() && r.error.is_none() => {
-                    call_tool(session, t, tool, args, deadline).await?
-                }
-                // No tool, or setLevel failed: its answer is the one checked.
-                (_, Some(r)) => return Ok((r, from, Method::Other("logging/setLevel".into()))),
-                (None, None) => {
-                    return Err(Ending::Error(
-                        "`assert_logging` without `tool` checks the answer to logging/setLevel, which protocol 2026-07-28 does not have (the level goes with each request); name a tool to call".into(),
-                    ));
-                }
-            }
-        }
-        Action::Prompts(PromptOp::List { cursor }) => {
-            session
-                .request("prompts/list", cursor_params(cursor), deadline)
-                .await
-        }
-        Action::Prompts(PromptOp::Get { name, arguments }) => {
-            let mut args = Map::new();
-            for (k, v) in arguments {
-                args.insert(k.clone(), Value::String(t.vars_only(v)));
-            }
-            let name = t.vars_only(name);
-            if let Some(e) = undefined(t) {
-                return Err(e);
-            }
-            let mut params = json!({"name": name});
-            if !args.is_empty() {
-                params["arguments"] = Value::Object(args);
-            }
-            session.request("prompts/get", Some(params), deadline).await
-        }
-        Action::Resources { op, subscribe, .. } => {
-            let mut sub_reply = None;
-            if let Some(uri) = subscribe {
-                let uri = t.vars_only(uri);
-                if let Some(e) = undefined(t) {
-                    return Err(e);
-                }
-                let r = session.subscribe(&uri, deadline).await;
-                if r.failure.is_some() || r.error.is_some() {
-                    return Ok((r, from, Method::Other("resources/subscribe".into())));
-                }
-                sub_reply = Some(r);
-            }
-            match op {
-                ResourceOp::List { cursor } => {
-                    session
-                        .request("resources/list", cursor_params(cursor), deadline)
-                        .await
-                }
-                ResourceOp::Templates { cursor } => {
-                    session
-                        .request("resources/templates/list", cursor_params(cursor), deadline)
-                        .await
-                }
-                ResourceOp::Read { uri } => {
-                    let uri = t.vars_only(uri);
-                    if let Some(e) = undefined(t) {
-                        return Err(e);
+) -> Result<TestResult, Ending> {
+    let mut input = Input::Start;
+    let mut cursor = session.tap.mark();
+    loop {
+        input = match run.next(input) {
+            Step::Send(request) => {
+                cursor = session.tap.mark();
+                let reply = match &request.kind {
+                    RequestKind::SetLogLevel(level) => {
+                        match session.set_log_level(level, deadline).await {
+                            Some(reply) => reply,
+                            None => {
+                                input = Input::NotSent;
+                                continue;
+                            }
+                        }
                     }
-                    session
-                        .request("resources/read", Some(json!({"uri": uri})), deadline)
-                        .await
+                    RequestKind::Subscribe(uri) => session.subscribe(uri, deadline).await,
+                    RequestKind::Unsubscribe(uri) => session.unsubscribe(uri, deadline).await,
+                    RequestKind::Setup(_) | RequestKind::Action => {
+                        session
+                            .request(&request.method, request.params, deadline)
+                            .await
+                    }
+                };
+                let notifications = session.notifications(cursor, reply.end);
+                cursor = reply.end;
+                Input::Reply(runner::Reply {
+                    result: reply.result,
+                    error: reply.error,
+                    failure: reply.failure,
+                    duration_ms: reply.duration_ms,
+                    progress_token: reply.progress_token,
+                    notifications,
+                })
+            }
+            Step::Wait(wait) => {
+                match wait {
+                    Wait::ResourceUpdated(uri) => {
+                        session
+                            .wait_notification(cursor, deadline, |n| {
+                                n.get("method").and_then(Value::as_str)
+                                    == Some("notifications/resources/updated")
+                                    && n.pointer("/params/uri").and_then(Value::as_str)
+                                        == Some(uri.as_str())
+                            })
+                            .await;
+                    }
+                    Wait::For(ms) => {
+                        let until = (Deadline::now() + Duration::from_millis(ms)).min(deadline);
+                        tokio::time::sleep_until(until).await;
+                    }
                 }
-                ResourceOp::SubscribeOnly => sub_reply.unwrap_or_default(),
+                let to = session.tap.mark();
+                let notifications = session.notifications(cursor, to);
+                cursor = to;
+                Input::Waited(notifications)
             }
-        }
-        Action::Completion {
-            ref_type,
-            ref_name,
-            argument,
-            context,
-        } => {
-            let name = t.vars_only(ref_name);
-            let value = t.vars_only(&argument.1);
-            let context = context.as_ref().map(|c| t.value(c));
-            if let Some(e) = undefined(t) {
-                return Err(e);
-            }
-            let reference = if ref_type == "ref/resource" {
-                json!({"type": ref_type, "uri": name})
-            } else {
-                json!({"type": ref_type, "name": name})
-            };
-            let mut params =
-                json!({"ref": reference, "argument": {"name": argument.0, "value": value}});
-            // mcp-assert sent `context: {arguments: null}`, which the schema
-            // does not allow; mcpcheck sends `context` only when given.
-            if let Some(c) = context {
-                params["context"] = c;
-            }
-            session
-                .request("completion/complete", Some(params), deadline)
-                .await
-        }
-        Action::Trajectory(_) => {
-            return Err(Ending::Error("a trajectory has no request".into()));
-        }
-    };
-    Ok((reply, from, method))
+            Step::ReadFiles(list) => read_files(&list),
+            Step::ReadTrace(path) => read_trace(&path, suite_file),
+            Step::Done(result) => return Ok(*result),
+            Step::End(ending) => return Err(ending),
+        };
+    }
 }
 
 /// A test that ended because its time ran out says which timeout that was and

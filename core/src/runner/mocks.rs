@@ -193,3 +193,89 @@ impl Mocks {
         Ok(Value::Object(params))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mocks(elicitation: Option<ElicitAnswer>) -> Mocks {
+        Mocks {
+            roots: Some(vec!["/srv".into()]),
+            sampling: None,
+            elicitation,
+        }
+    }
+
+    #[test]
+    fn a_retry_carries_the_first_params_the_answers_and_the_state_as_sent() {
+        let mocks = mocks(Some(ElicitAnswer {
+            action: "accept".into(),
+            content: json!({"name": "Ada"}),
+            defaults: false,
+        }));
+        let first = json!({"name": "greet", "arguments": {"x": 1}});
+        let result = json!({"resultType": "input_required", "requestState": "opaque",
+            "inputRequests": {
+                "who": {"method": "elicitation/create", "params": {"message": "?"}},
+                "where": {"method": "roots/list"}}});
+        let next = mocks.input_retry(Some(&first), &result).expect("answered");
+        assert_eq!(next["name"], "greet");
+        assert_eq!(next["arguments"], json!({"x": 1}));
+        assert_eq!(next["requestState"], "opaque");
+        assert_eq!(
+            next["inputResponses"]["who"],
+            json!({"action": "accept", "content": {"name": "Ada"}})
+        );
+        assert_eq!(
+            next["inputResponses"]["where"]["roots"][0]["uri"],
+            "file:///srv"
+        );
+
+        // A later round replaces the earlier round's answers and state, and
+        // sends no state when the server sent none.
+        let again = json!({"resultType": "input_required",
+            "inputRequests": {"where": {"method": "roots/list"}}});
+        let third = mocks.input_retry(Some(&next), &again).expect("answered");
+        assert!(third.get("requestState").is_none(), "{third}");
+        assert_eq!(
+            third["inputResponses"].as_object().map(|m| m.len()),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn an_input_request_without_a_mock_says_which_mock_to_add() {
+        let mocks = mocks(None);
+        let result = json!({"resultType": "input_required",
+            "inputRequests": {"q": {"method": "sampling/createMessage", "params": {}}}});
+        let err = mocks
+            .input_retry(None, &result)
+            .expect_err("no sampling mock");
+        assert!(
+            err.contains("input request `q`") && err.contains("client_capabilities.sampling"),
+            "{err}"
+        );
+        let odd = json!({"inputRequests": {"q": {"method": "tasks/get"}}});
+        let err = mocks.input_retry(None, &odd).expect_err("not answerable");
+        assert!(err.contains("`tasks/get`"), "{err}");
+    }
+
+    #[test]
+    fn elicitation_defaults_accepts_with_the_schema_defaults() {
+        let mocks = mocks(Some(ElicitAnswer {
+            action: "accept".into(),
+            content: json!({}),
+            defaults: true,
+        }));
+        let params = json!({"message": "?", "requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "verified": {"type": "boolean", "default": true},
+            "nick": {"type": "string"}}}});
+        assert_eq!(
+            mocks
+                .answer("elicitation/create", &params)
+                .expect("an answer"),
+            json!({"action": "accept", "content": {"name": "John Doe", "verified": true}})
+        );
+    }
+}

@@ -422,8 +422,8 @@ impl TestRun {
                 "cannot read the audit log {file}: it does not exist or is not UTF-8 text"
             ))
         })?;
-        let trace = trajectory::parse_audit_log(file, &text)
-            .map_err(|d| Ending::Error(d.one_line()))?;
+        let trace =
+            trajectory::parse_audit_log(file, &text).map_err(|d| Ending::Error(d.one_line()))?;
         Ok(self.trace_scored(trace))
     }
 
@@ -565,7 +565,11 @@ impl TestRun {
                     params["context"] = c;
                 }
                 self.phase = Phase::Action;
-                Ok(send("completion/complete", Some(params), RequestKind::Action))
+                Ok(send(
+                    "completion/complete",
+                    Some(params),
+                    RequestKind::Action,
+                ))
             }
             Action::Trajectory(_) => Err(Ending::Error("a trajectory has no request".into())),
         }
@@ -614,14 +618,24 @@ impl TestRun {
             // Event-driven: stop as soon as the update arrives (or the
             // test's deadline passes; the check then reports its absence).
             let uri = self.t.vars_only(&uri.clone());
+            let arrived = self.notifications.iter().any(|n| {
+                n.get("method").and_then(Value::as_str) == Some("notifications/resources/updated")
+                    && n.pointer("/params/uri").and_then(Value::as_str) == Some(uri.as_str())
+            });
+            if arrived {
+                return self.unsubscribe();
+            }
             self.phase = Phase::Waiting;
             return Ok(Step::Wait(Wait::ResourceUpdated(uri)));
         }
-        let settle = self.test.settle_ms.unwrap_or(if self.test.watches_notifications() {
-            self.default_settle_ms
-        } else {
-            0
-        });
+        let settle = self
+            .test
+            .settle_ms
+            .unwrap_or(if self.test.watches_notifications() {
+                self.default_settle_ms
+            } else {
+                0
+            });
         if settle > 0 {
             self.phase = Phase::Waiting;
             return Ok(Step::Wait(Wait::For(settle)));

@@ -44,7 +44,9 @@ fn drive(test: &Test, context: Context, answers: Vec<Input>) -> (Vec<Step>, Test
             _ => {}
         }
         steps.push(step);
-        input = answers.next().expect("the test asked for more steps than scripted");
+        input = answers
+            .next()
+            .expect("the test asked for more steps than scripted");
     }
 }
 
@@ -120,7 +122,11 @@ assert: {tool: read, expect: {not_error: true}}
     let (steps, r) = drive(&tests[0], Context::default(), vec![rpc_error]);
     assert_eq!(steps.len(), 1);
     assert_eq!(r.status, TestStatus::Fail);
-    assert!(r.message.contains("setup step 1 (`create`)"), "{}", r.message);
+    assert!(
+        r.message.contains("setup step 1 (`create`)"),
+        "{}",
+        r.message
+    );
 
     let failure = Input::Reply(Reply {
         failure: Some("the connection closed".into()),
@@ -161,7 +167,10 @@ tests:
     let r = TestRun::new(&tests[2], Context::default())
         .refusal(false)
         .unwrap();
-    assert_eq!((r.status, r.message.as_str()), (TestStatus::Error, NO_FIXTURE));
+    assert_eq!(
+        (r.status, r.message.as_str()),
+        (TestStatus::Error, NO_FIXTURE)
+    );
 }
 
 #[test]
@@ -215,7 +224,8 @@ assert_resources:
         vars: BTreeMap::from([("fixture".to_string(), "/f".to_string())]),
         ..Context::default()
     };
-    let updated = json!({"method": "notifications/resources/updated", "params": {"uri": "file:///f/a.txt"}});
+    let updated =
+        json!({"method": "notifications/resources/updated", "params": {"uri": "file:///f/a.txt"}});
     let (steps, r) = drive(
         &tests[0],
         context,
@@ -233,8 +243,36 @@ assert_resources:
             kind: RequestKind::Subscribe("file:///f/a.txt".into()),
         })
     );
-    assert_eq!(steps[1], Step::Wait(Wait::ResourceUpdated("file:///f/a.txt".into())));
-    assert!(matches!(&steps[2], Step::Send(r) if r.kind == RequestKind::Unsubscribe("file:///f/a.txt".into())));
+    assert_eq!(
+        steps[1],
+        Step::Wait(Wait::ResourceUpdated("file:///f/a.txt".into()))
+    );
+    assert!(
+        matches!(&steps[2], Step::Send(r) if r.kind == RequestKind::Unsubscribe("file:///f/a.txt".into()))
+    );
+    assert_eq!(r.status, TestStatus::Pass, "{r:?}");
+
+    // An update that came with the answer needs no wait.
+    let early = Input::Reply(Reply {
+        result: Some(json!({})),
+        notifications: vec![
+            json!({"method": "notifications/resources/updated", "params": {"uri": "file:///f/a.txt"}}),
+        ],
+        ..Reply::default()
+    });
+    let context = Context {
+        vars: BTreeMap::from([("fixture".to_string(), "/f".to_string())]),
+        ..Context::default()
+    };
+    let (steps, r) = drive(
+        &tests[0],
+        context,
+        vec![early, Input::Reply(Reply::default())],
+    );
+    assert!(
+        !steps.iter().any(|s| matches!(s, Step::Wait(_))),
+        "{steps:?}"
+    );
     assert_eq!(r.status, TestStatus::Pass, "{r:?}");
 }
 
@@ -256,7 +294,9 @@ tests:
         Context::default(),
         vec![Input::NotSent, text_result("ok")],
     );
-    assert!(matches!(&steps[0], Step::Send(r) if r.kind == RequestKind::SetLogLevel("debug".into())));
+    assert!(
+        matches!(&steps[0], Step::Send(r) if r.kind == RequestKind::SetLogLevel("debug".into()))
+    );
     assert_eq!(sent(&steps)[1].0, "tools/call");
     assert_eq!(r.status, TestStatus::Pass);
     let (_, r) = drive(&tests[1], Context::default(), vec![Input::NotSent]);
@@ -296,15 +336,14 @@ assert:
     let (steps, r) = drive(
         &tests[0],
         context,
-        vec![
-            Input::Files(keep),
-            text_result("ok"),
-            Input::Files(after),
-        ],
+        vec![Input::Files(keep), text_result("ok"), Input::Files(after)],
     );
     assert_eq!(
         steps[0],
-        Step::ReadFiles(vec![("{{fixture}}/keep.txt".into(), "/tmp/x/keep.txt".into())])
+        Step::ReadFiles(vec![(
+            "{{fixture}}/keep.txt".into(),
+            "/tmp/x/keep.txt".into()
+        )])
     );
     assert!(matches!(&steps[2], Step::ReadFiles(list) if list.len() == 2));
     assert_eq!(r.status, TestStatus::Pass, "{r:?}");
@@ -332,14 +371,23 @@ tests:
     let (_, r) = drive(
         &tests[0],
         Context::default(),
-        vec![text_result("ok"), Input::Unreadable("/dev/x is a device".into())],
+        vec![
+            text_result("ok"),
+            Input::Unreadable("/dev/x is a device".into()),
+        ],
     );
-    assert_eq!((r.status, r.message.as_str()), (TestStatus::Error, "/dev/x is a device"));
+    assert_eq!(
+        (r.status, r.message.as_str()),
+        (TestStatus::Error, "/dev/x is a device")
+    );
     // A variable the driver did not give (here a fixture it claimed to
     // have) ends the test before the request.
     let mut run = TestRun::new(&tests[1], Context::default());
     assert!(run.refusal(true).is_none());
-    assert_eq!(run.next(Input::Start), Step::End(Ending::Error(NO_FIXTURE.into())));
+    assert_eq!(
+        run.next(Input::Start),
+        Step::End(Ending::Error(NO_FIXTURE.into()))
+    );
 }
 
 #[test]
@@ -363,7 +411,10 @@ assert: {tool: ask, expect: {not_error: true}}
         },
     );
     let mocks = run.mocks();
-    assert_eq!(mocks.capabilities(), json!({"roots": {"listChanged": false}, "elicitation": {}}));
+    assert_eq!(
+        mocks.capabilities(),
+        json!({"roots": {"listChanged": false}, "elicitation": {}})
+    );
     assert_eq!(
         mocks.answer("roots/list", &Value::Null).unwrap(),
         json!({"roots": [{"uri": "file:///srv/data", "name": "data"}]})
@@ -429,10 +480,14 @@ tests:
 
 #[test]
 fn a_wrong_kind_of_input_is_an_error_not_a_panic() {
-    let tests = tests_of("name: t\nserver: {command: srv}\nassert: {tool: a, expect: {not_error: true}}\n");
+    let tests =
+        tests_of("name: t\nserver: {command: srv}\nassert: {tool: a, expect: {not_error: true}}\n");
     let mut run = TestRun::new(&tests[0], Context::default());
     assert!(matches!(run.next(Input::Start), Step::Send(_)));
-    assert!(matches!(run.next(Input::Waited(vec![])), Step::End(Ending::Error(_))));
+    assert!(matches!(
+        run.next(Input::Waited(vec![])),
+        Step::End(Ending::Error(_))
+    ));
     // And nothing after the end.
     assert!(matches!(run.next(Input::Start), Step::End(_)));
 }
