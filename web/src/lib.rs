@@ -17,6 +17,8 @@ use serde::Serialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+mod runner;
+
 /// The label expectation documents carry in diagnostics.
 const EXPECT_FILE: &str = "<expect>";
 const RESPONSE_FILE: &str = "<response>";

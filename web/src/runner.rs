@@ -1,0 +1,348 @@
+//! `SuiteRunner`: the npm package's `runSuite` drives a suite's tests
+//! through core's sans-I/O test runner (`mcpcheck_core::runner`). The
+//! JavaScript side owns the transport (the user's own MCP client), the clock
+//! and the files; every decision (which request goes out, with which
+//! parameters, how an answer ends the test, the verdict) is the core's, the
+//! same as `mcpcheck run`'s.
+//!
+//! Steps and inputs cross as plain JSON objects (pkg/lib/run-suite.cjs
+//! documents them); the class is internal to the package, so it has no
+//! TypeScript declaration of its own.
+
+use std::collections::BTreeMap;
+
+use mcpcheck_core::results::{Results, TestResult};
+use mcpcheck_core::runner::{Context, Input, Mocks, Reply, RequestKind, Step, TestRun, Wait};
+use mcpcheck_core::suite::{self, Test};
+use mcpcheck_core::{api, template};
+use serde_json::{Map, Value, json};
+use wasm_bindgen::prelude::*;
+
+use crate::{argument_error, from_js, input_error, js_kind, load_error, option_error, set_ok};
+use crate::{test_result_js, to_js};
+
+/// A loaded suite and the test being run.
+#[wasm_bindgen(skip_typescript)]
+pub struct SuiteRunner {
+    tests: Vec<Test>,
+    context: Context,
+    has_fixture: bool,
+    run: Option<TestRun>,
+    mocks: Mocks,
+}
+
+/// A `{name: string}` option as a map.
+fn string_map(v: &Value, what: &str) -> Result<BTreeMap<String, String>, JsValue> {
+    let bad = || option_error(&format!("`{what}` must map names to strings"));
+    let Value::Object(o) = v else {
+        return Err(bad());
+    };
+    o.iter()
+        .map(|(k, v)| Ok((k.clone(), v.as_str().ok_or_else(bad)?.to_string())))
+        .collect()
+}
+
+/// What a step's input is, or why it is not one.
+fn input_of(v: &Value) -> Result<Input, String> {
+    let Value::Object(o) = v else {
+        return Err("a step's input must be an object".into());
+    };
+    let one = |key: &str| (o.len() == 1).then(|| o.get(key)).flatten();
+    if one("notSent").is_some() {
+        return Ok(Input::NotSent);
+    }
+    if let Some(files) = one("files") {
+        let bad = || "`files` must map keys to text or null".to_string();
+        let Value::Object(m) = files else {
+            return Err(bad());
+        };
+        let mut out = BTreeMap::new();
+        for (k, v) in m {
+            let text = match v {
+                Value::Null => None,
+                Value::String(s) => Some(s.clone()),
+                _ => return Err(bad()),
+            };
+            out.insert(k.clone(), text);
+        }
+        return Ok(Input::Files(out));
+    }
+    if let Some(trace) = one("trace") {
+        let file = trace.get("file").and_then(Value::as_str);
+        let text = trace.get("text").unwrap_or(&Value::Null);
+        return match (file, text) {
+            (Some(f), Value::Null) => Ok(Input::Trace {
+                file: f.into(),
+                text: None,
+            }),
+            (Some(f), Value::String(t)) => Ok(Input::Trace {
+                file: f.into(),
+                text: Some(t.clone()),
+            }),
+            _ => Err("`trace` must be {file: string, text: string or null}".into()),
+        };
+    }
+    if let Some(why) = one("unreadable") {
+        let why = why.as_str().ok_or("`unreadable` must be a string")?;
+        return Ok(Input::Unreadable(why.into()));
+    }
+    if let Some(list) = one("waited") {
+        let list = list.as_array().ok_or("`waited` must be a list")?;
+        return Ok(Input::Waited(list.clone()));
+    }
+    let mut reply = Reply::default();
+    let some = |v: &Value| (!v.is_null()).then(|| v.clone());
+    for (k, v) in o {
+        match k.as_str() {
+            "result" => reply.result = some(v),
+            "error" => reply.error = some(v),
+            "failure" if v.is_null() => {}
+            "failure" => reply.failure = Some(v.as_str().ok_or("`failure` must be text")?.into()),
+            "durationMs" => {
+                let ms = v.as_f64().filter(|m| *m >= 0.0);
+                reply.duration_ms = ms.ok_or("`durationMs` must be a number >= 0")? as u64;
+            }
+            "progressToken" => reply.progress_token = some(v),
+            "notifications" => {
+                let list = v.as_array().ok_or("`notifications` must be a list")?;
+                reply.notifications = list.clone();
+            }
+            other => return Err(format!("a step's input has no key `{other}`")),
+        }
+    }
+    Ok(Input::Reply(reply))
+}
+
+#[wasm_bindgen]
+impl SuiteRunner {
+    /// Load `yaml` (named `file` in results and diagnostics) with
+    /// `options`: `env`, `vars`, `fixture`, `today`, `defaultSettleMs`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(yaml: JsValue, file: JsValue, options: JsValue) -> Result<SuiteRunner, JsValue> {
+        let Some(text) = yaml.as_string() else {
+            return Err(argument_error(&format!(
+                "the suite must be YAML text (a string), not {}",
+                js_kind(&yaml)
+            )));
+        };
+        let file = match file.as_string() {
+            Some(f) => f,
+            None if file.is_undefined() || file.is_null() => "suite.yaml".into(),
+            None => {
+                return Err(argument_error(&format!(
+                    "the file name must be a string, not {}",
+                    js_kind(&file)
+                )));
+            }
+        };
+        let options = if options.is_undefined() || options.is_null() {
+            Value::Null
+        } else {
+            from_js(&options, "the options")?
+        };
+        let empty = Map::new();
+        let options = match &options {
+            Value::Null => &empty,
+            Value::Object(o) => o,
+            _ => return Err(option_error("the options must be an object")),
+        };
+        let mut context = Context {
+            default_settle_ms: 100,
+            ..Context::default()
+        };
+        let mut has_fixture = false;
+        for (k, v) in options {
+            match k.as_str() {
+                "env" => context.fallback_env = string_map(v, k)?,
+                "vars" => context.vars.extend(string_map(v, k)?),
+                "fixture" => {
+                    let dir = v
+                        .as_str()
+                        .ok_or_else(|| option_error("`fixture` must be a directory path"))?;
+                    context.vars.insert("fixture".into(), dir.into());
+                    has_fixture = true;
+                }
+                "today" => {
+                    let facts = api::facts_from_json(&json!({ "today": v }))
+                        .map_err(|e| option_error(&e.to_string()))?;
+                    context.today = facts.today;
+                }
+                "defaultSettleMs" => {
+                    let ms = v.as_f64().filter(|m| *m >= 0.0).ok_or_else(|| {
+                        option_error("`defaultSettleMs` must be a number of milliseconds")
+                    })?;
+                    context.default_settle_ms = ms as u64;
+                }
+                other => {
+                    return Err(option_error(&format!(
+                        "unknown option `{other}` (expected env, vars, fixture, today, defaultSettleMs)"
+                    )));
+                }
+            }
+        }
+        let loaded = suite::load(&file, &text);
+        if loaded.has_errors() {
+            return Err(load_error(&loaded.diagnostics, Some(&text)));
+        }
+        let suite = loaded.suite;
+        if !suite.hooks.is_empty() {
+            return Err(input_error(&format!(
+                "{file} has `hooks`, shell commands that runSuite does not run in-process; run this suite with `mcpcheck run`, or remove its hooks"
+            )));
+        }
+        // The file's `env`, each value expanded once from the given
+        // environment, is read before it (as `mcpcheck run` does).
+        let fallback = &context.fallback_env;
+        context.env = suite
+            .env
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    template::expand_env(v, &|n| fallback.get(n).cloned()).0,
+                )
+            })
+            .collect();
+        Ok(SuiteRunner {
+            tests: suite.tests,
+            context,
+            has_fixture,
+            run: None,
+            mocks: Mocks::default(),
+        })
+    }
+
+    /// The tests, in file order: `[{index, name, file, line, timeoutMs,
+    /// skip}]`, `timeoutMs` the test's own `timeout` (or null), `skip` why
+    /// the test is skipped (or null).
+    pub fn tests(&self) -> JsValue {
+        use mcpcheck_core::results::TestStatus;
+        let list: Vec<Value> = self
+            .tests
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let refusal = TestRun::new(t, self.context.clone()).refusal(self.has_fixture);
+                let skip = refusal
+                    .filter(|r| r.status == TestStatus::Skip)
+                    .map(|r| r.message);
+                json!({"index": i, "name": t.name, "file": t.file, "line": t.line,
+                       "timeoutMs": t.timeout_ms, "skip": skip})
+            })
+            .collect();
+        to_js(&list)
+    }
+
+    /// Begin test `index`: its first step.
+    pub fn start(&mut self, index: usize) -> Result<JsValue, JsValue> {
+        let test = self
+            .tests
+            .get(index)
+            .ok_or_else(|| argument_error(&format!("there is no test {index}")))?;
+        let mut run = TestRun::new(test, self.context.clone());
+        if let Some(result) = run.refusal(self.has_fixture) {
+            self.run = None;
+            self.mocks = Mocks::default();
+            return Ok(done(&result));
+        }
+        self.mocks = run.mocks();
+        self.run = Some(run);
+        self.next(JsValue::NULL, 0.0)
+    }
+
+    /// The step after `input` (`null`: the first); `elapsed_ms` is how
+    /// long the test has run, for its result's `duration_ms`.
+    pub fn next(&mut self, input: JsValue, elapsed_ms: f64) -> Result<JsValue, JsValue> {
+        let input = if input.is_null() {
+            Input::Start
+        } else {
+            let v = from_js(&input, "the step's input")?;
+            input_of(&v).map_err(|e| argument_error(&e))?
+        };
+        let run = self
+            .run
+            .as_mut()
+            .ok_or_else(|| argument_error("no test is running: call start first"))?;
+        let step = run.next(input);
+        let mut result = match step {
+            Step::Send(r) => {
+                let mut s = json!({"type": "send", "method": r.method});
+                if let Some(p) = r.params {
+                    s["params"] = p;
+                }
+                let (kind, key, value) = match r.kind {
+                    RequestKind::Setup(i) => ("setup", "index", json!(i)),
+                    RequestKind::SetLogLevel(l) => ("setLogLevel", "level", json!(l)),
+                    RequestKind::Subscribe(u) => ("subscribe", "uri", json!(u)),
+                    RequestKind::Unsubscribe(u) => ("unsubscribe", "uri", json!(u)),
+                    RequestKind::Action => ("action", "", Value::Null),
+                };
+                s["kind"] = json!(kind);
+                if !key.is_empty() {
+                    s[key] = value;
+                }
+                return Ok(to_js(&s));
+            }
+            Step::ReadFiles(list) => {
+                let files: Vec<Value> = list
+                    .into_iter()
+                    .map(|(key, path)| json!({"key": key, "path": path}))
+                    .collect();
+                return Ok(to_js(&json!({"type": "readFiles", "files": files})));
+            }
+            Step::ReadTrace(path) => return Ok(to_js(&json!({"type": "readTrace", "path": path}))),
+            Step::Wait(Wait::For(ms)) => return Ok(to_js(&json!({"type": "wait", "ms": ms}))),
+            Step::Wait(Wait::ResourceUpdated(uri)) => {
+                return Ok(to_js(&json!({"type": "wait", "resourceUpdated": uri})));
+            }
+            Step::Done(result) => run.complete(*result),
+            Step::End(e) => run.complete(run.ended(&e, e.message())),
+        };
+        result.duration_ms = elapsed_ms.max(0.0) as u64;
+        self.run = None;
+        Ok(done(&result))
+    }
+
+    /// The current test's answer to the server's `method` request (its
+    /// mocks), or throws why there is none.
+    pub fn answer(&self, method: &str, params: JsValue) -> Result<JsValue, JsValue> {
+        let params = if params.is_undefined() {
+            Value::Null
+        } else {
+            from_js(&params, "the request's params")?
+        };
+        self.mocks
+            .answer(method, &params)
+            .map(|v| to_js(&v))
+            .map_err(|e| input_error(&e))
+    }
+
+    /// The client capabilities the current test's mocks stand for.
+    pub fn capabilities(&self) -> JsValue {
+        to_js(&self.mocks.capabilities())
+    }
+
+    /// The results document of these test results, as `mcpcheck run
+    /// --json` prints it, with `ok` on it, its tests and their checks.
+    pub fn results(&self, tests: JsValue, duration_ms: f64) -> Result<JsValue, JsValue> {
+        let list = from_js(&tests, "the test results")?;
+        let tests: Vec<TestResult> = serde_json::from_value(list)
+            .map_err(|e| argument_error(&format!("the test results: {e}")))?;
+        let results = Results::new(tests, duration_ms.max(0.0) as u64);
+        let doc = js_sys::JSON::parse(&results.to_json()).unwrap_or(JsValue::NULL);
+        let list = js_sys::Array::new();
+        for t in &results.tests {
+            list.push(&test_result_js(t));
+        }
+        let _ = js_sys::Reflect::set(&doc, &"tests".into(), &list);
+        set_ok(&doc, results.ok());
+        Ok(doc)
+    }
+}
+
+/// `{type: 'done', result}`.
+fn done(result: &TestResult) -> JsValue {
+    let step = to_js(&json!({"type": "done"}));
+    let _ = js_sys::Reflect::set(&step, &"result".into(), &test_result_js(result));
+    step
+}
