@@ -4,6 +4,16 @@
 // types, so a Node project type-checks without `lib: ["dom"]`.
 export * from '../node/mcpcheck-web.js';
 export { McpcheckError, formatResult } from './support.js';
+export {
+  runSuite,
+  defineMcpcheckTests,
+  type Suite,
+  type McpClient,
+  type RunSuiteOptions,
+  type ResultsDocument,
+  type TestFramework,
+  type TestFunction,
+} from './run-suite.js';
 
 /**
  * Does nothing in Node: the module is loaded on require. It exists so that

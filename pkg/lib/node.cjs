@@ -5,6 +5,12 @@
 
 const wasm = require('../node/mcpcheck-web.js');
 const { McpcheckError, formatResult } = require('./support.cjs');
+const { make, nodeFiles } = require('./run-suite.cjs');
+
+const { runSuite, defineMcpcheckTests } = make({
+  SuiteRunner: wasm.SuiteRunner,
+  files: nodeFiles(require('node:fs'), require('node:path')),
+});
 
 async function init() {}
 
@@ -17,6 +23,8 @@ module.exports = {
   lintListing: wasm.lintListing,
   scanListing: wasm.scanListing,
   formatResult,
+  runSuite,
+  defineMcpcheckTests,
   McpcheckError,
   version: wasm.version,
   init,

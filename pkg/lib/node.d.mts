@@ -5,6 +5,16 @@
 // without `lib: ["dom"]`.
 export * from '../node/mcpcheck-web.js';
 export { McpcheckError, formatResult } from './support.js';
+export {
+  runSuite,
+  defineMcpcheckTests,
+  type Suite,
+  type McpClient,
+  type RunSuiteOptions,
+  type ResultsDocument,
+  type TestFramework,
+  type TestFunction,
+} from './run-suite.js';
 
 /**
  * Does nothing in Node: the module is loaded on import. It exists so that

@@ -14,6 +14,8 @@ export const {
   lintListing,
   scanListing,
   formatResult,
+  runSuite,
+  defineMcpcheckTests,
   McpcheckError,
   version,
 } = entry;

@@ -3,11 +3,13 @@
 // the browser entry (fed the .wasm bytes, as a bundler would hand them over).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+
+import { cliBinary } from '../scripts/cli-bin.mjs';
 
 const pkgDir = fileURLToPath(new URL('..', import.meta.url));
 const npm = (args, cwd) => execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -24,6 +26,9 @@ before(() => {
   execFileSync('mkdir', [project]);
   writeFileSync(join(project, 'package.json'), '{"name": "user-project", "private": true}\n');
   npm(['install', '--offline', '--no-audit', '--no-fund', tarball], project);
+  // The MCP SDK the user's project would have (the package's own dev copy).
+  mkdirSync(join(project, 'node_modules', '@modelcontextprotocol'), { recursive: true });
+  symlinkSync(join(pkgDir, 'node_modules', '@modelcontextprotocol', 'sdk'), join(project, 'node_modules', '@modelcontextprotocol', 'sdk'));
 });
 
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -49,6 +54,8 @@ test('the tarball holds the entries, the glue, one .wasm and the types, nothing 
     'lib/node.cjs',
     'lib/node.d.mts',
     'lib/node.mjs',
+    'lib/run-suite.cjs',
+    'lib/run-suite.d.ts',
     'lib/support.cjs',
     'lib/support.d.ts',
     'lib/support.mjs',
@@ -102,6 +109,72 @@ ${SCRIPT}`,
   assert.deepEqual(JSON.parse(node(['browser.mjs'], project)), want(version));
 });
 
+test('node:test runs a YAML suite with runSuite on an SDK client, with the verdicts of `mcpcheck run`', () => {
+  const bin = cliBinary();
+  const suite = `server: {command: mcpcheck, args: [serve]}
+tests:
+  - name: echo answers
+    assert:
+      tool: echo
+      args: {message: hello}
+      expect: {equals: hello}
+  - name: a wrong sum fails
+    assert:
+      tool: add
+      args: {a: 2, b: 2}
+      expect: {contains: ["5"]}
+  - name: progress is reported
+    assert_notifications:
+      tool: progress
+      args: {steps: 2, delay_ms: 5}
+      expect: {min_count: 2}
+  - name: later
+    skip: not yet
+    assert: {tool: echo}
+`;
+  writeFileSync(join(project, 'suite.yaml'), suite);
+  writeFileSync(
+    join(project, 'suite.test.mjs'),
+    `import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { runSuite } from 'mcpcheck';
+
+test('the suite runs on my client', async () => {
+  const client = new Client({ name: 'user-project', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.env.MCPCHECK_BIN, args: ['serve'], stderr: 'ignore' }));
+  try {
+    const doc = await runSuite(readFileSync('suite.yaml', 'utf8'), client, { file: 'suite.yaml' });
+    writeFileSync('verdicts.json', JSON.stringify(doc.tests.map((t) => [t.name, t.status, t.checks.map((c) => c.status)])));
+    assert.equal(doc.summary.total, 4);
+  } finally {
+    await client.close();
+  }
+});
+`,
+  );
+  // A run of its own, not a child of this one (node:test tells its child
+  // processes by NODE_TEST_CONTEXT).
+  const { NODE_TEST_CONTEXT, ...env } = process.env;
+  execFileSync(process.execPath, ['--test', 'suite.test.mjs'], { cwd: project, encoding: 'utf8', env: { ...env, MCPCHECK_BIN: bin } });
+  const mine = JSON.parse(readFileSync(join(project, 'verdicts.json'), 'utf8'));
+  let stdout;
+  try {
+    stdout = execFileSync(bin, ['run', '--json', '--server', `${bin} serve`, '--suite', 'suite.yaml'], { cwd: project, encoding: 'utf8' });
+  } catch (e) {
+    assert.equal(e.status, 1, e.stderr);
+    stdout = e.stdout;
+  }
+  const cli = JSON.parse(stdout).tests.map((t) => [t.name, t.status, t.checks.map((c) => c.status)]);
+  assert.deepEqual(mine, cli);
+  assert.deepEqual(mine.map((t) => t[1]), ['pass', 'fail', 'pass', 'skip']);
+  // And from CommonJS.
+  writeFileSync(join(project, 'run.cjs'), `const { runSuite, defineMcpcheckTests } = require('mcpcheck');\nconsole.log(typeof runSuite, typeof defineMcpcheckTests);\n`);
+  assert.equal(node(['run.cjs'], project).trim(), 'function function');
+});
+
 /** Run tsc in `dir`; a failure carries tsc's messages. */
 function typeCheck(tsc, dir) {
   try {
@@ -115,7 +188,8 @@ test('TypeScript type-checks a user module against the declarations', () => {
   const tsc = join(pkgDir, 'node_modules', 'typescript', 'bin', 'tsc');
   writeFileSync(
     join(project, 'check.mts'),
-    `import init, { checkCapture, checkResponse, checkTrajectory, formatResult, validateSuite, version, McpcheckError, type InvariantsReport, type TestResult } from 'mcpcheck';
+    `import init, { checkCapture, checkResponse, checkTrajectory, defineMcpcheckTests, formatResult, runSuite, validateSuite, version, McpcheckError, type InvariantsReport, type McpClient, type ResultsDocument, type TestResult } from 'mcpcheck';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { matchers, type McpcheckMatchers } from 'mcpcheck/matchers';
 await init();
 const passed: boolean = checkResponse({ contains: ['a'] }, '{"content": []}').ok;
@@ -136,6 +210,16 @@ const rules: string[] = report.sessions.flatMap((s) => s.findings.map((f) => f.i
 const at: (number | null)[] = report.sessions.flatMap((s) => s.findings.map((f) => f.exchange));
 try { checkResponse('expect: [', {}); } catch (e) { const m = e as McpcheckError; console.log(m.diagnostics[0]?.hint, m.rendered); }
 console.log(statuses, reasons, t.score, lines, version().length, rules, at, report.passed);
+declare const client: Client;
+const doc: ResultsDocument = await runSuite('name: x', client, { timeoutMs: 5000, env: { A: 'b' }, today: '2026-01-31' });
+const verdicts: [string, 'pass' | 'fail' | 'error' | 'skip', boolean][] = doc.tests.map((x) => [x.name, x.status, x.ok]);
+const other: McpClient = { request: async () => ({}) };
+await runSuite({ yaml: 'name: x', file: 'x.yaml' }, other);
+declare const nodeTest: { (name: string, fn: () => Promise<void>): Promise<void>; skip(name: string, fn: () => void): Promise<void> };
+declare const vitestTest: (name: string, fn: () => Promise<void>, timeout?: number) => void;
+defineMcpcheckTests({ tests: [] }, { test: nodeTest, describe: (name: string, fn: () => void) => fn() }, () => client);
+defineMcpcheckTests('name: x', { test: vitestTest }, async () => other, { file: 'x.yaml' });
+console.log(verdicts, doc.summary.failed, doc.ok);
 `,
   );
   writeFileSync(
@@ -143,6 +227,7 @@ console.log(statuses, reasons, t.score, lines, version().length, rules, at, repo
     `import mcpcheck = require('mcpcheck');
 const r: mcpcheck.TestResult = mcpcheck.checkResponse('expect:\\n  not_error: true', { content: [] });
 void mcpcheck.init();
+void mcpcheck.runSuite('name: x', { request: async () => ({}) }).then((d: mcpcheck.ResultsDocument) => d.ok);
 console.log(r.status, mcpcheck.version());
 `,
   );
