@@ -657,3 +657,82 @@ mod tests {
         assert_eq!(diagnostic_json(&d)["end_column"], Value::Null);
     }
 }
+
+#[cfg(test)]
+mod assert_on_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn checks(expect: &str, response: Value) -> Vec<crate::results::CheckResult> {
+        let doc = load_expect("e.yaml", expect).expect("expectations load");
+        let response = json!({"jsonrpc": "2.0", "id": 1, "result": response});
+        check_response(&doc, response, &Facts::default()).checks
+    }
+
+    #[test]
+    fn every_check_carries_its_code_path_and_values() {
+        let response = json!({"content": [{"type": "text", "text": "{\"results\": [{\"id\": 1}, {\"id\": 2}]}"}]});
+        let mut cs = checks(
+            "expect:\n  contains: [\"results\"]\n  has_fields: [\"results\"]\n  results_min: 3\n",
+            response.clone(),
+        );
+        cs.extend(checks(
+            "expect:\n  - target: json.results[*].id\n    matcher: {exact: 1}\n",
+            response,
+        ));
+        let by_code = |code: &str| {
+            cs.iter()
+                .find(|c| c.code == code)
+                .unwrap_or_else(|| panic!("no {code} in {cs:?}"))
+        };
+        let contains = by_code("contains");
+        assert_eq!(contains.path, Some(vec![json!("text")]));
+        assert_eq!(contains.expected_value, json!("results"));
+        assert!(
+            contains
+                .actual_value
+                .as_ref()
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.contains("\"id\""))
+        );
+        // A key whose matcher has another name keeps the key as its code.
+        let fields = by_code("has_fields");
+        assert_eq!(fields.matcher, "exists");
+        assert_eq!(fields.expected_value, Value::Null);
+        let min = by_code("results_min");
+        assert_eq!(min.expected_value, json!({"min": 3}));
+        assert_eq!(min.actual_value, Some(json!([{"id": 1}, {"id": 2}])));
+        // A list-form check is coded by its matcher; a wildcard path gives
+        // every value it selected.
+        let exact = by_code("exact");
+        assert_eq!(
+            exact.path,
+            Some(vec![
+                json!("json"),
+                json!("results"),
+                json!("*"),
+                json!("id")
+            ])
+        );
+        assert_eq!(exact.expected_value, json!(1));
+        assert_eq!(exact.actual_value, Some(json!([1, 2])));
+        assert_eq!(exact.status, crate::results::CheckStatus::Fail);
+    }
+
+    #[test]
+    fn a_large_actual_value_is_left_out_and_its_display_string_kept() {
+        let contains = |text: &str| {
+            checks(
+                "expect:\n  contains: [\"y\"]\n",
+                json!({"content": [{"type": "text", "text": text}]}),
+            )
+            .into_iter()
+            .find(|c| c.code == "contains")
+            .expect("the contains check")
+        };
+        let big = contains(&"x".repeat(crate::check::ACTUAL_VALUE_BYTES + 1));
+        assert_eq!(big.actual_value, None);
+        assert!(!big.actual.is_empty());
+        assert_eq!(contains("small").actual_value, Some(json!("small")));
+    }
+}

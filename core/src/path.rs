@@ -374,6 +374,26 @@ impl Path {
         Path::parse(written).unwrap_or_else(|_| Path::root())
     }
 
+    /// The path's steps from the document root as values (member names as
+    /// strings, indices as numbers, `[*]` as `"*"`), when it is made of
+    /// those only; `None` for filters, slices and descendants.
+    pub fn segments(&self) -> Option<Vec<Value>> {
+        fn seg(s: &Seg) -> Value {
+            match s {
+                Seg::Name(n) => Value::String(n.clone()),
+                Seg::Index(i) => Value::from(*i),
+            }
+        }
+        if let Some(segs) = &self.simple {
+            return Some(segs.iter().map(seg).collect());
+        }
+        let wild = self.wild.as_ref()?;
+        let mut out: Vec<Value> = wild.before.iter().map(seg).collect();
+        out.push(Value::String("*".into()));
+        out.extend(wild.after.iter().map(seg));
+        Some(out)
+    }
+
     /// The path as the suite wrote it.
     pub fn as_str(&self) -> &str {
         &self.written

@@ -308,6 +308,12 @@ impl Redactor {
             c.matcher = r(&c.matcher);
             c.expected = r(&c.expected);
             c.actual = r(&c.actual);
+            c.expected_value = self.redact_json(&c.expected_value);
+            c.actual_value = c.actual_value.as_ref().map(|v| self.redact_json(v));
+            c.path = c
+                .path
+                .as_ref()
+                .map(|p| p.iter().map(|v| self.redact_json(v)).collect());
             c.reason = r(&c.reason);
             c.set = c.set.as_ref().map(r);
         }

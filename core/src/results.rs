@@ -11,8 +11,10 @@
 //!   "tests": [
 //!     { "name": "…", "file": "evals/a.yaml", "line": 1, "status": "fail", "duration_ms": 12,
 //!       "message": "expected text to contain 'x'",
-//!       "checks": [ { "name": "contains", "status": "fail", "target": "text",
-//!                     "matcher": "contains", "expected": "contains 'x'", "actual": "'…'",
+//!       "checks": [ { "name": "contains", "status": "fail", "code": "contains",
+//!                     "target": "text", "path": ["text"], "matcher": "contains",
+//!                     "expected": "contains 'x'", "actual": "'…'",
+//!                     "expected_value": "x", "actual_value": "…",
 //!                     "reason": "expected text to contain 'x'", "weight": 1.0, "line": 5 } ],
 //!       "score": 0.75, "threshold": 0.7,
 //!       "sets": [ {"name", "score", "threshold", "weight", "passed"} ],
@@ -141,12 +143,35 @@ pub enum CheckStatus {
 pub struct CheckResult {
     pub name: String,
     pub status: CheckStatus,
+    /// The expectation key the check was written with (`contains`,
+    /// `has_fields`, `json_path`, a list-form matcher such as `exact`): a
+    /// stable code to select checks by.
+    #[serde(default)]
+    pub code: String,
     /// The path the check looked at, e.g. `text` or `json.results[*].id`.
     pub target: String,
+    /// The same as steps from the observation's root (`["json", "results",
+    /// "*", "id"]`); absent when the path has filters, slices or
+    /// descendants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", tsify(optional, type = "Array<string | number>"))]
+    pub path: Option<Vec<serde_json::Value>>,
     /// The matcher, e.g. `contains`, `json_path`, `schema`.
     pub matcher: String,
+    /// What was expected, for display.
     pub expected: String,
+    /// What was found, for display.
     pub actual: String,
+    /// What was expected, as a value: the matcher's parameter (a string, a
+    /// list, `{min, max}`); absent for a matcher without one.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    #[cfg_attr(feature = "ts", tsify(optional, type = "unknown"))]
+    pub expected_value: serde_json::Value,
+    /// What the target selected, as a value (the list when it selected
+    /// several, `null` when nothing); absent when it is larger than 16 KiB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", tsify(optional, type = "unknown"))]
+    pub actual_value: Option<serde_json::Value>,
     /// One line; absent when the check passed.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     #[cfg_attr(feature = "ts", tsify(optional))]
@@ -309,10 +334,19 @@ impl TestResult {
                         crate::check::Status::Fail => CheckStatus::Fail,
                         crate::check::Status::Error => CheckStatus::Error,
                     },
+                    code: if c.check.key == "list" {
+                        c.check.matcher.kind()
+                    } else {
+                        c.check.key
+                    }
+                    .to_string(),
                     target: c.check.target.describe(),
+                    path: c.check.target.segments(),
                     matcher: c.check.matcher.kind().to_string(),
                     expected: c.outcome.expected.clone(),
                     actual: c.outcome.actual.clone(),
+                    expected_value: c.check.matcher.expected_value(),
+                    actual_value: c.outcome.actual_value.clone(),
                     reason: c.outcome.reason.clone(),
                     weight: c.check.weight,
                     set: c.set.clone(),

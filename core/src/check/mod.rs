@@ -31,6 +31,8 @@ use serde_json::Value;
 
 pub use context::EvalCx;
 pub use dates::parse_date;
+#[cfg(test)]
+pub use model::ACTUAL_VALUE_BYTES;
 pub use model::{
     Check, Condition, Each, Facts, Matcher, Outcome, SHOW, Status, TagRule, Target, Wording,
 };
@@ -69,15 +71,23 @@ fn with_error_text(check: &Check, obs: &Value, mut outcome: Outcome) -> Outcome 
     outcome
 }
 
-/// The evaluation proper: the target's values, then the matcher.
+/// The evaluation proper: the target's values, then the matcher; the
+/// outcome keeps what the target selected as its actual value.
 fn evaluate_target(check: &Check, cx: &EvalCx<'_>) -> Outcome {
     let (obs, facts) = (cx.obs, cx.facts);
     let expected = check.matcher.expected();
     match &check.target {
-        Target::File(path) => files::eval(&check.matcher, path, expected, facts),
+        Target::File(path) => {
+            let mut outcome = files::eval(&check.matcher, path, expected, facts);
+            let content = facts.files.get(path).cloned().flatten().map(Value::String);
+            outcome.actual_value = model::actual_value(&[content.as_ref().unwrap_or(&Value::Null)]);
+            outcome
+        }
         Target::Doc(path) => {
             let found = cx.find(path);
-            values::eval_values(check, path, found_pairs(&found), cx, expected)
+            let mut outcome = values::eval_values(check, path, found_pairs(&found), cx, expected);
+            outcome.actual_value = actual_of(&found);
+            outcome
         }
         Target::Each(each) => {
             let Each { path, items, field } = each.as_ref();
@@ -85,12 +95,18 @@ fn evaluate_target(check: &Check, cx: &EvalCx<'_>) -> Outcome {
             match containers.as_slice() {
                 [] => nothing_at(items, expected),
                 [c] if c.value.is_array() => {
-                    quantifier::eval_each(&check.matcher, path, c, field, facts, expected)
+                    let mut outcome =
+                        quantifier::eval_each(&check.matcher, path, c, field, facts, expected);
+                    outcome.actual_value = actual_of(&cx.find(path));
+                    outcome
                 }
                 // Not one array (e.g. an object): select with the whole path.
                 _ => {
                     let found = cx.find(path);
-                    values::eval_values(check, path, found_pairs(&found), cx, expected)
+                    let mut outcome =
+                        values::eval_values(check, path, found_pairs(&found), cx, expected);
+                    outcome.actual_value = actual_of(&found);
+                    outcome
                 }
             }
         }
@@ -105,10 +121,18 @@ fn evaluate_target(check: &Check, cx: &EvalCx<'_>) -> Outcome {
             }
             Some(doc) => {
                 let found = path.find(doc);
-                values::eval_values(check, path, found_pairs(&found), cx, expected)
+                let mut outcome =
+                    values::eval_values(check, path, found_pairs(&found), cx, expected);
+                outcome.actual_value = actual_of(&found);
+                outcome
             }
         },
     }
+}
+
+fn actual_of(found: &[Found<'_>]) -> Option<Value> {
+    let values: Vec<&Value> = found.iter().map(|f| f.value).collect();
+    model::actual_value(&values)
 }
 
 /// Where a value was found, rendered only when a message needs it.

@@ -49,6 +49,23 @@ pub enum Target {
 }
 
 impl Target {
+    /// Where the check looks, as steps from the observation's root (see
+    /// [`Path::segments`]): `["text", "$", …]` for the text read as JSON,
+    /// `["file", path]` for a file; `None` when the path cannot be written
+    /// as steps.
+    pub fn segments(&self) -> Option<Vec<Value>> {
+        match self {
+            Target::Doc(p) => p.segments(),
+            Target::Each(e) => e.path.segments(),
+            Target::TextJson(p) => {
+                let mut out = vec![Value::String("text".into())];
+                out.extend(p.segments()?);
+                Some(out)
+            }
+            Target::File(f) => Some(vec![Value::String("file".into()), Value::String(f.clone())]),
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Target::Doc(p) => p.as_str().to_string(),
@@ -242,6 +259,75 @@ pub enum Matcher {
 }
 
 impl Matcher {
+    /// What is expected, as a value: the matcher's parameter as the suite
+    /// gave it (a string, a list, bounds as `{min, max}`); `null` for a
+    /// matcher without one (`not_empty`, `exists`, a schema, nested checks).
+    pub fn expected_value(&self) -> Value {
+        fn strings(v: &[String]) -> Value {
+            Value::Array(v.iter().map(|s| Value::String(s.clone())).collect())
+        }
+        fn bounds_value<T: Into<Value> + Copy>(min: Option<T>, max: Option<T>) -> Value {
+            let mut m = serde_json::Map::new();
+            if let Some(n) = min {
+                m.insert("min".into(), n.into());
+            }
+            if let Some(n) = max {
+                m.insert("max".into(), n.into());
+            }
+            Value::Object(m)
+        }
+        match self {
+            Matcher::Exact(v) | Matcher::PlainEquals(v) | Matcher::AllEqual(v) => v.clone(),
+            Matcher::TextEquals(s)
+            | Matcher::Contains(s)
+            | Matcher::IContains(s)
+            | Matcher::NotContains(s)
+            | Matcher::FileContains(s)
+            | Matcher::FileNotContains(s)
+            | Matcher::LogLevel(s) => Value::String(s.clone()),
+            Matcher::ContainsAny(v)
+            | Matcher::InOrder(v)
+            | Matcher::TraceOrder(v)
+            | Matcher::TracePresence(v)
+            | Matcher::TraceAbsence(v) => strings(v),
+            Matcher::Regex(r)
+            | Matcher::NotRegex(r)
+            | Matcher::AllRegex(r)
+            | Matcher::NoneRegex(r) => Value::String(r.as_str().to_string()),
+            Matcher::ResultCount { min, max }
+            | Matcher::Length { min, max, .. }
+            | Matcher::NotificationCount { min, max, .. } => bounds_value(*min, *max),
+            Matcher::InRange { min, max, .. } => bounds_value(*min, *max),
+            Matcher::AllInRange { min, max, .. } => bounds_value(Some(*min), Some(*max)),
+            Matcher::NetDelta(n) => Value::from(*n),
+            Matcher::DatesWithinDays(d) => Value::from(*d),
+            Matcher::AllOneOf(v) | Matcher::ArrayContains(v) => Value::Array(v.clone()),
+            Matcher::DatesBetween { start, end } => {
+                serde_json::json!({"start": start, "end": end})
+            }
+            Matcher::Tags { tags, .. } => strings(tags),
+            Matcher::NotificationMethod { method, .. } => Value::String(method.clone()),
+            Matcher::NotificationData { needle, .. } => Value::String(needle.clone()),
+            Matcher::ResourceUpdated { uri, .. } => uri
+                .as_ref()
+                .map_or(Value::Null, |u| Value::String(u.clone())),
+            Matcher::TraceArgs { args, .. } => Value::Object(args.iter().cloned().collect()),
+            Matcher::Schema(_)
+            | Matcher::NotEmpty
+            | Matcher::IsTrue
+            | Matcher::NotTrue
+            | Matcher::Exists
+            | Matcher::Absent
+            | Matcher::SortedDesc
+            | Matcher::OneOf(_)
+            | Matcher::When { .. }
+            | Matcher::FileAbsent
+            | Matcher::FileUnchanged
+            | Matcher::NoRpcError
+            | Matcher::Unmet { .. } => Value::Null,
+        }
+    }
+
     /// A short description of what is expected, for reports.
     pub fn expected(&self) -> String {
         match self {
@@ -490,6 +576,48 @@ pub struct Outcome {
     pub actual: String,
     /// One line: why it failed (empty when it passed).
     pub reason: String,
+    /// What the target selected, as a value (one value, or the list when it
+    /// selected several; `null` when nothing), when it is small enough to
+    /// repeat in results (see [`ACTUAL_VALUE_BYTES`]).
+    pub actual_value: Option<Value>,
+}
+
+/// The most (estimated) bytes of JSON a check's actual value takes in
+/// results; a larger value is left out (its display string stays).
+pub const ACTUAL_VALUE_BYTES: usize = 16 * 1024;
+
+/// `values` as a check's actual value, if small enough.
+pub(crate) fn actual_value(values: &[&Value]) -> Option<Value> {
+    fn spend(budget: &mut usize, n: usize) -> bool {
+        match budget.checked_sub(n) {
+            Some(b) => {
+                *budget = b;
+                true
+            }
+            None => false,
+        }
+    }
+    fn fits(v: &Value, budget: &mut usize) -> bool {
+        match v {
+            Value::String(s) => spend(budget, s.len() + 2),
+            Value::Array(a) => spend(budget, 2) && a.iter().all(|x| fits(x, budget)),
+            Value::Object(o) => {
+                spend(budget, 2)
+                    && o.iter()
+                        .all(|(k, x)| spend(budget, k.len() + 3) && fits(x, budget))
+            }
+            _ => spend(budget, 8),
+        }
+    }
+    let mut budget = ACTUAL_VALUE_BYTES;
+    if !values.iter().all(|v| fits(v, &mut budget)) {
+        return None;
+    }
+    Some(match values {
+        [] => Value::Null,
+        [one] => (*one).clone(),
+        many => Value::Array(many.iter().map(|v| (*v).clone()).collect()),
+    })
 }
 
 impl Outcome {
@@ -499,6 +627,7 @@ impl Outcome {
             expected,
             actual,
             reason: String::new(),
+            actual_value: None,
         }
     }
     pub(crate) fn fail(expected: String, actual: String, reason: String) -> Self {
@@ -507,6 +636,7 @@ impl Outcome {
             expected,
             actual,
             reason,
+            actual_value: None,
         }
     }
     pub(crate) fn error(expected: String, reason: String) -> Self {
@@ -515,6 +645,7 @@ impl Outcome {
             expected,
             actual: String::new(),
             reason,
+            actual_value: None,
         }
     }
 }
