@@ -1242,3 +1242,16 @@ fn a_foreign_origin_is_refused_on_every_endpoint() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), "403", "{path}");
     }
 }
+
+#[test]
+fn a_trajectory_starts_no_server_even_when_the_suite_gives_it_one() {
+    let dir = scratch("trajectory-no-server");
+    let suite = write(
+        &dir,
+        "suite.yaml",
+        "defaultTest:\n  server: {command: /nonexistent/mcp-server}\ntests:\n  - name: order\n    trace: [{tool: a}, {tool: b}]\n    trajectory:\n      - {type: order, tools: [a, b]}\n",
+    );
+    let (code, out, err) = run(&["--suite", suite.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("1 passed"), "{out}");
+}

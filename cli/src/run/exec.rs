@@ -416,14 +416,18 @@ async fn run_test_in(
             .insert("fixture".into(), path.display().to_string());
     }
 
-    // Trajectories need no server.
-    let Some(server) = &test.server else {
-        let outcome = drive_offline(run, &test.file);
-        return Finished {
-            result: finish(run, outcome, elapsed(&started), |m| m),
-            session: None,
-            answer: None,
-        };
+    // Trajectories need no server (nor does a test without one, which
+    // core ends with its error).
+    let server = match &test.server {
+        Some(server) if !matches!(test.action, Action::Trajectory(_)) => server,
+        _ => {
+            let outcome = drive_offline(run, &test.file);
+            return Finished {
+                result: finish(run, outcome, elapsed(&started), |m| m),
+                session: None,
+                answer: None,
+            };
+        }
     };
     let endpoint = match endpoint_for(
         server,
