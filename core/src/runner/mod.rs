@@ -428,8 +428,12 @@ impl TestRun {
     }
 
     fn trace_scored(&mut self, trace: Vec<crate::trajectory::TraceEntry>) -> Step {
-        let obs = trajectory::observation(trace);
-        let scored = score::score(&self.test.expect, &obs, &Facts::default());
+        self.scored(trajectory::observation(trace), &Facts::default())
+    }
+
+    /// The verdict of the checks on `obs`.
+    fn scored(&mut self, obs: Value, facts: &Facts) -> Step {
+        let scored = score::score(&self.test.expect, &obs, facts);
         self.observation = Some(obs);
         let test = &self.test;
         Step::Done(Box::new(TestResult::scored(
@@ -695,16 +699,7 @@ impl TestRun {
             progress_token: reply.progress_token,
             subscribed_uri,
         };
-        let scored = score::score(&self.test.expect, &obs, &facts);
-        self.observation = Some(obs);
-        let test = &self.test;
-        Step::Done(Box::new(TestResult::scored(
-            &test.name,
-            &test.file,
-            Some(test.line),
-            &scored,
-            0,
-        )))
+        self.scored(obs, &facts)
     }
 }
 
