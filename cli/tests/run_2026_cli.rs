@@ -15,7 +15,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use cli_support::{request_methods, run_mcpcheck, scratch, write};
+use cli_support::{request_methods, run_mcpcheck, run_suite, scratch, write};
 use serde_json::{Value, json};
 
 const VERSION: &str = "2026-07-28";
@@ -390,15 +390,15 @@ assert:
 fn an_input_request_without_a_mock_fails_the_test_and_names_the_missing_mock() {
     let server = FakeHttp::start();
     let dir = scratch("run-2026-missing-mock");
-    let suite = write(
+    let (code, out, err) = run_suite(
         &dir,
         "ask.yaml",
         &format!(
             "name: no sampling mock\nserver:\n  transport: http\n  url: \"{}\"\n  protocol_version: 2026-07-28\n  client_capabilities:\n    elicitation: {{name: Ada}}\nassert:\n  tool: ask\n  expect: {{contains: [name]}}\n",
             server.url("/mcp")
         ),
+        &[],
     );
-    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
     assert_eq!(code, Some(1), "{out}\n{err}");
     let all = format!("{out}{err}");
     assert!(
@@ -572,15 +572,15 @@ tests:
 fn assert_logging_without_a_tool_has_nothing_to_check_in_2026() {
     let dir = scratch("run-2026-setlevel");
     let script = write(&dir, "server.js", STDIO_SERVER);
-    let suite = write(
+    let (code, out, err) = run_suite(
         &dir,
         "level.yaml",
         &format!(
             "name: setLevel alone\nserver:\n  command: node\n  args: [\"{}\"]\n  protocol_version: 2026-07-28\nassert_logging:\n  set_level: info\n",
             script.display()
         ),
+        &[],
     );
-    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
     assert_eq!(code, Some(1), "{out}\n{err}");
     assert!(
         format!("{out}{err}").contains("which protocol 2026-07-28 does not have"),
@@ -591,12 +591,12 @@ fn assert_logging_without_a_tool_has_nothing_to_check_in_2026() {
 #[test]
 fn an_unknown_protocol_version_is_refused_with_the_known_ones() {
     let dir = scratch("run-2026-bad-version");
-    let suite = write(
+    let (code, out, err) = run_suite(
         &dir,
         "bad.yaml",
         "name: t\nserver:\n  command: x\n  protocol_version: 2026-02-30\nassert: {tool: t}\n",
+        &[],
     );
-    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{out}\n{err}");
     assert!(
         err.contains("bad.yaml:4")
@@ -740,7 +740,7 @@ fn a_suite_runs_against_mcpcheck_serve_in_2026_over_stdio_and_http() {
 fn a_subscription_is_a_listen_stream_acknowledged_watched_and_closed() {
     let server = FakeHttp::start();
     let dir = scratch("run-2026-listen");
-    let suite = write(
+    let (code, out, err) = run_suite(
         &dir,
         "watch.yaml",
         &format!(
@@ -759,8 +759,8 @@ assert_resources:
 "#,
             server.url("/mcp")
         ),
+        &[],
     );
-    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{out}\n{err}");
 
     // The stream was closed by the client once the test was done with it.
@@ -840,7 +840,7 @@ assert_resources:
 #[test]
 fn elicitation_defaults_answers_with_the_schema_defaults_in_both_revisions() {
     let dir = scratch("run-2026-elicitation-defaults");
-    let suite = write(
+    let (code, out, err) = run_suite(
         &dir,
         "defaults.yaml",
         &format!(
@@ -867,8 +867,8 @@ tests:
 "#,
             bin = cli_support::BIN
         ),
+        &[],
     );
-    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{out}\n{err}");
     assert!(out.contains("2 passed"), "{out}");
 }
@@ -876,12 +876,12 @@ tests:
 #[test]
 fn the_legacy_sse_transport_has_no_2026_form() {
     let dir = scratch("run-2026-sse");
-    let suite = write(
+    let (code, out, err) = run_suite(
         &dir,
         "sse.yaml",
         "name: t\nserver: {transport: sse, url: \"http://127.0.0.1:9/sse\", protocol_version: 2026-07-28}\nassert: {tool: echo}\n",
+        &[],
     );
-    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
     assert_eq!(code, Some(1), "{out}\n{err}");
     assert!(
         format!("{out}{err}").contains("protocol 2026-07-28 has no legacy SSE transport"),
@@ -893,15 +893,15 @@ fn the_legacy_sse_transport_has_no_2026_form() {
 fn a_server_that_never_stops_asking_is_given_up_on_after_the_bounded_rounds() {
     let server = FakeHttp::start();
     let dir = scratch("run-2026-forever");
-    let suite = write(
+    let (code, out, err) = run_suite(
         &dir,
         "forever.yaml",
         &format!(
             "name: endless input\nserver:\n  transport: http\n  url: \"{}\"\n  protocol_version: 2026-07-28\nassert: {{tool: forever}}\n",
             server.url("/mcp")
         ),
+        &[],
     );
-    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite.to_str().unwrap()]);
     assert_eq!(code, Some(1), "{out}\n{err}");
     assert!(
         format!("{out}{err}").contains("still asked for input after 10 rounds of tools/call"),

@@ -54,6 +54,19 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// Writes `yaml` to `dir/file` and runs `mcpcheck run --suite` on it, then
+/// `extra` arguments: (exit code, stdout, stderr).
+pub fn run_suite(
+    dir: &Path,
+    file: &str,
+    yaml: &str,
+    extra: &[&str],
+) -> (Option<i32>, String, String) {
+    let suite = write(dir, file, yaml);
+    let path = suite.to_str().expect("a UTF-8 path");
+    run_mcpcheck(&[&["run", "--suite", path], extra].concat())
+}
+
 /// The methods of a capture's client messages, in order.
 pub fn request_methods(capture: &Value) -> Vec<&str> {
     capture["exchanges"]
