@@ -241,6 +241,67 @@ fn wrong_types_are_reported_with_pointers_and_the_walk_goes_on() {
 }
 
 #[test]
+fn http_status_and_version_header_are_optional_and_checked() {
+    let text = r#"{"transport": "http", "exchanges": [
+      {"request": {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+       "response": {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "no"}},
+       "http_status": 404, "protocol_version_header": "2026-07-28"},
+      {"request": {"jsonrpc": "2.0", "id": 2, "method": "ping"}, "http_status": null, "protocol_version_header": null},
+      {"request": {"jsonrpc": "2.0", "id": 3, "method": "ping"}}
+    ]}"#;
+    let capture = capture::parse(text).expect("valid capture");
+    let exchanges = &capture.sessions[0].exchanges;
+    assert_eq!(exchanges[0].http_status, Some(404));
+    assert_eq!(exchanges[0].protocol_version_header(), Some("2026-07-28"));
+    assert!(
+        exchanges[0].extra().is_empty(),
+        "read as fields, not kept as unknown"
+    );
+    for absent in &exchanges[1..] {
+        assert_eq!(absent.http_status, None);
+        assert_eq!(absent.protocol_version_header(), None);
+    }
+
+    let text = r#"{"exchanges": [
+      {"request": {"jsonrpc": "2.0", "id": 1, "method": "ping"}, "http_status": "400"},
+      {"request": {"jsonrpc": "2.0", "id": 2, "method": "ping"}, "http_status": 99},
+      {"request": {"jsonrpc": "2.0", "id": 3, "method": "ping"}, "http_status": 600},
+      {"request": {"jsonrpc": "2.0", "id": 4, "method": "ping"}, "http_status": 400.5},
+      {"request": {"jsonrpc": "2.0", "id": 5, "method": "ping"}, "protocol_version_header": 2026}
+    ]}"#;
+    let found = diagnostics(text);
+    let shown: Vec<(&str, &str)> = found
+        .iter()
+        .map(|d| (d.pointer.as_str(), d.message.as_str()))
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            (
+                "/exchanges/0/http_status",
+                "must be an HTTP status code (an integer from 100 to 599), found \"400\""
+            ),
+            (
+                "/exchanges/1/http_status",
+                "must be an HTTP status code (an integer from 100 to 599), found 99"
+            ),
+            (
+                "/exchanges/2/http_status",
+                "must be an HTTP status code (an integer from 100 to 599), found 600"
+            ),
+            (
+                "/exchanges/3/http_status",
+                "must be an HTTP status code (an integer from 100 to 599), found 400.5"
+            ),
+            (
+                "/exchanges/4/protocol_version_header",
+                "must be a string, found a number"
+            ),
+        ]
+    );
+}
+
+#[test]
 fn documents_that_are_not_captures() {
     assert_eq!(pointers("3"), vec![String::new()]);
     assert_eq!(pointers("[]"), vec![String::new()]);

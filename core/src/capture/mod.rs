@@ -33,6 +33,8 @@
 //!   "response":           message?,         // absent for a client notification
 //!   "request_time":       timestamp?,
 //!   "response_time":      timestamp?,
+//!   "http_status":        integer?,         // HTTP status of the answer that carried the response (HTTP only)
+//!   "protocol_version_header": string?,     // the MCP-Protocol-Version header the request was sent with (HTTP only)
 //!   "notifications":      [message, ...]?,  // server notifications while the request was open, in order
 //!   "notification_times": [timestamp, ...]?,// one per notification, same order
 //!   "server_requests":    [server_request, ...]?,
@@ -128,6 +130,9 @@ pub struct Exchange<'a> {
     pub request_time: Option<&'a str>,
     /// When the response arrived (RFC 3339, checked at parse time).
     pub response_time: Option<&'a str>,
+    /// The HTTP status of the answer that carried the response (100 to 599);
+    /// `None` on stdio, and when the recorder did not say.
+    pub http_status: Option<u16>,
     /// The rarely present parts, boxed so that a plain request/response pair stays small.
     pub more: Option<Box<ExchangeMore<'a>>>,
 }
@@ -143,6 +148,8 @@ pub struct ExchangeMore<'a> {
     pub server_requests: Vec<ServerRequest<'a>>,
     /// Lines that were not JSON and arrived while the request was open.
     pub raw: Vec<RawLine<'a>>,
+    /// The `MCP-Protocol-Version` header the request was sent with, over HTTP.
+    pub protocol_version_header: Option<Cow<'a, str>>,
     /// Fields this model does not know, kept verbatim.
     pub extra: Fields<'a>,
 }
@@ -473,6 +480,11 @@ impl<'a> Exchange<'a> {
     /// Non-JSON lines received while the request was open.
     pub fn raw_lines(&self) -> &[RawLine<'a>] {
         self.more.as_ref().map_or(&[], |m| &m.raw)
+    }
+
+    /// The `MCP-Protocol-Version` header the request was sent with, when recorded.
+    pub fn protocol_version_header(&self) -> Option<&str> {
+        self.more.as_ref()?.protocol_version_header.as_deref()
     }
 
     /// Unknown fields of the exchange.

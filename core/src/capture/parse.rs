@@ -469,6 +469,27 @@ fn opt_index(ctx: &ParseCx<'_>, path: &Pointer<'_>, raw: &RawValue) -> Option<us
     }
 }
 
+/// Reads an optional HTTP status code, an integer from 100 to 599; `null` is absent.
+fn opt_status(ctx: &ParseCx<'_>, path: &Pointer<'_>, raw: &RawValue) -> Option<u16> {
+    if is_null(raw.get()) {
+        return None;
+    }
+    match raw.get().trim().parse::<u16>() {
+        Ok(n) if (100..=599).contains(&n) => Some(n),
+        _ => {
+            ctx.report(
+                path,
+                Some(raw.get()),
+                format!(
+                    "must be an HTTP status code (an integer from 100 to 599), found {}",
+                    raw.get().trim()
+                ),
+            );
+            None
+        }
+    }
+}
+
 /// Reads a message slot; `null` is absent.
 fn opt_message<'a>(
     ctx: &ParseCx<'a>,
@@ -763,6 +784,7 @@ impl<'de> ContainerSeed<'de> for ExchangeSeed<'_, 'de, '_> {
         let mut response = None;
         let mut request_time = None;
         let mut response_time = None;
+        let mut http_status = None;
         let mut more = ExchangeMore::default();
         let mut seen = Seen::default();
         let mut times_seen = false;
@@ -784,6 +806,14 @@ impl<'de> ContainerSeed<'de> for ExchangeSeed<'_, 'de, '_> {
                 "response_time" => {
                     seen.check(ctx, &path, "response_time");
                     response_time = opt_time(ctx, &path, map.next_value()?);
+                }
+                "http_status" => {
+                    seen.check(ctx, &path, "http_status");
+                    http_status = opt_status(ctx, &path, map.next_value()?);
+                }
+                "protocol_version_header" => {
+                    seen.check(ctx, &path, "protocol_version_header");
+                    more.protocol_version_header = opt_string(ctx, &path, map.next_value()?);
                 }
                 "notifications" => {
                     seen.check(ctx, &path, "notifications");
@@ -860,12 +890,14 @@ impl<'de> ContainerSeed<'de> for ExchangeSeed<'_, 'de, '_> {
             && more.notification_times.is_empty()
             && more.server_requests.is_empty()
             && more.raw.is_empty()
+            && more.protocol_version_header.is_none()
             && more.extra.is_empty();
         Ok(Ok(Some(Exchange {
             request,
             response,
             request_time,
             response_time,
+            http_status,
             more: (!is_empty).then(|| Box::new(more)),
         })))
     }

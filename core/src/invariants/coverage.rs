@@ -11,6 +11,7 @@ use crate::capture::{Message, Session};
 /// The rules that had something to judge in `session`, in ID order.
 pub fn exercised(session: &Session<'_>) -> Vec<Rule> {
     let ctx = SessionCtx::new(session);
+    let http = session.transport.as_deref() == Some("http");
     let mut seen = Seen::default();
     for exchange in &session.exchanges {
         let request = &exchange.request;
@@ -28,11 +29,16 @@ pub fn exercised(session: &Session<'_>) -> Vec<Rule> {
             seen.progress = true;
         }
         if ctx.stateless && !request.method_is("initialize") {
+            let session_version = ctx.schema_revision.map(|r| r.as_str());
+            // The MCP-Protocol-Version header, as in the rules: recorded, else
+            // over HTTP the session's version.
+            let header = exchange
+                .protocol_version_header()
+                .or(session_version.filter(|_| http));
             match meta(request, META_PROTOCOL_VERSION).and_then(json::as_str) {
                 None => seen.meta_missing = true,
-                Some(v) if ctx.schema_revision.map(|r| r.as_str()) != Some(v.as_ref()) => {
-                    seen.bad_version = true;
-                }
+                Some(v) if header.is_some_and(|h| h != v) => seen.mismatch = true,
+                Some(v) if session_version != Some(v.as_ref()) => seen.bad_version = true,
                 Some(_) => {}
             }
         }
@@ -106,7 +112,10 @@ struct Seen {
     next_cursor: bool,
     capability_call: bool,
     meta_missing: bool,
+    /// A request naming another version than the session's, its header agreeing.
     bad_version: bool,
+    /// A request whose `_meta` version differs from its MCP-Protocol-Version header.
+    mismatch: bool,
     removed: bool,
     unknown: bool,
     discover: bool,
@@ -140,7 +149,6 @@ impl Seen {
     fn rules(&self, ctx: &SessionCtx<'_, '_>) -> Vec<Rule> {
         let handshake = ctx.initialize.is_some();
         let stateless = ctx.stateless;
-        let http = ctx.session.transport.as_deref() == Some("http");
         let table = [
             (Rule::InitializeFirst, handshake && !stateless),
             (Rule::InitializedFollows, handshake && !stateless),
@@ -175,11 +183,8 @@ impl Seen {
             ),
             (Rule::SchemaError, self.error),
             (Rule::MetaRequired, stateless && self.meta_missing),
-            (
-                Rule::UnsupportedVersion,
-                stateless && self.bad_version && !http,
-            ),
-            (Rule::HeaderMismatch, stateless && self.bad_version && http),
+            (Rule::UnsupportedVersion, stateless && self.bad_version),
+            (Rule::HeaderMismatch, stateless && self.mismatch),
             (Rule::RemovedMethod, stateless && self.removed),
             (Rule::DiscoverResult, stateless && self.discover),
             (Rule::ResultType, stateless && self.result),

@@ -88,26 +88,73 @@ fn supported_versions(ctx: &SessionCtx<'_, '_>) -> Option<Vec<String>> {
     })
 }
 
-/// Pushes a finding unless the exchange was answered with `code`.
-fn expect_code(
+/// A refusal the revision prescribes: its JSON-RPC code, and over HTTP its
+/// status and the section that says so.
+struct Refusal {
+    code: i128,
+    status: u16,
+    section: &'static str,
+}
+
+const META_REFUSAL: Refusal = Refusal {
+    code: -32602,
+    status: 400,
+    section: "basic/index §_meta",
+};
+const MISMATCH_REFUSAL: Refusal = Refusal {
+    code: -32020,
+    status: 400,
+    section: "basic/transports §Protocol Version Header",
+};
+const UNSUPPORTED_REFUSAL: Refusal = Refusal {
+    code: -32022,
+    status: 400,
+    section: "basic/transports §Protocol Version Header",
+};
+const REMOVED_REFUSAL: Refusal = Refusal {
+    code: -32601,
+    status: 404,
+    section: "basic/transports §Protocol Version Header",
+};
+
+/// Pushes a finding unless the exchange was refused with the refusal's code
+/// and, when the capture recorded the HTTP status of the answer, its status.
+fn expect_refusal(
     out: &mut Sink,
     rule: Rule,
     index: usize,
     exchange: &Exchange<'_>,
-    code: i128,
+    refusal: &Refusal,
     why: &str,
 ) {
     let Some(response) = &exchange.response else {
         return;
     };
+    let method = exchange.request.method_str();
+    let Refusal {
+        code,
+        status,
+        section,
+    } = *refusal;
     if error_code(response) != Some(code) {
+        let over_http = exchange
+            .http_status
+            .map(|s| format!(" (HTTP {s})"))
+            .unwrap_or_default();
         out.push(
             rule,
             Some(index),
             format!(
-                "{} {why}, so it must be refused with {code}, but the server answered with {}",
-                exchange.request.method_str(),
+                "{method} {why}, so it must be refused with {code}, but the server answered with {}{over_http}",
                 answer(response)
+            ),
+        );
+    } else if let Some(got) = exchange.http_status.filter(|s| *s != status) {
+        out.push(
+            rule,
+            Some(index),
+            format!(
+                "{method} {why}: the server refused it with {code}, but over HTTP with status {got}, not {status} (MCP 2026-07-28 {section})"
             ),
         );
     }
@@ -130,24 +177,36 @@ pub(crate) fn stateless_requests(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         let caps_ok = meta(request, META_CLIENT_CAPABILITIES).is_some_and(json::is_object);
         let Some(version) = version.filter(|_| caps_ok) else {
             if !request.method_is("initialize") {
-                expect_code(
+                expect_refusal(
                     out,
                     Rule::MetaRequired,
                     index,
                     exchange,
-                    -32602,
+                    &META_REFUSAL,
                     "lacks `_meta` protocolVersion or clientCapabilities",
                 );
             }
             continue;
         };
-        // mcpcheck's HTTP client sends the session's version in MCP-Protocol-Version,
-        // so over HTTP another version in `_meta` is a header mismatch first.
-        if http && Some(version.as_ref()) != session_version {
+        // The MCP-Protocol-Version header the request carried: as recorded, else
+        // over HTTP the session's version, which mcpcheck's client sends.
+        let header = exchange
+            .protocol_version_header()
+            .or(session_version.filter(|_| http));
+        if let Some(header) = header
+            && header != version
+        {
             let why = format!(
-                "names protocol version {version:?} in `_meta` but another in its MCP-Protocol-Version header"
+                "names protocol version {version:?} in `_meta` but {header:?} in its MCP-Protocol-Version header"
             );
-            expect_code(out, Rule::HeaderMismatch, index, exchange, -32020, &why);
+            expect_refusal(
+                out,
+                Rule::HeaderMismatch,
+                index,
+                exchange,
+                &MISMATCH_REFUSAL,
+                &why,
+            );
             continue;
         }
         let is_supported = match &supported {
@@ -158,17 +217,24 @@ pub(crate) fn stateless_requests(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         // not list the version asked with is INV-044's finding.
         if !is_supported && !request.method_is("server/discover") {
             let why = format!("names protocol version {version:?}, which the server does not list");
-            expect_code(out, Rule::UnsupportedVersion, index, exchange, -32022, &why);
+            expect_refusal(
+                out,
+                Rule::UnsupportedVersion,
+                index,
+                exchange,
+                &UNSUPPORTED_REFUSAL,
+                &why,
+            );
             continue;
         }
         let method = request.method_str();
         if REMOVED.contains(&method.as_ref()) || method.starts_with(PROBE_NAMESPACE) {
-            expect_code(
+            expect_refusal(
                 out,
                 Rule::RemovedMethod,
                 index,
                 exchange,
-                -32601,
+                &REMOVED_REFUSAL,
                 "is not a 2026-07-28 method",
             );
             continue;

@@ -63,13 +63,13 @@ pub enum Rule {
     SchemaNotification,
     /// INV-033: error responses match the JSON-RPC error shape.
     SchemaError,
-    /// INV-040: 2026-07-28 requests without the required `_meta` are refused with -32602.
+    /// INV-040: 2026-07-28 requests without the required `_meta` are refused with -32602 (HTTP 400).
     MetaRequired,
-    /// INV-041: an unsupported protocol version is refused with -32022.
+    /// INV-041: an unsupported protocol version is refused with -32022 (HTTP 400).
     UnsupportedVersion,
-    /// INV-042: an MCP-Protocol-Version header that differs from `_meta` is refused with -32020.
+    /// INV-042: an MCP-Protocol-Version header that differs from `_meta` is refused with -32020 (HTTP 400).
     HeaderMismatch,
-    /// INV-043: removed and unknown methods are refused with -32601.
+    /// INV-043: removed and unknown methods are refused with -32601 (HTTP 404).
     RemovedMethod,
     /// INV-044: server/discover describes the server.
     DiscoverResult,
@@ -307,25 +307,25 @@ const INFOS: [RuleInfo; 33] = [
     RuleInfo {
         id: "INV-040",
         category: "stateless",
-        property: "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602.",
-        citation: "MCP 2026-07-28 basic/index §_meta; SEP-2575 (sep-2575-request-meta-invalid-*)",
+        property: "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400.",
+        citation: "MCP 2026-07-28 basic/index §_meta; SEP-2575 (sep-2575-request-meta-invalid-*, sep-2575-http-server-meta-invalid-400)",
     },
     RuleInfo {
         id: "INV-041",
         category: "stateless",
-        property: "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022.",
-        citation: "MCP 2026-07-28 basic/lifecycle §Protocol Version Negotiation; SEP-2575 (sep-2575-server-unsupported-version-error)",
+        property: "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400.",
+        citation: "MCP 2026-07-28 basic/lifecycle §Protocol Version Negotiation, basic/transports §Protocol Version Header; SEP-2575 (sep-2575-server-unsupported-version-error, sep-2575-http-server-unsupported-version-400)",
     },
     RuleInfo {
         id: "INV-042",
         category: "stateless",
-        property: "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (mcpcheck's client sends the session's version) is refused with -32020.",
+        property: "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400.",
         citation: "MCP 2026-07-28 basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-header-mismatch-400)",
     },
     RuleInfo {
         id: "INV-043",
         category: "stateless",
-        property: "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601.",
+        property: "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404.",
         citation: "MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-method-not-found-404)",
     },
     RuleInfo {
