@@ -8,7 +8,10 @@
 //! carries `resultType` (INV-045); `server/discover` must describe the server
 //! (INV-044); a `subscriptions/listen` stream starts with its acknowledgment and tags
 //! every notification with the subscription (INV-046). `initialize` without `_meta`
-//! opens a handshake session and is left to the handshake rules.
+//! opens a handshake session and is left to the handshake rules. Over HTTP a
+//! refusal's status is judged too, when the capture recorded it (400, or 404 for
+//! a method that is not served); the header a request carried is the recorded one,
+//! else the session's version, which mcpcheck's client sends.
 
 use serde_json::Value;
 
