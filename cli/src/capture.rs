@@ -42,6 +42,12 @@ struct Exchange {
     request_time: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     response_time: Option<String>,
+    /// Over HTTP, the status of the answer that carried the response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    http_status: Option<u16>,
+    /// Over HTTP, the `MCP-Protocol-Version` header the request carried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    protocol_version_header: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notifications: Vec<Box<RawValue>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -178,6 +184,8 @@ pub fn render(rec: &Recording<'_>) -> String {
                     response: None,
                     request_time: e.time.clone(),
                     response_time: None,
+                    http_status: None,
+                    protocol_version_header: e.version_header.clone(),
                     notifications: Vec::new(),
                     notification_times: Vec::new(),
                     server_requests: Vec::new(),
@@ -226,6 +234,7 @@ pub fn render(rec: &Recording<'_>) -> String {
                         }
                         x.response = Some(raw(e));
                         x.response_time = Some(e.time.clone());
+                        x.http_status = e.http_status;
                     }
                     None => s.unmatched.push(Unmatched::lone(e, last_sent, None)),
                 }
@@ -297,6 +306,34 @@ pub fn redact(text: &str, redactor: &mcpcheck_core::redact::Redactor) -> String 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_exchange_keeps_its_http_status_and_version_header_when_there_are_some() {
+        let tap = crate::client::tap::Tap::default();
+        tap.record(Dir::Out, r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        tap.note_version_header(&serde_json::json!(1), "2026-07-28");
+        tap.record_http(
+            Dir::In,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#,
+            Some(404),
+        );
+        tap.record(Dir::Out, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
+        tap.record(Dir::In, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#);
+        let events = tap.all();
+        let text = render(&Recording {
+            label: "test",
+            transport: "http",
+            protocol_version: "2026-07-28",
+            events: &events,
+        });
+        let capture: Value = serde_json::from_str(&text).expect("JSON");
+        let first = &capture["exchanges"][0];
+        assert_eq!(first["http_status"], 404, "{text}");
+        assert_eq!(first["protocol_version_header"], "2026-07-28", "{text}");
+        let second = capture["exchanges"][1].as_object().expect("an exchange");
+        assert!(!second.contains_key("http_status"), "{text}");
+        assert!(!second.contains_key("protocol_version_header"), "{text}");
+    }
 
     #[test]
     fn a_secret_the_server_escaped_its_own_way_is_hidden_too() {

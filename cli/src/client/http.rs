@@ -26,7 +26,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::auth::Authorizer;
-use super::tap::{MAX_BYTES, MAX_MESSAGE_BYTES};
+use super::tap::{MAX_BYTES, MAX_MESSAGE_BYTES, Tap};
 use super::wire::Inbound;
 
 /// How much of an HTTP error's body is read for the message.
@@ -272,6 +272,7 @@ async fn read_body(
     to: Option<&str>,
 ) -> StreamEnd {
     let mut end = StreamEnd::default();
+    let status = Some(resp.status().as_u16());
     let is_sse = resp
         .headers()
         .get(CONTENT_TYPE)
@@ -292,7 +293,7 @@ async fn read_body(
                             end.retry_ms = ev.retry;
                         }
                         if let Some(data) = ev.data {
-                            inbound.deliver_in_answer_to(&data, to);
+                            inbound.deliver_http(&data, to, status);
                         }
                         if inbound.is_exceeded() {
                             break;
@@ -310,7 +311,7 @@ async fn read_body(
         tokio::select! {
             _ = stop.cancelled() => {}
             body = text_within(resp, MAX_MESSAGE_BYTES) => match body {
-                Ok(text) => inbound.deliver_in_answer_to(&text, to),
+                Ok(text) => inbound.deliver_http(&text, to, status),
                 Err(_) => inbound.exceed(format!(
                     "the server's HTTP answer{} is longer than {} MiB (one message at most); the session was ended",
                     to.map(|m| format!(" to {m}")).unwrap_or_default(),
@@ -578,7 +579,13 @@ pub fn streamable(
             } else if let Some(s) = session.lock().ok().and_then(|s| s.clone()) {
                 req = req.header(SESSION_HEADER, s);
             }
-            if let Some(v) = version.lock().ok().and_then(|v| v.clone()) {
+            if let Some(v) = version_header(
+                resume.inbound.tap(),
+                stateless.is_some(),
+                method.as_deref(),
+                id.as_ref(),
+                &version,
+            ) {
                 req = req.header(VERSION_HEADER, v);
             }
             let req = req.body(text);
@@ -644,7 +651,11 @@ pub fn streamable(
                                 && let Some(id) = &id
                                 && json_rpc_error_body(&body, id)
                             {
-                                p_inbound.deliver_in_answer_to(&body, method.as_deref());
+                                p_inbound.deliver_http(
+                                    &body,
+                                    method.as_deref(),
+                                    Some(status.as_u16()),
+                                );
                                 return;
                             }
                             let mut msg = describe_http_error(status, &headers, &body);
@@ -681,6 +692,27 @@ pub fn streamable(
         }
     });
     Ok(state)
+}
+
+/// The `MCP-Protocol-Version` a POST of `method` carries: in a stateless
+/// session the one a probe asked for that method, if any (see
+/// [`Tap::send_version_header`]), else the session's version. The request's
+/// recorded event notes it, for captures.
+fn version_header(
+    tap: &Tap,
+    stateless: bool,
+    method: Option<&str>,
+    id: Option<&Value>,
+    version: &Mutex<Option<String>>,
+) -> Option<String> {
+    let asked = method
+        .filter(|_| stateless)
+        .and_then(|m| tap.take_version_header(m));
+    let v = asked.or_else(|| version.lock().ok().and_then(|v| v.clone()))?;
+    if let Some(id) = id {
+        tap.note_version_header(id, &v);
+    }
+    Some(v)
 }
 
 fn negotiated_version(inbound: &Inbound) -> Option<String> {

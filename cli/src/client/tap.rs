@@ -31,6 +31,11 @@ pub struct Event {
     pub raw: String,
     /// The parsed JSON, when the text was JSON.
     pub json: Option<Value>,
+    /// Over HTTP, the status of the answer that carried an incoming message.
+    pub http_status: Option<u16>,
+    /// Over HTTP, the `MCP-Protocol-Version` header an outgoing message was
+    /// sent with.
+    pub version_header: Option<String>,
 }
 
 impl Event {
@@ -106,6 +111,9 @@ pub struct Tap {
     events: Mutex<Vec<Event>>,
     problems: Mutex<Vec<WireProblem>>,
     budget: Mutex<Budget>,
+    /// `MCP-Protocol-Version` headers asked for the next request of a method,
+    /// instead of the session's version (see [`Tap::send_version_header`]).
+    version_headers: Mutex<Vec<(String, String)>>,
     changed: Notify,
     /// The bytes every live session of the run holds (see [`MAX_RUN_BYTES`]);
     /// this session's share is given back when it is dropped.
@@ -142,6 +150,7 @@ impl Tap {
             events: Mutex::new(Vec::new()),
             problems: Mutex::new(Vec::new()),
             budget: Mutex::new(Budget::default()),
+            version_headers: Mutex::new(Vec::new()),
             changed: Notify::new(),
             run,
         }
@@ -149,12 +158,20 @@ impl Tap {
 
     /// Record a message; returns its index.
     pub fn record(&self, dir: Dir, raw: &str) -> usize {
+        self.record_http(dir, raw, None)
+    }
+
+    /// Record a message that came in an HTTP answer with `status`; returns
+    /// its index.
+    pub fn record_http(&self, dir: Dir, raw: &str, status: Option<u16>) -> usize {
         let json = serde_json::from_str::<Value>(raw.trim()).ok();
         let ev = Event {
             dir,
             time: now_rfc3339(),
             raw: raw.to_string(),
             json,
+            http_status: status,
+            version_header: None,
         };
         let idx = {
             let mut events = self.lock_events();
@@ -220,6 +237,36 @@ impl Tap {
             .unwrap_or_else(|e| e.into_inner())
             .exceeded
             .clone()
+    }
+
+    /// Over Streamable HTTP in a 2026-07-28 session, send the next request
+    /// of `method` with `MCP-Protocol-Version: version` instead of the
+    /// session's version: a probe whose header agrees with a `_meta` naming
+    /// another version. Other transports send no such header and ignore it.
+    pub fn send_version_header(&self, method: &str, version: &str) {
+        if let Ok(mut asked) = self.version_headers.lock() {
+            asked.push((method.to_string(), version.to_string()));
+        }
+    }
+
+    /// The header asked for the next request of `method`, taken once.
+    pub fn take_version_header(&self, method: &str) -> Option<String> {
+        let mut asked = self.version_headers.lock().ok()?;
+        let at = asked.iter().position(|(m, _)| m == method)?;
+        Some(asked.remove(at).1)
+    }
+
+    /// Note that the request with `id` went out with `MCP-Protocol-Version:
+    /// version`, on its recorded event.
+    pub fn note_version_header(&self, id: &Value, version: &str) {
+        let mut events = self.lock_events();
+        if let Some(e) = events
+            .iter_mut()
+            .rev()
+            .find(|e| e.dir == Dir::Out && e.id() == Some(id) && e.method().is_some())
+        {
+            e.version_header = Some(version.to_string());
+        }
     }
 
     /// Note a problem (garbage, malformed message, unknown id).
@@ -362,6 +409,34 @@ mod tests {
         assert_eq!(tap.exceeded(), Some(why.clone()));
         let problems = tap.problems_since(0);
         assert_eq!(problems.len(), 1, "recorded once: {problems:?}");
+    }
+
+    #[test]
+    fn an_asked_version_header_goes_once_to_its_method_and_is_noted() {
+        let tap = Tap::default();
+        tap.send_version_header("tools/list", "2099-01-01");
+        assert_eq!(tap.take_version_header("ping"), None);
+        assert_eq!(
+            tap.take_version_header("tools/list").as_deref(),
+            Some("2099-01-01")
+        );
+        assert_eq!(tap.take_version_header("tools/list"), None, "taken once");
+
+        tap.record(
+            Dir::Out,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#,
+        );
+        tap.record_http(
+            Dir::In,
+            r#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            Some(200),
+        );
+        tap.note_version_header(&serde_json::json!(7), "2099-01-01");
+        let events = tap.all();
+        assert_eq!(events[0].version_header.as_deref(), Some("2099-01-01"));
+        assert_eq!(events[0].http_status, None);
+        assert_eq!(events[1].version_header, None, "only the request");
+        assert_eq!(events[1].http_status, Some(200));
     }
 
     #[test]

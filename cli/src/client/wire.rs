@@ -127,6 +127,12 @@ impl Inbound {
     /// Deliver text that came in the HTTP answer to the client message
     /// `to` (its method), so a problem with it names that message.
     pub fn deliver_in_answer_to(&self, raw: &str, to: Option<&str>) {
+        self.deliver_http(raw, to, None);
+    }
+
+    /// Deliver text that came in an HTTP answer with `status` (to the client
+    /// message `to`, when known): the status is recorded with it.
+    pub fn deliver_http(&self, raw: &str, to: Option<&str>, status: Option<u16>) {
         let text = raw.trim();
         if text.is_empty() {
             return;
@@ -137,7 +143,7 @@ impl Inbound {
             }
             return;
         }
-        let idx = self.tap.record(Dir::In, text);
+        let idx = self.tap.record_http(Dir::In, text, status);
         match serde_json::from_str::<Value>(text) {
             Err(_) => self.tap.problem(
                 idx,

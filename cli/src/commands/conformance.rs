@@ -33,7 +33,11 @@
 //!    `_meta`, and with `_meta` lacking `clientCapabilities` (-32602);
 //!    `tools/list` naming version `2099-01-01` (-32022 on stdio; over HTTP
 //!    the `MCP-Protocol-Version` header then differs, -32020); `ping`,
-//!    `logging/setLevel` and `initialize` as 2026-07-28 requests (-32601).
+//!    `logging/setLevel` and `initialize` as 2026-07-28 requests (-32601);
+//!    over HTTP, `tools/list` naming `2099-01-01` in `_meta` and in its
+//!    header alike (-32022). Over HTTP the capture records each answer's
+//!    status, which the rules judge too (400 for the refusals, 404 for the
+//!    methods).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -334,7 +338,8 @@ async fn probe(endpoint: &Endpoint, version: &str, step: Duration) -> Probed {
             let _ = session.subscribe(uri, Deadline::now() + step).await;
             let _ = session.unsubscribe(uri, Deadline::now() + step).await;
         }
-        negative_probes(&mut session, version, step).await;
+        let over_http = endpoint.transport() == "http";
+        negative_probes(&mut session, version, step, over_http).await;
     }
     let events = session.tap.all();
     session.close().await;
@@ -418,7 +423,11 @@ fn is_read_only(tool: &Value) -> bool {
 }
 
 /// Step 9: the 2026-07-28 requests a server must refuse, sent as they are.
-async fn negative_probes(session: &mut Session, version: &str, step: Duration) {
+/// Over HTTP the version probe goes twice: with the session's version in
+/// `MCP-Protocol-Version` (a header mismatch, -32020), then with the header
+/// agreeing with its `_meta` (an unsupported version, -32022), as a client
+/// that asks for a version the server lacks sends it.
+async fn negative_probes(session: &mut Session, version: &str, step: Duration, over_http: bool) {
     let caps = "io.modelcontextprotocol/clientCapabilities";
     let ver = "io.modelcontextprotocol/protocolVersion";
     let full = |v: &str| json!({"_meta": {ver: v, caps: {}}});
@@ -440,6 +449,18 @@ async fn negative_probes(session: &mut Session, version: &str, step: Duration) {
     for (method, params) in probes {
         let _ = session
             .request_as_is(method, params, Deadline::now() + step)
+            .await;
+    }
+    if over_http {
+        session
+            .tap
+            .send_version_header("tools/list", UNSUPPORTED_VERSION);
+        let _ = session
+            .request_as_is(
+                "tools/list",
+                Some(full(UNSUPPORTED_VERSION)),
+                Deadline::now() + step,
+            )
             .await;
     }
 }

@@ -83,6 +83,8 @@ impl Recorder {
                 time: now_rfc3339(),
                 raw: text.to_string(),
                 json: serde_json::from_str(text).ok(),
+                http_status: None,
+                version_header: None,
             },
         });
         Some(inner.messages.len() - 1)
