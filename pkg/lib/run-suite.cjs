@@ -11,7 +11,7 @@
 // only carries each step out:
 //
 //   {type:'send', method, params?, kind}    → the request, on the client
-//   {type:'readFiles', files:[{key, path}]} → the files' text (or null)
+//   {type:'readFiles', files:[[key, path]]} → the files' text (or null)
 //   {type:'readTrace', path}                → an audit log's text
 //   {type:'wait', ms} | {type:'wait', resourceUpdated: uri}
 //                                           → the notifications meanwhile
@@ -358,7 +358,7 @@ function make({ SuiteRunner, files, defaultEnv = processEnv }) {
   /** Read the files of a `readFiles` step. */
   function readFiles(list) {
     const out = {};
-    for (const { key, path } of list) {
+    for (const [key, path] of list) {
       if (!files) throw new Unreadable(`${path}: file checks cannot read files here`);
       out[key] = files.read(path);
     }
@@ -426,8 +426,8 @@ function make({ SuiteRunner, files, defaultEnv = processEnv }) {
     const { runner, settings, tests } = load(suite, options);
     checkClient(client);
     const started = now();
-    const results = await runOn(runner, tests, client, settings);
-    return runner.results(results, Math.round(now() - started));
+    await runOn(runner, tests, client, settings);
+    return runner.results(Math.round(now() - started));
   }
 
   function defineMcpcheckTests(suite, framework, getClient, options) {

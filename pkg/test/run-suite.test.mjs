@@ -4,13 +4,13 @@
 // status and reason. Against `mcpcheck serve` (one client for a whole
 // composed suite: setup and capture, prompts, resources with a
 // subscription, completion, progress and log notifications, sampling,
-// roots and elicitation answered from the suite's mocks, a trajectory, a
-// failing and a skipped test) and against server-everything (one client per
+// roots and elicitation answered from the suite's mocks, file checks on a
+// fixture, an inline trace and an audit log, failing and skipped tests) and against server-everything (one client per
 // file of tests/node-servers, as the CLI starts one server per test). Needs
 // the CLI binary (see scripts/cli-bin.mjs).
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -196,6 +196,30 @@ tests:
         tools: [lorem, echo]
       - type: absence
         tools: [fail]
+  - name: file checks read the fixture
+    assert:
+      tool: echo
+      args: {message: hi}
+      expect:
+        file_contains:
+          "{{fixture}}/notes.txt": "hello notes"
+        file_not_exists: ["{{fixture}}/missing.txt"]
+        file_unchanged: ["{{fixture}}/notes.txt"]
+  - name: a file check that does not hold fails
+    assert:
+      tool: echo
+      args: {message: hi}
+      expect:
+        file_not_contains:
+          "{{fixture}}/notes.txt": "hello"
+  - name: the audit log next to the suite holds the calls in order
+    audit_log: audit.jsonl
+    trajectory:
+      - type: order
+        tools: [lorem, echo]
+      - type: args_contain
+        tool: echo
+        args: {message: done}
   - name: log messages at or above the set level arrive
     assert_logging:
       set_level: info
@@ -211,19 +235,29 @@ describe('runSuite against mcpcheck serve', () => {
   const file = join(dir, 'serve.yaml');
   let client;
   let cli;
+  const fixture = join(dir, 'fixture');
   before(async () => {
     writeFileSync(file, SERVE_SUITE);
-    [client, cli] = await Promise.all([connect(bin, ['serve']), cliRun(['--server', `${bin} serve`, '--suite', file])]);
+    mkdirSync(fixture);
+    writeFileSync(join(fixture, 'notes.txt'), 'hello notes\n');
+    writeFileSync(
+      join(dir, 'audit.jsonl'),
+      '{"tool": "lorem", "args": {"words": 3}}\n{"tool": "echo", "args": {"message": "done"}}\n',
+    );
+    [client, cli] = await Promise.all([
+      connect(bin, ['serve']),
+      cliRun(['--server', `${bin} serve`, '--fixture', fixture, '--suite', file]),
+    ]);
   });
 
   test('the same verdicts as `mcpcheck run`, test by test and check by check', async () => {
-    const doc = await runSuite(SERVE_SUITE, client, { file });
+    const doc = await runSuite(SERVE_SUITE, client, { file, fixture });
     assert.deepEqual(verdicts(doc), verdicts(cli));
     const statuses = doc.tests.map((t) => t.status);
-    assert.equal(statuses.length, 17);
+    assert.equal(statuses.length, 20);
     assert.deepEqual(
       { pass: statuses.filter((s) => s === 'pass').length, fail: statuses.filter((s) => s === 'fail').length, skip: statuses.filter((s) => s === 'skip').length },
-      { pass: 14, fail: 2, skip: 1 },
+      { pass: 16, fail: 3, skip: 1 },
     );
     // The document is the CLI's, plus `ok`.
     assert.equal(doc.version, 1);

@@ -29,17 +29,31 @@ pub struct SuiteRunner {
     has_fixture: bool,
     run: Option<TestRun>,
     mocks: Mocks,
+    /// The results of the tests run so far, in the order they ended.
+    done: Vec<TestResult>,
 }
 
-/// A `{name: string}` option as a map.
-fn string_map(v: &Value, what: &str) -> Result<BTreeMap<String, String>, JsValue> {
+/// Put a `{name: string}` option into `into`.
+fn string_map(v: &Value, what: &str, into: &mut BTreeMap<String, String>) -> Result<(), JsValue> {
     let bad = || option_error(&format!("`{what}` must map names to strings"));
     let Value::Object(o) = v else {
         return Err(bad());
     };
-    o.iter()
-        .map(|(k, v)| Ok((k.clone(), v.as_str().ok_or_else(bad)?.to_string())))
-        .collect()
+    for (k, v) in o {
+        into.insert(k.clone(), v.as_str().ok_or_else(bad)?.to_string());
+    }
+    Ok(())
+}
+
+/// A plain object of these keys (a null value leaves its key out).
+fn obj(pairs: Vec<(&str, Value)>) -> JsValue {
+    let mut m = Map::new();
+    for (k, v) in pairs {
+        if !v.is_null() {
+            m.insert(k.to_string(), v);
+        }
+    }
+    to_js(&m)
 }
 
 /// What a step's input is, or why it is not one.
@@ -153,8 +167,8 @@ impl SuiteRunner {
         let mut has_fixture = false;
         for (k, v) in options {
             match k.as_str() {
-                "env" => context.fallback_env = string_map(v, k)?,
-                "vars" => context.vars.extend(string_map(v, k)?),
+                "env" => string_map(v, k, &mut context.fallback_env)?,
+                "vars" => string_map(v, k, &mut context.vars)?,
                 "fixture" => {
                     let dir = v
                         .as_str()
@@ -192,23 +206,18 @@ impl SuiteRunner {
         }
         // The file's `env`, each value expanded once from the given
         // environment, is read before it (as `mcpcheck run` does).
-        let fallback = &context.fallback_env;
-        context.env = suite
-            .env
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.clone(),
-                    template::expand_env(v, &|n| fallback.get(n).cloned()).0,
-                )
-            })
-            .collect();
+        for (k, v) in &suite.env {
+            let fallback = &context.fallback_env;
+            let value = template::expand_env(v, &|n| fallback.get(n).cloned()).0;
+            context.env.insert(k.clone(), value);
+        }
         Ok(SuiteRunner {
             tests: suite.tests,
             context,
             has_fixture,
             run: None,
             mocks: Mocks::default(),
+            done: Vec::new(),
         })
     }
 
@@ -243,7 +252,7 @@ impl SuiteRunner {
         if let Some(result) = run.refusal(self.has_fixture) {
             self.run = None;
             self.mocks = Mocks::default();
-            return Ok(done(&result));
+            return Ok(self.finish(result));
         }
         self.mocks = run.mocks();
         self.run = Some(run);
@@ -266,41 +275,54 @@ impl SuiteRunner {
         let step = run.next(input);
         let mut result = match step {
             Step::Send(r) => {
-                let mut s = json!({"type": "send", "method": r.method});
-                if let Some(p) = r.params {
-                    s["params"] = p;
-                }
                 let (kind, key, value) = match r.kind {
-                    RequestKind::Setup(i) => ("setup", "index", json!(i)),
-                    RequestKind::SetLogLevel(l) => ("setLogLevel", "level", json!(l)),
-                    RequestKind::Subscribe(u) => ("subscribe", "uri", json!(u)),
-                    RequestKind::Unsubscribe(u) => ("unsubscribe", "uri", json!(u)),
+                    RequestKind::Setup(i) => ("setup", "index", Value::from(i)),
+                    RequestKind::SetLogLevel(l) => ("setLogLevel", "level", l.into()),
+                    RequestKind::Subscribe(u) => ("subscribe", "uri", u.into()),
+                    RequestKind::Unsubscribe(u) => ("unsubscribe", "uri", u.into()),
                     RequestKind::Action => ("action", "", Value::Null),
                 };
-                s["kind"] = json!(kind);
-                if !key.is_empty() {
-                    s[key] = value;
-                }
-                return Ok(to_js(&s));
+                let params = r.params.unwrap_or_default();
+                let s = vec![
+                    ("type", "send".into()),
+                    ("method", r.method.into()),
+                    ("params", params),
+                    ("kind", kind.into()),
+                    (key, value),
+                ];
+                return Ok(obj(s));
             }
             Step::ReadFiles(list) => {
-                let files: Vec<Value> = list
+                let files = list
                     .into_iter()
-                    .map(|(key, path)| json!({"key": key, "path": path}))
+                    .map(|(key, path)| Value::Array(vec![key.into(), path.into()]))
                     .collect();
-                return Ok(to_js(&json!({"type": "readFiles", "files": files})));
+                return Ok(obj(vec![
+                    ("type", "readFiles".into()),
+                    ("files", Value::Array(files)),
+                ]));
             }
-            Step::ReadTrace(path) => return Ok(to_js(&json!({"type": "readTrace", "path": path}))),
-            Step::Wait(Wait::For(ms)) => return Ok(to_js(&json!({"type": "wait", "ms": ms}))),
+            Step::ReadTrace(path) => {
+                return Ok(obj(vec![
+                    ("type", "readTrace".into()),
+                    ("path", path.into()),
+                ]));
+            }
+            Step::Wait(Wait::For(ms)) => {
+                return Ok(obj(vec![("type", "wait".into()), ("ms", ms.into())]));
+            }
             Step::Wait(Wait::ResourceUpdated(uri)) => {
-                return Ok(to_js(&json!({"type": "wait", "resourceUpdated": uri})));
+                return Ok(obj(vec![
+                    ("type", "wait".into()),
+                    ("resourceUpdated", uri.into()),
+                ]));
             }
             Step::Done(result) => run.complete(*result),
             Step::End(e) => run.complete(run.ended(&e, e.message())),
         };
         result.duration_ms = elapsed_ms.max(0.0) as u64;
         self.run = None;
-        Ok(done(&result))
+        Ok(self.finish(result))
     }
 
     /// The current test's answer to the server's `method` request (its
@@ -317,32 +339,28 @@ impl SuiteRunner {
             .map_err(|e| input_error(&e))
     }
 
-    /// The client capabilities the current test's mocks stand for.
-    pub fn capabilities(&self) -> JsValue {
-        to_js(&self.mocks.capabilities())
-    }
-
-    /// The results document of these test results, as `mcpcheck run
-    /// --json` prints it, with `ok` on it, its tests and their checks.
-    pub fn results(&self, tests: JsValue, duration_ms: f64) -> Result<JsValue, JsValue> {
-        let list = from_js(&tests, "the test results")?;
-        let tests: Vec<TestResult> = serde_json::from_value(list)
-            .map_err(|e| argument_error(&format!("the test results: {e}")))?;
-        let results = Results::new(tests, duration_ms.max(0.0) as u64);
-        let doc = js_sys::JSON::parse(&results.to_json()).unwrap_or(JsValue::NULL);
+    /// The results document of the tests run since the last call (in the
+    /// order they ended), as `mcpcheck run --json` prints it, with `ok` on
+    /// it, its tests and their checks.
+    pub fn results(&mut self, duration_ms: f64) -> JsValue {
+        let results = Results::new(std::mem::take(&mut self.done), duration_ms.max(0.0) as u64);
+        let doc = to_js(&results);
         let list = js_sys::Array::new();
         for t in &results.tests {
             list.push(&test_result_js(t));
         }
         let _ = js_sys::Reflect::set(&doc, &"tests".into(), &list);
         set_ok(&doc, results.ok());
-        Ok(doc)
+        doc
     }
 }
 
-/// `{type: 'done', result}`.
-fn done(result: &TestResult) -> JsValue {
-    let step = to_js(&json!({"type": "done"}));
-    let _ = js_sys::Reflect::set(&step, &"result".into(), &test_result_js(result));
-    step
+impl SuiteRunner {
+    /// Keep `result` for the results document; `{type: 'done', result}`.
+    fn finish(&mut self, result: TestResult) -> JsValue {
+        let step = obj(vec![("type", "done".into())]);
+        let _ = js_sys::Reflect::set(&step, &"result".into(), &test_result_js(&result));
+        self.done.push(result);
+        step
+    }
 }
