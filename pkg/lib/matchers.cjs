@@ -22,12 +22,26 @@ function colours(utils) {
   };
 }
 
-/** One failing check, as the lines of a matcher message. */
-function describeCheck(check, paint) {
+/** Matchers that compare a value for equality: their failures read best as
+ * a diff of the expected and the actual value. */
+const EQUALITY = new Set(['exact', 'equals', 'equals_plain', 'all_equal']);
+
+/** Whether a check's failure is shown as a diff of its values. */
+function diffable(check) {
+  return EQUALITY.has(check.matcher) && check.expected_value !== undefined && check.actual_value !== undefined;
+}
+
+/** One failing check, as the lines of a matcher message; an equality check
+ * also as the framework's diff of its values, when the framework has one. */
+function describeCheck(check, paint, utils) {
   const where = check.target ? ` (${check.target})` : '';
   const lines = [`✗ ${check.name}${where}: ${check.reason ?? 'failed'}`];
   lines.push(`    Expected: ${paint.expected(check.expected)}`);
   lines.push(`    Received: ${paint.received(check.actual)}`);
+  if (diffable(check) && typeof utils?.diff === 'function') {
+    const diff = utils.diff(check.expected_value, check.actual_value);
+    if (diff) lines.push(diff);
+  }
   return lines.join('\n');
 }
 
@@ -101,11 +115,18 @@ function toPassMcpcheck(received) {
  */
 function toSatisfyMcpcheck(received, expectations, options) {
   const result = checkResponse(expectations, received, options);
-  const paint = colours(this?.utils);
+  const utils = this?.utils;
+  const paint = colours(utils);
   const failing = result.checks.filter((c) => !c.ok);
   const ok = result.ok;
+  // One failing equality check: its values, which Vitest shows as a diff.
+  const values =
+    failing.length === 1 && diffable(failing[0])
+      ? { expected: failing[0].expected_value, actual: failing[0].actual_value }
+      : {};
   return {
     pass: ok,
+    ...values,
     message: () => {
       if (ok) {
         const names = result.checks.map((c) => c.name).join(', ');
@@ -115,7 +136,7 @@ function toSatisfyMcpcheck(received, expectations, options) {
         result.status === 'error'
           ? `the expectations could not be evaluated: ${result.message}`
           : `expected the response to satisfy the expectations; ${failing.length} of ${result.checks.length} checks failed:`;
-      return [head, ...failing.map((c) => describeCheck(c, paint))].join('\n\n');
+      return [head, ...failing.map((c) => describeCheck(c, paint, utils))].join('\n\n');
     },
   };
 }
