@@ -351,6 +351,47 @@ describe('runSuite against server-everything', () => {
   });
 });
 
+test('any object with request: results, JSON-RPC errors, and notifications through fallbackNotificationHandler and onprogress', async () => {
+  const client = {
+    fallbackNotificationHandler: undefined,
+    async request({ method, params }, schema, options) {
+      assert.deepEqual(schema.safeParse({ a: 1 }), { success: true, data: { a: 1 } });
+      if (method === 'tools/call') {
+        options.onprogress({ progress: 1, total: 1 });
+        await this.fallbackNotificationHandler({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'hello' } });
+        return { content: [{ type: 'text', text: params.arguments.message }] };
+      }
+      const e = new Error('MCP error -32602: no such prompt');
+      e.code = -32602;
+      throw e;
+    },
+  };
+  const doc = await runSuite(
+    `server: {command: x}
+tests:
+  - name: echo with notifications
+    assert_notifications:
+      tool: echo
+      args: {message: hi}
+      expect:
+        min_count: 2
+        methods: [notifications/progress, notifications/message]
+        contains_data: [hello]
+  - name: a JSON-RPC error
+    assert_prompts:
+      get: {name: nope}
+      expect:
+        - target: error.message
+          matcher: {exact: no such prompt}
+        - target: error.code
+          matcher: {exact: -32602}
+`,
+    client,
+  );
+  assert.deepEqual(doc.tests.map((t) => t.status), ['pass', 'pass'], doc.tests.map(formatResult).join('\n'));
+  assert.equal(client.fallbackNotificationHandler, undefined);
+});
+
 describe('runSuite refuses what it cannot run, with a McpcheckError', () => {
   const client = { request: async () => ({}) };
   const SUITE = 'name: x\nserver: {command: x}\nassert:\n  tool: echo\n';
