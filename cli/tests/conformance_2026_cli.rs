@@ -5,7 +5,7 @@
 
 mod cli_support;
 
-use cli_support::{BIN, http_serve, run_mcpcheck};
+use cli_support::{BIN, http_serve, run_mcpcheck, scratch};
 use serde_json::Value;
 
 /// Conformance of one revision as JSON: (exit code, the revision's report).
@@ -79,23 +79,118 @@ fn plain_serve_passes_the_2026_probe_on_stdio_and_http() {
     let http = http_serve(&[]);
     let (code, rev) = judge(&["--url", &http.url], "2026-07-28");
     assert_eq!(code, Some(0), "{rev:#}");
+    // Over HTTP both version probes run: the header mismatch (INV-042) and
+    // the unsupported version with a header that agrees (INV-041).
     for id in [
-        "INV-040", "INV-042", "INV-043", "INV-044", "INV-045", "INV-046",
+        "INV-040", "INV-041", "INV-042", "INV-043", "INV-044", "INV-045", "INV-046",
     ] {
         assert_eq!(verdict(&rev, id), "passed", "{id}: {rev:#}");
     }
+}
+
+/// The 2026-07-28 capture of `target`, kept with --capture-out.
+fn probe_capture(target: &[&str], name: &str) -> Value {
+    let dir = scratch(name);
+    let path = dir.join("capture.json");
+    let (_, out, err) = run_mcpcheck(
+        &[
+            &[
+                "conformance",
+                "--protocol-version",
+                "2026-07-28",
+                "--capture-out",
+                path.to_str().unwrap(),
+            ][..],
+            target,
+        ]
+        .concat(),
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    serde_json::from_str(&text).unwrap()
+}
+
+/// (method, `_meta` protocolVersion, MCP-Protocol-Version header, HTTP
+/// status, error code) of each exchange of a capture.
+fn refusals(capture: &Value) -> Vec<(String, String, String, String, String)> {
+    let text = |v: &Value| match v {
+        Value::Null => "-".to_string(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    capture["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["response"]["error"].is_object())
+        .map(|x| {
+            (
+                text(&x["request"]["method"]),
+                text(&x["request"]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]),
+                text(&x["protocol_version_header"]),
+                text(&x["http_status"]),
+                text(&x["response"]["error"]["code"]),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_http_capture_records_each_header_and_status_and_stdio_none() {
+    let row = |m: &str, v: &str, h: &str, s: &str, c: &str| {
+        (m.into(), v.into(), h.into(), s.into(), c.into())
+    };
+    let http = http_serve(&[]);
+    let capture = probe_capture(&["--url", &http.url], "capture-http");
+    let v = "2026-07-28";
+    let bad = "2099-01-01";
+    let expected: Vec<(String, String, String, String, String)> = vec![
+        // A fixture prompt that needs elicitation, which the probe does not declare.
+        row("prompts/get", v, v, "400", "-32021"),
+        row("mcpcheck/no-such-method", v, v, "404", "-32601"),
+        row("tools/call", v, v, "200", "-32602"),
+        row("tools/list", "-", v, "400", "-32602"),
+        row("tools/list", v, v, "400", "-32602"),
+        row("tools/list", bad, v, "400", "-32020"),
+        row("ping", v, v, "404", "-32601"),
+        row("logging/setLevel", v, v, "404", "-32601"),
+        row("initialize", v, v, "404", "-32601"),
+        row("tools/list", bad, bad, "400", "-32022"),
+    ];
+    assert_eq!(refusals(&capture), expected, "{capture:#}");
+    // Every answer over HTTP has its status.
+    for x in capture["exchanges"].as_array().unwrap() {
+        if x["response"].is_object() {
+            assert!(x["http_status"].is_u64(), "{x:#}");
+        }
+    }
+
+    let capture = probe_capture(&["--server", &stdio("")], "capture-stdio");
+    let recorded: Vec<&Value> = capture["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x.get("http_status").is_some() || x.get("protocol_version_header").is_some())
+        .collect();
+    assert!(recorded.is_empty(), "{recorded:#?}");
 }
 
 #[test]
 fn each_2026_fault_is_caught_by_exactly_its_rules() {
     // (fault, transport, the rules that must fail and no others). The schema
     // family (INV-031) also requires resultType, so it reports that fault too.
-    let cases: [(&str, bool, &[&str]); 5] = [
+    let cases: [(&str, bool, &[&str]); 6] = [
         ("skip-meta-validation", false, &["INV-040"]),
         ("skip-meta-validation", true, &["INV-040"]),
         ("no-result-type", false, &["INV-031", "INV-045"]),
         ("no-result-type", true, &["INV-031", "INV-045"]),
         ("ignore-header-mismatch", true, &["INV-042"]),
+        // Right codes, wrong statuses: every refusal the HTTP probe draws.
+        (
+            "refusal-status-200",
+            true,
+            &["INV-040", "INV-041", "INV-042", "INV-043"],
+        ),
     ];
     for (fault, over_http, expected) in cases {
         let (code, rev) = if over_http {
@@ -121,13 +216,51 @@ fn each_2026_fault_is_caught_by_exactly_its_rules() {
 }
 
 #[test]
+fn refusals_with_http_200_are_findings_naming_the_status_and_the_section() {
+    let http = http_serve(&["--fault", "refusal-status-200"]);
+    let (code, rev) = judge(&["--url", &http.url], "2026-07-28");
+    assert_eq!(code, Some(1), "{rev:#}");
+    let messages: Vec<(&str, &str)> = rev["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    // Two -32602 refusals, the mismatch, three removed methods and the
+    // unknown one, the unsupported version: each with its code but HTTP 200.
+    assert_eq!(messages.len(), 8, "{messages:#?}");
+    for (rule, message) in &messages {
+        let (code, status, section) = match *rule {
+            "INV-040" => ("-32602", "400", "basic/index §_meta"),
+            "INV-041" => ("-32022", "400", "basic/transports §Protocol Version Header"),
+            "INV-042" => ("-32020", "400", "basic/transports §Protocol Version Header"),
+            "INV-043" => ("-32601", "404", "basic/transports §Protocol Version Header"),
+            other => panic!("{other}: {message}"),
+        };
+        assert!(
+            message.ends_with(&format!(
+                "the server refused it with {code}, but over HTTP with status 200, not {status} (MCP 2026-07-28 {section})"
+            )),
+            "{rule}: {message}"
+        );
+    }
+    // On stdio there is no status: the same fault changes nothing there.
+    let (code, rev) = judge(&["--server", &stdio("refusal-status-200")], "2026-07-28");
+    assert_eq!(code, Some(0), "{rev:#}");
+    assert_eq!(rev["failed"], 0, "{rev:#}");
+}
+
+#[test]
 fn rules_the_probe_never_exercised_are_not_verified_not_passed() {
     let server = stdio("");
     let (_, out, _) = run_mcpcheck(&["conformance", "--server", &server]);
-    // serve annotates no tool readOnlyHint, so no tool runs and the tool
-    // result rules are not verified in either revision.
+    // serve sends no list_changed notification to the probe, so INV-015 is
+    // not verified in either revision; its read-only tools are called, so
+    // the tool result rules are.
     for line in out.lines().filter(|l| l.starts_with("  not verified: ")) {
-        assert!(line.contains("INV-005"), "{out}");
+        assert!(line.contains("INV-015"), "{out}");
+        assert!(!line.contains("INV-005"), "{out}");
+        assert!(!line.contains("INV-013"), "{out}");
     }
     assert_eq!(
         out.lines()

@@ -93,7 +93,7 @@ guessable-session-ids, session-survives-delete and the *-resource-metadata fault
 shows with --oauth-token-ttl of at most 10 s).
 Requests of the 2026-07-28 revision (no initialize; _meta on every request) are served
 beside the older revisions, on both transports; stateful, ignore-header-mismatch,
-no-result-type and skip-meta-validation apply only to them.
+no-result-type, skip-meta-validation and refusal-status-200 apply only to them.
 Documentation: docs/serve.md";
 
 /// Runs `mcpcheck serve`.

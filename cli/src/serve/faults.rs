@@ -131,6 +131,11 @@ pub enum Fault {
     /// clientCapabilities is not refused; the request is served as
     /// 2026-07-28 with no client capabilities.
     SkipMetaValidation,
+    /// Every 2026-07-28 HTTP refusal (-32602, -32020, -32021, -32022,
+    /// -32601): sent with HTTP 200 instead of 400 or 404, the JSON-RPC error
+    /// unchanged.
+    #[value(name = "refusal-status-200")]
+    RefusalStatus200,
 }
 
 /// The name of the tool `hidden-tool` answers and never lists.

@@ -189,9 +189,34 @@ pub fn builtin() -> Vec<Tool> {
             &[],
         ),
     ];
+    for tool in &mut tools {
+        if READ_ONLY.contains(&tool.name.as_ref()) {
+            tool.annotations = Some(rmcp::model::ToolAnnotations::new().read_only(true));
+        }
+    }
     tools.extend(super::fixtures::tools());
     tools
 }
+
+/// The built-in tools annotated `readOnlyHint: true`: they change nothing
+/// (no session state, no file, no request to the client) and only compute
+/// their answer, sleep or notify. `add_tool` changes the session's tool list,
+/// and `sample`, `elicit` and `roots` ask the client. `structured_wrong`
+/// changes nothing either but is left unannotated: its result breaks its
+/// outputSchema on purpose, for suites that test outputSchema checks, and
+/// `mcpcheck conformance` calls every read-only tool it finds.
+pub const READ_ONLY: [&str; 10] = [
+    "echo",
+    "add",
+    "lorem",
+    "progress",
+    "slow",
+    "fail",
+    "structured",
+    "big",
+    "log",
+    "whoami",
+];
 
 /// The tools of the `buggy-tools` fault, each with one planted defect.
 pub fn buggy() -> Vec<Tool> {

@@ -602,6 +602,11 @@ impl Modern {
     }
 
     fn refuse(&self, id: &Value, refusal: Refusal, status: u16) -> Reply {
+        let status = if self.fault(Fault::RefusalStatus200) {
+            200
+        } else {
+            status
+        };
         let mut error = json!({ "code": refusal.code, "message": refusal.message });
         if let Some(data) = refusal.data {
             error["data"] = data;
