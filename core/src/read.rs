@@ -21,6 +21,9 @@ pub struct LoadCx {
     /// The memory the compiled regular expressions of the suite's files
     /// read before this one take.
     pub suite_regex_bytes: usize,
+    /// The suite runs on a client its runner is given (the npm package's
+    /// `runSuite`), so a test needs no `server` of its own.
+    pub client_given: bool,
 }
 
 impl LoadCx {
@@ -30,6 +33,7 @@ impl LoadCx {
             diags: Vec::new(),
             regex_bytes: 0,
             suite_regex_bytes: 0,
+            client_given: false,
         }
     }
 

@@ -549,6 +549,15 @@ pub fn load_in(file: &str, text: &str, budget: &mut LoadBudget) -> Loaded {
     loaded
 }
 
+/// [`load`] a suite that runs on a client its runner is given (the npm
+/// package's `runSuite`): a test without a `server` is not an error, and a
+/// server's `client_capabilities` still say what the client answers.
+pub fn load_for_client(file: &str, text: &str) -> Loaded {
+    let mut cx = LoadCx::new(file);
+    cx.client_given = true;
+    load_file(&mut cx, text, &mut LoadBudget::default())
+}
+
 fn load_file(cx: &mut LoadCx, text: &str, budget: &mut LoadBudget) -> Loaded {
     let file = cx.file.clone();
     let file = file.as_str();
@@ -1508,7 +1517,11 @@ fn test_server(
         }
     }
     let is_trajectory = picked.is_trajectory();
-    if server.is_none() && !is_trajectory && picked.block.is_some() && keys.get("server").is_none()
+    if server.is_none()
+        && !is_trajectory
+        && !cx.client_given
+        && picked.block.is_some()
+        && keys.get("server").is_none()
     {
         cx.error_hint(
             node.span,

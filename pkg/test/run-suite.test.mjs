@@ -281,6 +281,14 @@ describe('runSuite against mcpcheck serve', () => {
     assert.equal(Object.prototype.hasOwnProperty.call(client.transport, 'send'), false);
   });
 
+  test('a suite for runSuite needs no server block: the client is the server', async () => {
+    const doc = await runSuite(
+      'tests:\n  - name: sum\n    assert: {tool: add, args: {a: 2, b: 3}, expect: {equals: "5"}}\n',
+      client,
+    );
+    assert.deepEqual(doc.tests.map((t) => [t.name, t.status]), [['sum', 'pass']]);
+  });
+
   test('a suite given as an object, or as a list of tests, runs the same', async () => {
     const suite = {
       server: { command: 'mcpcheck' },

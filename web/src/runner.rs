@@ -160,8 +160,10 @@ impl SuiteRunner {
             Value::Object(o) => o,
             _ => return Err(option_error("the options must be an object")),
         };
+        // Every test runs on the caller's client: none needs a `server`.
         let mut context = Context {
             default_settle_ms: 100,
+            client_given: true,
             ..Context::default()
         };
         let mut has_fixture = false;
@@ -194,7 +196,7 @@ impl SuiteRunner {
                 }
             }
         }
-        let loaded = suite::load(&file, &text);
+        let loaded = suite::load_for_client(&file, &text);
         if loaded.has_errors() {
             return Err(load_error(&loaded.diagnostics, Some(&text)));
         }

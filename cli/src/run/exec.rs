@@ -362,6 +362,7 @@ pub async fn run_test(
         fallback_env: t.fallback,
         today: Some(settings.today),
         default_settle_ms: u64::try_from(settings.default_settle.as_millis()).unwrap_or(u64::MAX),
+        client_given: false,
     };
     let mut run = TestRun::new(test, context);
     let mut finished = run_test_in(&mut run, settings, tenv, record, shared).await;

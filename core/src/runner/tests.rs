@@ -491,3 +491,26 @@ fn a_wrong_kind_of_input_is_an_error_not_a_panic() {
     // And nothing after the end.
     assert!(matches!(run.next(Input::Start), Step::End(_)));
 }
+
+#[test]
+fn a_suite_for_a_given_client_needs_no_server() {
+    let yaml = "name: t\nassert: {tool: echo, args: {message: hi}, expect: {contains: [hi]}}\n";
+    assert!(suite::load("suite.yaml", yaml).has_errors());
+    let loaded = suite::load_for_client("suite.yaml", yaml);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let test = &loaded.suite.tests[0];
+    // A driver that was given no client ends the test; one that was sends
+    // the request.
+    let mut run = TestRun::new(test, Context::default());
+    assert_eq!(
+        run.next(Input::Start),
+        Step::End(Ending::Error("this test has no server".into()))
+    );
+    let given = Context {
+        client_given: true,
+        ..Context::default()
+    };
+    let (steps, r) = drive(test, given, vec![text_result("hi there")]);
+    assert_eq!(sent(&steps)[0].0, "tools/call");
+    assert_eq!(r.status, TestStatus::Pass, "{r:?}");
+}
