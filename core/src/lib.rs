@@ -44,6 +44,7 @@ pub mod trajectory;
 mod check;
 mod path;
 mod read;
+mod sort;
 mod value;
 mod yaml;
 

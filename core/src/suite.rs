@@ -614,7 +614,7 @@ fn load_file(cx: &mut LoadCx, text: &str, budget: &mut LoadBudget) -> Loaded {
         }
     }
     let mut diagnostics = std::mem::take(&mut cx.diags);
-    diagnostics.sort_by_key(|d| (d.span.line, d.span.col));
+    crate::sort::by_key(&mut diagnostics, |d| (d.span.line, d.span.col));
     Loaded { suite, diagnostics }
 }
 
@@ -1287,7 +1287,9 @@ fn pick_block(
         // A test file with two blocks runs in mcp-assert: the first of its
         // dispatch order wins and the others are ignored. Run the same one,
         // and say which were not run.
-        present.sort_by_key(|b| MCP_ASSERT_DISPATCH.iter().position(|d| d == b));
+        crate::sort::by_key(&mut present, |b| {
+            MCP_ASSERT_DISPATCH.iter().position(|d| d == b)
+        });
         for other in &present[1..] {
             cx.warning(
                 keys.span(other).unwrap_or(node.span),
@@ -2245,7 +2247,7 @@ impl Test {
         }
         action_vars(&self.action, &mut names);
         file_check_vars(&self.expect, &mut names);
-        names.sort();
+        crate::sort::ord(&mut names);
         names.dedup();
         names
     }

@@ -119,7 +119,7 @@ pub(super) fn json_path(cx: &mut LoadCx, i: &Input<'_>, out: &mut Vec<Check>) {
         }
     }
     // mcp-assert evaluates json_path entries sorted by path.
-    entries.sort_by(|a, b| a.0.cmp(b.0));
+    crate::sort::by(&mut entries, |a, b| a.0.cmp(b.0));
     for (p, k, val) in entries {
         match Path::parse(p) {
             Ok(path) => out.push(i.check(

@@ -349,7 +349,7 @@ impl<'s> Out<'s> {
     /// Adds an item's findings in catalogue order (stable: one rule's findings keep
     /// the order they were found in).
     pub(crate) fn finish(&mut self, mut item: Item<'_>) {
-        item.found.sort_by_key(|(rule, _)| rule.index());
+        crate::sort::by_key(&mut item.found, |(rule, _)| rule.index());
         self.findings.extend(item.found.into_iter().map(|(_, f)| f));
     }
 }

@@ -251,7 +251,7 @@ fn difference(a: &Value, b: &Value, at: &str, top: bool) -> Option<String> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
             let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.sort();
+            crate::sort::ord(&mut keys);
             keys.dedup();
             keys.into_iter()
                 .filter(|k| !(top && k.as_str() == "_meta"))

@@ -22,7 +22,7 @@ pub fn by_line<'a>(
     checks: impl IntoIterator<Item = &'a crate::results::CheckResult>,
 ) -> Vec<&'a crate::results::CheckResult> {
     let mut v: Vec<_> = checks.into_iter().collect();
-    v.sort_by_key(|c| c.line.unwrap_or(0));
+    crate::sort::by_key(&mut v, |c| c.line.unwrap_or(0));
     v
 }
 

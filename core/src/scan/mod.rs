@@ -324,7 +324,7 @@ impl<'s> Sink<'s> {
 
     /// Appends the item's findings, in catalogue order, to `out`.
     pub(crate) fn finish(mut self, out: &mut Vec<Finding>) {
-        self.found.sort_by_key(|(rule, _)| rule.index());
+        crate::sort::by_key(&mut self.found, |(rule, _)| rule.index());
         out.extend(self.found.into_iter().map(|(_, f)| f));
     }
 }
