@@ -180,3 +180,21 @@ test('Vitest runs the matchers, and defineMcpcheckTests, in real test files', ()
   assert.match(out, /Tests +6 passed \| 1 skipped \(7\)/);
   assert.match(out, /✓ .*vitest-suite\.yaml > echo answers/);
 });
+
+test('Jest runs defineMcpcheckTests and the matchers: one Jest test per suite test, failures with the CLI text', () => {
+  const jest = fileURLToPath(new URL('../node_modules/jest/bin/jest.js', import.meta.url));
+  const run = spawnSync(process.execPath, [jest, '--rootDir', 'test-jest', '--verbose'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', CI: '1', MCPCHECK_BIN: cliBinary() },
+  });
+  const out = run.stdout + run.stderr;
+  // The suite has a test that fails on purpose: Jest exits 1 and names it.
+  assert.equal(run.status, 1, out);
+  assert.match(out, /Tests: +1 failed, 1 skipped, 2 passed, 4 total/);
+  assert.match(out, /✓ echo answers/);
+  assert.match(out, /✕ add is wrong on purpose/);
+  assert.match(out, /○ skipped later/);
+  assert.match(out, /FAIL {2}add is wrong on purpose[\s\S]*expected exact match: want '6', got '5'/);
+  assert.match(out, /✓ toSatisfyMcpcheck in Jest/);
+});
