@@ -205,6 +205,24 @@ pub fn check_trajectory(doc: &ExpectDoc, trace: Vec<TraceEntry>) -> TestResult {
 /// Read check inputs given as JSON (`{"today": "2026-01-31", "files":
 /// {path: text|null}, "files_before": {…}, "progress_token": …}`), as the npm
 /// package and the shared test vectors pass them. Every key is optional.
+/// Files' contents as JS gives them: `{path: text or null}` (`null`: the
+/// file does not exist); `what` names the value in errors.
+pub fn files_from_json(
+    v: &Value,
+    what: &str,
+) -> Result<std::collections::BTreeMap<String, Option<String>>, String> {
+    let m = v
+        .as_object()
+        .ok_or_else(|| format!("`{what}` must map paths to contents (or null)"))?;
+    m.iter()
+        .map(|(p, c)| match c {
+            Value::Null => Ok((p.clone(), None)),
+            Value::String(s) => Ok((p.clone(), Some(s.clone()))),
+            _ => Err(format!("`{what}.{p}` must be a string or null")),
+        })
+        .collect()
+}
+
 pub fn facts_from_json(v: &Value) -> Result<Facts, DocError> {
     let mut facts = Facts::default();
     let Some(o) = v.as_object() else {
@@ -224,18 +242,7 @@ pub fn facts_from_json(v: &Value) -> Result<Facts, DocError> {
                 facts.today = Some(d.date());
             }
             "files" | "files_before" => {
-                let m = val
-                    .as_object()
-                    .ok_or_else(|| format!("`{k}` must map paths to contents (or null)"))?;
-                let mut out = std::collections::BTreeMap::new();
-                for (p, c) in m {
-                    let content = match c {
-                        Value::Null => None,
-                        Value::String(s) => Some(s.clone()),
-                        _ => return Err(format!("`{k}.{p}` must be a string or null").into()),
-                    };
-                    out.insert(p.clone(), content);
-                }
+                let out = files_from_json(val, k)?;
                 if k == "files" {
                     facts.files = out;
                 } else {

@@ -9,6 +9,7 @@
 'use strict';
 
 const { checkResponse } = require('./node.cjs');
+const { kindOf } = require('./support.cjs');
 
 const TEXT = Symbol.for('mcpcheck.text');
 
@@ -52,12 +53,6 @@ function testText(test, paint) {
   const head = `${test.status.toUpperCase()} ${test.name}${test.message ? `: ${test.message}` : ''}`;
   const checks = (test.checks ?? []).filter((c) => c.status !== 'pass');
   return [head, ...checks.map((c) => describeCheck(c, paint))].join('\n');
-}
-
-function kindOf(value) {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return `a ${typeof value}`;
 }
 
 /** Whether a result of the package passed, and the text that says why. */

@@ -18,12 +18,10 @@
 //   {type:'done', result}                   → the test's result
 'use strict';
 
-const { McpcheckError, formatResult } = require('./support.cjs');
+const { McpcheckError, formatResult, kindOf } = require('./support.cjs');
 
 /** `mcpcheck run --timeout`'s default: a test without its own `timeout`. */
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** `mcpcheck run --settle`'s default. */
-const DEFAULT_SETTLE_MS = 100;
 /** The largest file a file check or an audit log reads (as the CLI). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** The server requests a test's mocks answer. */
@@ -43,13 +41,6 @@ const ANY_RESULT = Object.freeze({
 
 const argumentError = (message) => new McpcheckError(message, { code: 'MCPCHECK_INVALID_ARGUMENT' });
 const optionError = (message) => new McpcheckError(message, { code: 'MCPCHECK_INVALID_OPTION' });
-
-function kindOf(v) {
-  if (v === null || v === undefined) return String(v);
-  if (Array.isArray(v)) return 'an array';
-  const t = typeof v;
-  return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
-}
 
 const now = () => performance.now();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
@@ -107,7 +98,9 @@ function settingsOf(options, defaultEnv) {
     return v;
   };
   if (options.file !== undefined && typeof options.file !== 'string') throw optionError('`file` must be a string');
-  const core = { env: options.env ?? defaultEnv(), defaultSettleMs: ms('settleMs', DEFAULT_SETTLE_MS) };
+  // Without `settleMs` the core's own default applies (mcpcheck run's --settle).
+  const core = { env: options.env ?? defaultEnv() };
+  if (options.settleMs !== undefined) core.defaultSettleMs = ms('settleMs');
   for (const key of ['vars', 'fixture', 'today']) if (options[key] !== undefined) core[key] = options[key];
   return { file: options.file ?? 'suite.yaml', timeoutMs: ms('timeoutMs', DEFAULT_TIMEOUT_MS), core };
 }

@@ -1,6 +1,7 @@
 // What the entry points add to the WebAssembly exports (CommonJS;
-// lib/support.mjs is the same for the browser entry): the error class every
-// export throws, and formatResult.
+// lib/support.mjs is the same for the browser entry, less kindOf): the error class every
+// export throws, formatResult, and how the Node-only modules (runSuite, the
+// matchers) name a value of the wrong kind.
 'use strict';
 
 /**
@@ -38,4 +39,12 @@ function formatResult(result) {
   );
 }
 
-module.exports = { McpcheckError, formatResult };
+/** What a value is, for an error message: "a number", "an array", "null". */
+function kindOf(v) {
+  if (v === null || v === undefined) return String(v);
+  if (Array.isArray(v)) return 'an array';
+  const t = typeof v;
+  return /^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`;
+}
+
+module.exports = { McpcheckError, formatResult, kindOf };

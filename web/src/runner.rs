@@ -66,20 +66,7 @@ fn input_of(v: &Value) -> Result<Input, String> {
         return Ok(Input::NotSent);
     }
     if let Some(files) = one("files") {
-        let bad = || "`files` must map keys to text or null".to_string();
-        let Value::Object(m) = files else {
-            return Err(bad());
-        };
-        let mut out = BTreeMap::new();
-        for (k, v) in m {
-            let text = match v {
-                Value::Null => None,
-                Value::String(s) => Some(s.clone()),
-                _ => return Err(bad()),
-            };
-            out.insert(k.clone(), text);
-        }
-        return Ok(Input::Files(out));
+        return api::files_from_json(files, "files").map(Input::Files);
     }
     if let Some(trace) = one("trace") {
         let file = trace.get("file").and_then(Value::as_str);
@@ -162,7 +149,7 @@ impl SuiteRunner {
         };
         // Every test runs on the caller's client: none needs a `server`.
         let mut context = Context {
-            default_settle_ms: 100,
+            default_settle_ms: mcpcheck_core::runner::DEFAULT_SETTLE_MS,
             client_given: true,
             ..Context::default()
         };

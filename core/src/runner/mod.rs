@@ -46,6 +46,11 @@ use crate::trajectory;
 pub use mocks::{ElicitAnswer, Mocks};
 pub use templates::{NO_FIXTURE, Templates};
 
+/// How long a test that looks at notifications and sets no `settle`
+/// listens after the answer, unless the run says otherwise (`mcpcheck run
+/// --settle`, `runSuite`'s `settleMs`).
+pub const DEFAULT_SETTLE_MS: u64 = 100;
+
 /// What a run gives every test from outside the suite.
 #[derive(Clone, Debug, Default)]
 pub struct Context {
