@@ -40,6 +40,71 @@ fn main() {
         std::fs::write(&target, schema.to_string())
             .unwrap_or_else(|e| panic!("writing {}: {e}", target.display()));
     }
+    examples(Path::new(&out));
+}
+
+/// The example `mcpcheck rule CODE` shows for the rules with shared vectors:
+/// per code, the smallest vector that fires it (lint and scan: its listing;
+/// invariants: what the capture holds and the message it gives). Written as
+/// `examples.rs`, a table `findings::examples` includes.
+fn examples(out: &Path) {
+    let mut rows: std::collections::BTreeMap<String, (u64, String)> = Default::default();
+    for (family, fires) in [
+        ("lint", "-fires-"),
+        ("scan", "-fires-"),
+        ("invariants", "-breaks"),
+    ] {
+        let dir = format!("tests/vectors/{family}");
+        println!("cargo::rerun-if-changed={dir}");
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if !name.ends_with(".json") || !name.contains(fires) {
+                continue;
+            }
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+            let v: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+            let Some(code) = v["rule"].as_str() else {
+                continue;
+            };
+            let title = v["name"].as_str().unwrap_or_default();
+            let row = if family == "invariants" {
+                let message = v["expect"]["findings"]
+                    .as_array()
+                    .and_then(|f| f.iter().find(|f| f["id"] == code))
+                    .and_then(|f| f["message"].as_str())
+                    .unwrap_or_default();
+                format!(
+                    "Example {{ code: {code:?}, title: {title:?}, family: {family:?}, input: \"\", message: {message:?} }}"
+                )
+            } else {
+                let listing = serde_json::to_string_pretty(&v["listing"]).unwrap_or_default();
+                format!(
+                    "Example {{ code: {code:?}, title: {title:?}, family: {family:?}, input: {listing:?}, message: \"\" }}"
+                )
+            };
+            let better = rows.get(code).is_none_or(|(s, _)| size < *s);
+            if better {
+                rows.insert(code.to_string(), (size, row));
+            }
+        }
+    }
+    let mut text = String::from("&[\n");
+    for (_, (_, row)) in rows {
+        text.push_str(&format!("    {row},\n"));
+    }
+    text.push_str("]\n");
+    let target = out.join("examples.rs");
+    std::fs::write(&target, text).unwrap_or_else(|e| panic!("writing {}: {e}", target.display()));
 }
 
 /// Remove the annotations from a schema and from every subschema in it.

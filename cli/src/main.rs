@@ -14,6 +14,7 @@ use clap::Parser;
 mod capture;
 mod client;
 mod commands;
+mod config;
 mod error;
 mod files;
 mod intercept;
@@ -25,20 +26,44 @@ mod run;
 mod serve;
 mod signals;
 mod target;
+mod verdict;
 
 use commands::Command;
 use error::Result;
 
 /// Deterministic tests for MCP servers.
 #[derive(Debug, Parser)]
-#[command(name = "mcpcheck", version, about, long_about = None)]
-struct Cli {
+#[command(
+    name = "mcpcheck",
+    version,
+    about,
+    long_about = None,
+    after_help = "Start with `mcpcheck doctor --server CMD` (or --url URL): one report of \
+everything that needs no test file. Documentation: https://github.com/mcpcheck/mcpcheck/tree/main/docs"
+)]
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
+
+    /// The mcpcheck.toml to use (default: the first one found walking up
+    /// from the working directory).
+    #[arg(long, global = true, value_name = "FILE", conflicts_with = "no_config")]
+    config_file: Option<std::path::PathBuf>,
+
+    /// Use no mcpcheck.toml, even when one is found.
+    #[arg(long, global = true)]
+    no_config: bool,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let argv = match config::prepare(std::env::args_os().collect()) {
+        Ok(argv) => argv,
+        Err(e) => {
+            output::err(&e.report("config"));
+            return ExitCode::from(2);
+        }
+    };
+    let cli = Cli::parse_from(argv);
     let name = cli.command.name();
     match run(cli) {
         Ok(code) => code,

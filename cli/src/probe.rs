@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use mcpcheck_core::probe::{Observed, Transport};
 use serde_json::Value;
 use tokio::time::Instant as Deadline;
@@ -17,16 +17,7 @@ use crate::client::listing::{Listings, list_all};
 use crate::client::{Endpoint, Session};
 use crate::run::fixture::{self, FixtureCopy};
 use crate::target::TargetArgs;
-
-/// How a probe's report is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
-    Text,
-    Json,
-    Sarif,
-    Junit,
-    Markdown,
-}
+use crate::verdict::{FindingsArgs, FindingsFormat};
 
 /// The flags every probe command takes.
 #[derive(Debug, Args)]
@@ -51,8 +42,11 @@ pub struct ProbeArgs {
     pub timeout: Option<Duration>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    pub format: ReportFormat,
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    pub format: FindingsFormat,
+
+    #[command(flatten)]
+    pub findings: FindingsArgs,
 
     /// The protocol version to ask for at initialize.
     #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
@@ -128,6 +122,11 @@ impl Prober {
             restarts: 0,
             _fixture: None,
         }
+    }
+
+    /// Where the server is (with the fixture copy substituted).
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
     }
 
     /// Each call's time limit.

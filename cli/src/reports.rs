@@ -15,10 +15,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use mcpcheck_core::baseline::{self, Baseline, Comparison};
+use mcpcheck_core::diag::Paint;
 use mcpcheck_core::gate::{self, GateOptions, GateVerdict};
-use mcpcheck_core::report::{badge, junit, markdown, sarif, text};
+use mcpcheck_core::report::{badge, github, junit, markdown, sarif, tap, text};
 use mcpcheck_core::results::Results;
 
 use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
@@ -26,9 +27,87 @@ use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
 /// GitHub refuses a job summary larger than 1 MiB; stay under it.
 const STEP_SUMMARY_LIMIT: usize = 1000 * 1024;
 
+/// A format of a run's report, as `--format` and `--report FORMAT=PATH` name
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ResultsFormat {
+    /// What the terminal shows.
+    Text,
+    /// The results document itself (what `run --json` prints).
+    Json,
+    /// JUnit XML.
+    Junit,
+    /// A Markdown summary.
+    Markdown,
+    /// A SARIF 2.1.0 log.
+    Sarif,
+    /// GitHub Actions annotations at each failing check's YAML line.
+    Github,
+    /// TAP version 14.
+    Tap,
+    /// A shields.io endpoint badge (JSON).
+    Badge,
+}
+
+/// A run's results in `format`; the text and the Markdown include the
+/// comparison with the baseline when there is one.
+pub fn render(
+    r: &Results,
+    format: ResultsFormat,
+    paint: Paint,
+    comparison: Option<&Comparison>,
+) -> String {
+    match format {
+        ResultsFormat::Text => {
+            let mut s = text::render(
+                r,
+                text::TextOptions {
+                    paint,
+                    all_checks: false,
+                },
+            );
+            if let Some(c) = comparison {
+                let cmp = text::comparison(c, paint);
+                if !cmp.is_empty() {
+                    s.push('\n');
+                    s.push_str(&cmp);
+                }
+            }
+            s
+        }
+        ResultsFormat::Json => format!("{}\n", r.to_json()),
+        ResultsFormat::Junit => junit::render(r),
+        ResultsFormat::Markdown => markdown::render_with(r, comparison),
+        ResultsFormat::Sarif => sarif::render(r),
+        ResultsFormat::Github => github::render(r),
+        ResultsFormat::Tap => tap::render(r),
+        ResultsFormat::Badge => badge::render(r),
+    }
+}
+
+/// `FORMAT=PATH` of a run's `--report`.
+pub fn results_report_target(s: &str) -> Result<(ResultsFormat, PathBuf), String> {
+    let (format, path) = s
+        .split_once('=')
+        .ok_or_else(|| format!("write it as FORMAT=PATH (e.g. junit=junit.xml), not `{s}`"))?;
+    let format = ResultsFormat::from_str(format, true).map_err(|_| {
+        format!("`{format}` is not a format: give one of text, json, junit, markdown, sarif, github, tap, badge")
+    })?;
+    if path.is_empty() {
+        return Err("the PATH of FORMAT=PATH is empty".into());
+    }
+    Ok((format, PathBuf::from(path)))
+}
+
 /// The report and baseline flags shared by `run`, `ci` and `report`.
 #[derive(Clone, Debug, Default, Args)]
 pub struct ReportFlags {
+    /// Write the run's report in FORMAT to PATH (repeatable): text, json,
+    /// junit, markdown, sarif, github, tap or badge. `--junit FILE` and the
+    /// other flags below are the same as `--report junit=FILE`.
+    #[arg(long = "report", value_name = "FORMAT=PATH", value_parser = results_report_target)]
+    pub reports: Vec<(ResultsFormat, PathBuf)>,
+
     /// Write a JUnit XML report to FILE (pass@k/pass^k, scores and metrics
     /// as <properties>).
     #[arg(long, value_name = "FILE")]
@@ -95,6 +174,7 @@ impl ReportFlags {
             save_baseline: self.save_baseline.clone(),
             baseline: self.baseline.clone(),
             step_summary,
+            reports: self.reports.clone(),
         }
     }
 
@@ -123,6 +203,8 @@ pub struct ReportOptions {
     pub baseline: Option<PathBuf>,
     /// Append the Markdown summary to `$GITHUB_STEP_SUMMARY` (when set).
     pub step_summary: bool,
+    /// `--report FORMAT=PATH`.
+    pub reports: Vec<(ResultsFormat, PathBuf)>,
 }
 
 /// What writing the reports found out.
@@ -235,6 +317,10 @@ fn write_reports_to(
         let mut text = Baseline::of(results).to_json();
         text.push('\n');
         files.push((p, "baseline", text));
+    }
+    for (format, p) in &opts.reports {
+        let text = render(results, *format, Paint::Plain, comparison);
+        files.push((p, "report", text));
     }
     for (path, what, text) in files {
         if let Err(e) = write_file(path, &text) {

@@ -209,7 +209,7 @@ fn sarif_and_markdown_reports() {
     let (code, out, _) = run_mcpcheck(&["probe", "--url", &server.url, "--format", "markdown"]);
     assert_eq!(code, Some(1));
     assert!(out.starts_with("### mcpcheck probe"), "{out}");
-    assert!(out.contains("| H101 | high | origin |"), "{out}");
+    assert!(out.contains("| origin | probe | H101 | high |"), "{out}");
 }
 
 #[test]

@@ -72,11 +72,11 @@ fn a_pinned_surface_checks_clean_and_changes_are_classified() {
     ]);
     assert_eq!(code, Some(1), "{out}");
     assert!(
-        out.contains("suspicious  tool echo: its `description` changed"),
+        out.contains("tool echo\n  L201 suspicious  /description  its `description` changed"),
         "{out}"
     );
     assert!(
-        out.contains("breaking    tool retired: the tool was removed"),
+        out.contains("tool retired\n  L101 breaking  the tool was removed"),
         "{out}"
     );
 
@@ -144,7 +144,7 @@ fn ci_with_a_lock_fails_on_a_rug_pull_and_passes_on_the_pinned_server() {
     assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("1 passed"), "{out}");
     assert!(
-        out.contains("suspicious  tool echo: its `description` changed"),
+        out.contains("tool echo\n  L201 suspicious  /description  its `description` changed"),
         "{out}"
     );
     assert!(err.contains("differs from the lockfile"), "{err}");
@@ -176,7 +176,13 @@ fn ci_with_a_lock_fails_on_a_rug_pull_and_passes_on_the_pinned_server() {
     let log: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
     let results = log["runs"][0]["results"].as_array().expect("results");
     assert_eq!(results.len(), 1, "{out}");
-    assert_eq!(results[0]["ruleId"], "lock-suspicious");
+    assert_eq!(results[0]["ruleId"], "L201");
+    let rules = log["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules");
+    let index = results[0]["ruleIndex"].as_u64().expect("ruleIndex") as usize;
+    // The rule's earlier SARIF id stays known as its alias.
+    assert_eq!(rules[index]["properties"]["aliases"][0], "lock-suspicious");
     assert!(
         results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             .as_str()

@@ -186,8 +186,8 @@ fn conformance_runs_the_authorization_checks_too() {
         "the document's verdict is the run's"
     );
     assert!(report["revisions"].is_array(), "{report}");
-    // JUnit and SARIF hold the protocol rules only: --auth is refused there,
-    // never appended as text that breaks the document.
+    // JUnit and SARIF carry the authorization findings too: one report in
+    // every format of the output contract.
     for format in ["junit", "sarif"] {
         let (code, out, err) = run_mcpcheck(&[
             "conformance",
@@ -197,10 +197,7 @@ fn conformance_runs_the_authorization_checks_too() {
             "--format",
             format,
         ]);
-        assert_eq!(code, Some(2), "{out}{err}");
-        assert!(
-            err.contains("mcpcheck probe --url URL --auth --format sarif"),
-            "{err}"
-        );
+        assert_eq!(code, Some(1), "{out}{err}");
+        assert!(out.contains("H404"), "{format}: {out}");
     }
 }

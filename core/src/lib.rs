@@ -13,10 +13,12 @@
 pub mod api;
 pub mod baseline;
 pub mod capture;
+pub mod config;
 pub mod coverage;
 pub mod diag;
 pub mod error;
 pub mod expect;
+pub mod findings;
 pub mod gate;
 pub mod generate;
 pub mod http_probe;

@@ -22,15 +22,16 @@
 //!   version it stops offering is breaking, changed `instructions` (read by
 //!   the model) suspicious, a new capability or version or another
 //!   `serverInfo.version` compatible.
-//! * [`Lock::to_json`], [`Lock::from_json`], [`json`], [`text`],
-//!   [`markdown`]; [`passed`]: no breaking and no suspicious change.
+//! * [`Lock::to_json`], [`Lock::from_json`]; [`report`], the diff as a
+//!   findings report (rules `L101` breaking, `L201` suspicious, `L301`
+//!   compatible); [`passed`]: no breaking and no suspicious change.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::error::DocError;
-use crate::report::markdown::escape;
+use crate::findings::{Family, Finding, ItemKind, Level, Location, Report, RuleInfo, Severity};
 
 /// The version of the lockfile and of the diff's JSON.
 pub const LOCK_VERSION: u32 = 1;
@@ -564,139 +565,114 @@ fn count(changes: &[Change], class: Class) -> usize {
     changes.iter().filter(|c| c.class == class).count()
 }
 
-/// The diff's JSON: `{"version", "changes": [{"class", "kind", "name",
-/// "what", "field"}], "breaking", "suspicious", "compatible"}`.
-pub fn json(changes: &[Change]) -> String {
-    let doc = json!({
-        "version": LOCK_VERSION,
-        "changes": changes,
-        "breaking": count(changes, Class::Breaking),
-        "suspicious": count(changes, Class::Suspicious),
-        "compatible": count(changes, Class::Compatible),
-    });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    text.push('\n');
-    text
-}
+const BASE: RuleInfo = RuleInfo {
+    code: "",
+    family: Family::Lock,
+    level: Level::Error,
+    severity: Severity::High,
+    title: "",
+    rationale: "",
+    source: "",
+    fix: "",
+    category: "",
+    aliases: &[],
+};
 
-fn totals(changes: &[Change]) -> String {
-    format!(
-        "{} breaking, {} suspicious, {} compatible",
-        count(changes, Class::Breaking),
-        count(changes, Class::Suspicious),
-        count(changes, Class::Compatible)
-    )
-}
-
-fn class_name(c: Class) -> &'static str {
-    match c {
-        Class::Breaking => "breaking",
-        Class::Suspicious => "suspicious",
-        Class::Compatible => "compatible",
-    }
-}
-
-/// The SARIF rule of each class, in [`Class`] order.
-const SARIF_RULES: [(Class, &str, &str, &str, &str); 3] = [
-    (
-        Class::Breaking,
-        "lock-breaking",
-        "A breaking change to the pinned surface",
-        "An item was removed, or a tool gained a required parameter, lost one, changed a type, narrowed an enum or changed its outputSchema: a client written against the pinned surface breaks.",
-        "error",
-    ),
-    (
-        Class::Suspicious,
-        "lock-suspicious",
-        "What the model reads changed while the name stayed",
-        "A description, title, annotation or parameter description changed while the item kept its name: how a rug pull looks from outside. Review it, then accept it with `mcpcheck lock --write`.",
-        "error",
-    ),
-    (
-        Class::Compatible,
-        "lock-compatible",
-        "A compatible change to the pinned surface",
-        "Something was added that nothing depended on (a new item, a new optional parameter).",
-        "note",
-    ),
+/// The lock family: one rule per [`Class`], in its order.
+pub const RULES: [RuleInfo; 3] = [
+    RuleInfo {
+        code: "L101",
+        title: "A breaking change to the pinned surface",
+        rationale: "An item was removed, or a tool gained a required parameter, lost one, changed a type, narrowed an enum or changed its outputSchema: a client written against the pinned surface breaks.",
+        source: "mcpcheck lock; MCP 2025-11-25 server/tools §List Changed Notification",
+        fix: "Restore what clients rely on, or release the change as breaking and pin it with `mcpcheck lock --write` once clients are updated.",
+        category: "breaking",
+        aliases: &["lock-breaking"],
+        ..BASE
+    },
+    RuleInfo {
+        code: "L201",
+        title: "What the model reads changed while the name stayed",
+        rationale: "A description, title, annotation or parameter description changed while the item kept its name: how a rug pull looks from outside.",
+        source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (rug pulls, 2025)",
+        fix: "Review the change; when it is intended, accept it with `mcpcheck lock --write`.",
+        category: "suspicious",
+        aliases: &["lock-suspicious"],
+        ..BASE
+    },
+    RuleInfo {
+        code: "L301",
+        level: Level::Note,
+        severity: Severity::Info,
+        title: "A compatible change to the pinned surface",
+        rationale: "Something was added that nothing depended on (a new item, a new optional parameter).",
+        source: "mcpcheck lock",
+        fix: "Nothing to fix; pin it with `mcpcheck lock --write` to keep the lockfile current.",
+        category: "compatible",
+        aliases: &["lock-compatible"],
+        ..BASE
+    },
 ];
 
-/// SARIF 2.1.0 for code-scanning views: one result per change, at the
-/// lockfile (`artifact`, when given) and the item by kind and name.
-pub fn sarif(changes: &[Change], artifact: Option<&str>) -> String {
-    use crate::report::sarif::{catalogue_log, item_location};
-    let rules: Vec<Value> = SARIF_RULES
-        .iter()
-        .map(|(_, id, short, full, level)| {
-            json!({
-                "id": id,
-                "name": id,
-                "shortDescription": { "text": short },
-                "fullDescription": { "text": full },
-                "defaultConfiguration": { "level": level },
-            })
-        })
-        .collect();
-    let results: Vec<Value> = changes
-        .iter()
-        .map(|c| {
-            let index = SARIF_RULES
-                .iter()
-                .position(|r| r.0 == c.class)
-                .unwrap_or_default();
-            let (_, id, _, _, level) = SARIF_RULES[index];
-            let qualified = format!("{}/{}{}", c.kind, c.name, c.field);
-            json!({
-                "ruleId": id,
-                "ruleIndex": index,
-                "level": level,
-                "message": { "text": format!("{} {}: {}", c.kind, c.name, c.what) },
-                "locations": [item_location(&c.name, &qualified, &c.kind, artifact)],
-                "properties": { "class": class_name(c.class), "kind": c.kind, "item": c.name, "pointer": c.field },
-            })
-        })
-        .collect();
-    catalogue_log("mcpcheck lock", rules, results)
+impl Class {
+    /// The class's rule.
+    pub fn rule(self) -> &'static RuleInfo {
+        &RULES[self as usize]
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Class::Breaking => "breaking",
+            Class::Suspicious => "suspicious",
+            Class::Compatible => "compatible",
+        }
+    }
 }
 
-/// One line per change, then the totals.
-pub fn text(changes: &[Change]) -> String {
-    if changes.is_empty() {
-        return "the surface matches the lockfile\n".to_string();
+/// The kind of a lock item as the findings name it.
+fn item_kind(kind: &str) -> ItemKind {
+    match kind {
+        "tool" => ItemKind::Tool,
+        "prompt" => ItemKind::Prompt,
+        "resource" => ItemKind::Resource,
+        "template" => ItemKind::ResourceTemplate,
+        _ => ItemKind::Server,
     }
-    let mut out = String::new();
-    for c in changes {
-        out.push_str(&format!(
-            "{:<11} {} {}: {}\n",
-            class_name(c.class),
-            c.kind,
-            crate::diag::terminal_safe(&c.name),
-            c.what
-        ));
-    }
-    out.push_str(&totals(changes));
-    out.push('\n');
-    out
 }
 
-/// A table for a pull request or a job summary.
-pub fn markdown(changes: &[Change]) -> String {
-    let mark = if passed(changes) { "✅" } else { "❌" };
-    let mut out = format!("### {mark} Surface lock: {}\n\n", totals(changes));
-    if changes.is_empty() {
-        return out;
-    }
-    out.push_str("| change | item | what |\n|---|---|---|\n");
+/// The diff as a findings report about `lockfile`: one finding per change,
+/// and the diff's own JSON contract (`changes`, `breaking`, `suspicious`,
+/// `compatible`) beside them.
+pub fn report(changes: &[Change], lockfile: &str) -> Report {
+    let mut r = Report::new("lock", lockfile);
+    r.artifact = Some(lockfile.to_string());
     for c in changes {
-        out.push_str(&format!(
-            "| {} | {} {} | {} |\n",
-            class_name(c.class),
-            c.kind,
-            escape(&c.name),
-            escape(&c.what)
+        let mut location = Location::item(item_kind(&c.kind), c.name.clone());
+        if !c.field.is_empty() {
+            location.pointer = Some(c.field.clone());
+        }
+        r.findings
+            .push(Finding::new(c.class.rule(), location, c.what.clone()));
+    }
+    if changes.is_empty() {
+        r.summary
+            .push("the surface matches the lockfile".to_string());
+    } else {
+        r.summary.push(format!(
+            "{} breaking, {} suspicious, {} compatible",
+            count(changes, Class::Breaking),
+            count(changes, Class::Suspicious),
+            count(changes, Class::Compatible)
         ));
     }
-    out
+    r.set_extra(
+        "changes",
+        serde_json::to_value(changes).unwrap_or(Value::Null),
+    );
+    for class in [Class::Breaking, Class::Suspicious, Class::Compatible] {
+        r.set_extra(class.as_str(), json!(count(changes, class)));
+    }
+    r
 }
 
 #[cfg(test)]
@@ -909,18 +885,18 @@ mod tests {
             &["a", "b"],
         )]);
         let changes = diff(&old, &new);
-        let log: Value =
-            serde_json::from_str(&sarif(&changes, Some("mcp-lock.json"))).expect("JSON");
+        let log: Value = serde_json::from_str(&crate::findings::render::sarif::render(&report(
+            &changes,
+            "mcp-lock.json",
+        )))
+        .expect("JSON");
         let results = log["runs"][0]["results"].as_array().expect("results");
         assert_eq!(results.len(), changes.len());
         let ids: Vec<&str> = results
             .iter()
             .filter_map(|r| r["ruleId"].as_str())
             .collect();
-        assert!(
-            ids.contains(&"lock-breaking") && ids.contains(&"lock-suspicious"),
-            "{ids:?}"
-        );
+        assert!(ids.contains(&"L101") && ids.contains(&"L201"), "{ids:?}");
         assert_eq!(
             results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
             "mcp-lock.json"
@@ -975,8 +951,13 @@ mod tests {
                 (Class::Breaking, "its `mimeType` changed"),
             ]
         );
-        assert!(json(&changes).contains("\"breaking\": 2"));
-        assert!(markdown(&changes).contains("| breaking | prompt p |"));
-        assert!(text(&changes).ends_with("2 breaking, 0 suspicious, 0 compatible\n"));
+        let r = report(&changes, "mcp-lock.json");
+        use crate::findings::render;
+        assert!(render::json::render(&r).contains("\"breaking\": 2"));
+        assert!(render::markdown::render(&r).contains("| p | prompt | L101 | breaking |"));
+        assert!(
+            render::text::render(&r, crate::diag::Paint::Plain)
+                .contains("2 breaking, 0 suspicious, 0 compatible\n")
+        );
     }
 }

@@ -396,9 +396,9 @@ fn truncations_and_mutations_never_panic() {
         if let Ok(report) = checker.check_text(&mutated) {
             parsed += 1;
             let _ = invariants::render_json(&report);
-            let _ = invariants::render_text(&report, &[]);
+            let _ = as_text(&invariants::report(&report, &[], "capture.json"));
             if let Ok((report, exercised)) = invariants::check_text_exercised(&mutated) {
-                let _ = invariants::render_text(&report, &exercised);
+                let _ = as_text(&invariants::report(&report, &exercised, "capture.json"));
             }
         }
     }
@@ -422,4 +422,9 @@ fn methods_are_recognised_however_they_are_spelled() {
     assert!(!custom.request.method_is("tools/call"));
     assert!(odd.request.has_method() && odd.request.method().is_none());
     assert!(!odd.request.method_is("7"));
+}
+
+/// The findings report of a capture as text, as `mcpcheck invariants` prints it.
+fn as_text(report: &mcpcheck_core::findings::Report) -> String {
+    mcpcheck_core::findings::render::text::render(report, mcpcheck_core::diag::Paint::Plain)
 }

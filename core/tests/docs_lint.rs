@@ -5,45 +5,9 @@
 // Tests read their fixture files; the no-I/O rule is for the library itself.
 #![allow(clippy::disallowed_methods)]
 
-use mcpcheck_core::lint;
-
 fn doc() -> String {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/lint.md");
     std::fs::read_to_string(path).expect("docs/lint.md")
-}
-
-fn section<'a>(doc: &'a str, name: &str) -> &'a str {
-    let start = doc
-        .find(&format!("<!-- {name}:start"))
-        .and_then(|at| doc[at..].find('\n').map(|nl| at + nl + 1))
-        .unwrap_or_else(|| panic!("no {name}:start marker"));
-    let end = doc
-        .find(&format!("<!-- {name}:end -->"))
-        .unwrap_or_else(|| panic!("no {name}:end marker"));
-    &doc[start..end]
-}
-
-#[test]
-fn the_rules_table_matches_the_catalogue() {
-    let doc = doc();
-    let mut table = String::from(
-        "| Code | Severity | Title | What it catches | Source |\n|---|---|---|---|---|\n",
-    );
-    for rule in lint::rules() {
-        table.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            rule.code,
-            rule.severity.as_str(),
-            rule.title,
-            rule.rationale,
-            rule.source
-        ));
-    }
-    assert_eq!(
-        section(&doc, "rules"),
-        table,
-        "regenerate the rules table in docs/lint.md"
-    );
 }
 
 #[test]

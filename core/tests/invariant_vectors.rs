@@ -153,7 +153,7 @@ fn every_rule_has_a_breaking_and_a_holding_vector() {
             breaks.insert(rule);
         }
     }
-    let mut wanted: Vec<String> = invariants::rules().map(|r| r.id.to_string()).collect();
+    let mut wanted: Vec<String> = invariants::rules().map(|r| r.code.to_string()).collect();
     wanted.extend(
         invariants::HAZARDS
             .iter()

@@ -57,7 +57,7 @@ fn run(vector: &Value) -> Result<Vec<Finding>, String> {
 fn brief(findings: &[Finding]) -> Vec<Value> {
     findings
         .iter()
-        .map(|f| json!({ "code": f.code, "field": f.field, "item": f.item }))
+        .map(|f| json!({ "code": f.code(), "field": f.field(), "item": f.item() }))
         .collect()
 }
 
@@ -109,7 +109,15 @@ fn every_vector_gives_its_findings() {
             } else {
                 let lines: Vec<String> = findings
                     .iter()
-                    .map(|f| format!("    {} {} {} — {}", f.code, f.item, f.field, f.message))
+                    .map(|f| {
+                        format!(
+                            "    {} {} {} — {}",
+                            f.code(),
+                            f.item(),
+                            f.field(),
+                            f.message
+                        )
+                    })
                     .collect();
                 failures.push(format!(
                     "{name}: expected {}\n  got:\n{}",
@@ -127,12 +135,12 @@ fn every_vector_gives_its_findings() {
             }
         }
         for f in &findings {
-            assert!(!f.message.is_empty(), "{name}: {} has no message", f.code);
+            assert!(!f.message.is_empty(), "{name}: {} has no message", f.code());
             assert!(
-                f.field.is_empty() || f.field.starts_with('/'),
+                f.field().is_empty() || f.field().starts_with('/'),
                 "{name}: {} field {:?} is not a JSON pointer",
-                f.code,
-                f.field
+                f.code(),
+                f.field()
             );
         }
     }
@@ -158,16 +166,16 @@ fn findings_point_at_fields_of_the_document() {
                 &vector["listing"],
                 vector.get("second_listing").unwrap_or(&Value::Null),
             ];
-            let parent = f.field.rsplit_once('/').map_or("", |(p, _)| p);
+            let parent = f.field().rsplit_once('/').map_or("", |(p, _)| p);
             let resolves = documents
                 .iter()
-                .any(|d| d.pointer(&f.field).is_some() || d.pointer(parent).is_some());
+                .any(|d| d.pointer(f.field()).is_some() || d.pointer(parent).is_some());
             assert!(
                 resolves,
                 "{}: {} points at {} outside the document",
                 path.display(),
-                f.code,
-                f.field
+                f.code(),
+                f.field()
             );
         }
     }

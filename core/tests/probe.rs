@@ -11,6 +11,7 @@
 
 use mcpcheck_core::Facts;
 use mcpcheck_core::diag::Paint;
+use mcpcheck_core::findings::render::Format;
 use mcpcheck_core::generate::Server;
 use mcpcheck_core::observation::{self, Method};
 use mcpcheck_core::probe::{
@@ -779,7 +780,8 @@ fn the_audit_report() {
     let r = audit_fixture();
     assert_eq!(r.score, 57, "4 fine of 7 called");
     assert!(!probe::audit_passed(&r));
-    let json: Value = serde_json::from_str(&probe::audit_json(&r)).unwrap();
+    let json: Value =
+        serde_json::from_str(&render(&probe::audit_findings(&r), Format::Json)).unwrap();
     assert_eq!(json["version"], 1);
     assert_eq!(json["transport"], "stdio");
     assert_eq!(json["results"][7]["input"], Value::Null);
@@ -790,11 +792,26 @@ fn the_audit_report() {
     assert!(json["results"][0].get("stderr").is_none());
     let back: AuditReport = serde_json::from_value(json).unwrap();
     assert_eq!(back, r);
-    insta::assert_snapshot!("audit_json", probe::audit_json(&r));
-    insta::assert_snapshot!("audit_text", probe::audit_text(&r, Paint::Plain));
-    insta::assert_snapshot!("audit_markdown", probe::audit_markdown(&r));
-    insta::assert_snapshot!("audit_sarif", probe::audit_sarif(&r, Some("mcp.json")));
-    insta::assert_snapshot!("audit_junit", probe::audit_junit(&r));
+    insta::assert_snapshot!(
+        "audit_json",
+        render(&probe::audit_findings(&r), Format::Json)
+    );
+    insta::assert_snapshot!(
+        "audit_text",
+        render(&probe::audit_findings(&r), Format::Text)
+    );
+    insta::assert_snapshot!(
+        "audit_markdown",
+        render(&probe::audit_findings(&r), Format::Markdown)
+    );
+    insta::assert_snapshot!(
+        "audit_sarif",
+        render(&probe::audit_findings(&r), Format::Sarif)
+    );
+    insta::assert_snapshot!(
+        "audit_junit",
+        render(&probe::audit_findings(&r), Format::Junit)
+    );
     let fine = AuditReport::new(
         "s",
         Transport::Http,
@@ -920,16 +937,31 @@ fn the_fuzz_report_is_the_same_for_the_same_seed() {
     let tools = fuzz_tools();
     let a = fuzz_run(&tools, 42, 40);
     let b = fuzz_run(&tools, 42, 40);
-    assert_eq!(probe::fuzz_json(&a), probe::fuzz_json(&b));
     assert_eq!(
-        probe::fuzz_text(&a, Paint::Plain),
-        probe::fuzz_text(&b, Paint::Plain)
+        render(&probe::fuzz_findings(&a), Format::Json),
+        render(&probe::fuzz_findings(&b), Format::Json)
     );
-    assert_eq!(probe::fuzz_sarif(&a, None), probe::fuzz_sarif(&b, None));
-    assert_eq!(probe::fuzz_junit(&a), probe::fuzz_junit(&b));
-    assert_eq!(probe::fuzz_markdown(&a), probe::fuzz_markdown(&b));
+    assert_eq!(
+        render(&probe::fuzz_findings(&a), Format::Text),
+        render(&probe::fuzz_findings(&b), Format::Text)
+    );
+    assert_eq!(
+        render(&probe::fuzz_findings(&a), Format::Sarif),
+        render(&probe::fuzz_findings(&b), Format::Sarif)
+    );
+    assert_eq!(
+        render(&probe::fuzz_findings(&a), Format::Junit),
+        render(&probe::fuzz_findings(&b), Format::Junit)
+    );
+    assert_eq!(
+        render(&probe::fuzz_findings(&a), Format::Markdown),
+        render(&probe::fuzz_findings(&b), Format::Markdown)
+    );
     let c = fuzz_run(&tools, 43, 40);
-    assert_ne!(probe::fuzz_json(&a), probe::fuzz_json(&c));
+    assert_ne!(
+        render(&probe::fuzz_findings(&a), Format::Json),
+        render(&probe::fuzz_findings(&c), Format::Json)
+    );
     assert!(!probe::fuzz_passed(&a));
     let s = &a.summary;
     assert_eq!((s.tools, s.tools_skipped), (3, 1));
@@ -947,7 +979,8 @@ fn the_fuzz_report_is_the_same_for_the_same_seed() {
     assert_eq!(crash.status, Status::Crash);
     assert_eq!(crash.input.to_json(), json!({"message": "A".repeat(200)}));
     assert!(crash.shrunk_from.is_some());
-    let back: FuzzReport = serde_json::from_str(&probe::fuzz_json(&a)).unwrap();
+    let back: FuzzReport =
+        serde_json::from_str(&render(&probe::fuzz_findings(&a), Format::Json)).unwrap();
     assert_eq!(back, a);
 }
 
@@ -955,14 +988,20 @@ fn the_fuzz_report_is_the_same_for_the_same_seed() {
 fn fuzz_report_snapshots() {
     let tools: Vec<Value> = fuzz_tools().into_iter().skip(1).collect();
     let r = fuzz_run(&tools, 7, 24);
-    insta::assert_snapshot!("fuzz_json", probe::fuzz_json(&r));
-    insta::assert_snapshot!("fuzz_text", probe::fuzz_text(&r, Paint::Plain));
-    insta::assert_snapshot!("fuzz_markdown", probe::fuzz_markdown(&r));
+    insta::assert_snapshot!("fuzz_json", render(&probe::fuzz_findings(&r), Format::Json));
+    insta::assert_snapshot!("fuzz_text", render(&probe::fuzz_findings(&r), Format::Text));
+    insta::assert_snapshot!(
+        "fuzz_markdown",
+        render(&probe::fuzz_findings(&r), Format::Markdown)
+    );
     insta::assert_snapshot!(
         "fuzz_sarif",
-        probe::fuzz_sarif(&r, Some("servers/add.json"))
+        render(&probe::fuzz_findings(&r), Format::Sarif)
     );
-    insta::assert_snapshot!("fuzz_junit", probe::fuzz_junit(&r));
+    insta::assert_snapshot!(
+        "fuzz_junit",
+        render(&probe::fuzz_findings(&r), Format::Junit)
+    );
 }
 
 #[test]
@@ -1338,4 +1377,9 @@ fn a_regression_test_for_every_fuzz_case_loads_and_sends_the_case() {
             }
         }
     }
+}
+
+/// A findings report in `format`, as the CLI prints it.
+fn render(report: &mcpcheck_core::findings::Report, format: Format) -> String {
+    mcpcheck_core::findings::render::render(report, format, Paint::Plain).unwrap_or_default()
 }

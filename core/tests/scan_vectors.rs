@@ -64,7 +64,7 @@ fn run(vector: &Value) -> Result<Vec<Finding>, String> {
 fn brief(findings: &[Finding]) -> Vec<Value> {
     findings
         .iter()
-        .map(|f| json!({ "code": f.code, "field": f.field, "item": f.item, "server": f.server }))
+        .map(|f| json!({ "code": f.code(), "field": f.field(), "item": f.item(), "server": f.server() }))
         .collect()
 }
 
@@ -116,7 +116,12 @@ fn scan_every_vector_gives_its_findings() {
                     .map(|f| {
                         format!(
                             "    {} {} {} {} — {} [{}]",
-                            f.code, f.server, f.item, f.field, f.message, f.evidence
+                            f.code(),
+                            f.server(),
+                            f.item(),
+                            f.field(),
+                            f.message,
+                            f.evidence
                         )
                     })
                     .collect();
@@ -128,11 +133,11 @@ fn scan_every_vector_gives_its_findings() {
             }
         }
         for f in &findings {
-            assert!(!f.message.is_empty(), "{name}: {} has no message", f.code);
+            assert!(!f.message.is_empty(), "{name}: {} has no message", f.code());
             assert!(
                 f.evidence.chars().count() <= 121,
                 "{name}: {} evidence too long",
-                f.code
+                f.code()
             );
         }
     }
@@ -156,22 +161,24 @@ fn scan_findings_point_at_fields_and_spans_at_evidence() {
         for f in findings {
             let (_, listing) = servers
                 .iter()
-                .find(|(label, _)| *label == f.server)
-                .unwrap_or_else(|| panic!("{}: unknown server {}", path.display(), f.server));
-            let target = listing.pointer(&f.field).unwrap_or_else(|| {
+                .find(|(label, _)| *label == f.server())
+                .unwrap_or_else(|| panic!("{}: unknown server {}", path.display(), f.server()));
+            let target = listing.pointer(f.field()).unwrap_or_else(|| {
                 panic!(
                     "{}: {} points at {} outside the listing",
                     path.display(),
-                    f.code,
-                    f.field
+                    f.code(),
+                    f.field()
                 )
             });
-            let Some((start, end)) = f.span else { continue };
+            let Some((start, end)) = f.location.span else {
+                continue;
+            };
             // A span is in the field's string, or in the property's name.
             let text = match target {
                 Value::String(s) => s.clone(),
                 _ => f
-                    .field
+                    .field()
                     .rsplit('/')
                     .next()
                     .unwrap_or("")
@@ -182,17 +189,17 @@ fn scan_findings_point_at_fields_and_spans_at_evidence() {
                 panic!(
                     "{}: {} span {start}..{end} out of its text",
                     path.display(),
-                    f.code
+                    f.code()
                 )
             });
             assert!(
                 !part.is_empty(),
                 "{}: {} has an empty span",
                 path.display(),
-                f.code
+                f.code()
             );
             // Secrets are shown redacted, names with every non-ASCII letter escaped.
-            if !["S602", "S201", "S202"].contains(&f.code) {
+            if !["S602", "S201", "S202"].contains(&f.code()) {
                 let shown = f.evidence.trim_end_matches('…');
                 let escaped: String = part
                     .chars()
@@ -210,7 +217,7 @@ fn scan_findings_point_at_fields_and_spans_at_evidence() {
                     escaped.starts_with(shown),
                     "{}: {} evidence {:?} is not its span {:?}",
                     path.display(),
-                    f.code,
+                    f.code(),
                     f.evidence,
                     escaped
                 );
@@ -293,8 +300,8 @@ fn scan_catches_the_poisoned_corpus_and_not_the_benign_one() {
                 benign += 1;
                 let high: Vec<&str> = findings
                     .iter()
-                    .filter(|f| f.severity == Severity::High)
-                    .map(|f| f.code)
+                    .filter(|f| f.severity() == Severity::High)
+                    .map(|f| f.code())
                     .collect();
                 assert!(
                     high.is_empty(),
@@ -334,10 +341,13 @@ fn scan_real_server_listings_give_their_reviewed_findings_and_no_high_one() {
         let findings = scan::scan_listings(&[(name.clone(), read(path))], &options)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(
-            findings.iter().all(|f| f.severity != Severity::High),
+            findings.iter().all(|f| f.severity() != Severity::High),
             "{name}: a high finding on a real server: {findings:?}"
         );
-        let got: Vec<Value> = findings.iter().map(|f| json!([f.code, f.item])).collect();
+        let got: Vec<Value> = findings
+            .iter()
+            .map(|f| json!([f.code(), f.item()]))
+            .collect();
         assert_eq!(Some(&Value::Array(got)), expected.get(&name), "{name}");
     }
 }

@@ -143,8 +143,15 @@ fn schema_findings(capture: &Value) -> Vec<String> {
         .sessions
         .iter()
         .flat_map(|s| &s.findings)
-        .filter(|f| f.rule.category() == "schema")
-        .map(|f| format!("{} exchange {:?}: {}", f.rule.id(), f.exchange, f.message))
+        .filter(|f| f.rule.category == "schema")
+        .map(|f| {
+            format!(
+                "{} exchange {:?}: {}",
+                f.code(),
+                f.location.exchange,
+                f.message
+            )
+        })
         .collect()
 }
 

@@ -470,8 +470,10 @@ pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
         lint::lint_listing(&listing, &options).map_err(|e| option_error(&e.to_string()))?;
     // Parsed from the CLI's own text, so the keys come in the documented
     // order and the report is what `mcpcheck lint --format json` prints.
-    let report = js_sys::JSON::parse(&lint::report::json(&findings)).unwrap_or(JsValue::NULL);
     let passed = lint::passed(&findings, options.strict);
+    let doc = lint::report(findings, options.strict, "listing");
+    let report = js_sys::JSON::parse(&mcpcheck_core::findings::render::json::render(&doc))
+        .unwrap_or(JsValue::NULL);
     let _ = js_sys::Reflect::set(&report, &"passed".into(), &JsValue::from_bool(passed));
     set_ok(&report, passed);
     Ok(report)
@@ -504,8 +506,10 @@ pub fn scan_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
         scan::scan_listings(&servers, &options).map_err(|e| option_error(&e.to_string()))?;
     // The CLI's own text, parsed: the report `mcpcheck scan --format json`
     // prints, key for key.
-    let report = js_sys::JSON::parse(&scan::report::json(&findings)).unwrap_or(JsValue::NULL);
     let passed = scan::passed(&findings, options.fail_on);
+    let doc = scan::report(findings, options.fail_on, &servers);
+    let report = js_sys::JSON::parse(&mcpcheck_core::findings::render::json::render(&doc))
+        .unwrap_or(JsValue::NULL);
     let _ = js_sys::Reflect::set(&report, &"passed".into(), &JsValue::from_bool(passed));
     set_ok(&report, passed);
     Ok(report)

@@ -6,15 +6,17 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use mcpcheck_core::findings::{Family, Note};
 use mcpcheck_core::probe::{
-    self, Arguments, AuditReport, AuditResult, ClassifyCx, ItemKind, Request, audit_passed,
+    self, Arguments, AuditReport, AuditResult, ClassifyCx, ItemKind, Request,
 };
 use serde_json::{Value, json};
 
 use crate::client::listing::Listings;
 use crate::error::{Result, verdict};
-use crate::output::{err, out, paint_for_stdout};
-use crate::probe::{ProbeArgs, Prober, ReportFormat, tool_params};
+use crate::output::err;
+use crate::probe::{ProbeArgs, Prober, tool_params};
+use crate::verdict::finish;
 
 /// How long one call may take, unless --timeout says otherwise.
 const AUDIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -30,7 +32,7 @@ const MAX_ITEMS: usize = 50;
 protocol_error (a JSON-RPC error where a result or a tool error belongs, e.g. -32603), \
 non_json_output, crash, timeout, schema_mismatch (structuredContent against outputSchema), \
 invalid_result (a result of the wrong shape), skipped (a tool that may write, without \
---include-writes). Documentation: docs/probe.md\n\nExit status: 0 nothing serious; 1 a crash, \
+--include-writes). Rules: `mcpcheck rules --family audit`.\n\nExit status: 0 nothing serious; 1 a crash, \
 hang, protocol error, non-JSON output, invalid result or schema mismatch, or the server could \
 not be reached; 2 a usage error."
 )]
@@ -55,7 +57,7 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
     let runtime = crate::error::runtime()?;
     let report = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
-        let report = audit(&mut prober, &args.probe).await;
+        let report = audit(&mut prober, args.probe.include_writes).await;
         prober.close().await;
         report
     });
@@ -69,19 +71,19 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
             return Ok(verdict(false));
         }
     };
-    out(&match args.probe.format {
-        ReportFormat::Text => probe::audit_text(&report, paint_for_stdout()),
-        ReportFormat::Json => probe::audit_json(&report),
-        ReportFormat::Sarif => probe::audit_sarif(&report, None),
-        ReportFormat::Junit => probe::audit_junit(&report),
-        ReportFormat::Markdown => probe::audit_markdown(&report),
-    });
-    if prober.restarts > 0 && args.probe.format == ReportFormat::Text {
-        err(&format!(
-            "mcpcheck audit: the server was started again {} after a crash or a hang\n",
+    let mut findings = probe::audit_findings(&report);
+    if prober.restarts > 0 {
+        findings.notes.push(Note::info(format!(
+            "the server was started again {} after a crash or a hang",
             mcpcheck_core::report::plural(prober.restarts, "time", "times")
-        ));
+        )));
     }
+    let code = finish(
+        findings,
+        args.probe.format,
+        &args.probe.findings,
+        &[Family::Audit],
+    )?;
     if let Some(dir) = &args.output {
         let server = crate::probe::server_of(&args.probe.target.endpoint()?)?;
         let plan = mcpcheck_core::generate::plan(
@@ -98,19 +100,21 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
             dir.display()
         ));
     }
-    Ok(verdict(audit_passed(&report)))
+    Ok(code)
 }
 
-async fn audit(
+/// Lists what the server offers and calls each item once (tools that may
+/// write only with `include_writes`): the audit, and the listings.
+pub(crate) async fn audit(
     prober: &mut Prober,
-    args: &ProbeArgs,
+    include_writes: bool,
 ) -> std::result::Result<(AuditReport, Listings), String> {
     let listings = prober.list().await?;
     let timeout_ms = Some(prober.timeout_ms());
     let mut results = Vec::new();
     for tool in &listings.tools {
         let name = tool["name"].as_str().unwrap_or_default();
-        if let Some(reason) = probe::write_risk(tool).filter(|_| !args.include_writes) {
+        if let Some(reason) = probe::write_risk(tool).filter(|_| !include_writes) {
             results.push(AuditResult::skipped(
                 ItemKind::Tool,
                 name,

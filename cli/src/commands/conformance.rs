@@ -43,7 +43,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+use mcpcheck_core::findings::{Family, Report};
 use mcpcheck_core::invariants::{self, RevisionOutcome};
 use serde_json::{Value, json};
 use tokio::time::Instant as Deadline;
@@ -53,8 +54,9 @@ use crate::client::handler::Mocks;
 use crate::client::listing::list_all;
 use crate::client::{Endpoint, Session};
 use crate::error::Result;
-use crate::output::{err, out};
+use crate::output::err;
 use crate::target::TargetArgs;
+use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 
 /// The handshake revision probed by default.
 const HANDSHAKE_VERSION: &str = "2025-11-25";
@@ -62,20 +64,6 @@ const HANDSHAKE_VERSION: &str = "2025-11-25";
 const STATELESS_VERSION: &str = "2026-07-28";
 /// A version no server supports, for the unsupported-version probe.
 const UNSUPPORTED_VERSION: &str = "2099-01-01";
-
-/// Output formats of a conformance report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ConformanceFormat {
-    /// Per revision: counts, findings, the rules not verified.
-    Text,
-    /// The same as JSON (`"version": 1`).
-    Json,
-    /// JUnit XML: a test suite per revision, a test case per rule (not
-    /// verified = skipped).
-    Junit,
-    /// SARIF 2.1.0: a result per finding.
-    Sarif,
-}
 
 /// Probe a live server with a fixed, read-only sequence of requests, in
 /// each protocol era it offers, and check each recorded session against
@@ -96,8 +84,11 @@ pub struct ConformanceArgs {
     capture_out: Option<PathBuf>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = ConformanceFormat::Text)]
-    format: ConformanceFormat,
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    format: FindingsFormat,
+
+    #[command(flatten)]
+    findings: FindingsArgs,
 
     /// How long each step may take.
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
@@ -122,18 +113,58 @@ fn parse_version(v: &str) -> std::result::Result<String, String> {
 const MAX_ITEMS: usize = 20;
 
 pub fn main(args: &ConformanceArgs) -> Result<ExitCode> {
-    if args.auth
-        && matches!(
-            args.format,
-            ConformanceFormat::Junit | ConformanceFormat::Sarif
-        )
-    {
-        return Err(crate::error::Error::Usage(
-            "--auth joins the text and JSON reports only; for JUnit or SARIF, run the authorization checks on their own: mcpcheck probe --url URL --auth --format sarif".into(),
-        ));
-    }
+    args.findings.selection()?;
     let endpoint = args.target.endpoint()?;
-    Ok(crate::error::runtime()?.block_on(probe_and_judge(args, &endpoint)))
+    let plan = Plan {
+        protocol_version: args.protocol_version.clone(),
+        timeout: args.timeout,
+        capture_out: args.capture_out.clone(),
+    };
+    let runtime = crate::error::runtime()?;
+    let report = runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
+        let mut report = match judge(&plan, &endpoint).await {
+            Ok(report) => report,
+            Err(message) => {
+                err(&format!("mcpcheck conformance: {message}\n"));
+                return None;
+            }
+        };
+        if let (Some(url), true) = (&args.target.url, args.auth) {
+            let client = args
+                .target
+                .auth
+                .auth_client_id
+                .clone()
+                .zip(args.target.auth.auth_client_secret.clone());
+            crate::commands::http_probe::add_authorization(
+                &mut report,
+                url,
+                &args.target.headers,
+                client,
+                args.timeout,
+            )
+            .await;
+        }
+        Some(report)
+    });
+    let Some(report) = report else {
+        return Ok(ExitCode::from(1));
+    };
+    let mut judged = vec![Family::Invariants];
+    if args.auth {
+        judged.push(Family::Http);
+    }
+    finish(report, args.format, &args.findings, &judged)
+}
+
+/// What to probe: which revision (both eras when none), each step's time,
+/// where to write the captures.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub protocol_version: Option<String>,
+    pub timeout: Duration,
+    pub capture_out: Option<PathBuf>,
 }
 
 /// One revision's recorded probe.
@@ -145,8 +176,10 @@ struct Probed {
     opened: bool,
 }
 
-async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCode {
-    crate::signals::clean_up_on_interrupt();
+/// Probes `endpoint` in each revision of `plan` and judges every session: the
+/// conformance report. The error names what could not be read back.
+pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Report, String> {
+    let args = plan;
     let both = args.protocol_version.is_none();
     let versions: Vec<String> = match &args.protocol_version {
         Some(v) => vec![v.clone()],
@@ -193,56 +226,18 @@ async fn probe_and_judge(args: &ConformanceArgs, endpoint: &Endpoint) -> ExitCod
         match invariants::judge_revision(&probed.version, &capture, probed.failure) {
             Ok(outcome) => outcomes.push(outcome),
             Err(d) => {
-                err(&format!(
-                    "mcpcheck conformance: the recorded {version} session is not a capture: {d:?}\n"
+                return Err(format!(
+                    "the recorded {version} session is not a capture: {d:?}"
                 ));
-                return ExitCode::from(1);
             }
         }
     }
     crate::client::stdio::reap_all().await;
-    let text = match args.format {
-        ConformanceFormat::Text => invariants::render_conformance_text(&label, &outcomes),
-        ConformanceFormat::Json => invariants::render_conformance_json(&label, &outcomes),
-        ConformanceFormat::Junit => invariants::render_conformance_junit(&label, &outcomes),
-        ConformanceFormat::Sarif => invariants::render_conformance_sarif(&label, &outcomes),
-    };
-    let (text, auth_passed) = match (&args.target.url, args.auth) {
-        (Some(url), true) => {
-            let client = args
-                .target
-                .auth
-                .auth_client_id
-                .clone()
-                .zip(args.target.auth.auth_client_secret.clone());
-            let json = args.format == ConformanceFormat::Json;
-            crate::commands::http_probe::authorization_report(
-                text,
-                url,
-                &args.target.headers,
-                client,
-                json,
-                args.timeout,
-            )
-            .await
-        }
-        _ => (text, true),
-    };
-    out(&text);
-    if !text.ends_with('\n') {
-        out("\n");
-    }
-    if invariants::conformance_passed(&outcomes) && auth_passed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    Ok(invariants::conformance_report(&label, &outcomes))
 }
 
-/// Render a revision's capture and keep it when `--capture-out` asks
-/// (`beside`: in the file named after the revision).
 fn write_capture(
-    args: &ConformanceArgs,
+    args: &Plan,
     label: &str,
     endpoint: &Endpoint,
     version: &str,

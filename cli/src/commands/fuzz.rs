@@ -8,16 +8,18 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use mcpcheck_core::findings::Family;
 use mcpcheck_core::generate::Server;
 use mcpcheck_core::probe::{
     self, Arguments, Classification, ClassifyCx, Finding, FuzzCase, FuzzReport, FuzzToolReport,
-    ItemKind, Request, fuzz_passed,
+    ItemKind, Request,
 };
 use serde_json::{Value, json};
 
 use crate::error::{Result, verdict};
-use crate::output::{err, out, paint_for_stdout};
-use crate::probe::{ProbeArgs, Prober, ReportFormat, server_of, tool_params};
+use crate::output::err;
+use crate::probe::{ProbeArgs, Prober, server_of, tool_params};
+use crate::verdict::finish;
 
 /// How long one call may take, unless --timeout says otherwise.
 const FUZZ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -33,37 +35,37 @@ const SHRINK_CALLS: usize = 100;
 -32602 for input its schema forbids) is healthy. Findings: crash, timeout, protocol_error \
 (e.g. -32603), non_json_output, invalid_result, schema_mismatch; accepted_invalid (input the \
 schema forbids answered as a success) is a warning. Same --seed, same inputs in the same \
-order, same report. Documentation: docs/probe.md\n\nExit status: 0 nothing serious; 1 a \
+order, same report. Rules: `mcpcheck rules --family fuzz`.\n\nExit status: 0 nothing serious; 1 a \
 serious finding, or the server could not be reached; 2 a usage error."
 )]
 pub struct FuzzArgs {
     #[command(flatten)]
-    probe: ProbeArgs,
+    pub(crate) probe: ProbeArgs,
 
     /// Cases per tool: the systematic ones first, then seeded random ones.
     #[arg(long, value_name = "N", default_value_t = 100)]
-    runs: usize,
+    pub(crate) runs: usize,
 
     /// The seed of the random cases.
     #[arg(long, value_name = "S", default_value_t = 1)]
-    seed: u64,
+    pub(crate) seed: u64,
 
     /// Fuzz only this tool (repeatable).
     #[arg(long = "tool", value_name = "NAME")]
-    tools: Vec<String>,
+    pub(crate) tools: Vec<String>,
 
     /// Write a regression test (our suite format) for every serious finding
     /// to DIR; an existing file is never overwritten without --force.
     #[arg(long, value_name = "DIR")]
-    output: Option<PathBuf>,
+    pub(crate) output: Option<PathBuf>,
 
     /// Overwrite files in --output.
     #[arg(long, requires = "output")]
-    force: bool,
+    pub(crate) force: bool,
 
     /// Report failures as found, without shrinking them.
     #[arg(long)]
-    no_shrink: bool,
+    pub(crate) no_shrink: bool,
 }
 
 pub fn main(args: &FuzzArgs) -> Result<ExitCode> {
@@ -83,21 +85,20 @@ pub fn main(args: &FuzzArgs) -> Result<ExitCode> {
             return Ok(verdict(false));
         }
     };
-    out(&match args.probe.format {
-        ReportFormat::Text => probe::fuzz_text(&report, paint_for_stdout()),
-        ReportFormat::Json => probe::fuzz_json(&report),
-        ReportFormat::Sarif => probe::fuzz_sarif(&report, None),
-        ReportFormat::Junit => probe::fuzz_junit(&report),
-        ReportFormat::Markdown => probe::fuzz_markdown(&report),
-    });
+    let code = finish(
+        probe::fuzz_findings(&report),
+        args.probe.format,
+        &args.probe.findings,
+        &[Family::Fuzz],
+    )?;
     if let Some(dir) = &args.output {
         write_regressions(dir, args.force, &server, &findings, &args.probe)?;
     }
-    Ok(verdict(fuzz_passed(&report)))
+    Ok(code)
 }
 
 /// A serious finding, kept to write its regression test.
-struct Kept {
+pub(crate) struct Kept {
     tool: String,
     arguments: Arguments,
     outcome: Classification,
@@ -106,7 +107,7 @@ struct Kept {
     output_schema: Option<Value>,
 }
 
-async fn fuzz(
+pub(crate) async fn fuzz(
     prober: &mut Prober,
     args: &FuzzArgs,
 ) -> std::result::Result<(FuzzReport, Vec<Kept>), String> {

@@ -20,7 +20,9 @@ use serde_json::{Value, json};
 use tokio::time::Instant;
 
 use crate::error::{Error, Result, verdict};
-use crate::output::{err, out, paint_for_stdout};
+use crate::output::err;
+use crate::verdict::{FindingsArgs, FindingsFormat, finish};
+use mcpcheck_core::findings::Family;
 
 /// The protocol revision asked for at `initialize`.
 const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -34,14 +36,6 @@ const MAX_PAGES: usize = 20;
 /// How many sessions the session-id probe opens in all (the first one
 /// included), as the H501 rule judges them.
 const SESSIONS: usize = 3;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ProbeFormat {
-    Text,
-    Json,
-    Sarif,
-    Markdown,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum FailOn {
@@ -81,8 +75,11 @@ pub struct ProbeArgs {
     tools: Vec<String>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = ProbeFormat::Text)]
-    format: ProbeFormat,
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    format: FindingsFormat,
+
+    #[command(flatten)]
+    findings: FindingsArgs,
 
     /// The least severe finding that fails the probe.
     #[arg(long, value_enum, default_value_t = FailOn::High)]
@@ -132,6 +129,7 @@ pub fn main(args: &ProbeArgs) -> Result<ExitCode> {
         fail_on,
     };
     http_probe::skipped(&options).map_err(|e| Error::Usage(e.to_string()))?;
+    args.findings.selection()?;
     let url = check_url(&args.url)?;
     let headers = header_map(&args.headers)?;
     let prober = Prober::new(url.clone(), headers, args.timeout)?;
@@ -153,58 +151,60 @@ pub fn main(args: &ProbeArgs) -> Result<ExitCode> {
     };
     let findings =
         http_probe::judge(&observations, &options).map_err(|e| Error::Usage(e.to_string()))?;
-    out(&match args.format {
-        ProbeFormat::Text => http_probe::report::text(&url, &findings, paint_for_stdout()),
-        ProbeFormat::Json => http_probe::report::json(&url, &findings),
-        ProbeFormat::Sarif => http_probe::report::sarif(&url, &findings),
-        ProbeFormat::Markdown => http_probe::report::markdown(&url, &findings),
-    });
-    Ok(verdict(http_probe::passed(&findings, fail_on)))
+    let report = http_probe::report(url.as_str(), findings, fail_on);
+    finish(report, args.format, &args.findings, &[Family::Http])
 }
 
-/// The authorization checks alone, for `mcpcheck conformance --auth`: the
-/// request without credentials (H401 to H403) and the `--auth` probes
-/// (H404 to H409) against `url`, merged into a conformance report: as an
-/// `authorization` member of a JSON one (`json`), else appended as text.
-/// Returns the report and whether no finding is `high`.
-pub async fn authorization_report(
-    report: String,
+/// The authorization checks alone, for `mcpcheck conformance --auth` and
+/// `mcpcheck doctor --url … --auth`: the request without credentials (H401
+/// to H403) and the `--auth` probes (H404 to H409) against `url`, added to
+/// `report` (the findings located at `authorization`, and the probe's own
+/// JSON as its `authorization` member). A failure to reach the server is a
+/// failing note.
+pub async fn add_authorization(
+    report: &mut mcpcheck_core::findings::Report,
     url: &str,
     headers: &[String],
     client: Option<(String, String)>,
-    json: bool,
     timeout: Duration,
-) -> (String, bool) {
-    let findings = match authorization_findings(url, headers, client, timeout).await {
-        Ok(findings) => findings,
-        Err(message) => {
-            err(&format!("mcpcheck conformance --auth: {message}\n"));
-            return (report, false);
+) {
+    match authorization_findings(url, headers, client, timeout).await {
+        Ok(findings) => {
+            let auth = http_probe::report(url, findings.clone(), Severity::High);
+            let contract = mcpcheck_core::findings::render::json::value(&auth);
+            for mut f in findings {
+                f.location.context = Some("authorization".into());
+                report.findings.push(f);
+            }
+            report.set_extra("authorization", contract);
         }
-    };
-    let passed = http_probe::passed(&findings, Severity::High);
-    if json
-        && let Ok(Value::Object(mut doc)) = serde_json::from_str::<Value>(&report)
-        && let Ok(auth) = serde_json::from_str::<Value>(&http_probe::report::json(url, &findings))
-    {
-        // The document's verdict is the run's: the authorization checks too.
-        let protocol = doc.get("passed").and_then(Value::as_bool).unwrap_or(true);
-        doc.insert("passed".into(), Value::Bool(protocol && passed));
-        doc.insert("authorization".into(), auth);
-        let merged = serde_json::to_string_pretty(&Value::Object(doc)).unwrap_or(report);
-        return (merged, passed);
+        Err(message) => report
+            .notes
+            .push(mcpcheck_core::findings::Note::failing(format!(
+                "the authorization checks could not run: {message}"
+            ))),
     }
-    let mut text = report;
-    if !text.ends_with('\n') {
-        text.push('\n');
+}
+
+/// The probes of `url` (what `mcpcheck doctor --url` runs), with the OAuth
+/// checks when `auth` (and the client of `client`): their findings, every
+/// rule at its default.
+pub async fn findings(
+    url: &str,
+    headers: &[String],
+    timeout: Duration,
+    auth: bool,
+    client: Option<(String, String)>,
+) -> std::result::Result<Vec<http_probe::Finding>, String> {
+    let url = check_url(url).map_err(|e| e.to_string())?;
+    let headers = header_map(headers).map_err(|e| e.to_string())?;
+    let prober = Prober::new(url, headers, timeout).map_err(|e| e.to_string())?;
+    let mut observations = prober.run(&[]).await?;
+    if auth {
+        let probe = prober.oauth(&observations, client).await;
+        observations.oauth = Some(probe);
     }
-    text.push_str("\nAuthorization (mcpcheck probe --auth):\n");
-    text.push_str(&http_probe::report::text(
-        url,
-        &findings,
-        paint_for_stdout(),
-    ));
-    (text, passed)
+    http_probe::judge(&observations, &Options::default()).map_err(|e| e.to_string())
 }
 
 /// The findings H401 to H409 for `url`.
@@ -244,7 +244,7 @@ async fn authorization_findings(
         http_probe::judge(&observations, &Options::default()).map_err(|e| e.to_string())?;
     Ok(findings
         .into_iter()
-        .filter(|f| f.code.starts_with("H4"))
+        .filter(|f| f.code().starts_with("H4"))
         .collect())
 }
 

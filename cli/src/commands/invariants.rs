@@ -9,10 +9,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
+use mcpcheck_core::findings::Family;
 use mcpcheck_core::invariants;
+use serde_json::json;
 
-use crate::error::{Error, Result, verdict};
-use crate::output::{Format, out};
+use crate::error::{Error, Result};
+use crate::output::out;
+use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 
 /// Subcommands of `mcpcheck compliance`, the spelling mcptest users know.
 #[derive(Debug, Subcommand)]
@@ -36,23 +39,21 @@ pub struct InvariantsArgs {
     #[arg(long, conflicts_with = "capture")]
     list: bool,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    format: Format,
+    /// Output format (--list: text or json).
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    format: FindingsFormat,
+
+    #[command(flatten)]
+    findings: FindingsArgs,
 }
 
 /// Runs the command.
 pub fn main(args: &InvariantsArgs) -> Result<ExitCode> {
     if args.list {
-        out(&format!(
-            "{}\n",
-            match args.format {
-                Format::Text => invariants::render_rules_text(),
-                Format::Json => invariants::render_rules_json(),
-            }
-        ));
+        out(&list(args.format)?);
         return Ok(ExitCode::SUCCESS);
     }
+    args.findings.selection()?;
     // clap requires --capture unless --list is given.
     let path = args
         .capture
@@ -67,12 +68,54 @@ pub fn main(args: &InvariantsArgs) -> Result<ExitCode> {
         }
         Error::Usage(message)
     })?;
-    out(&format!(
-        "{}\n",
-        match args.format {
-            Format::Text => invariants::render_text(&report, &exercised),
-            Format::Json => invariants::render_json(&report),
+    let shown = crate::files::display(path);
+    let mut findings = invariants::report(&report, &exercised, &shown);
+    findings.artifact = Some(shown);
+    finish(findings, args.format, &args.findings, &[Family::Invariants])
+}
+
+/// `--list`: every invariant with its category, property and source, and the
+/// composition hazards, from the rule registry (`mcpcheck rules --family
+/// invariants` lists them with how to fix each).
+fn list(format: FindingsFormat) -> Result<String> {
+    let rules = invariants::rules();
+    match format {
+        FindingsFormat::Text => {
+            let mut out = String::new();
+            for r in rules {
+                out.push_str(&format!("{}  {:<15} {}\n", r.code, r.category, r.title));
+                out.push_str(&format!("{:24}{}\n", "", r.source));
+            }
+            out.push_str("\ncomposition hazards (captures of several sessions):\n");
+            for h in invariants::HAZARDS {
+                let info = h.info();
+                out.push_str(&format!("{}  {}\n", info.kind, info.property));
+                out.push_str(&format!("{:24}{}\n", "", info.citation));
+            }
+            Ok(out)
         }
-    ));
-    Ok(verdict(report.passed()))
+        FindingsFormat::Json => {
+            let doc = json!({
+                "version": 1,
+                "rules": rules.map(|r| json!({
+                    "id": r.code, "category": r.category, "property": r.title,
+                    "citation": r.source, "fix": r.fix,
+                })).collect::<Vec<_>>(),
+                "hazards": invariants::HAZARDS.iter().map(|h| {
+                    let info = h.info();
+                    json!({"kind": info.kind, "property": info.property,
+                           "citation": info.citation, "code": h.rule().code})
+                }).collect::<Vec<_>>(),
+            });
+            Ok(format!(
+                "{}\n",
+                serde_json::to_string_pretty(&doc).unwrap_or_default()
+            ))
+        }
+        other => Err(Error::Usage(format!(
+            "--list prints text or json, not {}; `mcpcheck rules --family invariants --format {}` lists the rules in any format",
+            other.format().as_str(),
+            other.format().as_str()
+        ))),
+    }
 }

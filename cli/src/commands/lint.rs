@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Args;
+use mcpcheck_core::findings::Family;
 use mcpcheck_core::lint::{self, Finding, LintOptions, Response};
 use mcpcheck_core::probe::{self, Arguments};
 use serde_json::{Value, json};
@@ -15,18 +16,20 @@ use serde_json::{Value, json};
 use crate::client::listing::Listings;
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
-use crate::output::{err, out, paint_for_stdout};
-use crate::probe::{ProbeArgs, Prober, ReportFormat, tool_params};
+use crate::output::err;
+use crate::probe::{ProbeArgs, Prober, tool_params};
 use crate::target::{HttpTransport, TargetArgs};
+use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 
 /// Check what a server lists (tools, prompts, resources, templates) against
 /// rules that clients and models depend on.
 #[derive(Debug, Args)]
 #[command(
     group(clap::ArgGroup::new("source").required(true).args(["server", "url", "listing"])),
-    after_help = "Rules, codes and the attack or failure each catches: docs/lint.md.\n\nExit \
-status: 0 no errors (with --strict, no warnings either); 1 a finding that fails, or the server \
-could not be reached; 2 a usage error (an unreadable listing, an unknown rule)."
+    after_help = "Rules, codes and the failure each catches: `mcpcheck rules --family lint`, \
+`mcpcheck rule CODE`.\n\nExit status: 0 no errors (with --strict, no warnings either); 1 a \
+finding that fails, or the server could not be reached; 2 a usage error (an unreadable listing, \
+an unknown rule)."
 )]
 pub struct LintArgs {
     /// The server to start on stdio (split like a shell would).
@@ -89,8 +92,11 @@ pub struct LintArgs {
     timeout: Duration,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    format: ReportFormat,
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    format: FindingsFormat,
+
+    #[command(flatten)]
+    findings: FindingsArgs,
 
     /// The protocol version to ask for at initialize.
     #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
@@ -102,24 +108,20 @@ pub fn main(args: &LintArgs) -> Result<ExitCode> {
         skip_rules: args.skip_rules.clone(),
         strict: args.strict,
     };
-    let (findings, artifact) = match &args.listing {
-        Some(path) => (offline(path, &options)?, Some(display(path))),
+    args.findings.selection()?;
+    let (findings, subject, artifact) = match &args.listing {
+        Some(path) => (offline(path, &options)?, display(path), Some(display(path))),
         None => match live(args, &options)? {
-            Ok(findings) => (findings, None),
+            Ok((findings, label)) => (findings, label, None),
             Err(message) => {
                 err(&format!("mcpcheck lint: {message}\n"));
                 return Ok(verdict(false));
             }
         },
     };
-    out(&match args.format {
-        ReportFormat::Text => lint::report::text(&findings, paint_for_stdout()),
-        ReportFormat::Json => lint::report::json(&findings),
-        ReportFormat::Sarif => lint::report::sarif(&findings, artifact.as_deref()),
-        ReportFormat::Junit => lint::report::junit(&findings, args.strict),
-        ReportFormat::Markdown => lint::report::markdown(&findings),
-    });
-    Ok(verdict(lint::passed(&findings, args.strict)))
+    let mut report = lint::report(findings, args.strict, &subject);
+    report.artifact = artifact;
+    finish(report, args.format, &args.findings, &[Family::Lint])
 }
 
 fn offline(path: &std::path::Path, options: &LintOptions) -> Result<Vec<Finding>> {
@@ -135,12 +137,12 @@ fn offline(path: &std::path::Path, options: &LintOptions) -> Result<Vec<Finding>
     lint::lint_listing(&doc, options).map_err(|e| Error::Usage(format!("{name}: {e}")))
 }
 
-/// Lint a live server; the outer error is a usage error, the inner one
-/// means the server could not be reached.
+/// Lint a live server, with its label; the outer error is a usage error,
+/// the inner one means the server could not be reached.
 fn live(
     args: &LintArgs,
     options: &LintOptions,
-) -> Result<std::result::Result<Vec<Finding>, String>> {
+) -> Result<std::result::Result<(Vec<Finding>, String), String>> {
     // An unknown rule is a usage error before any server is started.
     lint::lint_listing(&json!({"tools": []}), options).map_err(|e| Error::Usage(e.to_string()))?;
     let probe_args = ProbeArgs {
@@ -156,6 +158,7 @@ fn live(
         include_writes: args.include_writes,
         timeout: Some(args.timeout),
         format: args.format,
+        findings: FindingsArgs::default(),
         protocol_version: args.protocol_version.clone(),
     };
     let mut prober = Prober::new(&probe_args, args.timeout)?;
@@ -164,7 +167,10 @@ fn live(
         crate::signals::clean_up_on_interrupt();
         let findings = lint_live(&mut prober, args, options).await;
         prober.close().await;
-        findings.map_err(|e| format!("{}: {e}", prober.label()))
+        let label = prober.label();
+        findings
+            .map(|f| (f, label.clone()))
+            .map_err(|e| format!("{label}: {e}"))
     }))
 }
 

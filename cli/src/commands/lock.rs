@@ -6,24 +6,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+use mcpcheck_core::findings::Family;
 use mcpcheck_core::lock::{self, Lock};
 use serde_json::Value;
 
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
-use crate::output::{err, out};
-use crate::probe::{ProbeArgs, Prober, ReportFormat};
+use crate::output::err;
+use crate::probe::{ProbeArgs, Prober};
 use crate::target::{HttpTransport, TargetArgs};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum LockFormat {
-    Text,
-    Json,
-    Markdown,
-    /// SARIF 2.1.0, one result per change, located at the lockfile.
-    Sarif,
-}
+use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 
 /// Pin every tool, prompt, resource and template definition a server
 /// offers, or check that it still offers the same.
@@ -34,7 +27,8 @@ enum LockFormat {
     after_help = "A change is breaking (an item removed, a new required parameter, a changed type, \
 a narrowed enum, a changed outputSchema, a changed mimeType), suspicious (a description, title, \
 annotation or parameter description changed while the name stayed: what a rug pull looks \
-like) or compatible (a new item, a new optional parameter). Documentation: docs/lock.md\n\n\
+like) or compatible (a new item, a new optional parameter): rules L101, L201 and L301 \
+(`mcpcheck rule L201`).\n\n\
 Exit status: 0 written, or no breaking or suspicious change; 1 a breaking or suspicious change, \
 or the server could not be reached; 2 a usage error (an unreadable lockfile or listing)."
 )]
@@ -70,9 +64,12 @@ pub struct LockArgs {
     #[arg(long, value_name = "FILE")]
     check: Option<PathBuf>,
 
-    /// How the changes are printed.
-    #[arg(long, value_enum, default_value_t = LockFormat::Text)]
-    format: LockFormat,
+    /// How the changes are printed (with --check).
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    format: FindingsFormat,
+
+    #[command(flatten)]
+    findings: FindingsArgs,
 
     /// How long connecting and each list may take.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
@@ -124,13 +121,8 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
     let pinned =
         Lock::from_json(&text).map_err(|e| Error::Usage(format!("{}: {e}", display(path))))?;
     let changes = lock::diff(&pinned, &now);
-    out(&match args.format {
-        LockFormat::Text => lock::text(&changes),
-        LockFormat::Json => lock::json(&changes),
-        LockFormat::Markdown => lock::markdown(&changes),
-        LockFormat::Sarif => lock::sarif(&changes, Some(&display(path))),
-    });
-    Ok(verdict(lock::passed(&changes)))
+    let report = lock::report(&changes, &display(path));
+    finish(report, args.format, &args.findings, &[Family::Lock])
 }
 
 /// List a live server and lock what it offers (with its `server/discover`
@@ -149,7 +141,8 @@ fn live(args: &LockArgs) -> Result<std::result::Result<Lock, String>> {
         fixture: None,
         include_writes: false,
         timeout: Some(args.timeout),
-        format: ReportFormat::Text,
+        format: FindingsFormat::Text,
+        findings: FindingsArgs::default(),
         protocol_version: args.protocol_version.clone(),
     };
     let mut prober = Prober::new(&probe_args, args.timeout)?;

@@ -12,6 +12,7 @@ pub mod audit;
 pub mod check;
 pub mod conformance;
 pub mod coverage;
+pub mod doctor;
 pub mod fuzz;
 pub mod generate;
 pub mod http_probe;
@@ -24,6 +25,7 @@ pub mod lock;
 pub mod matrix;
 pub mod replay;
 pub mod report;
+pub mod rules;
 pub mod run;
 pub mod scan;
 pub mod serve;
@@ -32,6 +34,13 @@ pub mod validate;
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// One report on a server: lint, scan, audit, conformance (each era),
+    /// the HTTP probes for a URL, the lock check and fuzzing when asked.
+    Doctor(doctor::DoctorArgs),
+    /// Explain a rule: what it catches, why, its source, an example, the fix.
+    Rule(rules::RuleArgs),
+    /// List the rules of every analysis (or one family).
+    Rules(rules::RulesArgs),
     /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
     Serve(serve::ServeArgs),
     Run(run::RunArgs),
@@ -65,6 +74,9 @@ impl Command {
     /// The subcommand's name, for error messages.
     pub fn name(&self) -> &'static str {
         match self {
+            Self::Doctor(_) => "doctor",
+            Self::Rule(_) => "rule",
+            Self::Rules(_) => "rules",
             Self::Serve(_) => "serve",
             Self::Run(_) => "run",
             Self::Ci(_) => "ci",
@@ -94,6 +106,9 @@ impl Command {
     /// Runs it.
     pub fn run(self) -> Result<ExitCode> {
         match self {
+            Self::Doctor(args) => doctor::main(&args),
+            Self::Rule(args) => rules::rule_main(&args),
+            Self::Rules(args) => rules::rules_main(&args),
             Self::Serve(args) => serve::main(args),
             Self::Run(args) => run::main(&args),
             Self::Ci(args) => run::ci_main(&args),

@@ -19,35 +19,18 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
-use mcpcheck_core::baseline::Comparison;
+use clap::Args;
 use mcpcheck_core::diag::Paint;
 use mcpcheck_core::redact::Redactor;
-use mcpcheck_core::report::{badge, junit, markdown, sarif, text};
 use mcpcheck_core::results::Results;
 use mcpcheck_core::shard::merge;
 
 use crate::error::Result;
 use crate::files::read_text;
 use crate::output::{out, paint_for_stdout};
-use crate::reports::{Conclude, Print, ReportFlags, conclude, write_file};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// What the terminal shows.
-    Text,
-    /// JUnit XML.
-    Junit,
-    /// A Markdown summary.
-    Markdown,
-    /// A shields.io endpoint badge (JSON).
-    Badge,
-    /// A SARIF 2.1.0 log.
-    Sarif,
-    /// The results document itself (what `run --json` prints), e.g. the
-    /// merged document of `--merge`.
-    Json,
-}
+use crate::reports::{
+    Conclude, Print, ReportFlags, ResultsFormat as Format, conclude, render, write_file,
+};
 
 /// Re-render a saved run without re-running it.
 #[derive(Debug, Args)]
@@ -103,33 +86,6 @@ fn read_results(path: &Path) -> Result<Results> {
     // A saved run may come from anywhere: whatever its writer did, no
     // Authorization value or bearer token leaves through a report.
     Ok(Redactor::new().redact_results(&results))
-}
-
-fn render(r: &Results, format: Format, paint: Paint, comparison: Option<&Comparison>) -> String {
-    match format {
-        Format::Text => {
-            let mut s = text::render(
-                r,
-                text::TextOptions {
-                    paint,
-                    all_checks: false,
-                },
-            );
-            if let Some(c) = comparison {
-                let cmp = text::comparison(c, paint);
-                if !cmp.is_empty() {
-                    s.push('\n');
-                    s.push_str(&cmp);
-                }
-            }
-            s
-        }
-        Format::Junit => junit::render(r),
-        Format::Markdown => markdown::render_with(r, comparison),
-        Format::Badge => badge::render(r),
-        Format::Sarif => sarif::render(r),
-        Format::Json => format!("{}\n", r.to_json()),
-    }
 }
 
 /// `--merge`: every shard's document, read and merged.

@@ -35,9 +35,16 @@ pub struct RunArgs {
     #[arg(long, value_name = "GLOB")]
     pub filter: Vec<String>,
 
-    /// Print the results document (JSON) on stdout instead of the report.
-    #[arg(long)]
+    /// Print the results document (JSON) on stdout instead of the report:
+    /// the same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+
+    /// What stdout carries: the text report (default), or the run's report
+    /// in another format (json, junit, markdown, sarif, github, tap, badge);
+    /// `--report FORMAT=PATH` writes files.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<crate::reports::ResultsFormat>,
 
     /// Write each test's wire exchange as a capture file into DIR.
     #[arg(long, value_name = "DIR")]
@@ -107,6 +114,17 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub reports: crate::reports::ReportFlags,
+}
+
+impl RunArgs {
+    /// The document stdout carries instead of the text report, if any.
+    pub fn document(&self) -> Option<crate::reports::ResultsFormat> {
+        use crate::reports::ResultsFormat;
+        if self.json {
+            return Some(ResultsFormat::Json);
+        }
+        self.format.filter(|f| *f != ResultsFormat::Text)
+    }
 }
 
 pub fn main(args: &RunArgs) -> Result<ExitCode> {

@@ -8,23 +8,17 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use mcpcheck_core::findings::Family;
 use mcpcheck_core::scan::{self, ScanOptions, Severity};
 use serde_json::{Value, json};
 
 use crate::client::Endpoint;
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
-use crate::output::{err, out, paint_for_stdout};
+use crate::output::err;
 use crate::probe::Prober;
 use crate::target::{HttpTransport, TargetArgs};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ScanFormat {
-    Text,
-    Json,
-    Sarif,
-    Markdown,
-}
+use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum FailOn {
@@ -40,9 +34,9 @@ enum FailOn {
 #[derive(Debug, Args)]
 #[command(
     group(clap::ArgGroup::new("source").required(true).multiple(true).args(["servers", "urls", "listings", "config"])),
-    after_help = "Rules, the attack each catches and its source: docs/scan.md.\n\nExit status: 0 no \
-finding at --fail-on or above; 1 one at least, or a server could not be reached; 2 a usage \
-error (an unreadable listing or config, an unknown rule)."
+    after_help = "Rules, the attack each catches and its source: `mcpcheck rules --family scan`, \
+`mcpcheck rule CODE`.\n\nExit status: 0 no finding at --fail-on or above; 1 one at least, or a \
+server could not be reached; 2 a usage error (an unreadable listing or config, an unknown rule)."
 )]
 pub struct ScanArgs {
     /// A server to start on stdio (repeatable: several servers are also
@@ -83,8 +77,11 @@ pub struct ScanArgs {
     skip_rules: Vec<String>,
 
     /// Output format.
-    #[arg(long, value_enum, default_value_t = ScanFormat::Text)]
-    format: ScanFormat,
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    format: FindingsFormat,
+
+    #[command(flatten)]
+    findings: FindingsArgs,
 
     /// How long connecting and each list may take.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
@@ -104,6 +101,7 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
     };
     // An unknown rule is a usage error before any server starts.
     scan::scan_listings(&[], &options).map_err(|e| Error::Usage(e.to_string()))?;
+    args.findings.selection()?;
     let mut servers: Vec<(String, Value)> = Vec::new();
     for path in &args.listings {
         servers.extend(read_listings(path)?);
@@ -120,14 +118,9 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
     }
     let findings =
         scan::scan_listings(&servers, &options).map_err(|e| Error::Usage(e.to_string()))?;
-    let artifact = args.listings.first().map(|p| display(p));
-    out(&match args.format {
-        ScanFormat::Text => scan::report::text(&findings, paint_for_stdout()),
-        ScanFormat::Json => scan::report::json(&findings),
-        ScanFormat::Sarif => scan::report::sarif(&findings, artifact.as_deref()),
-        ScanFormat::Markdown => scan::report::markdown(&findings),
-    });
-    Ok(verdict(scan::passed(&findings, fail_on)))
+    let mut report = scan::report(findings, fail_on, &servers);
+    report.artifact = args.listings.first().map(|p| display(p));
+    finish(report, args.format, &args.findings, &[Family::Scan])
 }
 
 /// A listing file: one listing, or a list of them (labelled `FILE#N`).

@@ -382,10 +382,12 @@ fn render_report(
                     mcpcheck_core::report::plural(s.tool_calls, "tool call", "tool calls")
                 ));
             }
-            out.push_str(&format!(
-                "invariants:\n{}\n",
-                invariants::render_text(report, &s.exercised).trim_end()
-            ));
+            let findings = invariants::report(report, &s.exercised, &path(&outputs.capture));
+            let text = mcpcheck_core::findings::render::text::render(
+                &findings,
+                mcpcheck_core::diag::Paint::Plain,
+            );
+            out.push_str(&format!("invariants:\n{}\n", text.trim_end()));
             if let (Some(t), Some((file, _))) = (trajectory, &outputs.trajectory) {
                 let opts = TextOptions {
                     paint: paint_for_stderr(),

@@ -64,7 +64,15 @@ impl LockGate {
         crate::client::stdio::reap_all().await;
         match outcome {
             Ok(o) => {
-                let text = format!("\nsurface lock {}: {}", self.file(), lock::text(&o.changes));
+                let report = lock::report(&o.changes, &self.file());
+                let text = format!(
+                    "\nsurface lock {}: {}",
+                    self.file(),
+                    mcpcheck_core::findings::render::text::render(
+                        &report,
+                        crate::output::paint_for_stdout()
+                    )
+                );
                 if json {
                     err(&text);
                 } else {

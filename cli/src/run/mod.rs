@@ -203,7 +203,8 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     let total = per_trial * args.trials as usize;
     let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
     // With trials, tests are reported once, folded, after the last trial.
-    let print_tests = !args.json && args.trials == 1;
+    let document = args.document();
+    let print_tests = document.is_none() && args.trials == 1;
     let printer = Arc::new(Mutex::new(Printer::new(
         total,
         print_tests,
@@ -251,8 +252,15 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         write_captures(dir, &doc, logs, &redactor);
     }
     let paint = paint_for_stdout();
-    if args.json {
-        out(&format!("{}\n", doc.to_json()));
+    if let Some(format) = document {
+        // Read from the saved document, as `report` would render it (the
+        // comparison with a baseline goes to stderr).
+        out(&crate::reports::render(
+            &doc,
+            format,
+            mcpcheck_core::diag::Paint::Plain,
+            None,
+        ));
     } else if args.trials > 1 {
         let opts = TextOptions {
             paint,
@@ -263,7 +271,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         out(&format!("\n{}", summary_line(&doc, paint)));
     }
     if let Some(line) = recorded {
-        if args.json {
+        if document.is_some() {
             err(&line);
         } else {
             out(&line);
@@ -274,13 +282,14 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         None => true,
         Some(gate) => {
             let tests = plan.iter().map(|p| (p.file, &p.test));
-            gate.report(tests, &suites, &settings, args.json).await
+            gate.report(tests, &suites, &settings, document.is_some())
+                .await
         }
     };
     let how = crate::reports::Conclude {
         step_summary: is_ci,
         gate: true,
-        comparison: if args.json {
+        comparison: if document.is_some() {
             crate::reports::Print::Stderr
         } else {
             crate::reports::Print::Stdout

@@ -9,7 +9,8 @@
 //! - [`passed`]`(&findings, fail_on)`: the verdict: no finding at `fail_on` or
 //!   more severe.
 //! - [`rules`]`()`: the catalogue ([`rules::RuleInfo`] rows, in order).
-//! - [`report`]`::{json, text, markdown, sarif}`: renderers.
+//! - [`report`]`(url, findings, fail_on)`: the findings as a
+//!   [`crate::findings::Report`], for the one set of renderers.
 //! - [`oauth`]: the authorization checks of `--auth` (H404 to H409), what
 //!   they send and where they look.
 //! - What the probes send, so every front end sends the same:
@@ -22,7 +23,6 @@
 
 mod leaks;
 pub mod oauth;
-pub mod report;
 pub mod rules;
 mod sessions;
 mod target;
@@ -32,7 +32,8 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-pub use crate::scan::Severity;
+pub use crate::findings::{Finding, Severity};
+use crate::findings::{Gate, ItemKind, Location, Report};
 use rules::Rule;
 pub use target::{is_loopback_host, metadata_urls, resource_metadata};
 
@@ -239,22 +240,6 @@ pub struct Observations {
     pub oauth: Option<oauth::OAuthProbe>,
 }
 
-/// One problem found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// The rule's code, e.g. `H101`.
-    pub code: &'static str,
-    /// The rule's severity.
-    pub severity: Severity,
-    /// The probe that found it: `origin`, `host`, `hidden-tool`, the error
-    /// probe's name, `auth`, `sessions`, `delete` or `transport`.
-    pub probe: String,
-    /// What was found, and why it matters.
-    pub message: String,
-    /// What the server sent, escaped and at most 120 characters.
-    pub evidence: String,
-}
-
 /// What to check and how to judge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -288,13 +273,27 @@ pub enum OptionsError {
 }
 
 /// Every rule, in catalogue order.
-pub fn rules() -> impl ExactSizeIterator<Item = &'static rules::RuleInfo> {
+pub fn rules() -> impl ExactSizeIterator<Item = &'static crate::findings::RuleInfo> {
     rules::ALL.iter().map(|r| r.info())
 }
 
 /// The verdict: no finding at `fail_on` or more severe.
 pub fn passed(findings: &[Finding], fail_on: Severity) -> bool {
-    !findings.iter().any(|f| f.severity.at_least(fail_on))
+    crate::scan::gate(fail_on).passes(findings)
+}
+
+/// The findings as a report about `url`, with the probe's own JSON contract
+/// beside them (`url`).
+pub fn report(url: &str, findings: Vec<Finding>, fail_on: Severity) -> Report {
+    let mut r = Report::new("probe", url);
+    r.gate = Gate {
+        strict: false,
+        fail_on: Some(fail_on),
+    };
+    r.title = Some(url.to_string());
+    r.set_extra("url", json!(url));
+    r.findings = findings;
+    r
 }
 
 /// The rules `options.skip_rules` names.
@@ -330,13 +329,8 @@ pub fn judge(observations: &Observations, options: &Options) -> Result<Vec<Findi
         if !skip.contains(&rule) {
             found.push((
                 rule,
-                Finding {
-                    code: rule.code(),
-                    severity: rule.severity(),
-                    probe: probe.to_string(),
-                    message,
-                    evidence,
-                },
+                Finding::new(rule.info(), Location::item(ItemKind::Probe, probe), message)
+                    .with_evidence(evidence),
             ));
         }
     };

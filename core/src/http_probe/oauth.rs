@@ -271,7 +271,7 @@ mod tests {
         judge_all(&o, &Options::default())
             .unwrap_or_default()
             .iter()
-            .map(|f| f.code)
+            .map(|f| f.code())
             .collect()
     }
 
@@ -347,8 +347,8 @@ mod tests {
         };
         let findings = judge_all(&o, &Options::default()).unwrap_or_default();
         assert_eq!(findings.len(), 1);
-        assert_eq!(findings[0].code, "H409");
-        assert_eq!(findings[0].severity, crate::scan::Severity::Info);
+        assert_eq!(findings[0].code(), "H409");
+        assert_eq!(findings[0].severity(), crate::findings::Severity::Info);
         assert!(findings[0].message.starts_with("H404 not verified: "));
     }
 

@@ -8,7 +8,7 @@
 //! authorization server and the tokens the endpoint accepts), H5xx sessions, H6xx the transport itself.
 //! `docs/http-probes.md` is held to this table by `core/tests/docs_http_probes.rs`.
 
-use crate::scan::Severity;
+use crate::findings::{Family, Level, RuleInfo, Severity};
 
 /// One HTTP probe rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,21 +53,6 @@ pub enum Rule {
     PlaintextHttp,
 }
 
-/// The published description of a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RuleInfo {
-    /// Stable code, `H` and three digits.
-    pub code: &'static str,
-    /// The severity of every finding of the rule.
-    pub severity: Severity,
-    /// A short name.
-    pub title: &'static str,
-    /// The attack the rule catches, in one line.
-    pub rationale: &'static str,
-    /// Where the requirement is published: spec revision and section, RFC, CVE.
-    pub source: &'static str,
-}
-
 /// Every rule, in catalogue order: the order of findings.
 pub const ALL: [Rule; 19] = [
     Rule::ForeignOrigin,
@@ -91,141 +76,213 @@ pub const ALL: [Rule; 19] = [
     Rule::PlaintextHttp,
 ];
 
-crate::report::catalogue_lookups!(Rule, RuleInfo, Severity, "H101");
+crate::report::catalogue_lookups!(Rule, "H101");
 
-const INFOS: [RuleInfo; 19] = [
+/// What every row of the family shares.
+const BASE: RuleInfo = RuleInfo {
+    code: "",
+    family: Family::Http,
+    level: Level::Error,
+    severity: Severity::High,
+    title: "",
+    rationale: "",
+    source: "",
+    fix: "",
+    category: "",
+    aliases: &[],
+};
+
+/// The rows, in the order of [`Rule`]'s variants.
+pub const INFOS: [RuleInfo; 19] = [
     RuleInfo {
         code: "H101",
+        level: Level::Error,
         severity: Severity::High,
         title: "Foreign Origin accepted",
         rationale: "A request whose Origin names another site is served, so any web page the user opens can drive the server through the browser (DNS rebinding, cross-site requests); servers must validate Origin and answer 403.",
         source: "MCP 2025-11-25, basic/transports, Streamable HTTP, Security Warning (servers MUST validate the Origin header)",
+        fix: "Validate the Origin header on every request and answer 403 to origins you do not serve.",
+        ..BASE
     },
     RuleInfo {
         code: "H102",
+        level: Level::Error,
         severity: Severity::High,
         title: "Rebinding Host accepted",
         rationale: "A request whose Host names another domain (Host: evil.example to a loopback server) is served, which is what a DNS-rebound page sends, so a remote site reaches a local server.",
         source: "MCP 2025-11-25, basic/transports, Streamable HTTP, Security Warning (DNS rebinding); RFC 9110 §7.2 (Host)",
+        fix: "Validate the Host header against the names the server is reached by (localhost, 127.0.0.1) and refuse others.",
+        ..BASE
     },
     RuleInfo {
         code: "H201",
+        level: Level::Error,
         severity: Severity::High,
         title: "Unlisted tool callable",
         rationale: "tools/call runs a tool that tools/list does not show, so a client's review and approval of the listing never saw what a prompt-injected model can still call.",
         source: "CVE-2026-46519; MCP 2025-11-25, server/tools (Listing Tools, Calling Tools)",
+        fix: "Make tools/call accept exactly the tools tools/list shows; answer -32602 (unknown tool) for any other name.",
+        ..BASE
     },
     RuleInfo {
         code: "H301",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Stack trace in an error",
         rationale: "An error answer carries a stack trace (Node, Python, Rust, Java, Go), telling an attacker the code's layout, libraries and versions, and sending them into the model's context.",
         source: "CWE-209, Generation of Error Message Containing Sensitive Information; OWASP Top 10 2021, A05 Security Misconfiguration",
+        fix: "Answer errors with a message for the client and log the stack trace on the server only.",
+        ..BASE
     },
     RuleInfo {
         code: "H302",
+        level: Level::Warning,
         severity: Severity::Low,
         title: "File path in an error",
         rationale: "An error answer names an absolute file path of the server's machine (a home directory, an install location), information that helps aim further attacks.",
         source: "CWE-209, Generation of Error Message Containing Sensitive Information; CWE-497, Exposure of Sensitive System Information",
+        fix: "Keep absolute file paths of the server's machine out of error answers; log them on the server.",
+        ..BASE
     },
     RuleInfo {
         code: "H303",
+        level: Level::Error,
         severity: Severity::High,
         title: "Secret in an error",
         rationale: "An error answer carries what looks like a live credential (sk- API key, GitHub token, AWS AKIA key, Slack token, private key block), leaked to every caller that can provoke the error.",
         source: "CWE-209, Generation of Error Message Containing Sensitive Information; GitHub secret scanning supported patterns",
+        fix: "Remove the secret from error answers, revoke it, and log errors without credentials.",
+        ..BASE
     },
     RuleInfo {
         code: "H401",
+        level: Level::Error,
         severity: Severity::High,
         title: "401 without WWW-Authenticate",
         rationale: "An unauthenticated request is refused with 401 but no WWW-Authenticate challenge, so a client cannot discover how to authorize and users are pushed to paste tokens by hand.",
         source: "RFC 9110 §11.6.1 and §15.5.2 (a 401 MUST carry WWW-Authenticate); MCP 2025-11-25, basic/authorization, Protected Resource Metadata Discovery Requirements",
+        fix: "Send WWW-Authenticate: Bearer with resource_metadata on every 401.",
+        ..BASE
     },
     RuleInfo {
         code: "H402",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "No resource_metadata in the challenge",
         rationale: "The 401's WWW-Authenticate has no resource_metadata parameter, so clients must guess the metadata location at well-known URIs and may reach the wrong authorization server.",
         source: "RFC 9728 §5.1; MCP 2025-11-25, basic/authorization, Protected Resource Metadata Discovery Requirements",
+        fix: "Add resource_metadata=\"https://.../.well-known/oauth-protected-resource\" to the WWW-Authenticate challenge.",
+        ..BASE
     },
     RuleInfo {
         code: "H403",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Invalid protected-resource metadata",
         rationale: "The protected-resource metadata is missing, not JSON, lacks resource or authorization_servers, or names another resource than the server's URL, so clients cannot find the right authorization server or can be sent to an attacker's.",
         source: "RFC 9728 §2, §3 and §3.3 (the resource must match the URL the metadata was fetched for); MCP 2025-11-25, basic/authorization",
+        fix: "Serve RFC 9728 metadata naming this server's URL as resource and at least one authorization server.",
+        ..BASE
     },
     RuleInfo {
         code: "H404",
+        level: Level::Error,
         severity: Severity::High,
         title: "Token for another resource accepted",
         rationale: "The endpoint accepts an access token issued for another resource (RFC 8707 audience), so a token stolen from or passed through any other service works here, and this server can replay its callers' tokens elsewhere.",
         source: "RFC 8707 §2; MCP 2025-11-25, basic/authorization, Token Audience Binding and Validation and Access Token Privilege Restriction; MCP 2025-11-25, basic/security_best_practices, Token Passthrough",
+        fix: "Validate each token's audience (RFC 8707 resource) and accept only tokens issued for this server.",
+        ..BASE
     },
     RuleInfo {
         code: "H405",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Invalid authorization-server metadata",
         rationale: "The authorization-server metadata is missing, not JSON, lacks a required field, names another issuer than the one it was fetched for, or does not advertise PKCE S256, so clients cannot authorize safely and must refuse to proceed.",
         source: "RFC 8414 §2 (required fields) and §3.3 (issuer must be identical); MCP 2025-11-25, basic/authorization, Authorization Server Metadata Discovery and Authorization Code Protection (code_challenge_methods_supported with S256)",
+        fix: "Serve RFC 8414 metadata with issuer equal to the URL it was fetched from, and the endpoints and code_challenge_methods_supported (S256).",
+        ..BASE
     },
     RuleInfo {
         code: "H406",
+        level: Level::Error,
         severity: Severity::High,
         title: "PKCE not enforced",
         rationale: "The token endpoint redeems an authorization code with a wrong code_verifier, so an intercepted code (a malicious app on the redirect URI, a leaked log) can be exchanged for tokens by whoever holds it.",
         source: "RFC 7636 §4.6; OAuth 2.1 (draft-ietf-oauth-v2-1-13) §4.1.3 and §7.5.1; MCP 2025-11-25, basic/authorization, Authorization Code Protection",
+        fix: "Check code_verifier against the stored code_challenge (S256) when redeeming a code; refuse a mismatch.",
+        ..BASE
     },
     RuleInfo {
         code: "H407",
+        level: Level::Error,
         severity: Severity::High,
         title: "Expired token accepted",
         rationale: "The endpoint accepts an access token after its expires_in has passed, so a leaked token never stops working and short token lifetimes protect nothing.",
         source: "RFC 6750 §3.1 (invalid_token: expired); OAuth 2.1 (draft-ietf-oauth-v2-1-13) §5.2; MCP 2025-11-25, basic/authorization, Token Handling",
+        fix: "Check each token's expiry and refuse expired tokens with 401.",
+        ..BASE
     },
     RuleInfo {
         code: "H408",
+        level: Level::Error,
         severity: Severity::High,
         title: "Malformed token accepted",
         rationale: "The endpoint serves a request whose bearer token was never issued (a made-up string), so it does not validate tokens at all and anyone who sends any Authorization header gets in.",
         source: "RFC 6750 §3.1 (invalid_token); MCP 2025-11-25, basic/authorization, Token Handling (resource servers MUST validate access tokens)",
+        fix: "Validate every bearer token (signature or introspection) and refuse tokens you did not issue.",
+        ..BASE
     },
     RuleInfo {
         code: "H409",
+        level: Level::Note,
         severity: Severity::Info,
         title: "Authorization check not verified",
         rationale: "An authorization check (H404 to H408) could not run, for want of a token, an endpoint or time, so nothing is known of what it checks; it is not reported as holding.",
         source: "mcpcheck: what `probe --auth` could not observe",
+        fix: "Give the probe what it needs (a token with --auth, the endpoints) and run it again; nothing is known until it runs.",
+        ..BASE
     },
     RuleInfo {
         code: "H501",
+        level: Level::Error,
         severity: Severity::High,
         title: "Guessable session id",
         rationale: "Session ids are short, numeric, sequential or repeated across sessions, so another client can guess a live id and hijack the session or inject into its stream.",
         source: "MCP 2025-11-25, basic/transports, Session Management (session IDs SHOULD be globally unique and cryptographically secure); MCP 2025-11-25, basic/security_best_practices, Session Hijacking; CWE-330",
+        fix: "Generate session ids from a cryptographically secure source with at least 128 bits (a UUIDv4 or 32 random bytes, encoded).",
+        ..BASE
     },
     RuleInfo {
         code: "H502",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Session survives DELETE",
         rationale: "A session the client ended with DELETE still answers requests, so a leaked or stolen id stays usable after its owner logged out; a terminated session must get 404.",
         source: "MCP 2025-11-25, basic/transports, Session Management (requests with a terminated session ID get 404); CWE-613, Insufficient Session Expiration",
+        fix: "Forget a session when the client sends DELETE, and answer 404 to requests that name it afterwards.",
+        ..BASE
     },
     RuleInfo {
         code: "H503",
+        level: Level::Warning,
         severity: Severity::Low,
         title: "Session id outside visible ASCII",
         rationale: "A session id holds characters outside 0x21 to 0x7E (spaces, control or non-ASCII bytes), which clients and proxies handle differently, breaking or confusing session binding.",
         source: "MCP 2025-11-25, basic/transports, Session Management (session IDs MUST only contain visible ASCII, 0x21 to 0x7E)",
+        fix: "Use session ids of visible ASCII only (0x21-0x7E).",
+        ..BASE
     },
     RuleInfo {
         code: "H601",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Plaintext HTTP off loopback",
         rationale: "The server is reached over plain http:// on a host that is not loopback, so tokens, tool arguments and answers cross the network readable and changeable by anyone on the path.",
         source: "MCP 2025-11-25, basic/authorization, Communication Security; OAuth 2.1 (draft-ietf-oauth-v2-1-13) §1.5; RFC 9728 §7.1",
+        fix: "Serve over HTTPS, or listen on loopback only.",
+        ..BASE
     },
 ];
 

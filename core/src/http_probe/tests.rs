@@ -30,7 +30,7 @@ fn codes(o: &Observations) -> Vec<&'static str> {
     judge(o, &Options::default())
         .unwrap_or_default()
         .iter()
-        .map(|f| f.code)
+        .map(|f| f.code())
         .collect()
 }
 
@@ -145,7 +145,7 @@ fn h302_file_paths() {
 fn h303_secrets() {
     let body = r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32603,"message":"upstream refused key sk-live-4f9a8b7c6d5e4f3a2b1c0d9e"}}"#;
     let found = judge(&error_probe(body), &Options::default()).unwrap_or_default();
-    assert_eq!(found.iter().map(|f| f.code).collect::<Vec<_>>(), ["H303"]);
+    assert_eq!(found.iter().map(|f| f.code()).collect::<Vec<_>>(), ["H303"]);
     assert!(
         !found[0].evidence.contains("2b1c0d9e"),
         "secrets are shown redacted"
@@ -165,10 +165,10 @@ fn leaks_report_once_and_count_the_rest() {
     });
     let found = judge(&o, &Options::default()).unwrap_or_default();
     assert_eq!(
-        found.iter().map(|f| f.code).collect::<Vec<_>>(),
+        found.iter().map(|f| f.code()).collect::<Vec<_>>(),
         ["H301", "H302"]
     );
-    assert_eq!(found[0].probe, "unknown-method");
+    assert_eq!(found[0].location.name(), Some("unknown-method"));
     assert!(
         found[0].message.ends_with("(and in 1 more error answers)"),
         "{}",

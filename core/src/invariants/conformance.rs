@@ -1,14 +1,15 @@
 //! The verdict of `mcpcheck conformance`: one probe session per protocol revision,
 //! each judged by the invariants that apply to its revision, every rule counted as
 //! passed (exercised, no finding), failed (a finding) or not verified (the session
-//! never contained what the rule judges). Rendered as text, JSON, JUnit XML and SARIF.
+//! never contained what the rule judges), made a findings report for the one set
+//! of renderers ([`conformance_report`]).
 
-use quick_junit::{NonSuccessKind, Report as Junit, TestCase, TestCaseStatus, TestSuite};
 use serde_json::{Value, json};
 
 use super::rules::{ALL, Rule};
 use super::{Finding, check, exercised};
 use crate::capture::{self, CaptureDiagnostic};
+use crate::findings::{Case, CaseStatus, CaseView, Note, Report};
 
 /// What happened to one rule in one revision's session.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,7 +73,7 @@ pub fn judge_revision(
         .copied()
         .filter(|r| applies(*r, stateless))
         .map(|rule| {
-            let verdict = if findings.iter().any(|f| f.rule == rule) {
+            let verdict = if findings.iter().any(|f| f.code() == rule.id()) {
                 Verdict::Failed
             } else if seen.contains(&rule) {
                 Verdict::Passed
@@ -132,49 +133,61 @@ pub fn conformance_passed(outcomes: &[RevisionOutcome]) -> bool {
             .all(|o| o.failure.is_none() && o.findings.is_empty())
 }
 
-fn place(f: &Finding) -> String {
-    f.exchange
-        .map_or_else(String::new, |i| format!(" (exchange {i})"))
-}
-
-/// The text report: per revision its counts, its findings, and the rules not
-/// verified.
-pub fn render_conformance_text(server: &str, outcomes: &[RevisionOutcome]) -> String {
-    let mut s = format!("mcpcheck conformance: {server}\n");
+/// The outcomes as a findings report about `server`: per revision, a case per
+/// rule (passed, failed or not verified) and an error case when the probe did
+/// not finish; the findings located at their revision. The JSON keeps the
+/// command's contract beside them: `server` and `revisions`, each with its
+/// counts, every rule's verdict and its findings.
+pub fn conformance_report(server: &str, outcomes: &[RevisionOutcome]) -> Report {
+    let mut r = Report::new("conformance", server);
+    r.case_view = CaseView::Counts;
     for o in outcomes {
-        s.push_str(&format!(
-            "{}: {} passed, {} failed, {} not verified\n",
-            o.protocol_version,
-            o.count(Verdict::Passed),
-            o.count(Verdict::Failed),
-            o.count(Verdict::NotVerified)
-        ));
         if let Some(why) = &o.failure {
-            s.push_str(&format!("  the probe did not finish: {why}\n"));
+            r.cases.push(Case {
+                suite: o.protocol_version.clone(),
+                class: o.protocol_version.clone(),
+                name: "probe".into(),
+                status: CaseStatus::Error,
+                label: String::new(),
+                detail: why.clone(),
+                duration_ms: None,
+                findings: Vec::new(),
+            });
         }
+        let first = r.findings.len();
         for f in &o.findings {
-            s.push_str(&format!(
-                "  FAIL {}{}: {}\n",
-                f.rule.id(),
-                place(f),
-                f.message
-            ));
+            let mut f = f.clone();
+            f.location.context = Some(o.protocol_version.clone());
+            r.findings.push(f);
         }
-        let unverified: Vec<&str> = o
-            .verdicts
-            .iter()
-            .filter(|(_, v)| *v == Verdict::NotVerified)
-            .map(|(r, _)| r.id())
-            .collect();
-        if !unverified.is_empty() {
-            s.push_str(&format!("  not verified: {}\n", unverified.join(", ")));
+        for (rule, verdict) in &o.verdicts {
+            let findings: Vec<usize> = (first..r.findings.len())
+                .filter(|&i| r.findings[i].code() == rule.id())
+                .collect();
+            let (status, detail) = match verdict {
+                Verdict::Passed => (CaseStatus::Passed, String::new()),
+                Verdict::Failed => (CaseStatus::Failed, String::new()),
+                Verdict::NotVerified => (
+                    CaseStatus::NotVerified,
+                    "not verified: the probe session never exercised this rule".to_string(),
+                ),
+            };
+            r.cases.push(Case {
+                suite: o.protocol_version.clone(),
+                class: o.protocol_version.clone(),
+                name: format!("{} {}", rule.id(), rule.info().title),
+                status,
+                label: String::new(),
+                detail,
+                duration_ms: None,
+                findings,
+            });
         }
     }
-    s
-}
-
-/// The JSON report (`"version": 1`).
-pub fn render_conformance_json(server: &str, outcomes: &[RevisionOutcome]) -> String {
+    if outcomes.is_empty() {
+        r.notes
+            .push(Note::failing("no protocol revision was probed"));
+    }
     let revisions: Vec<Value> = outcomes
         .iter()
         .map(|o| {
@@ -185,100 +198,11 @@ pub fn render_conformance_json(server: &str, outcomes: &[RevisionOutcome]) -> St
                 "failed": o.count(Verdict::Failed),
                 "not_verified": o.count(Verdict::NotVerified),
                 "rules": o.verdicts.iter().map(|(r, v)| json!({"id": r.id(), "verdict": v.as_str()})).collect::<Vec<_>>(),
-                "findings": o.findings.iter().map(|f| json!({"rule": f.rule.id(), "exchange": f.exchange, "message": f.message})).collect::<Vec<_>>(),
+                "findings": o.findings.iter().map(|f| json!({"rule": f.code(), "exchange": f.location.exchange, "message": f.message})).collect::<Vec<_>>(),
             })
         })
         .collect();
-    let doc = json!({
-        "version": super::REPORT_VERSION,
-        "server": server,
-        "passed": conformance_passed(outcomes),
-        "revisions": revisions,
-    });
-    serde_json::to_string_pretty(&doc).unwrap_or_default()
-}
-
-/// JUnit XML: one test suite per revision, one test case per rule; a rule not
-/// verified is skipped, and a probe that did not finish is an error case.
-pub fn render_conformance_junit(server: &str, outcomes: &[RevisionOutcome]) -> String {
-    let mut report = Junit::new("mcpcheck conformance");
-    for o in outcomes {
-        let mut suite = TestSuite::new(format!("{server} {}", o.protocol_version));
-        if let Some(why) = &o.failure {
-            let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
-            status.set_message(why.as_str());
-            suite.add_test_case(TestCase::new("probe", status));
-        }
-        for (rule, verdict) in &o.verdicts {
-            let status = match verdict {
-                Verdict::Passed => TestCaseStatus::success(),
-                Verdict::NotVerified => {
-                    let mut s = TestCaseStatus::skipped();
-                    s.set_message("not verified: the probe session never exercised this rule");
-                    s
-                }
-                Verdict::Failed => {
-                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    let messages: Vec<String> = o
-                        .findings
-                        .iter()
-                        .filter(|f| f.rule == *rule)
-                        .map(|f| format!("{}{}", f.message, place(f)))
-                        .collect();
-                    s.set_message(messages.first().map_or("", String::as_str));
-                    s.set_description(messages.join("\n"));
-                    s
-                }
-            };
-            let mut case = TestCase::new(format!("{} {}", rule.id(), rule.info().property), status);
-            case.set_classname(o.protocol_version.as_str());
-            suite.add_test_case(case);
-        }
-        report.add_test_suite(suite);
-    }
-    report.to_string().unwrap_or_else(|e| {
-        format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!-- mcpcheck could not serialize the JUnit report: {} -->\n<testsuites name=\"mcpcheck conformance\"/>\n",
-            e.to_string().replace("--", "- -")
-        )
-    })
-}
-
-/// SARIF 2.1.0: the rules are the invariants, every finding a result located at the
-/// server (there is no source line to point at).
-pub fn render_conformance_sarif(server: &str, outcomes: &[RevisionOutcome]) -> String {
-    let rules: Vec<Value> = ALL
-        .iter()
-        .map(|r| {
-            let info = r.info();
-            json!({
-                "id": info.id,
-                "shortDescription": {"text": info.property},
-                "fullDescription": {"text": format!("{} ({})", info.property, info.citation)},
-                "properties": {"category": info.category},
-            })
-        })
-        .collect();
-    let mut results = Vec::new();
-    for o in outcomes {
-        for f in &o.findings {
-            results.push(json!({
-                "ruleId": f.rule.id(),
-                "ruleIndex": ALL.iter().position(|r| *r == f.rule).unwrap_or(0),
-                "level": "error",
-                "message": {"text": format!("{}{}: {}", o.protocol_version, place(f), f.message)},
-                "locations": [{"physicalLocation": {"artifactLocation": {"uri": server}}}],
-                "properties": {"protocolVersion": o.protocol_version},
-            }));
-        }
-    }
-    let doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "mcpcheck", "rules": rules}},
-            "results": results,
-        }],
-    });
-    serde_json::to_string_pretty(&doc).unwrap_or_default()
+    r.set_extra("server", json!(server));
+    r.set_extra("revisions", Value::Array(revisions));
+    r
 }

@@ -9,7 +9,8 @@
 //! gives the same [`Report`], findings in a stable order (by exchange index, then rule
 //! ID; session-level findings first).
 //!
-//! [`render_json`] and [`render_text`] turn a report into the documented output; the
+//! [`render_json`] turns a report into the documented JSON contract, [`report`] into
+//! a findings report for the one set of renderers; the
 //! JSON form is versioned (`"version": 1`, see `docs/capture.md`).
 
 mod capability;
@@ -24,20 +25,21 @@ mod modern;
 mod pagination;
 mod progress;
 mod render;
-mod rules;
+pub(crate) mod rules;
 mod schema;
 mod session;
 #[cfg(not(target_family = "wasm"))]
 mod tape;
 pub(crate) mod tools;
 
+pub use crate::findings::RuleInfo;
 pub use conformance::{
-    RevisionOutcome, Verdict, conformance_passed, judge_revision, render_conformance_json,
-    render_conformance_junit, render_conformance_sarif, render_conformance_text, unjudged_revision,
+    RevisionOutcome, Verdict, conformance_passed, conformance_report, judge_revision,
+    unjudged_revision,
 };
 pub use coverage::exercised;
-pub use render::{render_json, render_rules_json, render_rules_text, render_text};
-pub use rules::{HAZARDS, HazardInfo, HazardKind, Rule, RuleInfo};
+pub use render::{render_json, report};
+pub use rules::{HAZARDS, HazardInfo, HazardKind, Rule};
 pub use schema::embedded_schema_bytes;
 
 use crate::capture::{self, Capture, CaptureDiagnostic};
@@ -51,17 +53,11 @@ pub fn rules() -> impl ExactSizeIterator<Item = &'static RuleInfo> {
     rules::ALL.iter().map(|r| r.info())
 }
 
-/// One violated invariant.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// The rule that does not hold.
-    pub rule: Rule,
-    /// The offending exchange (for unmatched messages, the exchange they followed);
-    /// `None` for a finding about the session as a whole.
-    pub exchange: Option<usize>,
-    /// What happened, in one line.
-    pub message: String,
-}
+/// One violated invariant: the rule, the offending exchange (for unmatched
+/// messages, the exchange they followed; none for a finding about the session
+/// as a whole) with the method it was about, and what happened.
+pub use crate::findings::Finding;
+use crate::findings::{ItemKind, Location};
 
 /// The findings of one session.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,11 +107,12 @@ pub(crate) struct Sink {
 
 impl Sink {
     pub(crate) fn push(&mut self, rule: Rule, exchange: Option<usize>, message: String) {
-        self.findings.push(Finding {
-            rule,
+        let location = Location {
             exchange,
-            message,
-        });
+            ..Location::default()
+        };
+        self.findings
+            .push(Finding::new(rule.info(), location, message));
     }
 }
 
@@ -200,7 +197,18 @@ fn check_with(capture: &Capture<'_>, schemas: &mut schema::SchemaCache) -> Repor
         let mut findings = sink.findings;
         // Stable: findings of one rule at one exchange keep the order the rule found
         // them in.
-        findings.sort_by_key(|f| (f.exchange, f.rule));
+        findings.sort_by_key(|f| (f.location.exchange, f.code()));
+        for f in &mut findings {
+            f.location.server = session.server_label.as_deref().map(str::to_string);
+            let method = f
+                .location
+                .exchange
+                .and_then(|i| session.exchanges.get(i))
+                .and_then(|e| e.request.method());
+            if let Some(method) = method {
+                f.location.item = Some((ItemKind::Method, method.into_owned()));
+            }
+        }
         sessions.push(SessionReport {
             server_label: session.server_label.as_deref().map(str::to_string),
             findings,

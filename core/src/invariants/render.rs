@@ -1,4 +1,5 @@
-//! The two forms of an invariants report, and of the rule list.
+//! An invariants report: its JSON contract, and the report for the one set of
+//! renderers.
 //!
 //! The JSON form is the contract shared by the CLI, the npm package and the
 //! playground; its shape is defined here and nowhere else:
@@ -14,13 +15,15 @@
 //!
 //! `findings` and `hazards` hold violations only. Keys appear in the order above.
 
-use crate::report::plural;
-use std::fmt::Write as _;
-
 use serde::Serialize;
 
-use super::rules::{ALL, HAZARDS};
+use serde_json::Value;
+
+use super::rules::ALL;
 use super::{REPORT_VERSION, Report};
+use crate::findings::{
+    Case, CaseStatus, CaseView, Finding, ItemKind, Location, Report as FindingsReport,
+};
 
 /// The invariants report (`mcpcheck invariants --format json`).
 #[derive(Serialize)]
@@ -67,28 +70,6 @@ struct CompositionHazard<'r> {
     message: &'r str,
 }
 
-#[derive(Serialize)]
-struct RulesOut {
-    version: u32,
-    rules: Vec<RuleOut>,
-    hazards: Vec<HazardRuleOut>,
-}
-
-#[derive(Serialize)]
-struct RuleOut {
-    id: &'static str,
-    category: &'static str,
-    property: &'static str,
-    citation: &'static str,
-}
-
-#[derive(Serialize)]
-struct HazardRuleOut {
-    kind: &'static str,
-    property: &'static str,
-    citation: &'static str,
-}
-
 fn pretty<T: Serialize>(value: &T) -> String {
     // Serializing these plain structs to a String cannot fail (no maps with
     // non-string keys, no foreign Serialize impls).
@@ -97,7 +78,12 @@ fn pretty<T: Serialize>(value: &T) -> String {
 
 /// The report as the documented JSON document (pretty-printed, no trailing newline).
 pub fn render_json(report: &Report) -> String {
-    let out = InvariantsReport {
+    pretty(&contract(report))
+}
+
+/// The documented JSON document of a report.
+fn contract(report: &Report) -> InvariantsReport<'_> {
+    InvariantsReport {
         version: REPORT_VERSION,
         passed: report.passed(),
         sessions: report
@@ -109,10 +95,10 @@ pub fn render_json(report: &Report) -> String {
                     .findings
                     .iter()
                     .map(|f| InvariantFinding {
-                        id: f.rule.id(),
-                        category: f.rule.category(),
+                        id: f.code(),
+                        category: f.rule.category,
                         message: &f.message,
-                        exchange: f.exchange,
+                        exchange: f.location.exchange,
                     })
                     .collect(),
             })
@@ -126,150 +112,98 @@ pub fn render_json(report: &Report) -> String {
                 message: &h.message,
             })
             .collect(),
-    };
-    pretty(&out)
+    }
 }
 
-/// The report for people: one block per session, then hazards, then a verdict
-/// line. `exercised` holds, per session, the rules it gave something to judge
-/// ([`super::check_text_exercised`]); a clean session counts those as
-/// holding and names the others as not verified.
-pub fn render_text(report: &Report, exercised: &[Vec<super::rules::Rule>]) -> String {
-    let mut out = String::new();
-    let rule_count = ALL.len();
+/// The report as a findings report about `subject` (the capture's file), for
+/// the one set of renderers: per session (its label, or `#N`), a case per rule
+/// (passed when the session gave it something to judge and it held, failed,
+/// or not verified, from `exercised`, [`super::check_text_exercised`]), the
+/// findings located at their session and exchange, and the composition
+/// hazards as findings of their rules (`INV-090`, `INV-091`). The JSON keeps
+/// the documented contract beside them ([`render_json`]'s `sessions` and
+/// `hazards`).
+pub fn report(
+    report: &Report,
+    exercised: &[Vec<super::rules::Rule>],
+    subject: &str,
+) -> FindingsReport {
+    let mut out = FindingsReport::new("invariants", subject);
+    out.case_view = CaseView::Counts;
     for (index, session) in report.sessions.iter().enumerate() {
         let label = session
             .server_label
             .clone()
             .unwrap_or_else(|| format!("#{index}"));
-        // A rule the capture gave nothing to judge holds only vacuously.
         let judged = exercised.get(index).map_or(&[][..], Vec::as_slice);
-        let unjudged: Vec<&str> = ALL
-            .iter()
-            .filter(|r| !judged.contains(r))
-            .map(|r| r.id())
-            .collect();
-        if session.findings.is_empty() {
-            let held = rule_count - unjudged.len();
-            let _ = write!(
-                out,
-                "PASS {label}: {} hold",
-                plural(held, "invariant", "invariants")
-            );
-            if unjudged.is_empty() {
-                out.push('\n');
+        let first = out.findings.len();
+        for f in &session.findings {
+            let mut f = f.clone();
+            f.location.context = Some(label.clone());
+            out.findings.push(f);
+        }
+        for rule in ALL {
+            let findings: Vec<usize> = (first..out.findings.len())
+                .filter(|&i| out.findings[i].code() == rule.id())
+                .collect();
+            let (status, detail) = if !findings.is_empty() {
+                (CaseStatus::Failed, String::new())
+            } else if judged.contains(&rule) {
+                (CaseStatus::Passed, String::new())
             } else {
-                let _ = writeln!(
-                    out,
-                    ", {} not verified (the capture has nothing for them to judge: {})",
-                    unjudged.len(),
-                    unjudged.join(", ")
-                );
-            }
-            continue;
-        }
-        let _ = writeln!(
-            out,
-            "FAIL {label}: {}",
-            plural(session.findings.len(), "finding", "findings")
-        );
-        for finding in &session.findings {
-            let at = finding
-                .exchange
-                .map_or_else(|| "session".to_string(), |i| format!("exchange {i}"));
-            let _ = writeln!(
-                out,
-                "  {at}: {} [{}] {}",
-                finding.rule.id(),
-                finding.rule.category(),
-                finding.message
-            );
+                (
+                    CaseStatus::NotVerified,
+                    "not verified: the capture has nothing for it to judge".to_string(),
+                )
+            };
+            out.cases.push(Case {
+                suite: label.clone(),
+                class: label.clone(),
+                name: format!("{} {}", rule.id(), rule.info().title),
+                status,
+                label: String::new(),
+                detail,
+                duration_ms: None,
+                findings,
+            });
         }
     }
-    if !report.hazards.is_empty() {
-        let _ = writeln!(out, "HAZARDS {}", report.hazards.len());
-        for hazard in &report.hazards {
-            let _ = writeln!(
-                out,
-                "  {} ({}): {}",
-                hazard.kind.info().kind,
-                hazard.servers.join(", "),
-                hazard.message
-            );
-        }
+    for h in &report.hazards {
+        let location = Location::item(ItemKind::Server, h.servers.join(", "));
+        out.findings
+            .push(Finding::new(h.kind.rule(), location, h.message.clone()));
     }
-    let sessions = plural(report.sessions.len(), "session", "sessions");
+    let sessions = crate::report::plural(report.sessions.len(), "session", "sessions");
     if report.passed() {
-        let _ = write!(out, "passed: no invariant is violated in {sessions}");
+        let mut line = format!("passed: no invariant is violated in {sessions}");
         if report.sessions.len() > 1 {
-            out.push_str("; no composition hazards");
+            line.push_str("; no composition hazards");
         }
+        out.summary.push(line);
     } else {
         let failing = report
             .sessions
             .iter()
             .filter(|s| !s.findings.is_empty())
             .count();
-        let _ = write!(
-            out,
+        out.summary.push(format!(
             "failed: {} in {failing} of {sessions}, {}",
-            plural(report.finding_count(), "finding", "findings"),
-            plural(
+            crate::report::plural(report.finding_count(), "finding", "findings"),
+            crate::report::plural(
                 report.hazards.len(),
                 "composition hazard",
                 "composition hazards"
             )
-        );
+        ));
     }
-    out
-}
-
-/// The rule list as JSON: `{"version": 1, "rules": [{id, category, property,
-/// citation}], "hazards": [{kind, property, citation}]}`.
-pub fn render_rules_json() -> String {
-    let out = RulesOut {
-        version: REPORT_VERSION,
-        rules: ALL
-            .iter()
-            .map(|r| {
-                let info = r.info();
-                RuleOut {
-                    id: info.id,
-                    category: info.category,
-                    property: info.property,
-                    citation: info.citation,
-                }
-            })
-            .collect(),
-        hazards: HAZARDS
-            .iter()
-            .map(|h| {
-                let info = h.info();
-                HazardRuleOut {
-                    kind: info.kind,
-                    property: info.property,
-                    citation: info.citation,
-                }
-            })
-            .collect(),
-    };
-    pretty(&out)
-}
-
-/// The rule list for people.
-pub fn render_rules_text() -> String {
-    let mut out = String::new();
-    for rule in ALL {
-        let info = rule.info();
-        let _ = writeln!(out, "{}  {:<15} {}", info.id, info.category, info.property);
-        let _ = writeln!(out, "{:24}{}", "", info.citation);
-    }
-    out.push_str("\ncomposition hazards (captures of several sessions):\n");
-    for hazard in HAZARDS {
-        let info = hazard.info();
-        let _ = writeln!(out, "{}  {}", info.kind, info.property);
-        let _ = writeln!(out, "{:24}{}", "", info.citation);
-    }
-    out.pop();
+    let c = contract(report);
+    out.set_extra(
+        "sessions",
+        serde_json::to_value(&c.sessions).unwrap_or(Value::Null),
+    );
+    out.set_extra(
+        "hazards",
+        serde_json::to_value(&c.hazards).unwrap_or(Value::Null),
+    );
     out
 }

@@ -8,6 +8,8 @@
 //! (INV-030 … INV-033) validates every message against the official JSON schema of
 //! the session's revision. Composition hazards are listed by [`HAZARDS`].
 
+use crate::findings::{Family, Level, RuleInfo, Severity};
+
 /// One invariant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Rule {
@@ -79,19 +81,6 @@ pub enum Rule {
     ListenStream,
 }
 
-/// The published description of a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RuleInfo {
-    /// Stable identifier, `INV-NNN`.
-    pub id: &'static str,
-    /// Category, e.g. `lifecycle`, `capability`, `schema`.
-    pub category: &'static str,
-    /// The property that must hold, in one line.
-    pub property: &'static str,
-    /// Where the property comes from: spec revision and section.
-    pub citation: &'static str,
-}
-
 /// Every rule, in ID order.
 pub const ALL: [Rule; 33] = [
     Rule::InitializeFirst,
@@ -138,7 +127,7 @@ impl Rule {
 
     /// `INV-NNN`.
     pub fn id(self) -> &'static str {
-        self.info().id
+        self.info().code
     }
 
     /// The rule's category.
@@ -147,204 +136,404 @@ impl Rule {
     }
 }
 
-const INFOS: [RuleInfo; 33] = [
+/// What every invariant shares.
+const BASE: RuleInfo = RuleInfo {
+    code: "",
+    family: Family::Invariants,
+    level: Level::Error,
+    severity: Severity::High,
+    title: "",
+    rationale: "",
+    source: "",
+    fix: "",
+    category: "",
+    aliases: &[],
+};
+
+/// The rows, in the order of [`Rule`]'s variants.
+pub const INFOS: [RuleInfo; 35] = [
     RuleInfo {
-        id: "INV-001",
+        code: "INV-001",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "initialize is the first request the client sends.",
+        rationale: "initialize is the first request the client sends.",
+        source: "mcptest INV-001; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)",
+        fix: "Send nothing before initialize, and answer requests that come before it with an error; the client must send initialize first.",
         category: "lifecycle",
-        property: "initialize is the first request the client sends.",
-        citation: "mcptest INV-001; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-002",
+        code: "INV-002",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "The notifications/initialized notification follows the initialize response.",
+        rationale: "The notifications/initialized notification follows the initialize response.",
+        source: "mcptest INV-002; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)",
+        fix: "Send notifications/initialized right after the initialize response (a client's duty; a server should not act before it).",
         category: "lifecycle",
-        property: "The notifications/initialized notification follows the initialize response.",
-        citation: "mcptest INV-002; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-003",
+        code: "INV-003",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize.",
+        rationale: "A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize.",
+        source: "mcptest INV-003; MCP 2025-11-25 basic/lifecycle §Capability Negotiation",
+        fix: "Advertise the capability (tools, resources, prompts) at initialize for every listing the server answers.",
         category: "capability",
-        property: "A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize.",
-        citation: "mcptest INV-003; MCP 2025-11-25 basic/lifecycle §Capability Negotiation",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-004",
+        code: "INV-004",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A server that advertised a capability does not error on every call to it.",
+        rationale: "A server that advertised a capability does not error on every call to it.",
+        source: "mcptest INV-004; MCP 2025-11-25 basic/lifecycle §Operation",
+        fix: "Make the advertised capability work, or stop advertising it.",
         category: "capability",
-        property: "A server that advertised a capability does not error on every call to it.",
-        citation: "mcptest INV-004; MCP 2025-11-25 basic/lifecycle §Operation",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-005",
+        code: "INV-005",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present.",
+        rationale: "A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present.",
+        source: "mcptest INV-005; MCP 2025-11-25 server/tools §Tool Result",
+        fix: "Return {\"content\": [...]} (and structuredContent where there is an outputSchema) from tools/call, with isError a boolean when present.",
         category: "result-shape",
-        property: "A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present.",
-        citation: "mcptest INV-005; MCP 2025-11-25 server/tools §Tool Result",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-006",
+        code: "INV-006",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Every JSON-RPC error envelope carries an integer code and a string message.",
+        rationale: "Every JSON-RPC error envelope carries an integer code and a string message.",
+        source: "mcptest INV-006; MCP 2025-11-25 basic/index §Error Responses",
+        fix: "Send every error as {\"code\": <integer>, \"message\": <string>}, with data optional.",
         category: "error-envelope",
-        property: "Every JSON-RPC error envelope carries an integer code and a string message.",
-        citation: "mcptest INV-006; MCP 2025-11-25 basic/index §Error Responses",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-007",
+        code: "INV-007",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A method-not-found error uses JSON-RPC code -32601.",
+        rationale: "A method-not-found error uses JSON-RPC code -32601.",
+        source: "mcptest INV-007; JSON-RPC 2.0 §5.1; MCP 2025-11-25 server/utilities/completion §Error Handling; MCP 2026-07-28 schema MethodNotFoundError",
+        fix: "Answer unknown methods with code -32601 (Method not found).",
         category: "error-envelope",
-        property: "A method-not-found error uses JSON-RPC code -32601.",
-        citation: "mcptest INV-007; JSON-RPC 2.0 §5.1; MCP 2025-11-25 server/utilities/completion §Error Handling; MCP 2026-07-28 schema MethodNotFoundError",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-008",
+        code: "INV-008",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice.",
+        rationale: "Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice.",
+        source: "MCP 2025-11-25 basic/index §Requests, §Responses",
+        fix: "Answer each request exactly once, with its own id.",
         category: "jsonrpc",
-        property: "Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice.",
-        citation: "MCP 2025-11-25 basic/index §Requests, §Responses",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-009",
+        code: "INV-009",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "No response without a request: every response names a request that was sent, and notifications are not answered.",
+        rationale: "No response without a request: every response names a request that was sent, and notifications are not answered.",
+        source: "MCP 2025-11-25 basic/index §Responses, §Notifications",
+        fix: "Send responses only to requests that were made, and never answer a notification.",
         category: "jsonrpc",
-        property: "No response without a request: every response names a request that was sent, and notifications are not answered.",
-        citation: "MCP 2025-11-25 basic/index §Responses, §Notifications",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-010",
+        code: "INV-010",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A response carries exactly one of result and error.",
+        rationale: "A response carries exactly one of result and error.",
+        source: "MCP 2025-11-25 basic/index §Result Responses, §Error Responses; JSON-RPC 2.0 §5",
+        fix: "Send either result or error in a response, never both and never neither.",
         category: "jsonrpc",
-        property: "A response carries exactly one of result and error.",
-        citation: "MCP 2025-11-25 basic/index §Result Responses, §Error Responses; JSON-RPC 2.0 §5",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-011",
+        code: "INV-011",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Notifications carry no id.",
+        rationale: "Notifications carry no id.",
+        source: "MCP 2025-11-25 basic/index §Notifications",
+        fix: "Send notifications without an id.",
         category: "jsonrpc",
-        property: "Notifications carry no id.",
-        citation: "MCP 2025-11-25 basic/index §Notifications",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-012",
+        code: "INV-012",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases.",
+        rationale: "Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases.",
+        source: "MCP 2025-11-25 basic/utilities/progress §Progress Flow, §Behavior Requirements",
+        fix: "Send progress only with a token the request carried, while it is in progress, with progress increasing.",
         category: "progress",
-        property: "Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases.",
-        citation: "MCP 2025-11-25 basic/utilities/progress §Progress Flow, §Behavior Requirements",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-013",
+        code: "INV-013",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list).",
+        rationale: "A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list).",
+        source: "MCP 2025-11-25 server/tools §Output Schema; MCP 2026-07-28 basic/index §$ref Resolution",
+        fix: "Make structuredContent validate against the tool's outputSchema, or fix the schema to describe what the tool returns.",
         category: "tools",
-        property: "A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list).",
-        citation: "MCP 2025-11-25 server/tools §Output Schema; MCP 2026-07-28 basic/index §$ref Resolution",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-014",
+        code: "INV-014",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list.",
+        rationale: "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list.",
+        source: "MCP 2025-11-25 server/tools §Tool Names (sessions on 2025-11-25 or later)",
+        fix: "Use tool names of 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.', unique within the server.",
         category: "tools",
-        property: "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list.",
-        citation: "MCP 2025-11-25 server/tools §Tool Names (sessions on 2025-11-25 or later)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-015",
+        code: "INV-015",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability.",
+        rationale: "A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability.",
+        source: "MCP 2025-11-25 server/tools §Capabilities, server/prompts §Capabilities, server/resources §Capabilities",
+        fix: "Advertise listChanged for the capability before sending its list_changed notifications, or stop sending them.",
         category: "capability",
-        property: "A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability.",
-        citation: "MCP 2025-11-25 server/tools §Capabilities, server/prompts §Capabilities, server/resources §Capabilities",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-016",
+        code: "INV-016",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A server sends notifications/resources/updated only when it advertised resources.subscribe.",
+        rationale: "A server sends notifications/resources/updated only when it advertised resources.subscribe.",
+        source: "MCP 2025-11-25 server/resources §Capabilities, §Subscriptions",
+        fix: "Advertise resources.subscribe before sending notifications/resources/updated.",
         category: "capability",
-        property: "A server sends notifications/resources/updated only when it advertised resources.subscribe.",
-        citation: "MCP 2025-11-25 server/resources §Capabilities, §Subscriptions",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-017",
+        code: "INV-017",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level).",
+        rationale: "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level).",
+        source: "MCP 2025-11-25 server/utilities/logging §Capabilities; MCP 2026-07-28 server/utilities/logging §Requesting Log Messages",
+        fix: "Advertise logging before sending notifications/message (and in 2026-07-28, send them only for requests that set a log level).",
         category: "capability",
-        property: "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level).",
-        citation: "MCP 2025-11-25 server/utilities/logging §Capabilities; MCP 2026-07-28 server/utilities/logging §Requesting Log Messages",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-018",
+        code: "INV-018",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used).",
+        rationale: "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used).",
+        source: "MCP 2025-11-25 client/sampling §Capabilities, client/elicitation §Capabilities, client/roots §Capabilities; MCP 2026-07-28 basic/patterns/mrtr §Server Requirements (Basic Workflow)",
+        fix: "Ask the client for sampling, elicitation or roots only when it declared the capability; check clientCapabilities first.",
         category: "capability",
-        property: "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used).",
-        citation: "MCP 2025-11-25 client/sampling §Capabilities, client/elicitation §Capabilities, client/roots §Capabilities; MCP 2026-07-28 basic/patterns/mrtr §Server Requirements (Basic Workflow)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-019",
+        code: "INV-019",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "The negotiated protocolVersion is a revision the specification defines.",
+        rationale: "The negotiated protocolVersion is a revision the specification defines.",
+        source: "MCP 2025-11-25 basic/lifecycle §Version Negotiation; MCP 2026-07-28 basic/versioning §Protocol Version Negotiation",
+        fix: "Negotiate a protocol version the specification defines (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28).",
         category: "lifecycle",
-        property: "The negotiated protocolVersion is a revision the specification defines.",
-        citation: "MCP 2025-11-25 basic/lifecycle §Version Negotiation; MCP 2026-07-28 basic/versioning §Protocol Version Negotiation",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-020",
+        code: "INV-020",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Following nextCursor never returns to a cursor already seen in the same listing.",
+        rationale: "Following nextCursor never returns to a cursor already seen in the same listing.",
+        source: "MCP 2025-11-25 server/utilities/pagination §Pagination Model, §Implementation Guidelines",
+        fix: "Make each nextCursor lead forward; end the listing by leaving nextCursor out.",
         category: "pagination",
-        property: "Following nextCursor never returns to a cursor already seen in the same listing.",
-        citation: "MCP 2025-11-25 server/utilities/pagination §Pagination Model, §Implementation Guidelines",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-021",
+        code: "INV-021",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Everything the server writes is a JSON message; no line is non-JSON.",
+        rationale: "Everything the server writes is a JSON message; no line is non-JSON.",
+        source: "MCP 2025-11-25 basic/transports §stdio; MCP 2025-11-25 basic/index §Messages",
+        fix: "Write only JSON-RPC messages to stdout; send logs to stderr.",
         category: "transport",
-        property: "Everything the server writes is a JSON message; no line is non-JSON.",
-        citation: "MCP 2025-11-25 basic/transports §stdio; MCP 2025-11-25 basic/index §Messages",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-022",
+        code: "INV-022",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Every request the client sent is answered, unless the client cancelled it.",
+        rationale: "Every request the client sent is answered, unless the client cancelled it.",
+        source: "MCP 2025-11-25 basic/index §Responses (\"Responses MUST be sent in reply to requests\"); MCP 2025-11-25 basic/utilities/cancellation",
+        fix: "Answer every request (with a result or an error), or honour notifications/cancelled; a long call should send progress.",
         category: "jsonrpc",
-        property: "Every request the client sent is answered, unless the client cancelled it.",
-        citation: "MCP 2025-11-25 basic/index §Responses (\"Responses MUST be sent in reply to requests\"); MCP 2025-11-25 basic/utilities/cancellation",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-030",
+        code: "INV-030",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define).",
+        rationale: "Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define).",
+        source: "MCP <revision> schema.json (the session's negotiated revision)",
+        fix: "Send requests that match the schema of the negotiated revision.",
         category: "schema",
-        property: "Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define).",
-        citation: "MCP <revision> schema.json (the session's negotiated revision)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-031",
+        code: "INV-031",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Every successful response validates against the result type of the request it answers.",
+        rationale: "Every successful response validates against the result type of the request it answers.",
+        source: "MCP <revision> schema.json (the session's negotiated revision)",
+        fix: "Return results that match the result type of the method in the negotiated revision's schema.",
         category: "schema",
-        property: "Every successful response validates against the result type of the request it answers.",
-        citation: "MCP <revision> schema.json (the session's negotiated revision)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-032",
+        code: "INV-032",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Every notification validates against the schema type for its method.",
+        rationale: "Every notification validates against the schema type for its method.",
+        source: "MCP <revision> schema.json (the session's negotiated revision)",
+        fix: "Send notifications that match their schema type in the negotiated revision.",
         category: "schema",
-        property: "Every notification validates against the schema type for its method.",
-        citation: "MCP <revision> schema.json (the session's negotiated revision)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-033",
+        code: "INV-033",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Every error response validates against the JSON-RPC error response shape.",
+        rationale: "Every error response validates against the JSON-RPC error response shape.",
+        source: "MCP <revision> schema.json (the session's negotiated revision)",
+        fix: "Send error responses as {\"jsonrpc\": \"2.0\", \"id\": ..., \"error\": {\"code\", \"message\"}}.",
         category: "schema",
-        property: "Every error response validates against the JSON-RPC error response shape.",
-        citation: "MCP <revision> schema.json (the session's negotiated revision)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-040",
+        code: "INV-040",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400.",
+        rationale: "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400.",
+        source: "MCP 2026-07-28 basic/index §_meta; SEP-2575 (sep-2575-request-meta-invalid-*, sep-2575-http-server-meta-invalid-400)",
+        fix: "Refuse 2026-07-28 requests without _meta's protocolVersion and clientCapabilities with -32602 (HTTP 400).",
         category: "stateless",
-        property: "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400.",
-        citation: "MCP 2026-07-28 basic/index §_meta; SEP-2575 (sep-2575-request-meta-invalid-*, sep-2575-http-server-meta-invalid-400)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-041",
+        code: "INV-041",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400.",
+        rationale: "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400.",
+        source: "MCP 2026-07-28 basic/lifecycle §Protocol Version Negotiation, basic/transports §Protocol Version Header; SEP-2575 (sep-2575-server-unsupported-version-error, sep-2575-http-server-unsupported-version-400)",
+        fix: "Refuse requests naming an unsupported protocol version with -32022 and the supported versions in data (HTTP 400).",
         category: "stateless",
-        property: "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400.",
-        citation: "MCP 2026-07-28 basic/lifecycle §Protocol Version Negotiation, basic/transports §Protocol Version Header; SEP-2575 (sep-2575-server-unsupported-version-error, sep-2575-http-server-unsupported-version-400)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-042",
+        code: "INV-042",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400.",
+        rationale: "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400.",
+        source: "MCP 2026-07-28 basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-header-mismatch-400)",
+        fix: "Refuse requests whose MCP-Protocol-Version header differs from _meta's version with -32020 (HTTP 400).",
         category: "stateless",
-        property: "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400.",
-        citation: "MCP 2026-07-28 basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-header-mismatch-400)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-043",
+        code: "INV-043",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404.",
+        rationale: "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404.",
+        source: "MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-method-not-found-404)",
+        fix: "Answer removed methods (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) and unknown ones with -32601 (HTTP 404).",
         category: "stateless",
-        property: "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404.",
-        citation: "MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-method-not-found-404)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-044",
+        code: "INV-044",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object.",
+        rationale: "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object.",
+        source: "MCP 2026-07-28 server/discover; SEP-2575 (sep-2575-server-implements-discover)",
+        fix: "Answer server/discover with a non-empty supportedVersions that includes the requested version, and a capabilities object.",
         category: "stateless",
-        property: "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object.",
-        citation: "MCP 2026-07-28 server/discover; SEP-2575 (sep-2575-server-implements-discover)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-045",
+        code: "INV-045",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "Every result to a 2026-07-28 request carries a string resultType.",
+        rationale: "Every result to a 2026-07-28 request carries a string resultType.",
+        source: "MCP 2026-07-28 basic/index §resultType; SEP-2322 (sep-2322-result-type-included)",
+        fix: "Put a string resultType (\"complete\", \"input_required\", ...) in every 2026-07-28 result.",
         category: "stateless",
-        property: "Every result to a 2026-07-28 request carries a string resultType.",
-        citation: "MCP 2026-07-28 basic/index §resultType; SEP-2322 (sep-2322-result-type-included)",
+        ..BASE
     },
     RuleInfo {
-        id: "INV-046",
+        code: "INV-046",
+        level: Level::Error,
+        severity: Severity::High,
+        title: "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta.",
+        rationale: "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta.",
+        source: "MCP 2026-07-28 basic/utilities/subscriptions §Acknowledgment; SEP-2575 (sep-2575-server-sends-subscription-ack, sep-2575-server-tags-subscription-id)",
+        fix: "Start a subscriptions/listen stream with notifications/subscriptions/acknowledged and tag each notification with the subscription id in _meta.",
         category: "stateless",
-        property: "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta.",
-        citation: "MCP 2026-07-28 basic/utilities/subscriptions §Acknowledgment; SEP-2575 (sep-2575-server-sends-subscription-ack, sep-2575-server-tags-subscription-id)",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-090",
+        title: TOOL_OVERLAP,
+        rationale: "Two servers of one client expose a tool of the same unprefixed name, so a client that does not namespace tools cannot tell which server a call is for.",
+        source: TOOL_OVERLAP_SOURCE,
+        fix: "Prefix the tool names with the server's name, or do not compose the two servers in one client.",
+        category: "composition",
+        aliases: &["tool-namespace-overlap"],
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-091",
+        title: ID_COLLISION,
+        rationale: "Two servers on one shared transport see the same request id, so responses on the channel cannot be matched to their requests.",
+        source: ID_COLLISION_SOURCE,
+        fix: "Give each server its own transport, or make the client number requests across the shared channel.",
+        category: "composition",
+        aliases: &["shared-transport-id-collision"],
+        ..BASE
     },
 ];
 
@@ -383,20 +572,35 @@ impl HazardKind {
             HazardKind::SharedTransportIdCollision => &HAZARD_INFOS[1],
         }
     }
+
+    /// The hazard's row in the rule registry (`INV-090`, `INV-091`).
+    pub fn rule(self) -> &'static RuleInfo {
+        match self {
+            HazardKind::ToolNameOverlap => &INFOS[ALL.len()],
+            HazardKind::SharedTransportIdCollision => &INFOS[ALL.len() + 1],
+        }
+    }
 }
 
 const HAZARD_INFOS: [HazardInfo; 2] = [
     HazardInfo {
         kind: "tool-namespace-overlap",
-        property: "No two servers of a composed capture expose the same unprefixed tool name.",
-        citation: "mcptest multi-server composition safety (tool-namespace overlap)",
+        property: TOOL_OVERLAP,
+        citation: TOOL_OVERLAP_SOURCE,
     },
     HazardInfo {
         kind: "shared-transport-id-collision",
-        property: "Servers whose sessions share a transport (equal `shared_transport`) never see the same client request id.",
-        citation: "mcptest multi-server composition safety (shared-transport id collision); MCP 2025-11-25 basic/index §Requests",
+        property: ID_COLLISION,
+        citation: ID_COLLISION_SOURCE,
     },
 ];
+
+const TOOL_OVERLAP: &str =
+    "No two servers of a composed capture expose the same unprefixed tool name.";
+const TOOL_OVERLAP_SOURCE: &str =
+    "mcptest multi-server composition safety (tool-namespace overlap)";
+const ID_COLLISION: &str = "Servers whose sessions share a transport (equal `shared_transport`) never see the same client request id.";
+const ID_COLLISION_SOURCE: &str = "mcptest multi-server composition safety (shared-transport id collision); MCP 2025-11-25 basic/index §Requests";
 
 #[cfg(test)]
 mod tests {
@@ -407,7 +611,7 @@ mod tests {
         for (rule, info) in ALL.iter().zip(INFOS.iter()) {
             assert_eq!(rule.info(), info);
         }
-        let ids: Vec<&str> = INFOS.iter().map(|i| i.id).collect();
+        let ids: Vec<&str> = INFOS.iter().map(|i| i.code).collect();
         let mut sorted = ids.clone();
         sorted.sort_unstable();
         sorted.dedup();
@@ -416,8 +620,11 @@ mod tests {
         rules.sort();
         assert_eq!(rules, ALL.to_vec(), "enum order must match ID order");
         for info in INFOS {
-            assert!(info.property.ends_with('.'), "{}", info.id);
-            assert!(!info.citation.is_empty(), "{}", info.id);
+            assert!(info.title.ends_with('.'), "{}", info.code);
+            assert!(!info.source.is_empty(), "{}", info.code);
+        }
+        for hazard in HAZARDS {
+            assert_eq!(hazard.rule().aliases, [hazard.info().kind]);
         }
         assert_eq!(
             HazardKind::SharedTransportIdCollision.info().kind,

@@ -17,7 +17,8 @@
 //! - [`rules`]`()`: the catalogue ([`rules::RuleInfo`] rows, in order).
 //! - [`passed`]`(&findings, strict)`: the verdict (no errors; with `strict`, no
 //!   warnings either).
-//! - [`report`]`::{json, text, markdown, sarif, junit}`: renderers.
+//! - [`report`]`(findings, strict, subject)`: the findings as a
+//!   [`crate::findings::Report`], for the one set of renderers.
 //!
 //! Findings come in listing order (tools, prompts, resources, resource templates,
 //! each in the order listed), and on one item in catalogue order. Each names the
@@ -28,7 +29,6 @@
 
 mod entries;
 mod observe;
-pub mod report;
 pub mod rules;
 mod schema;
 mod syntax;
@@ -43,77 +43,8 @@ use crate::value::type_name;
 pub use observe::{DEFAULT_MAX_RESPONSE_BYTES, Response, lint_nondeterminism, lint_response};
 use rules::Rule;
 
-/// How much a finding matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Fails the verdict.
-    Error,
-    /// Fails the verdict with `strict`.
-    Warning,
-    /// Never fails the verdict.
-    Info,
-}
-
-impl Severity {
-    /// `error`, `warning` or `info`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
-        }
-    }
-}
-
-/// What a finding is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ItemKind {
-    /// A tool of `tools`.
-    Tool,
-    /// A prompt of `prompts`.
-    Prompt,
-    /// A resource of `resources`.
-    Resource,
-    /// A template of `resourceTemplates`.
-    ResourceTemplate,
-    /// A whole listing (`tools`, `prompts`, …) or the document.
-    Listing,
-}
-
-impl ItemKind {
-    /// `tool`, `prompt`, `resource`, `resource_template` or `listing`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ItemKind::Tool => "tool",
-            ItemKind::Prompt => "prompt",
-            ItemKind::Resource => "resource",
-            ItemKind::ResourceTemplate => "resource_template",
-            ItemKind::Listing => "listing",
-        }
-    }
-}
-
-/// One problem found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// The tool or prompt name, the resource URI or template, or the listing's name
-    /// (`tools`); `tools[3]` for an entry without one. `tool` in JSON, as mcp-assert
-    /// names it.
-    #[serde(rename = "tool")]
-    pub item: String,
-    /// What the item is.
-    pub kind: ItemKind,
-    /// The rule's code, e.g. `E103`.
-    pub code: &'static str,
-    /// The rule's severity.
-    pub severity: Severity,
-    /// What is wrong, and where it helps, what to do.
-    pub message: String,
-    /// RFC 6901 pointer to the offending field in the document as given.
-    pub field: String,
-}
+pub use crate::findings::{Finding, ItemKind};
+use crate::findings::{Gate, Level, Location, Report};
 
 /// What to check and how to judge.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,18 +86,41 @@ pub enum LintInputError {
 }
 
 /// Every rule, in catalogue order.
-pub fn rules() -> impl ExactSizeIterator<Item = &'static rules::RuleInfo> {
+pub fn rules() -> impl ExactSizeIterator<Item = &'static crate::findings::RuleInfo> {
     rules::ALL.iter().map(|r| r.info())
 }
 
 /// The verdict: no error findings, and with `strict` no warnings either. Info
 /// findings never fail.
 pub fn passed(findings: &[Finding], strict: bool) -> bool {
-    findings.iter().all(|f| match f.severity {
-        Severity::Error => false,
-        Severity::Warning => !strict,
-        Severity::Info => true,
-    })
+    gate(strict).passes(findings)
+}
+
+/// Lint's gate: errors fail; with `strict`, warnings too.
+pub fn gate(strict: bool) -> Gate {
+    Gate {
+        strict,
+        fail_on: None,
+    }
+}
+
+/// The findings as a report about `subject` (the listing's file or the
+/// server's label), with lint's own JSON contract beside them: `errors` and
+/// `warnings`, the counts of each (info findings are in neither).
+pub fn report(findings: Vec<Finding>, strict: bool, subject: &str) -> Report {
+    let mut r = Report::new("lint", subject);
+    r.gate = gate(strict);
+    r.set_extra("errors", serde_json::json!(count(&findings, Level::Error)));
+    r.set_extra(
+        "warnings",
+        serde_json::json!(count(&findings, Level::Warning)),
+    );
+    r.findings = findings;
+    r
+}
+
+fn count(findings: &[Finding], level: Level) -> usize {
+    findings.iter().filter(|f| f.level() == level).count()
 }
 
 /// The listing sections, in report order.
@@ -367,14 +321,11 @@ impl Item<'_> {
         if self.skip.contains(&rule) {
             return;
         }
-        let finding = Finding {
-            item: self.name.clone(),
-            kind: self.kind,
-            code: rule.code(),
-            severity: rule.severity(),
+        let finding = Finding::new(
+            rule.info(),
+            Location::item(self.kind, self.name.clone()).at(field),
             message,
-            field,
-        };
+        );
         self.found.push((rule, finding));
     }
 }
@@ -468,19 +419,12 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        let finding = |severity| Finding {
-            item: "t".into(),
-            kind: ItemKind::Tool,
-            code: "X",
-            severity,
-            message: String::new(),
-            field: String::new(),
-        };
+        let finding = |rule: Rule| Finding::new(rule.info(), Location::default(), "");
         assert!(passed(&[], true));
-        assert!(passed(&[finding(Severity::Info)], true));
-        assert!(passed(&[finding(Severity::Warning)], false));
-        assert!(!passed(&[finding(Severity::Warning)], true));
-        assert!(!passed(&[finding(Severity::Error)], false));
+        assert!(passed(&[finding(Rule::ClientUnsupportedKeyword)], true));
+        assert!(passed(&[finding(Rule::ToolDescriptionLength)], false));
+        assert!(!passed(&[finding(Rule::ToolDescriptionLength)], true));
+        assert!(!passed(&[finding(Rule::ToolDescriptionMissing)], false));
     }
 
     #[test]

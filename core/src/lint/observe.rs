@@ -314,7 +314,7 @@ mod tests {
         )
         .unwrap_or_default();
         assert_eq!(over.len(), 1);
-        assert_eq!(over[0].code, "E301");
+        assert_eq!(over[0].code(), "E301");
         assert!(
             over[0].message.contains("102,401 bytes"),
             "{}",

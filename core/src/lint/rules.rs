@@ -8,7 +8,7 @@
 //! (panic, timeout, connection) and its E3xx, E4xx and E5xx other families.
 //! `docs/lint.md` is held to this table by `core/tests/docs_lint.rs`.
 
-use super::Severity;
+use crate::findings::{Family, Level, RuleInfo, Severity};
 
 /// One lint rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -81,23 +81,6 @@ pub enum Rule {
     ListingContentUnstable,
 }
 
-/// The published description of a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RuleInfo {
-    /// Stable code: mcp-assert's where the rule checks what mcp-assert's does, else
-    /// E6xx, W6xx or I6xx.
-    pub code: &'static str,
-    /// The severity of every finding of the rule.
-    pub severity: Severity,
-    /// A short name.
-    pub title: &'static str,
-    /// The problem the rule catches, in one line.
-    pub rationale: &'static str,
-    /// Where the rule comes from: mcp-assert's code, the specification section, or
-    /// the clients whose documented behaviour it protects against.
-    pub source: &'static str,
-}
-
 /// Every rule, in catalogue order: the order of findings on one item.
 pub const ALL: [Rule; 33] = [
     Rule::MalformedEntry,
@@ -135,239 +118,353 @@ pub const ALL: [Rule; 33] = [
     Rule::ListingContentUnstable,
 ];
 
-crate::report::catalogue_lookups!(Rule, RuleInfo, Severity, "E103");
+crate::report::catalogue_lookups!(Rule, "E103");
 
-const INFOS: [RuleInfo; 33] = [
+/// What every lint row shares.
+const BASE: RuleInfo = RuleInfo {
+    code: "",
+    family: Family::Lint,
+    level: Level::Error,
+    severity: Severity::High,
+    title: "",
+    rationale: "",
+    source: "",
+    fix: "",
+    category: "",
+    aliases: &[],
+};
+
+/// The rows, in the order of [`Rule`]'s variants.
+pub const INFOS: [RuleInfo; 33] = [
     RuleInfo {
         code: "E601",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Malformed entry",
         rationale: "A listing is not an array, an entry is not an object, a field MCP requires is missing or empty, or a field has the wrong JSON type, so clients drop the entry or fail to read the listing.",
         source: "MCP 2025-11-25 schema.json (Tool, ToolAnnotations, Prompt, PromptArgument, Resource, ResourceTemplate)",
+        fix: "Make the entry match the MCP schema: listings are arrays of objects, each with the required fields (name; uri for resources; uriTemplate for templates) of the right JSON type.",
+        ..BASE
     },
     RuleInfo {
         code: "W601",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Tool name format",
         rationale: "A tool name is not 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', which clients may reject or rewrite.",
         source: "MCP 2025-11-25 server/tools §Tool Names",
+        fix: "Rename the tool to 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.' (for example read_file).",
+        ..BASE
     },
     RuleInfo {
         code: "E113",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Duplicate tool name",
         rationale: "Two tools share a name, so a call by that name is ambiguous and clients that key tools by name lose one.",
         source: "mcp-assert E113; MCP 2025-11-25 server/tools §Tool Names (unique within a server)",
+        fix: "Give each tool a name of its own; merge the two tools or rename one.",
+        ..BASE
     },
     RuleInfo {
         code: "E101",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Tool description missing",
         rationale: "A tool has no description (absent, empty or blank), so a model cannot tell when to use it.",
         source: "mcp-assert E101",
+        fix: "Add a description that says what the tool does and when a model should call it.",
+        ..BASE
     },
     RuleInfo {
         code: "W111",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Tool description length",
         rationale: "A tool description is shorter than 20 characters and 3 words, too little to choose the tool by, or longer than 1,024 characters, which OpenAI's function calling rejects.",
         source: "mcp-assert W111 (other bounds); OpenAI Chat Completions (function.description at most 1,024 characters, string_above_max_length)",
+        fix: "Write a description of at least 20 characters and 3 words, and at most 1,024 characters: what the tool does, when to use it, what it returns.",
+        ..BASE
     },
     RuleInfo {
         code: "W105",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Duplicate tool description",
         rationale: "Two tools have the same description, so a model cannot tell them apart.",
         source: "mcp-assert W105 (identical descriptions only)",
+        fix: "Describe each tool by what sets it apart from the other, so a model can choose between them.",
+        ..BASE
     },
     RuleInfo {
         code: "E602",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "inputSchema missing",
         rationale: "A tool has no inputSchema, or it is null or not a JSON object, so clients cannot describe or validate its arguments.",
         source: "MCP 2025-11-25 server/tools §Tool (inputSchema MUST be a valid JSON Schema object, not null)",
+        fix: "Give the tool an inputSchema object; a tool without arguments takes {\"type\": \"object\"}.",
+        ..BASE
     },
     RuleInfo {
         code: "E603",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "inputSchema not type object",
         rationale: "A tool's inputSchema does not say type: \"object\" at its root, which the MCP schema requires and Claude's API rejects (input_schema.type).",
         source: "MCP 2025-11-25 schema.json Tool.inputSchema (type const \"object\"); Claude API tool input_schema",
+        fix: "Put \"type\": \"object\" at the root of the inputSchema and describe the arguments under properties.",
+        ..BASE
     },
     RuleInfo {
         code: "E604",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Composition at the inputSchema root",
         rationale: "A tool's inputSchema has oneOf, anyOf or allOf at its root, which Claude's API rejects for every request that lists the tool.",
         source: "Claude API (400: input_schema does not support oneOf, allOf, or anyOf at the top level); OpenAI Structured Outputs (root object must not be anyOf)",
+        fix: "Move oneOf/anyOf/allOf below the root: keep the root a plain object schema and put the alternatives on the properties that vary.",
+        ..BASE
     },
     RuleInfo {
         code: "E605",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Invalid JSON Schema",
         rationale: "An inputSchema or outputSchema is not a valid JSON Schema in its declared dialect (2020-12 when it names none), so clients cannot compile it.",
         source: "MCP 2025-11-25 basic/index §JSON Schema Usage (Schema Validation, Implementation Requirements)",
+        fix: "Fix the schema so it compiles in its dialect (2020-12 unless $schema says otherwise); the message names the keyword that fails.",
+        ..BASE
     },
     RuleInfo {
         code: "E606",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "required not in properties",
         rationale: "An object schema requires a property its properties do not define, so the argument is mandatory but has no type or description to go by.",
         source: "MCP 2025-11-25 schema.json Tool.inputSchema (properties, required); JSON Schema 2020-12 validation §6.5.3",
+        fix: "Define every property named in required under properties, with a type and a description, or drop it from required.",
+        ..BASE
     },
     RuleInfo {
         code: "E102",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Parameter untyped",
         rationale: "A parameter's schema constrains no type (no type, enum, const, $ref or composition), so a model guesses the value's type and Gemini CLI skipped such tools.",
         source: "mcp-assert E102 (narrowed to schemas that constrain no type); Gemini CLI (\"missing types in its parameter schema\")",
+        fix: "Give the parameter a type (or an enum, const, $ref or composition) so a model knows what kind of value to send.",
+        ..BASE
     },
     RuleInfo {
         code: "E103",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Required parameter without description",
         rationale: "A required parameter has no description, so a model guesses what value to give.",
         source: "mcp-assert E103",
+        fix: "Describe every required parameter: what it is, its unit or format, an example value.",
+        ..BASE
     },
     RuleInfo {
         code: "W102",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Optional parameter without description",
         rationale: "An optional parameter has no description, so a model guesses when and how to use it.",
         source: "mcp-assert W102",
+        fix: "Describe the optional parameter: what it changes and its default.",
+        ..BASE
     },
     RuleInfo {
         code: "W602",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "default rejected by its schema",
         rationale: "A schema's default is not among its enum values, differs from its const, or is not of its type, so a client that fills in the default sends an invalid value.",
         source: "JSON Schema 2020-12 validation §9.2 (default SHOULD be valid against its schema)",
+        fix: "Make the default a value its own schema accepts (in the enum, equal to const, of the declared type), or drop it.",
+        ..BASE
     },
     RuleInfo {
         code: "W603",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Malformed enum",
         rationale: "A schema's enum is empty, so no value is valid, or lists a value twice.",
         source: "JSON Schema 2020-12 validation §6.1.2 (enum SHOULD have at least one element, elements SHOULD be unique)",
+        fix: "List at least one value in the enum, each once.",
+        ..BASE
     },
     RuleInfo {
         code: "E607",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "External $ref",
         rationale: "A $ref points outside the schema (a network or relative URI), which clients do not fetch, so validation against it fails.",
         source: "MCP 2026-07-28 basic/index §$ref Resolution (MUST NOT dereference network URIs; unresolved external $ref SHOULD be rejected)",
+        fix: "Inline the referenced schema under $defs and point $ref at it (#/$defs/...); clients do not fetch external schemas.",
+        ..BASE
     },
     RuleInfo {
         code: "E608",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Dangling $ref",
         rationale: "A local $ref (#/… or #anchor) resolves to nothing in the schema, for example a #/$defs/… reference with no $defs, so the schema does not compile.",
         source: "JSON Schema 2020-12 core §8.2.3.1 ($ref); Gemini CLI (\"can't resolve reference\")",
+        fix: "Point $ref at a definition that exists (add it under $defs), or fix the pointer's spelling.",
+        ..BASE
     },
     RuleInfo {
         code: "I601",
+        level: Level::Note,
         severity: Severity::Info,
         title: "Keyword some clients drop",
         rationale: "An inputSchema uses if/then/else, patternProperties, dependentSchemas, dependentRequired, dependencies, unevaluatedProperties or propertyNames, outside the subsets OpenAI's strict function calling and Gemini's function parameters accept.",
         source: "OpenAI Structured Outputs (supported schemas); Gemini API FunctionDeclaration parameters (OpenAPI Schema subset)",
+        fix: "If models of those clients must call the tool, express the rule another way (an enum, separate optional properties) or describe it in the description.",
+        ..BASE
     },
     RuleInfo {
         code: "E609",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "outputSchema not an object",
         rationale: "A tool's outputSchema is present but not a JSON object, so clients cannot validate structured results against it.",
         source: "MCP 2025-11-25 server/tools §Output Schema; schema.json Tool.outputSchema",
+        fix: "Make outputSchema a JSON object (a schema), or leave it out.",
+        ..BASE
     },
     RuleInfo {
         code: "W604",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "outputSchema not type object",
         rationale: "A tool's outputSchema does not say type: \"object\" at its root, which revisions up to 2025-11-25 require (2026-07-28 allows any schema).",
         source: "MCP 2025-11-25 schema.json Tool.outputSchema (type const \"object\"); MCP 2026-07-28 changelog",
+        fix: "Put \"type\": \"object\" at the root of the outputSchema for clients of revisions up to 2025-11-25, or wrap the value in an object property.",
+        ..BASE
     },
     RuleInfo {
         code: "W605",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Contradictory annotations",
         rationale: "A tool says readOnlyHint: true and destructiveHint: true, but a tool that does not modify its environment cannot destroy anything in it.",
         source: "MCP 2025-11-25 schema.json ToolAnnotations (destructiveHint is meaningful only when readOnlyHint is false)",
+        fix: "Set destructiveHint only on tools that are not read-only: drop it, or set readOnlyHint to false if the tool changes things.",
+        ..BASE
     },
     RuleInfo {
         code: "W606",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Prompt argument without description",
         rationale: "A prompt argument has no description, so the user filling it in has only its name to go by.",
         source: "MCP 2025-11-25 server/prompts §PromptArgument",
+        fix: "Describe the prompt argument: what the user should fill in.",
+        ..BASE
     },
     RuleInfo {
         code: "E610",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Duplicate prompt argument",
         rationale: "A prompt lists two arguments with the same name, which prompts/get's arguments map cannot carry apart.",
         source: "MCP 2025-11-25 server/prompts §Getting a Prompt (arguments by name)",
+        fix: "Give each prompt argument a name of its own.",
+        ..BASE
     },
     RuleInfo {
         code: "E611",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Resource URI not absolute",
         rationale: "A resource's uri is not an absolute URI (scheme \":\" …, no spaces or control characters), so resources/read cannot name it reliably.",
         source: "MCP 2025-11-25 schema.json Resource.uri (format uri); RFC 3986 §4.3",
+        fix: "Use an absolute URI with a scheme (file:///..., https://..., myapp://...), percent-encoding spaces and control characters.",
+        ..BASE
     },
     RuleInfo {
         code: "W607",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Malformed mimeType",
         rationale: "A resource's or template's mimeType is not type/subtype with optional parameters, so clients cannot tell how to render the content.",
         source: "MCP 2025-11-25 server/resources §Resource; RFC 6838 §4.2; RFC 9110 §8.3.1",
+        fix: "Write the mimeType as type/subtype (text/plain, application/json; charset=utf-8).",
+        ..BASE
     },
     RuleInfo {
         code: "E612",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Malformed uriTemplate",
         rationale: "A resource template's uriTemplate has unbalanced braces, an empty expression or an invalid variable name, so it cannot be expanded.",
         source: "MCP 2025-11-25 server/resources §Resource Templates; RFC 6570 §2.2, §2.3",
+        fix: "Balance the braces and use valid RFC 6570 variable names ({name}, {+path}).",
+        ..BASE
     },
     RuleInfo {
         code: "W608",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "uriTemplate without variables",
         rationale: "A resource template's uriTemplate has no {variable}, so it names one fixed URI that belongs in resources/list.",
         source: "MCP 2025-11-25 server/resources §Resource Templates (parameterized resources); RFC 6570 §1.1",
+        fix: "List a fixed URI under resources, or add the {variable} the template stands for.",
+        ..BASE
     },
     RuleInfo {
         code: "E613",
-        severity: Severity::Error,
+        level: Level::Error,
+        severity: Severity::High,
         title: "Duplicate prompt, resource or template",
         rationale: "Two prompts share a name, two resources a URI, or two templates a uriTemplate, so a client reaches only one of them.",
         source: "MCP 2025-11-25 server/prompts §Getting a Prompt, server/resources §Reading Resources (by name and URI)",
+        fix: "Give each prompt a unique name, each resource a unique URI and each template a unique uriTemplate.",
+        ..BASE
     },
     RuleInfo {
         code: "W106",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Listing too large",
         rationale: "The tool definitions of a listing come to more than about 8,000 tokens (4 bytes a token), a large share of a model's context spent before any work.",
         source: "mcp-assert W106",
+        fix: "Trim the tool definitions: shorter descriptions, fewer tools (split the server or group tools), schemas without repeated prose.",
+        ..BASE
     },
     RuleInfo {
         code: "E301",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Response too large",
         rationale: "A tool's answer is over the response budget (100 KiB unless set), which fills a model's context window.",
         source: "mcp-assert E301 (--max-response-kb, default 100)",
+        fix: "Return less per call: paginate, summarise, or let the caller ask for the part it needs; raise --max-response-kb only if the size is intended.",
+        ..BASE
     },
     RuleInfo {
         code: "W609",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Listing order unstable",
         rationale: "Two listings taken in one session list the same items in a different order, which breaks clients' prompt caching and makes runs differ.",
         source: "Claude prompt caching (tool definitions are the start of the cached prefix); MCP 2025-11-25 server/tools §List Changed Notification",
+        fix: "List items in a fixed order (sort them, or keep insertion order) so every listing of a session is the same.",
+        ..BASE
     },
     RuleInfo {
         code: "W610",
-        severity: Severity::Warning,
+        level: Level::Warning,
+        severity: Severity::Medium,
         title: "Listing content unstable",
         rationale: "Two listings taken in one session differ in which items they list or in an item's definition, with nothing in the session to explain it.",
         source: "MCP 2025-11-25 server/tools §List Changed Notification; Claude prompt caching (a changed tool definition invalidates the cache)",
+        fix: "Keep the listing the same within a session, or send notifications/tools/list_changed when it does change.",
+        ..BASE
     },
 ];
 

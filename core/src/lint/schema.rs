@@ -682,7 +682,7 @@ mod tests {
         out.finish(item);
         out.findings
             .into_iter()
-            .map(|f| (f.code.to_string(), f.field))
+            .map(|f| (f.code().to_string(), f.location.pointer.unwrap_or_default()))
             .collect()
     }
 

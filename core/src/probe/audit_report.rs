@@ -1,5 +1,5 @@
 //! The audit report: one result per tool, prompt and resource, a score, and
-//! its renderers (JSON, text, Markdown, SARIF, JUnit).
+//! the findings report the one set of renderers draws ([`audit_findings`]).
 //!
 //! ```json
 //! {"version": 1, "server": "everything", "transport": "stdio", "score": 66,
@@ -14,22 +14,21 @@
 //! `tool` holds the tool or prompt name or the resource URI (mcp-assert's
 //! field name); `input` the arguments sent (`null` for a resource or when
 //! none were sent); `stderr` the server's last stderr lines, for results that
-//! are not healthy, when there were any.
+//! are not healthy, when there were any; `answer` the first line of the
+//! answer's text, when it had text.
 
 use std::fmt::Write as _;
-use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Arguments;
-use super::classify::{Classification, Level, Observed, Status};
-use super::render::{
-    self, ItemKind, SarifFinding, Transport, breakdown, icon, shown, style, words,
+use super::classify::{Classification, Observed, Status};
+use super::render::{ItemKind, Transport, breakdown, shown};
+use super::rules::{AUDIT, audit_rule};
+use crate::findings::{
+    Case, CaseStatus, CaseView, Finding, ItemKind as FindingKind, Location, Report,
 };
-use crate::diag::{Paint, Style};
-use crate::report::markdown::escape;
 
 /// The version of the audit report's JSON shape.
 pub const AUDIT_REPORT_VERSION: u32 = 1;
@@ -47,6 +46,9 @@ pub struct AuditResult {
     pub input: Value,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stderr: Option<String>,
+    /// The first line of the answer's text, when it had text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
 }
 
 impl AuditResult {
@@ -69,6 +71,7 @@ impl AuditResult {
             input: input.to_json(),
             stderr: (outcome.status != Status::Healthy && !tail.is_empty())
                 .then(|| tail.to_string()),
+            answer: first_line(observed.response.as_ref()),
         }
     }
 
@@ -82,6 +85,7 @@ impl AuditResult {
             duration_ms: 0,
             input: Value::Null,
             stderr: None,
+            answer: None,
         }
     }
 }
@@ -156,16 +160,6 @@ pub fn audit_passed(report: &AuditReport) -> bool {
     !report.results.iter().any(|r| r.status.is_serious())
 }
 
-/// The report as pretty JSON (the contract in the module docs), with a final
-/// newline.
-pub fn audit_json(report: &AuditReport) -> String {
-    render::json_text(report)
-}
-
-fn item(r: &AuditResult) -> String {
-    format!("{} {}", r.kind.as_str(), r.tool)
-}
-
 /// The counts line: `3 called: 2 fine, 1 serious (1 crash) · 1 skipped`.
 fn counts(report: &AuditReport) -> String {
     let called: Vec<&AuditResult> = report
@@ -198,226 +192,142 @@ fn counts(report: &AuditReport) -> String {
     line
 }
 
-/// The terminal rendering: a table (status, item, time, detail), the score
-/// and counts, and a findings section with, for every result that is
-/// neither healthy nor skipped, its detail, the input as JSON and the stderr
-/// tail.
-pub fn audit_text(report: &AuditReport, paint: Paint) -> String {
-    let p = paint;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} {} ({})\n",
-        p.paint(Style::Bold, "mcpcheck audit:"),
-        p.text(&report.server),
-        report.transport.as_str()
-    );
-    let items: Vec<String> = report.results.iter().map(item).collect();
-    let width = items
-        .iter()
-        .map(|i| i.chars().count())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, 48);
-    let _ = writeln!(
-        out,
-        "{}",
-        p.paint(
-            Style::Dim,
-            &format!("{:<16} {:<width$} {:>8}  DETAIL", "STATUS", "ITEM", "TIME")
-        )
-    );
-    for (r, name) in report.results.iter().zip(&items) {
-        let name = if name.chars().count() > width {
-            crate::truncate(name, width - 1)
-        } else {
-            name.clone()
-        };
-        let time = if r.status == Status::Skipped {
-            "-".to_string()
-        } else {
-            format!("{} ms", r.duration_ms)
-        };
-        let _ = writeln!(
-            out,
-            "{} {}{} {:>8}  {}",
-            p.paint(style(r.status), &format!("{:<16}", r.status.as_str())),
-            p.text(&name),
-            " ".repeat(width.saturating_sub(name.chars().count())),
-            time,
-            p.text(&one_line(&crate::truncate(&r.detail, 100)))
-        );
-    }
-    let score_style = if audit_passed(report) {
-        Style::Pass
-    } else {
-        Style::Error
+/// Whether the first line of an answer reads as an error message (`Error:
+/// Only SELECT queries are allowed`, `Traceback …`, `permission denied`):
+/// what [`A302`](super::rules::AUDIT) flags on a result that does not say
+/// `isError: true`.
+pub fn reads_as_error(first_line: &str) -> bool {
+    let line = first_line
+        .trim_start()
+        .trim_start_matches(['[', '(', '*', '#', '!', ' '])
+        .to_ascii_lowercase();
+    const WORDS: [&str; 9] = [
+        "error",
+        "err",
+        "exception",
+        "traceback",
+        "fatal",
+        "failed",
+        "failure",
+        "unauthorized",
+        "forbidden",
+    ];
+    const PHRASES: [&str; 6] = [
+        "permission denied",
+        "access denied",
+        "not allowed",
+        "could not ",
+        "unable to ",
+        "invalid ",
+    ];
+    let word_ends = |rest: &str| {
+        rest.chars()
+            .next()
+            .is_none_or(|c| !c.is_ascii_alphanumeric() && c != '_')
     };
-    let _ = writeln!(
-        out,
-        "\n{} · {}",
-        p.paint(score_style, &format!("Score {}/100", report.score)),
-        counts(report)
-    );
-    let findings: Vec<&AuditResult> = report
-        .results
+    WORDS
         .iter()
-        .filter(|r| !matches!(r.status, Status::Healthy | Status::Skipped))
-        .collect();
-    if !findings.is_empty() {
-        let _ = writeln!(out, "\n{}", p.paint(Style::Bold, "Findings"));
-    }
-    for r in findings {
-        let _ = writeln!(
-            out,
-            "\n{} · {} ({} ms)",
-            p.paint(style(r.status), &words(r.status)),
-            p.text(&item(r)),
-            r.duration_ms
-        );
-        let _ = writeln!(out, "    {}", p.text(&one_line(&r.detail)));
-        let _ = writeln!(out, "    input:  {}", p.text(&shown(&r.input)));
-        if let Some(stderr) = &r.stderr {
-            let _ = writeln!(out, "    stderr:");
-            for line in stderr.lines() {
-                let _ = writeln!(out, "      {} {}", p.paint(Style::Dim, "|"), p.text(line));
-            }
-        }
-    }
-    out
+        .any(|w| line.strip_prefix(w).is_some_and(word_ends))
+        || PHRASES.iter().any(|p| line.starts_with(p))
 }
 
-fn one_line(s: &str) -> String {
-    s.replace('\r', "\\r")
-        .replace('\n', "\\n")
-        .replace('\t', "\\t")
+/// The first line of a tool result's text (at most 200 characters), when it
+/// has text.
+pub fn first_line(response: Option<&Value>) -> Option<String> {
+    let content = response?.get("result")?.get("content")?.as_array()?;
+    let text = content
+        .iter()
+        .find_map(|c| c.get("text").and_then(Value::as_str))?;
+    let line = text.lines().find(|l| !l.trim().is_empty())?;
+    Some(crate::truncate(line.trim(), 200))
 }
 
-/// Markdown for a job summary: a heading with the score, one table row per
-/// item, each finding folded into a `<details>` with the input and the
-/// stderr tail in code blocks. Everything from the server is escaped.
-pub fn audit_markdown(report: &AuditReport) -> String {
-    let mut out = String::new();
-    let mark = if audit_passed(report) { "✅" } else { "❌" };
-    let _ = writeln!(
-        out,
-        "## {mark} mcpcheck audit: score {}/100\n\nServer {} over {}: {}.\n",
-        report.score,
-        escape(&report.server),
-        report.transport.as_str(),
-        counts(report)
-    );
-    let _ = writeln!(
-        out,
-        "| | Status | Item | Time | Detail |\n|:-:|:--|:--|--:|:--|"
-    );
+/// The audit as a findings report: a case per item (its class in the table),
+/// a finding per item whose class is worth one ([`super::rules::audit_rule`])
+/// with the input sent and the stderr tail, `A302` for a success whose text
+/// reads as an error, the score and counts as the summary, and the audit's own
+/// JSON contract beside them (`server`, `transport`, `score`, `results`).
+pub fn audit_findings(report: &AuditReport) -> Report {
+    let mut out = Report::new("audit", report.server.clone());
+    out.facts
+        .push((String::new(), report.transport.as_str().into()));
+    out.case_view = CaseView::Table;
+    out.score = Some(report.score);
     for r in &report.results {
-        let time = if r.status == Status::Skipped {
-            String::new()
-        } else {
-            format!("{} ms", r.duration_ms)
+        let kind = match r.kind {
+            ItemKind::Tool => FindingKind::Tool,
+            ItemKind::Prompt => FindingKind::Prompt,
+            ItemKind::Resource => FindingKind::Resource,
         };
-        let _ = writeln!(
-            out,
-            "| {} | {} | {} | {time} | {} |",
-            icon(r.status),
-            r.status.as_str().replace('_', "\\_"),
-            escape(&item(r)),
-            escape(&crate::truncate(&r.detail, 200))
-        );
-    }
-    let findings: Vec<&AuditResult> = report
-        .results
-        .iter()
-        .filter(|r| !matches!(r.status, Status::Healthy | Status::Skipped))
-        .collect();
-    if !findings.is_empty() {
-        let _ = writeln!(out, "\n### Findings\n");
-    }
-    for r in findings {
-        let _ = writeln!(
-            out,
-            "<details><summary>{} <b>{}</b> · {}</summary>\n\n{}\n\nInput:\n\n{}",
-            icon(r.status),
-            words(r.status),
-            crate::diag::html_escape(&item(r)),
-            escape(&r.detail),
-            render::fenced("json", &shown(&r.input))
-        );
-        if let Some(stderr) = &r.stderr {
-            let _ = writeln!(out, "stderr:\n\n{}", render::fenced("text", stderr));
+        let mut findings = Vec::new();
+        let mut push = |f: Finding, out: &mut Report| {
+            findings.push(out.findings.len());
+            out.findings.push(f);
+        };
+        if let Some(rule) = audit_rule(r.status) {
+            let mut f = Finding::new(rule, Location::item(kind, r.tool.clone()), r.detail.clone())
+                .with_detail("input", shown(&r.input));
+            if let Some(stderr) = &r.stderr {
+                f = f.with_detail("stderr", stderr.clone());
+            }
+            push(f, &mut out);
         }
-        let _ = writeln!(out, "</details>\n");
+        let error_text = r
+            .answer
+            .as_deref()
+            .filter(|a| r.status == Status::Healthy && reads_as_error(a));
+        if let Some(answer) = error_text
+            && let Some(rule) = AUDIT.iter().find(|x| x.code == "A302")
+        {
+            let f = Finding::new(
+                rule,
+                Location::item(kind, r.tool.clone()),
+                "the result does not set isError, but its text reads as an error",
+            )
+            .with_evidence(crate::diag::terminal_safe(answer).into_owned())
+            .with_detail("input", shown(&r.input));
+            push(f, &mut out);
+        }
+        let status = match r.status {
+            Status::Skipped => CaseStatus::Skipped,
+            Status::Healthy if findings.is_empty() => CaseStatus::Passed,
+            s if s.is_serious() => CaseStatus::Failed,
+            _ => CaseStatus::Noted,
+        };
+        let mut detail = r.detail.clone();
+        if let Some(answer) = &r.answer
+            && r.status != Status::Skipped
+            && !detail.contains(answer.as_str())
+        {
+            detail = format!("{detail}: {answer}");
+        }
+        let label = r.status.as_str().to_string();
+        out.cases.push(Case {
+            suite: String::new(),
+            class: r.kind.as_str().into(),
+            name: r.tool.clone(),
+            status,
+            label,
+            detail,
+            duration_ms: (r.status != Status::Skipped).then_some(r.duration_ms),
+            findings,
+        });
     }
+    out.summary
+        .push(format!("Score {}/100 · {}", report.score, counts(report)));
+    out.set_extra("server", Value::String(report.server.clone()));
+    out.set_extra("transport", serde_json::json!(report.transport));
+    out.set_extra(
+        "results",
+        serde_json::to_value(&report.results).unwrap_or(Value::Null),
+    );
     out
-}
-
-/// SARIF 2.1.0: one result per result of a serious or warning status (rules
-/// `crash`, `timeout`, `protocol-error`, `non-json-output`, `invalid-result`,
-/// `schema-mismatch`, `accepted-invalid`), located at the item (a logical
-/// location) and, with `artifact`, at that file.
-pub fn audit_sarif(report: &AuditReport, artifact: Option<&str>) -> String {
-    let findings: Vec<SarifFinding<'_>> = report
-        .results
-        .iter()
-        .map(|r| SarifFinding {
-            kind: r.kind,
-            item: &r.tool,
-            status: r.status,
-            text: format!("{} {}: {}: {}\ninput: {}", r.kind.as_str(), r.tool, words(r.status), r.detail, shown(&r.input)),
-            key: "",
-            properties: json!({"kind": r.kind, "item": r.tool, "status": r.status, "input": r.input, "server": report.server}),
-        })
-        .collect();
-    render::sarif(&report.server, &findings, artifact)
-}
-
-/// JUnit XML: one test case per item (classname its kind); a serious status
-/// is a failure, a skipped item is skipped, a warning or a tool error passes
-/// with its detail as output.
-pub fn audit_junit(report: &AuditReport) -> String {
-    let mut suite = TestSuite::new("mcpcheck audit");
-    suite.add_property(Property::new("server", report.server.as_str()));
-    suite.add_property(Property::new("transport", report.transport.as_str()));
-    suite.add_property(Property::new("score", report.score.to_string()));
-    for r in &report.results {
-        let status = match r.status.level() {
-            _ if r.status == Status::Skipped => {
-                let mut s = TestCaseStatus::skipped();
-                s.set_message(r.detail.as_str());
-                s
-            }
-            Level::Error => {
-                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                s.set_message(one_line(&r.detail));
-                s.set_type(r.status.as_str());
-                s.set_description(format!("{}\ninput: {}", r.detail, shown(&r.input)));
-                s
-            }
-            _ => TestCaseStatus::success(),
-        };
-        let mut case = TestCase::new(item(r), status);
-        case.set_classname(r.kind.as_str());
-        if r.status != Status::Skipped {
-            case.set_time(Duration::from_millis(r.duration_ms));
-        }
-        case.add_property(Property::new("status", r.status.as_str()));
-        if matches!(r.status.level(), Level::Note | Level::Warning) && r.status != Status::Skipped {
-            case.set_system_out(format!("{}: {}", r.status.level().as_str(), r.detail));
-        }
-        if let Some(stderr) = &r.stderr {
-            case.set_system_err(stderr.as_str());
-        }
-        suite.add_test_case(case);
-    }
-    let mut out = Report::new("mcpcheck");
-    out.add_test_suite(suite);
-    render::junit_text(&out)
 }
 
 #[cfg(test)]
 mod healthy_items_tests {
     use super::*;
+    use serde_json::json;
 
     fn result(kind: ItemKind, item: &str, status: Status) -> AuditResult {
         AuditResult {
@@ -460,6 +370,62 @@ mod healthy_items_tests {
         assert_eq!(
             report.healthy_items(ItemKind::Resource, &resources),
             vec![json!({"uri": "file:///x", "name": "x"})]
+        );
+    }
+}
+
+#[cfg(test)]
+mod findings_tests {
+    use super::*;
+
+    #[test]
+    fn error_text_reads_as_an_error() {
+        for yes in [
+            "Error: Only SELECT queries are allowed",
+            "error",
+            "[ERROR] no such table",
+            "Traceback (most recent call last):",
+            "Permission denied: /etc",
+            "Invalid timezone: 'x'",
+        ] {
+            assert!(reads_as_error(yes), "{yes}");
+        }
+        for no in [
+            "Errors found: 0",
+            "Found 3 files",
+            "errand booked",
+            "The error rate is 2%",
+            "",
+        ] {
+            assert!(!reads_as_error(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn a_success_with_error_text_is_a302_and_does_not_fail() {
+        let mut ok = AuditResult::skipped(ItemKind::Tool, "query", "");
+        ok.status = Status::Healthy;
+        ok.detail = "returned 1 content item".into();
+        ok.answer = Some("Error: Only SELECT queries are allowed".into());
+        let mut crash = AuditResult::skipped(ItemKind::Tool, "boom", "");
+        crash.status = Status::Crash;
+        crash.detail = "the server exited".into();
+        let report = AuditReport::new("s", Transport::Stdio, vec![ok, crash]);
+        let r = audit_findings(&report);
+        let codes: Vec<&str> = r.findings.iter().map(Finding::code).collect();
+        assert_eq!(codes, ["A302", "A101"]);
+        assert_eq!(r.cases[0].status, CaseStatus::Noted);
+        assert_eq!(r.cases[1].status, CaseStatus::Failed);
+        assert!(!r.passed());
+        assert_eq!(r.score, Some(50));
+        assert!(
+            r.extra("results")
+                .is_some_and(|v| v.as_array().map(Vec::len) == Some(2))
+        );
+        assert!(
+            r.cases[0]
+                .detail
+                .ends_with(": Error: Only SELECT queries are allowed")
         );
     }
 }

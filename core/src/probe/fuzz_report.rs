@@ -1,5 +1,6 @@
 //! The fuzz report: per tool, how many inputs were sent, how many were
-//! handled, and every failure with its input; and its renderers.
+//! handled, and every failure with its input; and the findings report the one
+//! set of renderers draws ([`fuzz_findings`]).
 //!
 //! ```json
 //! {"version": 1, "seed": 42, "server": "everything", "transport": "stdio",
@@ -22,18 +23,16 @@
 
 use std::fmt::Write as _;
 
-use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::Arguments;
-use super::classify::{Classification, Level, Status};
+use super::classify::{Classification, Status};
 use super::fuzz::{Category, FuzzCase};
-use super::render::{
-    self, ItemKind, SarifFinding, Transport, breakdown, icon, shown, style, words,
+use super::render::{Transport, breakdown, shown};
+use super::rules::fuzz_rule;
+use crate::findings::{
+    Case, CaseStatus, CaseView, Finding, ItemKind as FindingKind, Location, Report,
 };
-use crate::diag::{Paint, Style};
-use crate::report::markdown::escape;
 use crate::report::plural;
 
 /// The version of the fuzz report's JSON shape.
@@ -203,12 +202,6 @@ pub fn fuzz_passed(report: &FuzzReport) -> bool {
         .any(|f| f.status.is_serious())
 }
 
-/// The report as pretty JSON (the contract in the module docs), with a final
-/// newline.
-pub fn fuzz_json(report: &FuzzReport) -> String {
-    render::json_text(report)
-}
-
 fn input_line(f: &FuzzFailure) -> String {
     let input = match &f.input {
         Arguments::Omitted => "(no arguments key)".to_string(),
@@ -220,91 +213,74 @@ fn input_line(f: &FuzzFailure) -> String {
     }
 }
 
-/// The terminal rendering: a line per tool (inputs handled out of sent,
-/// the failures by status), under it each failure (status, label, detail,
-/// input), then the totals.
-pub fn fuzz_text(report: &FuzzReport, paint: Paint) -> String {
-    let p = paint;
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{} {} ({}) · seed {}\n",
-        p.paint(Style::Bold, "mcpcheck fuzz:"),
-        p.text(&report.server),
-        report.transport.as_str(),
-        report.seed
-    );
-    let width = report
-        .tools
-        .iter()
-        .map(|t| t.tool.chars().count())
-        .max()
-        .unwrap_or(4)
-        .clamp(4, 40);
+/// The fuzz run as a findings report: a case per tool (`20/20 inputs
+/// handled`, and the failures by class), a finding per input that did not
+/// pass ([`super::rules::fuzz_rule`]) with its label, input and stderr, the
+/// totals and the seed as the summary, and the run's own JSON contract
+/// beside them (`seed`, `server`, `transport`, `tools`, `summary`).
+pub fn fuzz_findings(report: &FuzzReport) -> Report {
+    let mut out = Report::new("fuzz", report.server.clone());
+    out.facts
+        .push((String::new(), report.transport.as_str().into()));
+    out.facts.push(("seed".into(), report.seed.to_string()));
+    out.case_view = CaseView::Table;
     for t in &report.tools {
-        let name = crate::truncate(&t.tool, width);
-        let pad = " ".repeat(width.saturating_sub(name.chars().count()));
-        if let Some(why) = &t.skipped {
-            let _ = writeln!(
-                out,
-                "{} {}{pad}  skipped: {}",
-                p.paint(Style::Skip, "-"),
-                p.text(&name),
-                p.text(why)
-            );
-            continue;
-        }
-        let serious = t.failures.iter().any(|f| f.status.is_serious());
-        let mark = if serious {
-            p.paint(Style::Error, "✗")
-        } else if t.failures.is_empty() {
-            p.paint(Style::Pass, "✓")
-        } else {
-            p.paint(Style::Warning, "!")
-        };
-        let statuses: Vec<Status> = t.failures.iter().map(|f| f.status).collect();
-        let mut line = format!(
-            "{mark} {}{pad}  {}/{} inputs handled",
-            p.text(&name),
-            t.passed,
-            t.runs
-        );
-        if !statuses.is_empty() {
-            let _ = write!(line, ": {}", breakdown(&statuses));
-        }
-        let _ = writeln!(out, "{line}");
+        let mut findings = Vec::new();
         for f in &t.failures {
-            let _ = writeln!(
-                out,
-                "    {} {}",
-                p.paint(style(f.status), &format!("{:<16}", f.status.as_str())),
-                p.text(&f.label)
-            );
-            let _ = writeln!(out, "    {:<16} {}", "", p.text(&one_line(&f.detail)));
-            let _ = writeln!(out, "    {:<16} input: {}", "", p.text(&input_line(f)));
+            let Some(rule) = fuzz_rule(f.status) else {
+                continue;
+            };
+            let mut finding = Finding::new(
+                rule,
+                Location::item(FindingKind::Tool, t.tool.clone()),
+                format!("{}: {}", f.label, f.detail),
+            )
+            .with_detail("input", input_line(f));
             if let Some(stderr) = &f.stderr {
-                for l in stderr.lines() {
-                    let _ = writeln!(
-                        out,
-                        "    {:<16} {} {}",
-                        "",
-                        p.paint(Style::Dim, "|"),
-                        p.text(l)
-                    );
-                }
+                finding = finding.with_detail("stderr", stderr.clone());
             }
+            findings.push(out.findings.len());
+            out.findings.push(finding);
         }
+        let worst = t.failures.iter().map(|f| f.status).max();
+        let label = match (&t.skipped, worst) {
+            (Some(_), _) => "skipped".to_string(),
+            (None, Some(worst)) => worst.as_str().to_string(),
+            (None, None) => "passed".to_string(),
+        };
+        let (status, detail) = match &t.skipped {
+            Some(why) => (CaseStatus::Skipped, format!("skipped: {why}")),
+            None => {
+                let statuses: Vec<Status> = t.failures.iter().map(|f| f.status).collect();
+                let mut detail = format!("{}/{} inputs handled", t.passed, t.runs);
+                if !statuses.is_empty() {
+                    let _ = write!(detail, ": {}", breakdown(&statuses));
+                }
+                let status = if statuses.iter().any(|s| s.is_serious()) {
+                    CaseStatus::Failed
+                } else if statuses.is_empty() {
+                    CaseStatus::Passed
+                } else {
+                    CaseStatus::Noted
+                };
+                (status, detail)
+            }
+        };
+        out.cases.push(Case {
+            suite: String::new(),
+            class: "tool".into(),
+            name: t.tool.clone(),
+            status,
+            label,
+            detail,
+            duration_ms: None,
+            findings,
+        });
     }
     let s = &report.summary;
-    let verdict = if fuzz_passed(report) {
-        Style::Pass
-    } else {
-        Style::Error
-    };
-    let _ = write!(
-        out,
-        "\n{}: {}, {} passed",
-        p.paint(verdict, &plural(s.tools, "tool", "tools")),
+    let mut line = format!(
+        "{}: {}, {} passed",
+        plural(s.tools, "tool", "tools"),
         plural(s.runs, "input", "inputs"),
         s.passed
     );
@@ -314,166 +290,25 @@ pub fn fuzz_text(report: &FuzzReport, paint: Paint) -> String {
         .flat_map(|t| t.failures.iter().map(|f| f.status))
         .collect();
     if !all.is_empty() {
-        let _ = write!(out, " · {}", breakdown(&all));
+        let _ = write!(line, " · {}", breakdown(&all));
     }
     if s.tools_skipped > 0 {
         let _ = write!(
-            out,
+            line,
             " · {} skipped",
             plural(s.tools_skipped, "tool", "tools")
         );
     }
-    let _ = writeln!(
-        out,
-        "\nThe same seed ({}) sends the same inputs in the same order.",
+    out.summary.push(line);
+    out.summary.push(format!(
+        "The same seed ({}) sends the same inputs in the same order.",
         report.seed
-    );
+    ));
+    let value = |v: serde_json::Result<serde_json::Value>| v.unwrap_or(serde_json::Value::Null);
+    out.set_extra("seed", serde_json::json!(report.seed));
+    out.set_extra("server", serde_json::json!(report.server));
+    out.set_extra("transport", serde_json::json!(report.transport));
+    out.set_extra("tools", value(serde_json::to_value(&report.tools)));
+    out.set_extra("summary", value(serde_json::to_value(&report.summary)));
     out
-}
-
-fn one_line(s: &str) -> String {
-    s.replace('\r', "\\r")
-        .replace('\n', "\\n")
-        .replace('\t', "\\t")
-}
-
-/// Markdown for a job summary: a heading with the verdict, one row per tool,
-/// each failure folded into a `<details>` with its input in a code block.
-pub fn fuzz_markdown(report: &FuzzReport) -> String {
-    let s = &report.summary;
-    let mark = if fuzz_passed(report) { "✅" } else { "❌" };
-    let mut out = format!(
-        "## {mark} mcpcheck fuzz: {} of {} inputs handled\n\nServer {} over {}, seed {}.\n\n",
-        s.passed,
-        s.runs,
-        escape(&report.server),
-        report.transport.as_str(),
-        report.seed
-    );
-    let _ = writeln!(
-        out,
-        "| | Tool | Inputs | Handled | Failures |\n|:-:|:--|--:|--:|:--|"
-    );
-    for t in &report.tools {
-        let statuses: Vec<Status> = t.failures.iter().map(|f| f.status).collect();
-        let worst = statuses.iter().max_by_key(|s| s.level()).copied();
-        let (mark, failures) = match (&t.skipped, worst) {
-            (Some(why), _) => ("⏭️", format!("skipped: {}", escape(why))),
-            (None, Some(w)) => (icon(w), escape(&breakdown(&statuses))),
-            (None, None) => ("✅", String::new()),
-        };
-        let _ = writeln!(
-            out,
-            "| {mark} | {} | {} | {} | {failures} |",
-            escape(&t.tool),
-            t.runs,
-            t.passed
-        );
-    }
-    let failures: Vec<(&FuzzToolReport, &FuzzFailure)> = report
-        .tools
-        .iter()
-        .flat_map(|t| t.failures.iter().map(move |f| (t, f)))
-        .collect();
-    if !failures.is_empty() {
-        let _ = writeln!(out, "\n### Failures\n");
-    }
-    for (t, f) in failures {
-        let _ = writeln!(
-            out,
-            "<details><summary>{} <b>{}</b> · {} · {}</summary>\n\n{}\n\nInput:\n\n{}",
-            icon(f.status),
-            words(f.status),
-            crate::diag::html_escape(&t.tool),
-            crate::diag::html_escape(&crate::truncate(&f.label, 200)),
-            escape(&f.detail),
-            render::fenced("json", &input_line(f))
-        );
-        if let Some(stderr) = &f.stderr {
-            let _ = writeln!(out, "stderr:\n\n{}", render::fenced("text", stderr));
-        }
-        let _ = writeln!(out, "</details>\n");
-    }
-    let _ = writeln!(
-        out,
-        "_The same seed ({}) sends the same inputs in the same order._",
-        report.seed
-    );
-    out
-}
-
-/// SARIF 2.1.0: one result per failure of a serious or warning status, at
-/// the tool (a logical location) and, with `artifact`, at that file.
-pub fn fuzz_sarif(report: &FuzzReport, artifact: Option<&str>) -> String {
-    let findings: Vec<SarifFinding<'_>> = report
-        .tools
-        .iter()
-        .flat_map(|t| {
-            t.failures.iter().map(move |f| SarifFinding {
-                kind: ItemKind::Tool,
-                item: &t.tool,
-                status: f.status,
-                text: format!(
-                    "tool {}: {}: {} — {}\ninput: {}",
-                    t.tool,
-                    words(f.status),
-                    f.label,
-                    f.detail,
-                    input_line(f)
-                ),
-                key: &f.label,
-                properties: json!({
-                    "tool": t.tool, "label": f.label, "category": f.category,
-                    "status": f.status, "input": f.input.to_json(), "seed": report.seed,
-                }),
-            })
-        })
-        .collect();
-    render::sarif(&report.server, &findings, artifact)
-}
-
-/// JUnit XML without times: a test suite per tool, with one passing case
-/// for the inputs it handled and one case per failure (a serious status is
-/// a failure; `accepted_invalid` passes with a warning as output); a
-/// skipped tool is one skipped case.
-pub fn fuzz_junit(report: &FuzzReport) -> String {
-    let mut out = Report::new("mcpcheck fuzz");
-    for t in &report.tools {
-        let mut suite = TestSuite::new(t.tool.as_str());
-        suite.add_property(Property::new("seed", report.seed.to_string()));
-        if let Some(why) = &t.skipped {
-            let mut s = TestCaseStatus::skipped();
-            s.set_message(why.as_str());
-            suite.add_test_case(TestCase::new(format!("{}: fuzz", t.tool), s));
-            out.add_test_suite(suite);
-            continue;
-        }
-        let mut handled = TestCase::new(
-            format!("{}: {} of {} inputs handled", t.tool, t.passed, t.runs),
-            TestCaseStatus::success(),
-        );
-        handled.set_classname(t.tool.as_str());
-        suite.add_test_case(handled);
-        for f in &t.failures {
-            let status = if f.status.level() == Level::Error {
-                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                s.set_message(format!("[{}] {}", f.status.as_str(), one_line(&f.detail)));
-                s.set_type(f.status.as_str());
-                s.set_description(format!("{}\ninput: {}", f.detail, input_line(f)));
-                s
-            } else {
-                TestCaseStatus::success()
-            };
-            let mut case = TestCase::new(format!("{}: {}", t.tool, f.label), status);
-            case.set_classname(t.tool.as_str());
-            case.add_property(Property::new("status", f.status.as_str()));
-            case.add_property(Property::new("category", f.category.as_str()));
-            if f.status.level() != Level::Error {
-                case.set_system_out(format!("warning: {}: {}", words(f.status), f.detail));
-            }
-            suite.add_test_case(case);
-        }
-        out.add_test_suite(suite);
-    }
-    render::junit_text(&out)
 }

@@ -52,17 +52,18 @@
 //! * [`AuditResult`] (`from_call`, `skipped`), [`AuditReport::new`]`(server,
 //!   transport, results)`, [`ItemKind`], [`Transport`].
 //! * [`audit_score`]`(&[AuditResult]) -> u32`, [`audit_passed`]`(&report)`.
-//! * [`audit_json`], [`audit_text`]`(&report, Paint)`, [`audit_markdown`],
-//!   [`audit_sarif`]`(&report, artifact: Option<&str>)`, [`audit_junit`].
+//! * [`audit_findings`]`(&report)`: the findings report the one set of
+//!   renderers draws (rules `A101` … `A302`, [`rules::AUDIT`]);
+//!   [`reads_as_error`] decides `A302`.
 //!
 //! Fuzz report:
 //!
 //! * [`FuzzToolReport`] (`new`, `skipped`, `record(case, outcome, shrunk,
 //!   stderr)`), [`FuzzFailure`], [`FuzzReport::new`]`(seed, server,
 //!   transport, tools)` (counts the [`FuzzSummary`]).
-//! * [`fuzz_passed`]`(&report)`; [`fuzz_json`], [`fuzz_text`]`(&report,
-//!   Paint)`, [`fuzz_markdown`], [`fuzz_sarif`]`(&report, artifact)`,
-//!   [`fuzz_junit`] — byte-identical for identical reports (no times).
+//! * [`fuzz_passed`]`(&report)`; [`fuzz_findings`]`(&report)`, the findings
+//!   report (rules `F101` … `F201`, [`rules::FUZZ`]) — byte-identical
+//!   renderings for identical reports (no times).
 //!
 //! Regression tests:
 //!
@@ -102,17 +103,18 @@ mod policy;
 mod regression;
 mod render;
 mod rng;
+pub mod rules;
 mod schema;
 mod shrink;
 
 pub use audit_report::{
-    AUDIT_REPORT_VERSION, AuditReport, AuditResult, audit_json, audit_junit, audit_markdown,
-    audit_passed, audit_sarif, audit_score, audit_text,
+    AUDIT_REPORT_VERSION, AuditReport, AuditResult, audit_findings, audit_passed, audit_score,
+    first_line, reads_as_error,
 };
 pub use classify::{Classification, ClassifyCx, Level, Observed, Request, Status, classify};
 pub use fuzz_report::{
-    FUZZ_REPORT_VERSION, FuzzFailure, FuzzReport, FuzzSummary, FuzzToolReport, fuzz_json,
-    fuzz_junit, fuzz_markdown, fuzz_passed, fuzz_sarif, fuzz_text,
+    FUZZ_REPORT_VERSION, FuzzFailure, FuzzReport, FuzzSummary, FuzzToolReport, fuzz_findings,
+    fuzz_passed,
 };
 pub use regression::{Finding, regression_exact, regression_test, regression_tests};
 pub use render::{ItemKind, Transport};

@@ -5,13 +5,17 @@
 //! document, so `mcpcheck report --from results.json` re-renders a saved run
 //! exactly as the run itself would have: `text` (terminal and logs),
 //! `junit` (CI test views), `markdown` (job summaries), `badge` (shields.io
-//! endpoint JSON) and `sarif` (code scanning).
+//! endpoint JSON), `sarif` (code scanning), `github` (Actions annotations at
+//! the YAML line of each failing check) and `tap` (TAP 14). Findings reports
+//! have their renderers in [`crate::findings::render`].
 
 pub mod badge;
+pub mod github;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
 pub mod sarif;
+pub mod tap;
 pub mod text;
 
 /// `n` and the noun agreeing with it: `1 test`, `2 tests`.
@@ -108,10 +112,10 @@ mod by_line_tests {
 /// `ALL` list (catalogue order): `info`, `code`, `severity`, `from_code`,
 /// `index`. `$example` is a code for the docs.
 macro_rules! catalogue_lookups {
-    ($rule:ident, $info:ident, $severity:ty, $example:literal) => {
+    ($rule:ident, $example:literal) => {
         impl $rule {
             /// The rule's published description.
-            pub fn info(self) -> &'static $info {
+            pub fn info(self) -> &'static $crate::findings::RuleInfo {
                 // One row per variant, in declaration order (a test of each
                 // catalogue holds them to it).
                 &INFOS[self as usize]
@@ -123,8 +127,13 @@ macro_rules! catalogue_lookups {
             }
 
             /// The severity of the rule's findings.
-            pub fn severity(self) -> $severity {
+            pub fn severity(self) -> $crate::findings::Severity {
                 self.info().severity
+            }
+
+            /// The level of the rule's findings.
+            pub fn level(self) -> $crate::findings::Level {
+                self.info().level
             }
 
             /// The rule with this code (exact, as published).
@@ -133,6 +142,10 @@ macro_rules! catalogue_lookups {
             }
 
             /// The position of the rule in the catalogue.
+            #[allow(
+                dead_code,
+                reason = "a catalogue whose findings keep their own order does not sort by it"
+            )]
             pub(crate) fn index(self) -> usize {
                 self as usize
             }

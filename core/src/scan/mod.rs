@@ -15,7 +15,8 @@
 //! - [`passed`]`(&findings, fail_on)`: the verdict: no finding at `fail_on` or
 //!   more severe.
 //! - [`rules`]`()`: the catalogue ([`rules::RuleInfo`] rows, in order).
-//! - [`report`]`::{json, text, markdown, sarif}`: renderers.
+//! - [`report`]`(findings, fail_on, subject)`: the findings as a
+//!   [`crate::findings::Report`], for the one set of renderers.
 //!
 //! Findings come in server order, then listing order (tools, prompts, resources,
 //! resource templates, each as listed), then a server's listing-wide findings; on
@@ -31,7 +32,6 @@
 mod hidden;
 mod names;
 mod params;
-pub mod report;
 pub mod rules;
 mod text;
 mod walk;
@@ -46,70 +46,8 @@ use crate::lint::Listing;
 use rules::Rule;
 pub(crate) use text::{secret_evidence, secrets};
 
-/// How much a finding matters, most severe first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// An attack or a leak as it is published.
-    High,
-    /// Likely an attack; a person should look.
-    Medium,
-    /// Unusual; room for an attack.
-    Low,
-    /// Worth knowing.
-    Info,
-}
-
-impl Severity {
-    /// `high`, `medium`, `low` or `info`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::High => "high",
-            Severity::Medium => "medium",
-            Severity::Low => "low",
-            Severity::Info => "info",
-        }
-    }
-
-    /// Whether a finding of this severity is at `bar` or more severe.
-    pub fn at_least(self, bar: Severity) -> bool {
-        self <= bar
-    }
-
-    /// The SARIF level of a finding of this severity.
-    pub(crate) fn sarif_level(self) -> &'static str {
-        match self {
-            Severity::High => "error",
-            Severity::Medium | Severity::Low => "warning",
-            Severity::Info => "note",
-        }
-    }
-}
-
-/// One problem found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// The rule's code, e.g. `S101`.
-    pub code: &'static str,
-    /// The rule's severity.
-    pub severity: Severity,
-    /// The label of the server whose listing holds the item.
-    pub server: String,
-    /// The tool or prompt name, the resource URI or template, or the section
-    /// (`tools`) for a listing-wide finding; `tools[3]` for an entry without one.
-    pub item: String,
-    /// What the item is.
-    pub kind: ItemKind,
-    /// RFC 6901 pointer to the offending field in the server's listing as given.
-    pub field: String,
-    /// What was found, and why it matters.
-    pub message: String,
-    /// The offending text, escaped and at most 120 characters.
-    pub evidence: String,
-    /// Byte offsets of the offending text in the field's string value.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub span: Option<(usize, usize)>,
-}
+pub use crate::findings::{Finding, Severity};
+use crate::findings::{Gate, Location, Report};
 
 /// What to check and how to judge.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,13 +121,31 @@ pub fn servers_in(label: &str, doc: Value) -> Result<Vec<(String, Value)>, ScanI
 }
 
 /// Every rule, in catalogue order.
-pub fn rules() -> impl ExactSizeIterator<Item = &'static rules::RuleInfo> {
+pub fn rules() -> impl ExactSizeIterator<Item = &'static crate::findings::RuleInfo> {
     rules::ALL.iter().map(|r| r.info())
 }
 
 /// The verdict: no finding at `fail_on` or more severe.
 pub fn passed(findings: &[Finding], fail_on: Severity) -> bool {
-    !findings.iter().any(|f| f.severity.at_least(fail_on))
+    gate(fail_on).passes(findings)
+}
+
+/// Scan's gate: every finding at `fail_on` or more severe fails.
+pub fn gate(fail_on: Severity) -> Gate {
+    Gate {
+        strict: false,
+        fail_on: Some(fail_on),
+    }
+}
+
+/// The findings as a report about `servers` (named by their labels, as
+/// [`scan_listings`] was given them).
+pub fn report(findings: Vec<Finding>, fail_on: Severity, servers: &[(String, Value)]) -> Report {
+    let labels: Vec<&str> = servers.iter().map(|(label, _)| label.as_str()).collect();
+    let mut r = Report::new("scan", labels.join(", "));
+    r.gate = gate(fail_on);
+    r.findings = findings;
+    r
 }
 
 /// Every rule over every server's listing.
@@ -287,7 +243,7 @@ impl<'s> Sink<'s> {
     pub(crate) fn has(&self, rule: Rule, field: &str) -> bool {
         self.found
             .iter()
-            .any(|(r, f)| *r == rule && f.field == field)
+            .any(|(r, f)| *r == rule && f.location.pointer.as_deref() == Some(field))
     }
 
     /// A finding whose evidence is `at.text[start..end]`, escaped.
@@ -308,17 +264,11 @@ impl<'s> Sink<'s> {
         if !self.wants(rule) || self.has(rule, field) {
             return;
         }
-        let finding = Finding {
-            code: rule.code(),
-            severity: rule.severity(),
-            server: self.server.to_string(),
-            item: self.item.clone(),
-            kind: self.kind,
-            field: field.to_string(),
-            message,
-            evidence,
-            span,
-        };
+        let mut location = Location::item(self.kind, self.item.clone())
+            .at(field)
+            .on(self.server);
+        location.span = span;
+        let finding = Finding::new(rule.info(), location, message).with_evidence(evidence);
         self.found.push((rule, finding));
     }
 
@@ -466,8 +416,8 @@ mod tests {
         let findings = scan(json!({"tools": [{
             "name": "read", "description": text, "inputSchema": {"type": "object"}
         }]}));
-        let f = findings.iter().find(|f| f.code == "S101");
-        let span = f.and_then(|f| f.span).unwrap_or((0, 0));
+        let f = findings.iter().find(|f| f.code() == "S101");
+        let span = f.and_then(|f| f.location.span).unwrap_or((0, 0));
         assert_eq!(&text[span.0..span.1], "\u{E0049}\u{E0067}");
     }
 }

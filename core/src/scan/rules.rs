@@ -7,7 +7,7 @@
 //! collisions across servers. `docs/scan.md` is held to this table by
 //! `core/tests/docs_scan.rs`.
 
-use super::Severity;
+use crate::findings::{Family, Level, RuleInfo, Severity};
 
 /// One scan rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -70,21 +70,6 @@ pub enum Rule {
     ToolNameNearCollision,
 }
 
-/// The published description of a rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RuleInfo {
-    /// Stable code, `S` and three digits.
-    pub code: &'static str,
-    /// The severity of every finding of the rule.
-    pub severity: Severity,
-    /// A short name.
-    pub title: &'static str,
-    /// The attack the rule catches, in one line.
-    pub rationale: &'static str,
-    /// Where the attack is published: write-ups, CVEs, standards.
-    pub source: &'static str,
-}
-
 /// Every rule, in catalogue order: the order of findings on one item.
 pub const ALL: [Rule; 28] = [
     Rule::TagCharacters,
@@ -117,7 +102,21 @@ pub const ALL: [Rule; 28] = [
     Rule::ToolNameNearCollision,
 ];
 
-crate::report::catalogue_lookups!(Rule, RuleInfo, Severity, "S101");
+crate::report::catalogue_lookups!(Rule, "S101");
+
+/// What every row of the family shares.
+const BASE: RuleInfo = RuleInfo {
+    code: "",
+    family: Family::Scan,
+    level: Level::Error,
+    severity: Severity::High,
+    title: "",
+    rationale: "",
+    source: "",
+    fix: "",
+    category: "",
+    aliases: &[],
+};
 
 const INVARIANT: &str =
     "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025)";
@@ -125,202 +124,287 @@ const ASCII_SMUGGLING: &str = "Riley Goodside on Unicode tag characters (2024); 
 const TROJAN_SOURCE: &str =
     "Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)";
 
-const INFOS: [RuleInfo; 28] = [
+/// The rows, in the order of [`Rule`]'s variants.
+pub const INFOS: [RuleInfo; 28] = [
     RuleInfo {
         code: "S101",
+        level: Level::Error,
         severity: Severity::High,
         title: "Unicode tag characters",
         rationale: "Characters U+E0000 to U+E007F are invisible in every client yet read by models as ASCII, so a description can carry instructions no reviewer sees (ASCII smuggling).",
         source: ASCII_SMUGGLING,
+        fix: "Remove the Unicode tag characters (U+E0000-U+E007F); nothing legitimate in a tool description needs them.",
+        ..BASE
     },
     RuleInfo {
         code: "S102",
+        level: Level::Error,
         severity: Severity::High,
         title: "Bidirectional controls",
         rationale: "Embedding and isolate controls (U+202A to U+202E, U+2066 to U+2069) make text display in an order other than the one a model reads.",
         source: "CVE-2021-42574; Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)",
+        fix: "Remove the bidirectional controls and write the text in its display order.",
+        ..BASE
     },
     RuleInfo {
         code: "S103",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Zero-width characters",
         rationale: "Zero-width spaces and joiners (U+200B to U+200D, U+2060, U+FEFF) hide text boundaries, split keywords past filters, or encode data invisibly.",
         source: TROJAN_SOURCE,
+        fix: "Remove the zero-width characters; if a word must not break, rephrase it.",
+        ..BASE
     },
     RuleInfo {
         code: "S104",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Invisible format characters",
         rationale: "Other invisible characters (soft hyphen, invisible operators, directional marks, Hangul fillers, variation selectors outside emoji) can hide or encode text.",
         source: "Unicode Technical Standard #39, Unicode Security Mechanisms; Paul Butler, \"Smuggling arbitrary data through an emoji\" (2025)",
+        fix: "Remove the invisible formatting characters; use plain text.",
+        ..BASE
     },
     RuleInfo {
         code: "S105",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Terminal escapes and control characters",
         rationale: "ANSI escape sequences and other control characters can hide or rewrite text when a description is shown in a terminal, while the model still reads all of it.",
         source: "Trail of Bits, \"Deceiving users with ANSI terminal codes in MCP\" (2025)",
+        fix: "Remove ANSI escapes and control characters from the text; keep formatting out of descriptions.",
+        ..BASE
     },
     RuleInfo {
         code: "S201",
+        level: Level::Error,
         severity: Severity::High,
         title: "Mixed-script name",
         rationale: "A tool or prompt name mixes scripts (a Cyrillic а in read_file), which looks like a trusted name to people and is a different tool to the client.",
         source: "CVE-2021-42694 (homoglyphs); Unicode Technical Standard #39 (mixed-script confusables)",
+        fix: "Spell the name in one script (ASCII for tool names).",
+        ..BASE
     },
     RuleInfo {
         code: "S202",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Confusable name",
         rationale: "A tool name with look-alike characters folds to the name of another tool of the listing or of a well-known server, so it can be mistaken for that tool.",
         source: "Unicode Technical Standard #39 (confusables.txt); CVE-2021-42694",
+        fix: "Rename the tool so it cannot be mistaken for the tool it resembles.",
+        ..BASE
     },
     RuleInfo {
         code: "S301",
+        level: Level::Error,
         severity: Severity::High,
         title: "Concealment from the user",
         rationale: "Text tells the model not to tell, mention or show something to the user, the mark of a poisoned tool description.",
         source: INVARIANT,
+        fix: "Remove the instruction to hide something from the user; a description says what the tool does, never what to keep from the user.",
+        ..BASE
     },
     RuleInfo {
         code: "S302",
+        level: Level::Error,
         severity: Severity::High,
         title: "Instruction override",
         rationale: "Text tells the model to ignore or disregard previous, prior or system instructions, a prompt injection.",
         source: "OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection",
+        fix: "Remove the instruction to ignore other instructions.",
+        ..BASE
     },
     RuleInfo {
         code: "S303",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Model-directed markup",
         rationale: "Tags such as <IMPORTANT> or <SYSTEM> and chat role markers ([INST], ChatML's im_start, system:) address the model rather than describe the tool.",
         source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the <IMPORTANT> example",
+        fix: "Describe the tool in plain prose, without tags or role markers aimed at the model.",
+        ..BASE
     },
     RuleInfo {
         code: "S304",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Coercive directive",
         rationale: "Text claims precedence over other tools or the user (before using any other tool, you must always, when this tool is available), line jumping.",
         source: "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)",
+        fix: "Remove claims of precedence (\"before any other tool\", \"you must always\"); say what the tool does and let the client decide.",
+        ..BASE
     },
     RuleInfo {
         code: "S401",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Cross-tool directive",
         rationale: "A description tells the model how to use another tool of this or another server (call X first, instead of X, when X is called), shadowing that tool.",
         source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the shadowing example",
+        fix: "Describe only this tool; never tell the model how or when to use other tools.",
+        ..BASE
     },
     RuleInfo {
         code: "S501",
+        level: Level::Note,
         severity: Severity::Info,
         title: "URL in text",
         rationale: "A description holds a URL, a place data could be sent to; worth a look, rarely an attack alone.",
         source: "Simon Willison, \"Model Context Protocol has prompt injection security problems\" (2025)",
+        fix: "Check that the URL belongs in the description (documentation, the service it calls); remove it otherwise.",
+        ..BASE
     },
     RuleInfo {
         code: "S502",
+        level: Level::Error,
         severity: Severity::High,
         title: "Sensitive data sent to a URL",
         rationale: "A sentence with a URL tells the model to send, post or upload conversation, credentials, keys or file contents there.",
         source: "Simon Willison, \"The lethal trifecta for AI agents\" (2025); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025)",
+        fix: "Remove the instruction to send data to the address; a tool that must send data takes the destination as a declared argument the user sees.",
+        ..BASE
     },
     RuleInfo {
         code: "S503",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Request-capture host",
         rationale: "A URL points at a request-capture or tunnelling service (webhook.site, requestbin, pipedream, ngrok, interactsh), a common exfiltration endpoint.",
         source: "OWASP Top 10 for LLM Applications 2025, LLM02 Sensitive Information Disclosure",
+        fix: "Remove the request-capture or tunnel URL; point at the real service, if any.",
+        ..BASE
     },
     RuleInfo {
         code: "S504",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "E-mail address",
         rationale: "A description holds an e-mail address, which poisoned descriptions use to redirect messages to an attacker.",
         source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the send_email shadowing example",
+        fix: "Remove the e-mail address, or make it a declared argument the user fills in.",
+        ..BASE
     },
     RuleInfo {
         code: "S505",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Sensitive path",
         rationale: "Text names a credential or configuration file (~/.ssh, id_rsa, .env, ~/.aws/credentials, .npmrc, mcp.json) that no tool description needs to mention.",
         source: INVARIANT,
+        fix: "Remove the mention of credential and configuration files from the text.",
+        ..BASE
     },
     RuleInfo {
         code: "S506",
+        level: Level::Error,
         severity: Severity::High,
         title: "Sensitive path read or sent",
         rationale: "A sentence tells the model to read, pass, send or upload a credential or configuration file, or a parameter's name asks for one's content.",
         source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the ~/.cursor/mcp.json and ~/.ssh/id_rsa example",
+        fix: "Never ask the model to read or send credential files; take only the data the tool needs, as declared arguments.",
+        ..BASE
     },
     RuleInfo {
         code: "S601",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Encoded blob",
         rationale: "A long base64 or hex run hides text from reviewers that a model can decode and follow.",
         source: "OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection (obfuscated payloads)",
+        fix: "Remove the encoded blob from the text, or say in plain words what it is.",
+        ..BASE
     },
     RuleInfo {
         code: "S602",
+        level: Level::Error,
         severity: Severity::High,
         title: "Secret or key",
         rationale: "Text holds what looks like a live credential (AWS AKIA key, GitHub token, sk- API key, Slack token, private key block, JWT), leaked to every client that lists the server.",
         source: "GitHub secret scanning supported patterns; gitleaks default rules; RFC 7519 (JWT)",
+        fix: "Remove the secret from the listing and revoke it: it was shown to every client.",
+        ..BASE
     },
     RuleInfo {
         code: "S701",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Undeclared parameter",
         rationale: "A description tells the model to fill a parameter the input schema does not declare, a side channel the client's form never shows.",
         source: INVARIANT,
+        fix: "Declare the parameter in the inputSchema (with a description), or stop asking for it in the description.",
+        ..BASE
     },
     RuleInfo {
         code: "S702",
+        level: Level::Error,
         severity: Severity::High,
         title: "Conversation parameter",
         rationale: "A parameter's name or description asks for the conversation, the chat history or the system prompt, which the tool then receives.",
         source: "Trail of Bits, \"How MCP servers can steal your conversation history\" (2025); CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025)",
+        fix: "Remove the parameter that asks for the conversation, chat history or system prompt; take only the data the tool needs.",
+        ..BASE
     },
     RuleInfo {
         code: "S703",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Credential parameter",
         rationale: "A tool that is not about authentication asks for a password, an API key, a token or a private key as an argument.",
         source: "CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025), full-schema poisoning",
+        fix: "Get credentials from the server's own configuration (environment, OAuth), not from the model as an argument.",
+        ..BASE
     },
     RuleInfo {
         code: "S801",
+        level: Level::Warning,
         severity: Severity::Low,
         title: "Long description",
         rationale: "A description over 2,000 characters is far longer than a tool's job needs and has room for instructions a reviewer will not read.",
         source: "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)",
+        fix: "Shorten the description to what a model needs to choose and call the tool.",
+        ..BASE
     },
     RuleInfo {
         code: "S802",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Huge description",
         rationale: "A description over 8,000 characters spends the model's context and buries whatever it carries.",
         source: "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)",
+        fix: "Shorten the description drastically; move long documentation to a resource.",
+        ..BASE
     },
     RuleInfo {
         code: "S803",
+        level: Level::Note,
         severity: Severity::Info,
         title: "Large listing",
         rationale: "The descriptions of one server's listing total over 60,000 characters, a large share of every request's context.",
         source: "Anthropic, tool use documentation (tool definitions count as input tokens)",
+        fix: "Trim the listing's descriptions, or split the server into smaller ones.",
+        ..BASE
     },
     RuleInfo {
         code: "S901",
+        level: Level::Error,
         severity: Severity::High,
         title: "Tool name collision",
         rationale: "Two servers list a tool of the same name, so one shadows the other in clients that key tools by name.",
         source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing; Invariant Labs, \"WhatsApp MCP Exploited\" (2025)",
+        fix: "Rename one of the tools (a server prefix helps), or do not run the two servers side by side.",
+        ..BASE
     },
     RuleInfo {
         code: "S902",
+        level: Level::Warning,
         severity: Severity::Medium,
         title: "Tool name near-collision",
         rationale: "A tool name is one or two edits from another server's, or equal to it after folding case, - and _, or look-alike characters, so the model may call the wrong one.",
         source: "Unicode Technical Standard #39 (confusables); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing",
+        fix: "Rename the tool so it is clearly distinct from the other server's.",
+        ..BASE
     },
 ];
 

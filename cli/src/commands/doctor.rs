@@ -1,0 +1,557 @@
+//! `mcpcheck doctor`: one command, one report, one exit code, for everything
+//! that needs no test file. For one server it lists what it offers, then
+//! runs, each in its own time bound:
+//!
+//! 1. `lint` and `scan` over the listing (offline rules, no call);
+//! 2. `audit`: every tool, prompt and resource called once with valid
+//!    input — never a tool that may write;
+//! 3. `conformance` in each protocol era the server offers;
+//! 4. for a URL, the HTTP probes (and with `--auth`, the OAuth checks);
+//! 5. with `--lock FILE`, the surface against the lockfile;
+//! 6. with `--fuzz`, fuzzing (`--runs` cases per tool, tools that may write
+//!    skipped).
+//!
+//! Every finding goes into one findings report (`mcpcheck_core::findings`):
+//! worst first in the terminal, grouped by item, each with how to fix it;
+//! the same report in every format of the output contract. A part that runs
+//! out of its time says so and is not verified: the checker's limit is never
+//! the server's fault. Nothing here decides a verdict; the rules are core's.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use mcpcheck_core::findings::{
+    Case, CaseStatus, CaseView, Family, Finding, Layout, Level, Note, Report, Severity,
+};
+use mcpcheck_core::lock::{self, Lock};
+use mcpcheck_core::{lint, probe, scan};
+use serde_json::json;
+
+use crate::client::Endpoint;
+use crate::error::{Error, Result};
+use crate::probe::{ProbeArgs, Prober};
+use crate::target::TargetArgs;
+use crate::verdict::{FindingsArgs, FindingsFormat, finish};
+
+/// One report on a server: lint, scan, audit, conformance in every era it
+/// offers, the HTTP probes for a URL, and (when asked) the lock check and
+/// fuzzing — worst first, each finding with its fix.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Parts: lint, scan, audit (no tool that may write is called), \
+conformance (each era the server offers), probe (--url only), lock (--lock FILE), fuzz \
+(--fuzz). Each part is bounded by --part-timeout and says so when it stops early; a part \
+that stopped is not verified, never blamed on the server.\n\nScore: 100, minus 10 per error \
+and 2 per warning (notes cost nothing), at least 0.\n\nRules: `mcpcheck rules`, `mcpcheck \
+rule CODE`. Suppress one finding with a [[suppress]] entry of mcpcheck.toml.\n\nExit status: 0 \
+no finding that fails (errors; with --strict, warnings too); 1 a failing finding, an expired \
+suppression, or the server could not be reached; 2 a usage error."
+)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    target: TargetArgs,
+
+    /// Copy DIR and point the server at the copy (as `mcpcheck audit`
+    /// does); the original is never written.
+    #[arg(long, value_name = "DIR")]
+    fixture: Option<PathBuf>,
+
+    /// Also compare what the server offers with this lockfile
+    /// (`mcpcheck lock --write`).
+    #[arg(long, value_name = "FILE")]
+    lock: Option<PathBuf>,
+
+    /// Also fuzz every tool (tools that may write are skipped).
+    #[arg(long)]
+    fuzz: bool,
+
+    /// Fuzz cases per tool, with --fuzz.
+    #[arg(long, value_name = "N", default_value_t = 20, requires = "fuzz")]
+    runs: usize,
+
+    /// The seed of the random fuzz cases, with --fuzz.
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "fuzz")]
+    seed: u64,
+
+    /// With --url, also run the OAuth checks of `mcpcheck probe --auth`.
+    #[arg(long, requires = "url")]
+    auth: bool,
+
+    /// Probe conformance in this protocol revision only (default: each era
+    /// the server offers).
+    #[arg(long, value_name = "VERSION", value_parser = crate::commands::run::known_protocol_version)]
+    protocol_version: Option<String>,
+
+    /// How long each request may take.
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
+    timeout: Duration,
+
+    /// How long each part may take in all; a part past it stops and is
+    /// reported not verified.
+    #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::output::parse_duration)]
+    part_timeout: Duration,
+
+    /// Warnings (recommendations not met) fail too.
+    #[arg(long)]
+    strict: bool,
+
+    /// Every finding at this severity or more severe fails, whatever its
+    /// level.
+    #[arg(long, value_name = "SEVERITY", value_parser = severity)]
+    fail_on: Option<Severity>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
+    format: FindingsFormat,
+
+    #[command(flatten)]
+    findings: FindingsArgs,
+}
+
+fn severity(s: &str) -> std::result::Result<Severity, String> {
+    Severity::parse(s).ok_or_else(|| format!("`{s}` is not a severity: high, medium, low or info"))
+}
+
+/// The score: 100, minus 10 per error and 2 per warning, at least 0.
+pub fn score(report: &Report) -> u32 {
+    let cost = report.count(Level::Error) * 10 + report.count(Level::Warning) * 2;
+    100u32.saturating_sub(u32::try_from(cost).unwrap_or(u32::MAX))
+}
+
+pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
+    args.findings.selection()?;
+    let probe_args = ProbeArgs {
+        target: TargetArgs {
+            server: args.target.server.clone(),
+            url: args.target.url.clone(),
+            transport: args.target.transport,
+            headers: args.target.headers.clone(),
+            docker: args.target.docker.clone(),
+            auth: args.target.auth.clone(),
+        },
+        fixture: args.fixture.clone(),
+        include_writes: false,
+        timeout: Some(args.timeout),
+        format: args.format,
+        findings: FindingsArgs::default(),
+        protocol_version: "2025-11-25".into(),
+    };
+    let pinned = match &args.lock {
+        Some(path) => {
+            let text = crate::files::read_text(path).map_err(Error::Usage)?;
+            Some(
+                Lock::from_json(&text)
+                    .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?,
+            )
+        }
+        None => None,
+    };
+    let mut prober = Prober::new(&probe_args, args.timeout)?;
+    let label = prober.label();
+    let runtime = crate::error::runtime()?;
+    let report = runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
+        let report = examine(args, &probe_args, &mut prober, pinned.as_ref()).await;
+        prober.close().await;
+        crate::client::stdio::reap_all().await;
+        report
+    });
+    let mut report = report;
+    report.subject = label;
+    report.score = Some(score(&report));
+    let mut judged = vec![
+        Family::Lint,
+        Family::Scan,
+        Family::Audit,
+        Family::Invariants,
+    ];
+    if args.target.url.is_some() {
+        judged.push(Family::Http);
+    }
+    if args.lock.is_some() {
+        judged.push(Family::Lock);
+    }
+    if args.fuzz {
+        judged.push(Family::Fuzz);
+    }
+    finish(report, args.format, &args.findings, &judged)
+}
+
+/// The parts' outcomes so far.
+struct Parts {
+    report: Report,
+}
+
+impl Parts {
+    /// Adds one part: its findings (located at the server and the part),
+    /// its case and its notes.
+    fn add(&mut self, part: &str, outcome: Outcome, started: Instant) {
+        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let (findings, detail, status) = match outcome {
+            Outcome::Done {
+                findings,
+                detail,
+                unverified,
+            } => {
+                let status = if unverified {
+                    CaseStatus::NotVerified
+                } else if findings.iter().any(|f| self.report.gate.fails(f)) {
+                    CaseStatus::Failed
+                } else if findings.is_empty() {
+                    CaseStatus::Passed
+                } else {
+                    CaseStatus::Noted
+                };
+                (findings, detail, status)
+            }
+            Outcome::Stopped(limit) => {
+                let text = format!(
+                    "{part} stopped after {} (--part-timeout): not verified; raise it to let it finish",
+                    crate::output::duration_text(limit)
+                );
+                self.report.notes.push(Note::info(text.clone()));
+                (Vec::new(), text, CaseStatus::NotVerified)
+            }
+            Outcome::Failed(why) => {
+                self.report
+                    .notes
+                    .push(Note::failing(format!("{part}: {why}")));
+                (Vec::new(), why, CaseStatus::Error)
+            }
+        };
+        let mut indices = Vec::new();
+        for mut f in findings {
+            let context = match f.location.context.take() {
+                Some(c) if c != part => format!("{part} {c}"),
+                _ => part.to_string(),
+            };
+            f.location.context = Some(context);
+            indices.push(self.report.findings.len());
+            self.report.findings.push(f);
+        }
+        let detail = if detail.is_empty() {
+            counted(indices.len())
+        } else {
+            detail
+        };
+        self.report.cases.push(Case {
+            suite: String::new(),
+            class: String::new(),
+            name: part.to_string(),
+            status,
+            label: String::new(),
+            detail,
+            duration_ms: Some(ms),
+            findings: indices,
+        });
+    }
+}
+
+/// How one part ended.
+enum Outcome {
+    /// It ran: its findings, a one-line summary (empty: counted), and
+    /// whether it could verify nothing.
+    Done {
+        findings: Vec<Finding>,
+        detail: String,
+        unverified: bool,
+    },
+    /// It ran out of its time.
+    Stopped(Duration),
+    /// It could not run (the server could not be reached).
+    Failed(String),
+}
+
+impl Outcome {
+    fn of(findings: Vec<Finding>) -> Outcome {
+        Outcome::Done {
+            findings,
+            detail: String::new(),
+            unverified: false,
+        }
+    }
+}
+
+/// Runs `part` within the part timeout.
+async fn bounded<F: std::future::Future<Output = Outcome>>(limit: Duration, part: F) -> Outcome {
+    tokio::time::timeout(limit, part)
+        .await
+        .unwrap_or(Outcome::Stopped(limit))
+}
+
+async fn examine(
+    args: &DoctorArgs,
+    probe_args: &ProbeArgs,
+    prober: &mut Prober,
+    pinned: Option<&Lock>,
+) -> Report {
+    let mut parts = Parts {
+        report: Report::new("doctor", prober.label()),
+    };
+    parts.report.layout = Layout::Triage;
+    parts.report.case_view = CaseView::Table;
+    parts.report.gate.strict = args.strict;
+    parts.report.gate.fail_on = args.fail_on;
+    let label = prober.label();
+    parts
+        .report
+        .facts
+        .push((String::new(), prober.transport().as_str().to_string()));
+    if let Some(loaded) = crate::config::loaded() {
+        parts
+            .report
+            .facts
+            .push(("config".into(), loaded.path.display().to_string()));
+    }
+    let limit = args.part_timeout;
+
+    // The listing every offline rule reads.
+    let started = Instant::now();
+    let listings = match tokio::time::timeout(limit, prober.list()).await {
+        Ok(Ok(listings)) => listings,
+        Ok(Err(e)) => {
+            let why = format!("cannot list what {label} offers: {e}");
+            parts.add("listing", Outcome::Failed(why), started);
+            return parts.report;
+        }
+        Err(_) => {
+            parts.add("listing", Outcome::Stopped(limit), started);
+            return parts.report;
+        }
+    };
+    let document = json!({
+        "tools": listings.tools,
+        "prompts": listings.prompts,
+        "resources": listings.resources,
+        "resourceTemplates": listings.templates,
+    });
+
+    let started = Instant::now();
+    let linted = match lint::lint_listing(&document, &lint::LintOptions::default()) {
+        Ok(findings) => Outcome::of(at_server(findings, &label)),
+        Err(e) => Outcome::Failed(e.to_string()),
+    };
+    parts.add("lint", linted, started);
+
+    let started = Instant::now();
+    let servers = [(label.clone(), document.clone())];
+    let scanned = match scan::scan_listings(&servers, &scan::ScanOptions::default()) {
+        Ok(findings) => Outcome::of(findings),
+        Err(e) => Outcome::Failed(e.to_string()),
+    };
+    parts.add("scan", scanned, started);
+
+    let started = Instant::now();
+    let audited = bounded(limit, audit_part(prober, &label)).await;
+    parts.add("audit", audited, started);
+
+    let started = Instant::now();
+    let plan = crate::commands::conformance::Plan {
+        protocol_version: args.protocol_version.clone(),
+        timeout: args.timeout.min(Duration::from_secs(30)),
+        capture_out: None,
+    };
+    let endpoint: Endpoint = prober.endpoint().clone();
+    let conformed = bounded(limit, conformance_part(&plan, &endpoint, &label)).await;
+    parts.add("conformance", conformed, started);
+
+    if let Some(url) = &args.target.url {
+        let started = Instant::now();
+        let probed = bounded(limit, probe_part(args, url, &label)).await;
+        parts.add("probe", probed, started);
+    }
+
+    if let Some(pinned) = pinned {
+        let started = Instant::now();
+        let locked = match listings.to_lock(&label) {
+            Ok(now) => {
+                let changes = lock::diff(pinned, &now);
+                let mut findings = at_server(lock::report(&changes, "lock").findings, &label);
+                for f in &mut findings {
+                    f.location.file = args.lock.as_ref().map(|p| p.display().to_string());
+                }
+                Outcome::of(findings)
+            }
+            Err(e) => Outcome::Failed(e),
+        };
+        parts.add("lock", locked, started);
+    }
+
+    if args.fuzz {
+        let started = Instant::now();
+        let fuzz_args = crate::commands::fuzz::FuzzArgs {
+            probe: ProbeArgs {
+                target: TargetArgs {
+                    server: probe_args.target.server.clone(),
+                    url: probe_args.target.url.clone(),
+                    transport: probe_args.target.transport,
+                    headers: probe_args.target.headers.clone(),
+                    docker: probe_args.target.docker.clone(),
+                    auth: probe_args.target.auth.clone(),
+                },
+                fixture: None,
+                include_writes: false,
+                timeout: Some(args.timeout),
+                format: args.format,
+                findings: FindingsArgs::default(),
+                protocol_version: probe_args.protocol_version.clone(),
+            },
+            runs: args.runs,
+            seed: args.seed,
+            tools: Vec::new(),
+            output: None,
+            force: false,
+            no_shrink: false,
+        };
+        let fuzzed = bounded(limit, fuzz_part(prober, &fuzz_args, &label)).await;
+        parts.add("fuzz", fuzzed, started);
+    }
+    summarize(&mut parts.report);
+    parts.report
+}
+
+/// `findings` located at the server `label`.
+fn at_server(mut findings: Vec<Finding>, label: &str) -> Vec<Finding> {
+    for f in &mut findings {
+        f.location.server = Some(label.to_string());
+    }
+    findings
+}
+
+/// `n finding(s)`.
+fn counted(n: usize) -> String {
+    format!("{n} finding{}", if n == 1 { "" } else { "s" })
+}
+
+/// The audit part: every item called once, never a tool that may write.
+async fn audit_part(prober: &mut Prober, label: &str) -> Outcome {
+    match crate::commands::audit::audit(prober, false).await {
+        Ok((audit, _)) => {
+            let skipped = audit
+                .results
+                .iter()
+                .filter(|r| r.status == probe::Status::Skipped)
+                .count();
+            let called = audit.results.len() - skipped;
+            let findings = at_server(probe::audit_findings(&audit).findings, label);
+            Outcome::Done {
+                detail: format!(
+                    "{called} called, {skipped} may write · {}",
+                    counted(findings.len())
+                ),
+                findings,
+                unverified: false,
+            }
+        }
+        Err(e) => Outcome::Failed(e),
+    }
+}
+
+/// The conformance part: a probe session in each era the server offers,
+/// judged by the invariants.
+async fn conformance_part(
+    plan: &crate::commands::conformance::Plan,
+    endpoint: &Endpoint,
+    label: &str,
+) -> Outcome {
+    let report = match crate::commands::conformance::judge(plan, endpoint).await {
+        Ok(report) => report,
+        Err(e) => return Outcome::Failed(e),
+    };
+    let mut revisions: Vec<&str> = Vec::new();
+    for c in &report.cases {
+        if !revisions.contains(&c.suite.as_str()) {
+            revisions.push(&c.suite);
+        }
+    }
+    let count = |status: CaseStatus| report.cases.iter().filter(|c| c.status == status).count();
+    let errored: Vec<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == CaseStatus::Error)
+        .map(|c| format!("{}: {}", c.suite, c.detail))
+        .collect();
+    if !errored.is_empty() {
+        return Outcome::Failed(errored.join("; "));
+    }
+    let detail = format!(
+        "{} · {} held, {} failed, {} unverified",
+        revisions.join(", "),
+        count(CaseStatus::Passed),
+        count(CaseStatus::Failed),
+        count(CaseStatus::NotVerified)
+    );
+    Outcome::Done {
+        detail,
+        findings: at_server(report.findings, label),
+        unverified: false,
+    }
+}
+
+/// The HTTP probes of `url`, with the OAuth checks when asked.
+async fn probe_part(args: &DoctorArgs, url: &str, label: &str) -> Outcome {
+    let client = args
+        .target
+        .auth
+        .auth_client_id
+        .clone()
+        .zip(args.target.auth.auth_client_secret.clone());
+    let found = crate::commands::http_probe::findings(
+        url,
+        &args.target.headers,
+        args.timeout,
+        args.auth,
+        client,
+    )
+    .await;
+    match found {
+        Ok(findings) => Outcome::of(at_server(findings, label)),
+        Err(e) => Outcome::Failed(e),
+    }
+}
+
+/// The fuzz part: seeded inputs to every tool that does not write.
+async fn fuzz_part(
+    prober: &mut Prober,
+    fuzz_args: &crate::commands::fuzz::FuzzArgs,
+    label: &str,
+) -> Outcome {
+    match crate::commands::fuzz::fuzz(prober, fuzz_args).await {
+        Ok((report, _)) => Outcome::Done {
+            detail: format!(
+                "{} inputs to {} tools, seed {}",
+                report.summary.runs, report.summary.tools, report.seed
+            ),
+            findings: at_server(probe::fuzz_findings(&report).findings, label),
+            unverified: false,
+        },
+        Err(e) => Outcome::Failed(e),
+    }
+}
+
+/// The summary line: the score, the counts, a mark per part.
+fn summarize(report: &mut Report) {
+    let s = score(report);
+    let marks: Vec<String> = report
+        .cases
+        .iter()
+        .map(|c| {
+            let mark = match c.status {
+                CaseStatus::Passed | CaseStatus::Noted => "✓",
+                CaseStatus::Failed | CaseStatus::Error => "✗",
+                CaseStatus::Skipped | CaseStatus::NotVerified => "?",
+            };
+            format!("{} {mark}", c.name)
+        })
+        .collect();
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    report.summary.push(format!(
+        "Score {s}/100 · {}, {}, {} · {}",
+        plural(report.count(Level::Error), "error"),
+        plural(report.count(Level::Warning), "warning"),
+        plural(report.count(Level::Note), "note"),
+        marks.join(" · ")
+    ));
+}
