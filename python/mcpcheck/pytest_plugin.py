@@ -15,7 +15,8 @@ as for any test; ``pytest -p no:mcpcheck`` turns the plugin off.
 
 The selected tests run as one ``mcpcheck run`` (in parallel, as the command
 line runs them) when the first of them is reached; with ``-x`` or
-``--maxfail`` each test runs on its own, so the run stops at the failure.
+``--maxfail`` (and in pytest-xdist's workers) each test runs on its own, so
+the run stops at the failure.
 mcpcheck runs in the rootdir (the folder of the configuration file), so the
 suites' relative paths mean what they mean to ``mcpcheck run`` started
 there.
@@ -262,7 +263,9 @@ class McpcheckItem(pytest.Item):
     def runtest(self) -> None:
         state = self.config.stash[_STATE]
         if self.key not in state.results:
-            if self.config.option.maxfail:
+            # With -x/--maxfail each test runs alone, so the run stops at the
+            # failure; so under pytest-xdist, whose workers each run a share.
+            if self.config.option.maxfail or hasattr(self.config, "workerinput"):
                 batch: list[McpcheckItem] = [self]
             else:
                 batch = [i for i in _all_items(self.session) if i.key not in state.results]

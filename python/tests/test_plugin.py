@@ -3,6 +3,7 @@ pytest runs (subprocesses) over real suites against `mcpcheck serve`."""
 
 from __future__ import annotations
 
+import subprocess
 import sysconfig
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -196,3 +197,43 @@ def test_a_suite_that_cannot_run_raises(mcpcheck_run):
     )
     result = project.runpytest_subprocess("test_custom.py", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
+
+
+def test_the_selected_tests_run_in_one_mcpcheck_run_except_under_x_or_in_xdist_workers(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcpcheck import pytest_plugin
+
+    runs: list[list[str]] = []
+    real_run = subprocess.run
+
+    def counting(cmd, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if cmd[1:2] == ["run"] and "--list" not in cmd:
+            runs.append(cmd)
+        return real_run(cmd, *args, **kwargs)
+
+    monkeypatch.setattr(pytest_plugin.subprocess, "run", counting)
+    project.runpytest_inprocess().assert_outcomes(passed=3, failed=2, skipped=1)
+    assert len(runs) == 1, runs
+    # Every test of every file selected: no --filter.
+    assert "--filter" not in runs[0]
+
+    # A file deselected as a whole is left out; the others run whole.
+    runs.clear()
+    project.runpytest_inprocess("-k", "not goodbye").assert_outcomes(passed=3, failed=1, skipped=1, deselected=1)
+    assert len(runs) == 1, runs
+    assert "evals/b_goodbye.yaml" not in runs[0] and "--filter" not in runs[0], runs[0]
+    # Part of a file selected: each selected test is named exactly.
+    runs.clear()
+    project.runpytest_inprocess("-k", "not wrong").assert_outcomes(passed=3, failed=1, skipped=1, deselected=1)
+    assert len(runs) == 1, runs
+    assert runs[0].count("--filter") == 5, runs[0]
+
+    runs.clear()
+    project.runpytest_inprocess("-x").assert_outcomes(passed=1, failed=1)
+    assert len(runs) == 2, runs
+
+    runs.clear()
+    project.makeconftest("def pytest_configure(config):\n    config.workerinput = {'workerid': 'gw0'}\n")
+    project.runpytest_inprocess("-p", "no:junitxml").assert_outcomes(passed=3, failed=2, skipped=1)
+    assert len(runs) == 6, runs
