@@ -46,6 +46,12 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<crate::reports::ResultsFormat>,
 
+    /// List the tests that would run (after --filter and --shard) without
+    /// starting a server: `FILE:LINE  NAME` per line, or with --json a
+    /// document `{"version": 1, "tests": [{"name", "file", "line"}]}`.
+    #[arg(long, conflicts_with_all = ["watch", "update_snapshots", "capture", "lock"])]
+    pub list: bool,
+
     /// Write each test's wire exchange as a capture file into DIR.
     #[arg(long, value_name = "DIR")]
     pub capture: Option<PathBuf>,

@@ -10,6 +10,7 @@
 pub mod exec;
 pub mod fixture;
 pub mod hooks;
+pub mod list;
 pub mod lockgate;
 pub mod shard;
 pub mod snapshots;
@@ -183,6 +184,11 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         )?),
         None => None,
     };
+    if args.list {
+        let json = args.document() == Some(crate::reports::ResultsFormat::Json);
+        out(&list::render(plan.iter().map(|p| &p.test), json));
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut stores = if args.snapshots || args.update_snapshots {
         Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
     } else {
