@@ -133,10 +133,16 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
             total.changed += counts.changed;
             total.same += counts.same;
             total.missing += counts.missing;
+            let note = counts
+                .tool_errors
+                .first()
+                .map(|(_, why)| format!(" ({why})"))
+                .unwrap_or_default();
+            total.tool_errors.extend(counts.tool_errors);
             if counts.new > 0 {
-                report.push_str(&line("NEW", &t.name, ""));
+                report.push_str(&line("NEW", &t.name, &note));
             } else if counts.changed > 0 {
-                report.push_str(&line("UPDATE", &t.name, ""));
+                report.push_str(&line("UPDATE", &t.name, &note));
             } else if counts.missing > 0 {
                 unanswered += 1;
                 report.push_str(&line("ERROR", &t.name, " (no answer to record)"));

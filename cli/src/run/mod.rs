@@ -193,6 +193,14 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
             stores.add_checks(&mut p.test);
         }
     }
+    if args.update_snapshots && args.fail_tool_errors {
+        for p in plan.iter_mut().filter(|p| snapshots::is_tool_test(&p.test)) {
+            p.test
+                .expect
+                .items
+                .push(mcpcheck_core::snapshot::no_tool_error_check());
+        }
+    }
 
     let settings = settings_of(args, server_override)?;
     let jobs = args
