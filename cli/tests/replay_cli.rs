@@ -370,3 +370,66 @@ async fn http_sessions_follow_streamable_http() {
         .unwrap();
     assert_eq!(again.status(), 404);
 }
+
+#[test]
+fn captures_recorded_by_mcp_assert_answer_a_client_with_other_fixture_copies() {
+    let captures = format!(
+        "{}/tests/data/mcp-assert-captures",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let d = scratch("replay-mcp-assert");
+    let fixture = d.join("fixture");
+    write(&fixture, "hello.txt", "Hello, world\n");
+    let server =
+        "server:\n  command: node\n  args: [server-filesystem/dist/index.js, \"{{fixture}}\"]\n";
+    for (file, test) in [
+        (
+            "read.yaml",
+            "name: read file\nassert:\n  tool: read_text_file\n  args: {path: '{{fixture}}/hello.txt'}\n  expect:\n    not_error: true\n    equals: Hello, world\n",
+        ),
+        (
+            "list.yaml",
+            "name: list directory\nassert:\n  tool: list_directory\n  args: {path: '{{fixture}}'}\n  expect:\n    contains: ['[FILE] hello.txt', '[DIR] docs']\n",
+        ),
+        (
+            "outside.yaml",
+            "name: outside is denied\nassert:\n  tool: read_text_file\n  args: {path: /etc/hostname}\n  expect:\n    is_error: true\n    contains: [Access denied]\n",
+        ),
+    ] {
+        write(&d.join("suite"), file, &format!("{server}{test}"));
+    }
+    let (code, json, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        d.join("suite").to_str().unwrap(),
+        "--server",
+        &format!("{BIN} replay {captures}"),
+        "--fixture",
+        fixture.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{json}\n{err}");
+    let passed: Vec<String> = verdicts(&json)
+        .into_iter()
+        .filter(|(_, status, _)| status == "pass")
+        .map(|(name, _, _)| name)
+        .collect();
+    assert_eq!(
+        passed,
+        ["list directory", "outside is denied", "read file"],
+        "{json}"
+    );
+
+    // Only the suite's server used `{{fixture}}`, and --server replaced it:
+    // no fixture is needed.
+    let (code, json, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        d.join("suite/outside.yaml").to_str().unwrap(),
+        "--server",
+        &format!("{BIN} replay {captures}"),
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{json}\n{err}");
+    assert_eq!(verdicts(&json)[0].1, "pass", "{json}");
+}

@@ -43,8 +43,9 @@ pub struct SuiteSource {
     #[arg(long = "suite", required = true, num_args = 1.., value_name = "PATH")]
     pub suites: Vec<PathBuf>,
 
-    /// Override every stdio server's command (split like a shell would:
-    /// quotes group words).
+    /// Override every stdio server's command and arguments (split like a
+    /// shell would: quotes group words); `{{fixture}}` in it is the fixture
+    /// copy. What the suite's own command line needed is no longer asked for.
     #[arg(long, value_name = "CMD")]
     pub server: Option<String>,
 
@@ -70,13 +71,33 @@ impl SuiteSource {
     /// Load the suites (printing each file's diagnostics) and check
     /// `--server` and `--fixture`.
     pub(crate) fn load(&self) -> Result<Sources> {
-        let suites = load_suites(&self.suites)?;
+        let mut suites = load_suites(&self.suites)?;
         let server_override = split_server(self.server.as_deref())?;
         fixture_is_dir(self.fixture.as_deref())?;
+        if let Some(argv) = &server_override {
+            replace_stdio_servers(&mut suites, argv);
+        }
         Ok(Sources {
             suites,
             server_override,
         })
+    }
+}
+
+/// `--server CMD`: every stdio server's command and arguments become CMD's,
+/// so what the suite's own command line needed (`{{fixture}}`, a hook's
+/// variable) is no longer asked for, and what CMD names is.
+fn replace_stdio_servers(suites: &mut [SuiteFile], argv: &[String]) {
+    let Some((command, args)) = argv.split_first() else {
+        return;
+    };
+    for t in suites.iter_mut().flat_map(|s| s.tests.iter_mut()) {
+        if let Some(server) = t.server.as_mut()
+            && server.transport == suite::Transport::Stdio
+        {
+            server.command = Some(command.clone());
+            server.args = args.to_vec();
+        }
     }
 }
 
