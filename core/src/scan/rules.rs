@@ -38,7 +38,8 @@ pub enum Rule {
     CrossToolDirective,
     /// S501: a URL in a description.
     Url,
-    /// S502: a description that sends sensitive data to a URL.
+    /// S502: a description that tells the model to send data to a URL or an
+    /// e-mail address.
     SendToUrl,
     /// S503: a request-capture host.
     CaptureHost,
@@ -220,8 +221,8 @@ const INFOS: [RuleInfo; 28] = [
     RuleInfo {
         code: "S502",
         severity: Severity::High,
-        title: "Sensitive data sent to a URL",
-        rationale: "A sentence with a URL tells the model to send, post or upload conversation, credentials, keys or file contents there.",
+        title: "Data sent to a URL or e-mail address",
+        rationale: "A sentence tells the model to send, post, upload, forward or e-mail what it holds (the input, a document, files, results, the conversation, credentials, keys) to a URL or an e-mail address the description names.",
         source: "Simon Willison, \"The lethal trifecta for AI agents\" (2025); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025)",
     },
     RuleInfo {
