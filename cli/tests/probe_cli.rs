@@ -405,3 +405,87 @@ fn audit_writes_starter_tests_for_the_healthy_calls_only() {
     ]);
     assert_eq!(code, Some(2), "{err}");
 }
+
+/// A stdio server in Node with two bugs: every tool answers `arguments`
+/// null or an array with -32603 (a crash of its argument handling, for all
+/// tools alike), and `lookup` answers -32603 for a key with a quote. With
+/// `fixed` as its argument it answers -32602 and a result instead.
+const LOOKUP_SERVER: &str = r#"const fixed = process.argv[2] === 'fixed';
+const rl = require('readline').createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+rl.on('line', (line) => {
+  let m;
+  try { m = JSON.parse(line); } catch { return; }
+  if (m.id === undefined || m.method === undefined) return;
+  const ok = (r) => send({ jsonrpc: '2.0', id: m.id, result: r });
+  const fail = (code, message) => send({ jsonrpc: '2.0', id: m.id, error: { code, message } });
+  switch (m.method) {
+    case 'initialize':
+      return ok({ protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'lookup', version: '1' } });
+    case 'tools/list':
+      return ok({ tools: [
+        { name: 'lookup', inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] }, annotations: { readOnlyHint: true } },
+        { name: 'pong', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
+      ] });
+    case 'tools/call': {
+      const a = m.params.arguments;
+      if (a !== undefined && (a === null || typeof a !== 'object' || Array.isArray(a)))
+        return fixed ? fail(-32602, 'arguments must be an object') : fail(-32603, "Cannot read properties of null (reading 'key')");
+      if (m.params.name === 'lookup') {
+        const key = (a || {}).key;
+        if (typeof key !== 'string') return ok({ content: [{ type: 'text', text: 'key must be a string' }], isError: true });
+        if (!fixed && key.includes("'")) return fail(-32603, "SQL syntax error near '");
+        return ok({ content: [{ type: 'text', text: 'no entry for ' + key.slice(0, 20) }] });
+      }
+      return ok({ content: [{ type: 'text', text: 'pong' }] });
+    }
+    default:
+      return fail(-32601, 'method not found');
+  }
+});
+"#;
+
+#[test]
+fn fuzz_writes_one_test_per_cause_and_none_a_suite_cannot_send() {
+    let d = scratch("fuzz-causes");
+    let script = write(&d, "server.js", LOOKUP_SERVER);
+    let buggy = format!("node {}", script.display());
+    let fixed = format!("{buggy} fixed");
+    let out_dir = d.join("regressions");
+    let (code, out, err) = run_mcpcheck(&[
+        "fuzz",
+        "--server",
+        &buggy,
+        "--runs",
+        "40",
+        "--output",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    // Four findings for null and [] on two tools are one cause, and a suite
+    // cannot send that input: no test, and the output says why.
+    assert!(
+        err.contains("mcpcheck fuzz: 2 causes in 6 serious findings; wrote 1 regression test to"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  not written: protocol_error for `arguments` null or an array, on any tool (4 findings, 2 tools): a suite cannot send `arguments: null` (it always sends an object as `arguments`)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  wrote regression_lookup_protocol_error.yaml: protocol_error of tool `lookup`: format_breaking inputs (2 findings)"),
+        "{err}"
+    );
+    let files: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, ["regression_lookup_protocol_error.yaml"]);
+    let test = out_dir.join(&files[0]);
+    let test = test.to_str().unwrap();
+    // Against the server with the bug, the test fails; once fixed, it passes.
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", test, "--server", &buggy]);
+    assert_eq!(code, Some(1), "fails while the bug is there: {out}{err}");
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", test, "--server", &fixed]);
+    assert_eq!(code, Some(0), "passes once it is fixed: {out}{err}");
+}

@@ -102,6 +102,7 @@ struct Kept {
     arguments: Arguments,
     outcome: Classification,
     label: String,
+    category: probe::Category,
     schema_valid: bool,
     output_schema: Option<Value>,
 }
@@ -156,6 +157,7 @@ async fn fuzz(
                 arguments,
                 outcome: outcome.clone(),
                 label: case.label.clone(),
+                category: case.category,
                 output_schema: tool.get("outputSchema").cloned(),
             });
             report.record(&case, &outcome, shrunk, None);
@@ -241,15 +243,31 @@ fn write_regressions(
             label: &k.label,
             schema_valid: k.schema_valid,
             output_schema: k.output_schema.as_ref(),
+            category: Some(k.category),
         })
         .collect();
     let timeout = crate::output::duration_text(probe_args.timeout.unwrap_or(FUZZ_TIMEOUT));
-    let files = probe::regression_tests(server, &findings, &timeout);
-    crate::probe::write_files(dir, &files, force)?;
-    err(&format!(
-        "mcpcheck fuzz: wrote {} to {}\n",
-        mcpcheck_core::report::plural(files.len(), "regression test", "regression tests"),
-        dir.display()
-    ));
+    let written = probe::regressions(server, &findings, &timeout);
+    crate::probe::write_files(dir, &written.files, force)?;
+    err(&regressions_said(dir, &written, findings.len()));
     Ok(())
+}
+
+/// What `--output` did, cause by cause: the file written, or why none is.
+fn regressions_said(dir: &std::path::Path, r: &probe::Regressions, findings: usize) -> String {
+    use mcpcheck_core::report::plural;
+    let mut text = format!(
+        "mcpcheck fuzz: {} in {}; wrote {} to {}\n",
+        plural(r.causes.len(), "cause", "causes"),
+        plural(findings, "serious finding", "serious findings"),
+        plural(r.files.len(), "regression test", "regression tests"),
+        dir.display()
+    );
+    for c in &r.causes {
+        match &c.written {
+            Ok(file) => text.push_str(&format!("  wrote {file}: {}\n", c.summary)),
+            Err(why) => text.push_str(&format!("  not written: {}: {}\n", c.summary, why.0)),
+        }
+    }
+    text
 }

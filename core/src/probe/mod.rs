@@ -66,9 +66,11 @@
 //!
 //! Regression tests:
 //!
-//! * [`regression_test`]`(&Server, &Finding, timeout) -> generate::File` —
-//!   a ready-to-run test file that fails while the bug is there;
-//!   [`regression_tests`] for several (distinct file names);
+//! * [`regressions`]`(&Server, &[Finding], timeout) -> Regressions` — the
+//!   findings grouped by root cause ([`Cause`]: one status on one kind of
+//!   input), each with one ready-to-run test file that fails while the bug
+//!   is there, or why none is ([`NotWritten`]: the suite format cannot send
+//!   the input exactly); [`regression_test`] for one finding;
 //!   [`regression_exact`]`(&Arguments)` — whether a suite can send those
 //!   arguments exactly.
 //!
@@ -114,7 +116,9 @@ pub use fuzz_report::{
     FUZZ_REPORT_VERSION, FuzzFailure, FuzzReport, FuzzSummary, FuzzToolReport, fuzz_json,
     fuzz_junit, fuzz_markdown, fuzz_passed, fuzz_sarif, fuzz_text,
 };
-pub use regression::{Finding, regression_exact, regression_test, regression_tests};
+pub use regression::{
+    Cause, Finding, NotWritten, Regressions, regression_exact, regression_test, regressions,
+};
 pub use render::{ItemKind, Transport};
 
 pub use fuzz::{
