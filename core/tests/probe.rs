@@ -680,6 +680,7 @@ fn statuses_levels_and_seriousness() {
             "invalid_result",
             "non_json_output",
             "protocol_error",
+            "flood",
             "timeout",
             "crash"
         ]

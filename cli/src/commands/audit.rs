@@ -17,7 +17,8 @@ use crate::output::{err, out, paint_for_stdout};
 use crate::probe::{ProbeArgs, Prober, ReportFormat, tool_params};
 
 /// How long one call may take, unless --timeout says otherwise.
-const AUDIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+const AUDIT_TIMEOUT: std::time::Duration =
+    std::time::Duration::from_millis(probe::DEFAULT_CALL_TIMEOUT_MS);
 
 /// The most prompts and the most resources that are fetched.
 const MAX_ITEMS: usize = 50;
@@ -50,7 +51,7 @@ pub struct AuditArgs {
 
 pub fn main(args: &AuditArgs) -> Result<ExitCode> {
     // A healthy tool may take a while with its default arguments (a long
-    // operation): audit waits 30 s by default, fuzz 10 s.
+    // operation): 30 s by default, longer for a tool that says so.
     let mut prober = Prober::new(&args.probe, AUDIT_TIMEOUT)?;
     let runtime = crate::error::runtime()?;
     let report = runtime.block_on(async {
@@ -120,15 +121,13 @@ async fn audit(
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
         let arguments = Arguments::Value(probe::valid_arguments(&schema));
-        let observed = prober
-            .call("tools/call", tool_params(name, &arguments))
-            .await;
+        let (observed, wait) = prober.call_tool(tool, tool_params(name, &arguments)).await;
         let negotiated = prober.negotiated();
         let cx = ClassifyCx {
             output_schema: tool.get("outputSchema"),
             protocol_version: negotiated.as_deref(),
             input_valid: probe::input_valid(&schema, &arguments),
-            timeout_ms,
+            timeout_ms: Some(wait.idle_ms),
             ..ClassifyCx::new(Request::ToolsCall)
         };
         let outcome = probe::classify(&observed, &cx);

@@ -19,8 +19,10 @@ use crate::error::{Result, verdict};
 use crate::output::{err, out, paint_for_stdout};
 use crate::probe::{ProbeArgs, Prober, ReportFormat, server_of, tool_params};
 
-/// How long one call may take, unless --timeout says otherwise.
-const FUZZ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long one call may go without an answer, unless --timeout or the
+/// tool itself says otherwise: audit's default.
+const FUZZ_TIMEOUT: std::time::Duration =
+    std::time::Duration::from_millis(probe::DEFAULT_CALL_TIMEOUT_MS);
 
 /// The most calls spent shrinking one failure.
 const SHRINK_CALLS: usize = 100;
@@ -105,6 +107,8 @@ struct Kept {
     category: probe::Category,
     schema_valid: bool,
     output_schema: Option<Value>,
+    /// How long the tool's calls were waited for.
+    wait_ms: u64,
 }
 
 async fn fuzz(
@@ -159,6 +163,7 @@ async fn fuzz(
                 label: case.label.clone(),
                 category: case.category,
                 output_schema: tool.get("outputSchema").cloned(),
+                wait_ms: probe::call_wait(tool, prober.timeout_ms()).idle_ms,
             });
             report.record(&case, &outcome, shrunk, None);
         }
@@ -176,16 +181,14 @@ async fn attempt(
     input_valid: Option<bool>,
 ) -> Classification {
     let name = tool["name"].as_str().unwrap_or_default();
-    let observed = prober
-        .call("tools/call", tool_params(name, arguments))
-        .await;
+    let (observed, wait) = prober.call_tool(tool, tool_params(name, arguments)).await;
     let negotiated = prober.negotiated();
     let cx = ClassifyCx {
         output_schema: tool.get("outputSchema"),
         protocol_version: negotiated.as_deref(),
         input_valid,
         // The limit, not the time measured: the report stays the same.
-        timeout_ms: Some(prober.timeout_ms()),
+        timeout_ms: Some(wait.idle_ms),
         ..ClassifyCx::new(Request::ToolsCall)
     };
     probe::classify(&observed, &cx)
@@ -246,8 +249,14 @@ fn write_regressions(
             category: Some(k.category),
         })
         .collect();
-    let timeout = crate::output::duration_text(probe_args.timeout.unwrap_or(FUZZ_TIMEOUT));
-    let written = probe::regressions(server, &findings, &timeout);
+    // The longest wait any of these tools got (a tool documented to take
+    // long gets as long in its test).
+    let base = probe_args.timeout.unwrap_or(FUZZ_TIMEOUT);
+    let longest = kept
+        .iter()
+        .map(|k| std::time::Duration::from_millis(k.wait_ms))
+        .fold(base, std::cmp::max);
+    let written = probe::regressions(server, &findings, &crate::output::duration_text(longest));
     crate::probe::write_files(dir, &written.files, force)?;
     err(&regressions_said(dir, &written, findings.len()));
     Ok(())

@@ -198,9 +198,7 @@ async fn lint_live(
             }
             let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
             let arguments = Arguments::Value(probe::valid_arguments(&schema));
-            let observed = prober
-                .call("tools/call", tool_params(name, &arguments))
-                .await;
+            let (observed, _) = prober.call_tool(tool, tool_params(name, &arguments)).await;
             let Some(result) = observed.response.as_ref().and_then(|r| r.get("result")) else {
                 continue;
             };

@@ -129,21 +129,14 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
                 continue;
             }
             let counts = stores.record(std::iter::once(t), std::slice::from_ref(answer));
-            total.new += counts.new;
-            total.changed += counts.changed;
-            total.same += counts.same;
-            total.missing += counts.missing;
-            let note = counts
-                .tool_errors
-                .first()
-                .map(|(_, why)| format!(" ({why})"))
-                .unwrap_or_default();
-            total.tool_errors.extend(counts.tool_errors);
-            if counts.new > 0 {
+            let note = counts.tool_error_note();
+            let (new, changed, missing) = (counts.new, counts.changed, counts.missing);
+            total.add(counts);
+            if new > 0 {
                 report.push_str(&line("NEW", &t.name, &note));
-            } else if counts.changed > 0 {
+            } else if changed > 0 {
                 report.push_str(&line("UPDATE", &t.name, &note));
-            } else if counts.missing > 0 {
+            } else if missing > 0 {
                 unanswered += 1;
                 report.push_str(&line("ERROR", &t.name, " (no answer to record)"));
                 report.push_str(&details(r));

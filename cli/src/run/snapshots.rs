@@ -153,6 +153,23 @@ impl Stores {
 }
 
 impl Recorded {
+    /// Count `other` in too.
+    pub fn add(&mut self, other: Recorded) {
+        self.new += other.new;
+        self.changed += other.changed;
+        self.same += other.same;
+        self.missing += other.missing;
+        self.tool_errors.extend(other.tool_errors);
+    }
+
+    /// ` (why)` when the one answer recorded is a tool error, else nothing.
+    pub fn tool_error_note(&self) -> String {
+        self.tool_errors
+            .first()
+            .map(|(_, why)| format!(" ({why})"))
+            .unwrap_or_default()
+    }
+
     /// One line for the end of the run, then the tool errors, one a line.
     pub fn summary(&self, written: &[PathBuf]) -> String {
         let mut line = format!(

@@ -106,12 +106,16 @@ mod render;
 mod rng;
 mod schema;
 mod shrink;
+mod timing;
 
 pub use audit_report::{
     AUDIT_REPORT_VERSION, AuditReport, AuditResult, audit_json, audit_junit, audit_markdown,
     audit_passed, audit_sarif, audit_score, audit_text,
 };
-pub use classify::{Classification, ClassifyCx, Level, Observed, Request, Status, classify};
+pub use classify::{
+    Classification, ClassifyCx, FLOOD_BYTES, FLOOD_MESSAGES, Level, Observed, Request, Status,
+    classify, flood,
+};
 pub use fuzz_report::{
     FUZZ_REPORT_VERSION, FuzzFailure, FuzzReport, FuzzSummary, FuzzToolReport, fuzz_json,
     fuzz_junit, fuzz_markdown, fuzz_passed, fuzz_sarif, fuzz_text,
@@ -128,6 +132,7 @@ pub use fuzz::{
 pub use inputs::{input_valid, valid_arguments};
 pub use policy::write_risk;
 pub use shrink::{MAX_CANDIDATES, shrink_candidates, shrink_iter, size};
+pub use timing::{CallWait, DEFAULT_CALL_TIMEOUT_MS, MAX_CALL_MS, call_wait};
 
 /// The `arguments` of one request.
 #[derive(Clone, Debug, Default, PartialEq)]
