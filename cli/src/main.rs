@@ -16,6 +16,7 @@ mod client;
 mod commands;
 mod error;
 mod files;
+mod help;
 mod intercept;
 mod output;
 mod probe;

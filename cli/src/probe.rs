@@ -37,7 +37,7 @@ pub struct ProbeArgs {
     /// Copy DIR and point the server at the copy: `{{fixture}}` in --server,
     /// and DIR itself where --server names it, become the copy's path. The
     /// original is never written.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "url")]
     pub fixture: Option<PathBuf>,
 
     /// Also call tools that may write (destructiveHint: true, or
@@ -92,6 +92,7 @@ impl Prober {
                         .map(|p| p.display().to_string())
                         .unwrap_or_else(|_| original.clone());
                     let to = copy.path.display().to_string();
+                    let before = argv.clone();
                     for a in argv.iter_mut() {
                         *a = a.replace("{{fixture}}", &to);
                         for from in [&original, &absolute] {
@@ -101,6 +102,11 @@ impl Prober {
                                 *a = format!("{to}{rest}");
                             }
                         }
+                    }
+                    if *argv == before {
+                        crate::output::err(&format!(
+                            "mcpcheck: warning: --fixture {original}: --server names neither {{{{fixture}}}} nor {original}, so the server is not pointed at the copy\n"
+                        ));
                     }
                 }
                 Some(copy)

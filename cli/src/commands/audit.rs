@@ -27,14 +27,15 @@ const MAX_ITEMS: usize = 50;
 /// resource, and report what is broken.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Statuses: healthy, tool_error (isError: true — a fine answer), \
+    after_help = concat!("Statuses: healthy, tool_error (isError: true — a fine answer), \
 protocol_error (a JSON-RPC error where a result or a tool error belongs, e.g. -32603), \
 non_json_output, crash, timeout, schema_mismatch (structuredContent against outputSchema), \
 invalid_result (a result of the wrong shape), skipped (a tool that may write, without \
---include-writes). Documentation: docs/probe.md\n\nExit status: 0 nothing serious; 1 a crash, \
-hang, protocol error, non-JSON output, invalid result or schema mismatch, or the server could \
-not be reached; 2 a usage error."
-)]
+--include-writes).\n\nExit status: 0 nothing serious; 1 a crash, hang, flood, protocol error, \
+non-JSON output, invalid result or schema mismatch, or the server could not be reached; 2 a \
+usage error.\n\n",
+    crate::help::docs_line!("probe")
+))]
 pub struct AuditArgs {
     #[command(flatten)]
     probe: ProbeArgs,

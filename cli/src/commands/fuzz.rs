@@ -31,13 +31,14 @@ const SHRINK_CALLS: usize = 100;
 /// crashes, hangs and protocol errors, each shrunk to a smallest input.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "A server that rejects bad input with a proper error (a tool error, or \
+    after_help = concat!("A server that rejects bad input with a proper error (a tool error, or \
 -32602 for input its schema forbids) is healthy. Findings: crash, timeout, protocol_error \
 (e.g. -32603), non_json_output, invalid_result, schema_mismatch; accepted_invalid (input the \
 schema forbids answered as a success) is a warning. Same --seed, same inputs in the same \
-order, same report. Documentation: docs/probe.md\n\nExit status: 0 nothing serious; 1 a \
-serious finding, or the server could not be reached; 2 a usage error."
-)]
+order, same report.\n\nExit status: 0 nothing serious; 1 a serious finding, or the server \
+could not be reached; 2 a usage error.\n\n",
+    crate::help::docs_line!("probe")
+))]
 pub struct FuzzArgs {
     #[command(flatten)]
     probe: ProbeArgs,

@@ -25,7 +25,11 @@ use crate::target::TargetArgs;
 #[derive(Debug, Args)]
 #[command(
     mut_arg("server", |a| a.required_unless_present(clap::builder::Resettable::Reset)),
-    after_help = "Without a server: DIR/mcpcheck.yaml (a composed suite of five tests against \
+    // Without a server the starter suite is written: nothing connects.
+    group(clap::ArgGroup::new("target").multiple(false).args(["server", "url"])),
+    mut_arg("timeout", |a| a.requires("target")),
+    mut_arg("protocol_version", |a| a.requires("target")),
+    after_help = concat!("Without a server: DIR/mcpcheck.yaml (a composed suite of five tests against \
 `mcpcheck serve`), DIR/fixture/hello.txt (a file one test reads through {{fixture}}) and \
 DIR/README.md; run it with `mcpcheck run --suite DIR/mcpcheck.yaml --fixture DIR/fixture`.\n\n\
 With --server CMD or --url URL: what `mcpcheck generate --output DIR` writes (tools that may \
@@ -40,8 +44,9 @@ not what the tool does. Paths into the fixture copy are recorded as <temp-copy>,
 with a fresh copy matches them.\n\n\
 Exit status: 0 written and recorded; 1 the server could not be reached, listed nothing, or the \
 recording run failed (a tool error among the answers fails it); 2 a usage error, or a file \
-exists (without --force) or cannot be written."
-)]
+exists (without --force) or cannot be written.\n\n",
+    crate::help::docs_line!("init")
+))]
 pub struct InitArgs {
     /// The directory to write to (created when missing).
     #[arg(value_name = "DIR", default_value = ".")]

@@ -25,6 +25,7 @@ use crate::run::{Sources, SuiteSource, jobs_or_cores, run_tests};
 /// Compare each tool test's answer with its recorded snapshot, or record it
 /// (`--update`).
 #[derive(Debug, Args)]
+#[command(after_help = crate::help::docs_line!("snapshot"))]
 pub struct SnapshotArgs {
     #[command(flatten)]
     pub source: SuiteSource,

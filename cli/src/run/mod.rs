@@ -77,6 +77,21 @@ impl SuiteSource {
         if let Some(argv) = &server_override {
             replace_stdio_servers(&mut suites, argv);
         }
+        let any_stdio = suites.iter().flat_map(|s| &s.tests).any(|t| {
+            t.server
+                .as_ref()
+                .is_some_and(|s| s.transport == suite::Transport::Stdio)
+        });
+        for (flag, given) in [
+            ("--server", self.server.is_some()),
+            ("--docker", self.docker.is_some()),
+        ] {
+            if given && !any_stdio {
+                err(&format!(
+                    "mcpcheck: warning: {flag} applies to stdio servers, and no test of these suites has one: it is not used\n"
+                ));
+            }
+        }
         Ok(Sources {
             suites,
             server_override,
