@@ -56,7 +56,9 @@ pub enum Matching {
     IgnoreIds,
     /// Only the `method` and what the request is about: the `name`, `uri`
     /// and `ref` members of `params` when present (the tool, prompt or
-    /// resource). Arguments are ignored; recorded exchanges answer in order.
+    /// resource). Among those, the recorded request whose arguments are
+    /// closest to the client's answers; recorded order decides between
+    /// equally close ones.
     Name,
 }
 
@@ -76,7 +78,7 @@ impl Matching {
         (
             Matching::Name,
             "name",
-            "method and the tool, prompt or resource named (name, uri, ref); arguments ignored",
+            "method and the tool, prompt or resource named (name, uri, ref); the closest arguments answer",
         ),
     ];
 

@@ -39,8 +39,9 @@ pub struct ReplayArgs {
 
     /// How a request is compared with the recorded ones: `exact` (method and
     /// params), `ignore-ids` (also ignores `_meta` and members named `id`,
-    /// `*Id`, `*_id`) or `name` (method and the tool, prompt or resource
-    /// only). JSON-RPC ids and progress tokens never matter.
+    /// `*Id`, `*_id`) or `name` (method and the tool, prompt or resource;
+    /// of those, the closest arguments answer). JSON-RPC ids, progress
+    /// tokens and temporary fixture copies never matter.
     #[arg(long = "match", value_name = "MODE", default_value = "exact", value_parser = parse_matching)]
     pub matching: Matching,
 
