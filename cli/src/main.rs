@@ -17,6 +17,7 @@ mod commands;
 mod config;
 mod error;
 mod files;
+mod help;
 mod intercept;
 mod output;
 mod probe;

@@ -11,9 +11,13 @@
 //! **Matching.** A request matches a recorded one when their `method`s are
 //! equal and their `params` are equal under the [`Matching`] chosen. The
 //! JSON-RPC `id` and `params._meta.progressToken` never matter, nor does the
-//! name of a fixture copy (`…/mcpcheck-fixture-` and six random characters, which `mcpcheck run`
-//! makes afresh for every test): the recorded one is replaced by the
-//! client's in what is sent back.
+//! name of a temporary fixture copy (`…/mcpcheck-fixture-` and six random
+//! characters, which `mcpcheck run` makes afresh for every test; mcp-assert's
+//! `mcp-assert-fixture-NNN`; `mkdtemp`-style directories under the temporary
+//! directory: [`crate::temp_copy`]): the recorded one is replaced by the
+//! client's in what is sent back. With `name` matching, among the recorded
+//! requests of the same name the one whose arguments are closest to the
+//! client's answers, the recorded order deciding only between equals.
 //!
 //! **Which recording answers.** Every recorded session starts as a
 //! candidate. A request is answered by the first candidate (in library
@@ -33,12 +37,9 @@
 //! `-32601` when no recording has the method, `-32602` otherwise.
 //! Client notifications and answers are taken without a reply.
 
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::LazyLock;
-
-use regex::Regex;
-use serde_json::{Map, Value, json};
 
 use crate::capture::{self, Message};
 
@@ -55,7 +56,9 @@ pub enum Matching {
     IgnoreIds,
     /// Only the `method` and what the request is about: the `name`, `uri`
     /// and `ref` members of `params` when present (the tool, prompt or
-    /// resource). Arguments are ignored; recorded exchanges answer in order.
+    /// resource). Among those, the recorded request whose arguments are
+    /// closest to the client's answers; recorded order decides between
+    /// equally close ones.
     Name,
 }
 
@@ -75,7 +78,7 @@ impl Matching {
         (
             Matching::Name,
             "name",
-            "method and the tool, prompt or resource named (name, uri, ref); arguments ignored",
+            "method and the tool, prompt or resource named (name, uri, ref); the closest arguments answer",
         ),
     ];
 
@@ -181,13 +184,8 @@ pub struct Library {
     keyed: Vec<Vec<(usize, Vec<usize>)>>,
 }
 
-/// A fixture copy made by `mcpcheck run`: a temporary directory
-/// `mcpcheck-fixture-` + six characters, with the path leading to it.
-static FIXTURE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?:/[^/\s\x22'\\]+)*/mcpcheck-fixture-[A-Za-z0-9]{6}").ok());
-
-/// What fixture copies are normalized to for matching.
-const FIXTURE_PLACEHOLDER: &str = "{{fixture}}";
+/// What temporary fixture copies are normalized to for matching.
+const FIXTURE_PLACEHOLDER: &str = crate::temp_copy::PLACEHOLDER;
 
 /// Requests with a method and an id: what a client waits an answer for.
 fn is_request(v: &Value) -> bool {
@@ -358,28 +356,29 @@ fn progress_token(request: &Value) -> Option<&Value> {
     request.get("params")?.get("_meta")?.get("progressToken")
 }
 
-/// Strings with every fixture copy replaced by `to`.
+/// Strings with every temporary fixture copy replaced by `to`.
 fn map_fixture(v: &Value, to: &str) -> Value {
-    let Some(re) = FIXTURE.as_ref() else {
-        return v.clone();
-    };
+    map_strings(v, &|s| crate::temp_copy::replace(s, to).into_owned())
+}
+
+/// `v` with `f` applied to every string.
+fn map_strings(v: &Value, f: &dyn Fn(&str) -> String) -> Value {
     match v {
-        Value::String(s) => Value::String(re.replace_all(s, regex::NoExpand(to)).into_owned()),
-        Value::Array(a) => Value::Array(a.iter().map(|x| map_fixture(x, to)).collect()),
+        Value::String(s) => Value::String(f(s)),
+        Value::Array(a) => Value::Array(a.iter().map(|x| map_strings(x, f)).collect()),
         Value::Object(o) => Value::Object(
             o.iter()
-                .map(|(k, x)| (k.clone(), map_fixture(x, to)))
+                .map(|(k, x)| (k.clone(), map_strings(x, f)))
                 .collect(),
         ),
         other => other.clone(),
     }
 }
 
-/// The first fixture copy a value names.
+/// The first temporary fixture copy a value names.
 fn fixture_in(v: &Value) -> Option<String> {
-    let re = FIXTURE.as_ref()?;
     match v {
-        Value::String(s) => re.find(s).map(|m| m.as_str().to_string()),
+        Value::String(s) => crate::temp_copy::find(s).map(str::to_string),
         Value::Array(a) => a.iter().find_map(fixture_in),
         Value::Object(o) => o.values().find_map(fixture_in),
         _ => None,
@@ -528,9 +527,9 @@ pub struct Replayer<'l> {
     lib: &'l Library,
     /// Per session: still a candidate.
     candidates: Vec<bool>,
-    /// Per key, per session that has it: how many of its entries of that
-    /// key have answered.
-    cursors: Vec<Vec<usize>>,
+    /// Per key, per session that has it: which of its entries of that key
+    /// have answered.
+    used: Vec<Vec<Vec<bool>>>,
     /// The fixture copy the client names, once it has named one.
     fixture: Option<String>,
     next_ask: u64,
@@ -541,7 +540,11 @@ impl<'l> Replayer<'l> {
         Replayer {
             lib,
             candidates: vec![true; lib.sessions.len()],
-            cursors: lib.keyed.iter().map(|k| vec![0; k.len()]).collect(),
+            used: lib
+                .keyed
+                .iter()
+                .map(|k| k.iter().map(|(_, es)| vec![false; es.len()]).collect())
+                .collect(),
             fixture: None,
             next_ask: 0,
         }
@@ -584,7 +587,7 @@ impl<'l> Replayer<'l> {
             self.fixture = Some(root);
         }
         let key = key(message, self.lib.matching);
-        if let Some(a) = self.find(&key) {
+        if let Some(a) = self.find(&key, message) {
             return Reply {
                 outs: self.play(a, message),
                 unmatched: None,
@@ -606,14 +609,28 @@ impl<'l> Replayer<'l> {
     }
 
     /// The recorded exchange that answers `key`, as the module doc says;
-    /// narrows the candidates and marks it used.
-    fn find(&mut self, key: &str) -> Option<Answer<'l>> {
+    /// narrows the candidates and marks it used. With `name` matching, each
+    /// session offers its unused entry of the key whose request is closest
+    /// to `request` (the first of equals), and the closest of those answers
+    /// (the first session of equals); in the other modes every entry of a
+    /// key is equal, so this is each session's next one.
+    fn find(&mut self, key: &str, request: &Value) -> Option<Answer<'l>> {
         let lib = self.lib;
         let k = *lib.index.get(key)?;
         let groups = &lib.keyed[k];
-        let cursors = &self.cursors[k];
-        // (slot, session, entry): per session its next unused entry of this
-        // key; when no session has one, its last one again.
+        let used = &self.used[k];
+        let wanted = (lib.matching == Matching::Name).then(|| normalized(request, Matching::Exact));
+        let far = |s: usize, e: usize| {
+            wanted.as_ref().map_or(0, |w| {
+                distance(
+                    &normalized(&lib.sessions[s].entries[e].request, Matching::Exact),
+                    w,
+                )
+            })
+        };
+        // (slot, session, entry, distance): per session its closest unused
+        // entry of this key; when no session has one, its closest entry
+        // again (the last of equals, so an exact repeat gets the last answer).
         let pick = |pool: &dyn Fn(usize) -> bool| {
             let mut fresh = Vec::new();
             let mut repeat = Vec::new();
@@ -621,9 +638,22 @@ impl<'l> Replayer<'l> {
                 if !pool(*s) {
                     continue;
                 }
-                match entries.get(cursors[slot]) {
-                    Some(e) => fresh.push((slot, *s, *e)),
-                    None => repeat.extend(entries.last().map(|e| (slot, *s, *e))),
+                let scored = entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (i, *e, far(*s, *e)));
+                let unused = scored
+                    .clone()
+                    .filter(|(i, _, _)| !used[slot][*i])
+                    .min_by_key(|(_, _, d)| *d);
+                match unused {
+                    Some((_, e, d)) => fresh.push((slot, *s, e, d)),
+                    None => repeat.extend(
+                        scored
+                            .rev()
+                            .min_by_key(|(_, _, d)| *d)
+                            .map(|(_, e, d)| (slot, *s, e, d)),
+                    ),
                 }
             }
             if fresh.is_empty() { repeat } else { fresh }
@@ -632,12 +662,13 @@ impl<'l> Replayer<'l> {
         if chosen.is_empty() {
             chosen = pick(&|_| true);
         }
-        let &(_, first_s, first_e) = chosen.first()?;
+        let &(_, first_s, first_e, _) = chosen.iter().min_by_key(|(_, _, _, d)| *d)?;
         self.candidates = vec![false; lib.sessions.len()];
-        for &(slot, s, _) in &chosen {
+        for &(slot, s, e, _) in &chosen {
             self.candidates[s] = true;
-            let c = &mut self.cursors[k][slot];
-            *c = (*c + 1).min(groups[slot].1.len());
+            if let Some(i) = groups[slot].1.iter().position(|x| *x == e) {
+                self.used[k][slot][i] = true;
+            }
         }
         Some(Answer {
             entry: &lib.sessions[first_s].entries[first_e],
@@ -718,11 +749,18 @@ impl<'l> Replayer<'l> {
         }
     }
 
-    /// `v` with the recorded fixture copy replaced by the client's.
+    /// `v` with the recorded fixture copies replaced by the client's: a
+    /// known test runner's copy anywhere, another temporary directory only
+    /// where it is the one the recorded request named.
     fn localize(&self, v: &Value, recorded_fixture: Option<&str>) -> Value {
-        match (&self.fixture, recorded_fixture) {
-            (Some(live), _) => map_fixture(v, live),
-            _ => v.clone(),
+        match &self.fixture {
+            Some(live) => {
+                let also: Vec<&str> = recorded_fixture.into_iter().collect();
+                map_strings(v, &|s| {
+                    crate::temp_copy::replace_known(s, live, &also).into_owned()
+                })
+            }
+            None => v.clone(),
         }
     }
 
@@ -1119,6 +1157,84 @@ mod tests {
             out[0]["result"]["content"][0]["text"],
             format!("read {live}/a.txt")
         );
+    }
+
+    #[test]
+    fn every_runners_temporary_copies_match_and_answers_name_the_live_one() {
+        for (rec, live) in [
+            (
+                "/tmp/mcp-assert-fixture-2817361/data",
+                "/tmp/mcp-assert-fixture-99/data",
+            ),
+            ("/tmp/tmpab3_x9yz/data", "/tmp/tmpqq7_k2ww/data"),
+            (
+                "/tmp/mcp-assert-fixture-5/data",
+                "/tmp/mcpcheck-fixture-Zz9Yy8/data",
+            ),
+        ] {
+            let s = session(
+                "fs",
+                vec![
+                    json!({"request": call(1, "read", json!({"path": format!("{rec}/a.txt")}), None),
+                            "response": text_result(1, &format!("read {rec}/a.txt"))}),
+                ],
+            );
+            let lib = library(&[("fs.json", s)], Matching::Exact);
+            let mut r = Replayer::new(&lib);
+            let out = sent(&r.receive(&call(
+                4,
+                "read",
+                json!({"path": format!("{live}/a.txt")}),
+                None,
+            )));
+            assert_eq!(
+                out[0]["result"]["content"][0]["text"],
+                format!("read {live}/a.txt"),
+                "{rec} -> {live}"
+            );
+        }
+    }
+
+    #[test]
+    fn name_matching_answers_from_the_closest_arguments() {
+        let read = |id: u64, path: &str| call(id, "read_file", json!({"path": path}), None);
+        let s = session(
+            "fs",
+            vec![
+                json!({"request": read(1, "/data/a.txt"), "response": text_result(1, "contents of a")}),
+                json!({"request": read(2, "/data/../outside.txt"), "response": text_result(2, "Access denied: outside")}),
+                json!({"request": read(3, "/data/b.txt"), "response": text_result(3, "contents of b")}),
+            ],
+        );
+        let lib = library(&[("fs.json", s)], Matching::Name);
+        let text = |r: &mut Replayer<'_>, path: &str| {
+            sent(&r.receive(&read(9, path)))[0]["result"]["content"][0]["text"].clone()
+        };
+        let mut r = Replayer::new(&lib);
+        assert_eq!(
+            text(&mut r, "/data/../outside.txt"),
+            "Access denied: outside"
+        );
+        assert_eq!(text(&mut r, "/data/b.txt"), "contents of b");
+        // Arguments never recorded: the closest unused, then the order.
+        assert_eq!(text(&mut r, "/data/c.txt"), "contents of a");
+        // Everything used: the closest again.
+        assert_eq!(
+            text(&mut r, "/data/../outside.txt"),
+            "Access denied: outside"
+        );
+        // Equal arguments answer in recorded order.
+        let twice = session(
+            "calls",
+            vec![
+                json!({"request": read(1, "/n"), "response": text_result(1, "first")}),
+                json!({"request": read(2, "/n"), "response": text_result(2, "second")}),
+            ],
+        );
+        let lib = library(&[("calls.json", twice)], Matching::Name);
+        let mut r = Replayer::new(&lib);
+        let texts: Vec<Value> = (0..3).map(|_| text(&mut r, "/n")).collect();
+        assert_eq!(texts, [json!("first"), json!("second"), json!("second")]);
     }
 
     #[test]

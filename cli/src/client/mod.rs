@@ -128,6 +128,15 @@ pub struct Session {
     listens: Vec<(String, Value, rmcp::service::RequestHandle<RoleClient>)>,
 }
 
+/// How long [`Session::observe`] waits for an answer.
+#[derive(Clone, Copy, Debug)]
+pub struct ObserveWait {
+    /// Without an answer or progress.
+    pub idle: Duration,
+    /// In all, however often progress arrives.
+    pub cap: Duration,
+}
+
 /// The raw answer to one request.
 #[derive(Clone, Debug, Default)]
 pub struct Reply {
@@ -556,16 +565,20 @@ impl Session {
     }
 
     /// One request as `audit` and `fuzz` see it: the raw answer, the lines
-    /// that were not JSON, whether the process ended, its stderr tail.
+    /// that were not JSON, whether the process ended, its stderr tail, and
+    /// whether the server flooded the session while it was open. It waits
+    /// `wait.idle` for the answer, again after progress for the request's
+    /// token (which the SDK gives every request), and `wait.cap` in all.
     pub async fn observe(
         &mut self,
         method: &str,
         params: Option<Value>,
-        timeout: Duration,
+        wait: ObserveWait,
     ) -> mcpcheck_core::probe::Observed {
         use mcpcheck_core::probe::Observed;
         let start = self.tap.mark();
-        let began = Instant::now();
+        let flooded_before = self.tap.exceeded().is_some();
+        let began = Deadline::now();
         let mut observed = Observed::default();
         let params = self.envelope(params);
         let sent = match self.service.as_ref() {
@@ -581,20 +594,62 @@ impl Session {
         };
         if let Some(handle) = sent {
             let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
-            let outcome = tokio::time::timeout(timeout, handle.await_response()).await;
-            observed.timed_out = outcome.is_err() && self.tap.response_to(start, &id).is_none();
+            // The progress token the SDK gave the request, read from the
+            // request as it went out (once it has).
+            let token_of = |tap: &Tap| {
+                tap.since(start).iter().find_map(|e| {
+                    let json = e.json.as_ref()?;
+                    (e.dir == Dir::Out && json.get("id") == Some(&id))
+                        .then(|| json.pointer("/params/_meta/progressToken").cloned())
+                        .flatten()
+                })
+            };
+            let mut token = None;
+            let mut answer = Box::pin(handle.await_response());
+            let cap = began + wait.cap;
+            let mut since = start;
+            let mut last = began;
+            let answered = loop {
+                let deadline = (last + wait.idle).min(cap);
+                if tokio::time::timeout_at(deadline, &mut answer).await.is_ok() {
+                    break true;
+                }
+                // Progress for this call since the last look starts the wait again.
+                let now = self.tap.mark();
+                if token.is_none() {
+                    token = token_of(&self.tap);
+                }
+                let progressed = token.is_some()
+                    && self.tap.notifications(since, now).iter().any(|n| {
+                        n.get("method").and_then(Value::as_str) == Some("notifications/progress")
+                            && n.pointer("/params/progressToken") == token.as_ref()
+                    });
+                since = now;
+                if !progressed || Deadline::now() >= cap {
+                    break false;
+                }
+                last = Deadline::now();
+            };
+            observed.timed_out = !answered && self.tap.response_to(start, &id).is_none();
             observed.response = self.tap.response_to(start, &id).map(|(_, json)| json);
         }
         observed.duration_ms = began.elapsed().as_millis() as u64;
-        observed.non_json_lines = self
+        let events = self.tap.since(start);
+        let incoming = events.iter().filter(|e| e.dir == Dir::In);
+        let (messages, bytes) = incoming
+            .clone()
+            .fold((0, 0), |(n, b), e| (n + 1, b + e.raw.len()));
+        observed.flood = self
             .tap
-            .since(start)
-            .into_iter()
-            .filter(|e| e.dir == Dir::In && e.json.is_none())
+            .exceeded()
+            .filter(|_| !flooded_before)
+            .or_else(|| mcpcheck_core::probe::flood(messages, bytes));
+        observed.non_json_lines = incoming
+            .filter(|e| e.json.is_none())
             .map(|e| mcpcheck_core::truncate(e.raw.trim(), 500))
             .collect();
         if let Some(Conn::Stdio(child)) = self.conn.as_mut() {
-            if observed.response.is_none() && !observed.timed_out {
+            if observed.response.is_none() && !observed.timed_out && observed.flood.is_none() {
                 // Give a crashing process a moment to be reaped.
                 for _ in 0..40 {
                     if child.exit_status().is_some() {

@@ -71,11 +71,11 @@ impl Event {
     }
 }
 
-/// How many messages a server may send in one session before the session is
-/// ended (a notification or ping flood).
-pub const MAX_MESSAGES: usize = 10_000;
-/// How many bytes a server may send in one session, over all its messages.
-pub const MAX_BYTES: usize = 160 * 1024 * 1024;
+/// How many bytes a server may send in one session, over all its messages
+/// (and, of messages, `mcpcheck_core::probe::FLOOD_MESSAGES`: past either,
+/// the session is ended as a flood; `audit` and `fuzz` classify a call by
+/// the same decision, `mcpcheck_core::probe::flood`).
+pub const MAX_BYTES: usize = mcpcheck_core::probe::FLOOD_BYTES;
 /// The largest single message (a stdio line, an HTTP body, an SSE event).
 pub const MAX_MESSAGE_BYTES: usize = 80 * 1024 * 1024;
 
@@ -194,15 +194,8 @@ impl Tap {
         b.messages += 1;
         b.bytes += len;
         let run = self.run.fetch_add(len, Ordering::AcqRel) + len;
-        let why = if b.messages > MAX_MESSAGES {
-            format!(
-                "the server sent more than {MAX_MESSAGES} messages in one session; the session was ended (a notification or request flood)"
-            )
-        } else if b.bytes > MAX_BYTES {
-            format!(
-                "the server sent more than {} MiB in one session; the session was ended",
-                MAX_BYTES >> 20
-            )
+        let why = if let Some(flood) = mcpcheck_core::probe::flood(b.messages, b.bytes) {
+            format!("{flood}; the session was ended")
         } else if run > MAX_RUN_BYTES {
             format!(
                 "the servers of this run sent more than {} MiB to the sessions running at once; this session was ended (run fewer tests at once with --jobs)",
@@ -393,7 +386,7 @@ mod tests {
     #[test]
     fn a_flood_passes_the_message_limit_once_and_is_refused_after() {
         let tap = Tap::default();
-        for _ in 0..MAX_MESSAGES {
+        for _ in 0..mcpcheck_core::probe::FLOOD_MESSAGES {
             assert_eq!(tap.admit(10), Ok(()));
         }
         let why = tap

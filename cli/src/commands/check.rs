@@ -18,7 +18,10 @@ use crate::output::{out, paint_for_stderr, paint_for_stdout};
 /// Check a saved response against expectations, or a trace against
 /// trajectory assertions.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("mode").required(true).args(["expect", "trace"])))]
+#[command(
+    group(clap::ArgGroup::new("mode").required(true).args(["expect", "trace"])),
+    after_help = crate::help::docs_line!("suites")
+)]
 pub struct CheckArgs {
     /// An expectation document: `expect:` (map or list form), optionally
     /// `threshold`, `derivedMetrics` and `method` (default tools/call).

@@ -70,9 +70,12 @@ const UNSUPPORTED_VERSION: &str = "2099-01-01";
 /// the conformance invariants of its revision.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit status: 0 every invariant exercised holds in every revision probed; 1 a finding (or the server could not be \
-reached or opened no session); 2 a usage error."
-)]
+    after_help = concat!("Exit status: 0 every invariant exercised holds in every revision probed; 1 a finding (or the server could not be \
+reached or opened no session); 2 a usage error.\n\n",
+    crate::help::docs_line!("conformance"),
+    "\n",
+    crate::help::rules_lines!("invariants", "INV-001", "their categories and sources")
+))]
 pub struct ConformanceArgs {
     #[command(flatten)]
     target: TargetArgs,

@@ -24,7 +24,7 @@ use crate::run::{Sources, SuiteSource, fixture};
 /// which names they use that the server does not offer.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Each server the suites name is started (or connected to) once and listed; no \
+    after_help = concat!("Each server the suites name is started (or connected to) once and listed; no \
 tool is called. A test uses what its block calls (`assert` and the other tool blocks their \
 `tool`, `assert_prompts.get` its prompt, `assert_resources.read`/`subscribe` their URI and any \
 template that expands to it, `assert_completion` its `ref`); tools called only in `setup` are shown but \
@@ -32,8 +32,9 @@ not counted; tests with `skip:` are left out. Tests whose servers differ only in
 or headers share one listing.\n\nWith --results (the `mcpcheck run --json` output of the same \
 suites), each item is also marked passing when a test that uses it passed.\n\nExit status: 0 done \
 (and at least --min percent used, --min-passing percent passing); 1 below either, or a server could \
-not be listed; 2 a usage or configuration error."
-)]
+not be listed; 2 a usage or configuration error.\n\n",
+    crate::help::docs_line!("suites")
+))]
 pub struct CoverageArgs {
     #[command(flatten)]
     source: SuiteSource,

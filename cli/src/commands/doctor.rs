@@ -40,15 +40,16 @@ use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 /// fuzzing — worst first, each finding with its fix.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Parts: lint, scan, audit (no tool that may write is called), \
+    after_help = concat!("Parts: lint, scan, audit (no tool that may write is called), \
 conformance (each era the server offers), probe (--url only), lock (--lock FILE), fuzz \
 (--fuzz). Each part is bounded by --part-timeout and says so when it stops early; a part \
 that stopped is not verified, never blamed on the server.\n\nScore: 100, minus 10 per error \
 and 2 per warning (notes cost nothing), at least 0.\n\nRules: `mcpcheck rules`, `mcpcheck \
 rule CODE`. Suppress one finding with a [[suppress]] entry of mcpcheck.toml.\n\nExit status: 0 \
 no finding that fails (errors; with --strict, warnings too); 1 a failing finding, an expired \
-suppression, or the server could not be reached; 2 a usage error."
-)]
+suppression, or the server could not be reached; 2 a usage error.\n\n",
+    crate::help::docs_line!("doctor")
+))]
 pub struct DoctorArgs {
     #[command(flatten)]
     target: TargetArgs,

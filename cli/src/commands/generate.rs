@@ -21,7 +21,7 @@ use crate::target::TargetArgs;
 /// Write a starter test for every tool, prompt and resource a server lists.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "With --output DIR: one file per tool (`<tool>.yaml`: its required arguments with \
+    after_help = concat!("With --output DIR: one file per tool (`<tool>.yaml`: its required arguments with \
 example values, expecting no error), per prompt (`prompt_<name>.yaml`) and per resource \
 (`resource_<uri>.yaml`, at most 20), each with a `server:` block that reaches the server the \
 same way. With --composed FILE: the same tests in one composed file, the server written once, \
@@ -31,8 +31,9 @@ run on one session (share_server). A tool whose annotations say it may write \
 are written as ${MCPCHECK_HEADER_<NAME>} placeholders; server arguments that point into \
 --fixture DIR as {{fixture}}. An existing file is never overwritten without --force.\n\n\
 Exit status: 0 written; 1 the server could not be reached or listed nothing; 2 a usage error, \
-or a file exists (without --force) or cannot be written."
-)]
+or a file exists (without --force) or cannot be written.\n\n",
+    crate::help::docs_line!("init")
+))]
 pub struct GenerateArgs {
     #[command(flatten)]
     target: TargetArgs,

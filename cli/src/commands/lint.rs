@@ -26,11 +26,11 @@ use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 #[derive(Debug, Args)]
 #[command(
     group(clap::ArgGroup::new("source").required(true).args(["server", "url", "listing"])),
-    after_help = "Rules, codes and the failure each catches: `mcpcheck rules --family lint`, \
-`mcpcheck rule CODE`.\n\nExit status: 0 no errors (with --strict, no warnings either); 1 a \
-finding that fails, or the server could not be reached; 2 a usage error (an unreadable listing, \
-an unknown rule)."
-)]
+    after_help = concat!("Exit status: 0 no errors (with --strict, no warnings either); 1 a \
+finding that fails, or the server could not be reached; 2 a usage error (an unreadable listing, an \
+unknown rule).\n\n",
+    crate::help::rules_lines!("lint", "W601", "their codes and the attack or failure each catches")
+))]
 pub struct LintArgs {
     /// The server to start on stdio (split like a shell would).
     #[arg(long, value_name = "CMD")]
@@ -80,15 +80,15 @@ pub struct LintArgs {
     detect_nondeterminism: bool,
 
     /// With --call-tools, also call tools that may write.
-    #[arg(long)]
+    #[arg(long, requires = "call_tools")]
     include_writes: bool,
 
     /// Copy DIR and point the server at the copy (see `mcpcheck audit`).
     #[arg(long, value_name = "DIR", conflicts_with = "listing")]
     fixture: Option<PathBuf>,
 
-    /// How long each request may take.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
+    /// How long each request may take (a live server only).
+    #[arg(long, value_name = "DURATION", default_value = "10s", conflicts_with = "listing", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 
     /// Output format.
@@ -98,8 +98,13 @@ pub struct LintArgs {
     #[command(flatten)]
     findings: FindingsArgs,
 
-    /// The protocol version to ask for at initialize.
-    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    /// The protocol version to ask for at initialize (a live server only).
+    #[arg(
+        long,
+        value_name = "VERSION",
+        default_value = "2025-11-25",
+        conflicts_with = "listing"
+    )]
     protocol_version: String,
 }
 
@@ -204,9 +209,7 @@ async fn lint_live(
             }
             let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
             let arguments = Arguments::Value(probe::valid_arguments(&schema));
-            let observed = prober
-                .call("tools/call", tool_params(name, &arguments))
-                .await;
+            let (observed, _) = prober.call_tool(tool, tool_params(name, &arguments)).await;
             let Some(result) = observed.response.as_ref().and_then(|r| r.get("result")) else {
                 continue;
             };

@@ -51,6 +51,7 @@ pub const REQUESTS_PER_SESSION: u64 = 1_000;
 
 /// Load-test a server: concurrent sessions, every answer checked.
 #[derive(Debug, Args)]
+#[command(after_help = crate::help::docs_line!("load"))]
 pub struct LoadArgs {
     /// The server to start on stdio, once per session (split like a shell
     /// would).
@@ -87,12 +88,22 @@ pub struct LoadArgs {
     call: Option<String>,
 
     /// The arguments of --call, as a JSON object.
-    #[arg(long, value_name = "JSON", requires = "call")]
+    #[arg(
+        long,
+        value_name = "JSON",
+        requires = "call",
+        conflicts_with = "suites"
+    )]
     args: Option<String>,
 
     /// What --call's answers must satisfy: an expectation file as `mcpcheck
     /// check --expect` reads. Default: not a tool error (`not_error: true`).
-    #[arg(long, value_name = "FILE", requires = "call")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "call",
+        conflicts_with = "suites"
+    )]
     expect: Option<PathBuf>,
 
     /// Sessions (HTTP) or server processes (stdio) sending at once.
@@ -125,7 +136,7 @@ pub struct LoadArgs {
     max_error_rate: Option<f64>,
 
     /// Allow a --url that is not on this machine (loopback).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "server")]
     allow_remote: bool,
 
     /// Print the report as JSON on stdout instead of text.

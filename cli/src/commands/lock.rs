@@ -24,14 +24,15 @@ use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 #[command(
     group(clap::ArgGroup::new("source").required(true).args(["server", "url", "listing"])),
     group(clap::ArgGroup::new("mode").required(true).args(["write", "check"])),
-    after_help = "A change is breaking (an item removed, a new required parameter, a changed type, \
+    after_help = concat!("A change is breaking (an item removed, a new required parameter, a changed type, \
 a narrowed enum, a changed outputSchema, a changed mimeType), suspicious (a description, title, \
 annotation or parameter description changed while the name stayed: what a rug pull looks \
 like) or compatible (a new item, a new optional parameter): rules L101, L201 and L301 \
 (`mcpcheck rule L201`).\n\n\
 Exit status: 0 written, or no breaking or suspicious change; 1 a breaking or suspicious change, \
-or the server could not be reached; 2 a usage error (an unreadable lockfile or listing)."
-)]
+or the server could not be reached; 2 a usage error (an unreadable lockfile or listing).\n\n",
+    crate::help::docs_line!("lock")
+))]
 pub struct LockArgs {
     /// The server to start on stdio (split like a shell would).
     #[arg(long, value_name = "CMD")]
@@ -71,12 +72,17 @@ pub struct LockArgs {
     #[command(flatten)]
     findings: FindingsArgs,
 
-    /// How long connecting and each list may take.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
+    /// How long connecting and each list may take (a live server only).
+    #[arg(long, value_name = "DURATION", default_value = "30s", conflicts_with = "listing", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 
-    /// The protocol version to ask for at initialize.
-    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    /// The protocol version to ask for at initialize (a live server only).
+    #[arg(
+        long,
+        value_name = "VERSION",
+        default_value = "2025-11-25",
+        conflicts_with = "listing"
+    )]
     protocol_version: String,
 }
 

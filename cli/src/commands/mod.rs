@@ -43,7 +43,23 @@ pub enum Command {
     Rules(rules::RulesArgs),
     /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
     Serve(serve::ServeArgs),
+    #[command(after_help = concat!(
+        crate::help::docs_line!("suites"),
+        "\nReports, baselines and CI: ",
+        crate::help::doc_url!("reports"),
+        "\nSnapshots (--snapshots, --update-snapshots): ",
+        crate::help::doc_url!("snapshot"),
+        "\nShards (--shard): ",
+        crate::help::doc_url!("shard"),
+        "\nCaptures (--capture): ",
+        crate::help::doc_url!("capture")
+    ))]
     Run(run::RunArgs),
+    #[command(after_help = concat!(
+        crate::help::docs_line!("reports"),
+        "\nSuites: ",
+        crate::help::doc_url!("suites")
+    ))]
     Ci(run::CiArgs),
     Check(check::CheckArgs),
     Validate(validate::ValidateArgs),

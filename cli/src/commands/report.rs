@@ -34,6 +34,7 @@ use crate::reports::{
 
 /// Re-render a saved run without re-running it.
 #[derive(Debug, Args)]
+#[command(after_help = crate::help::docs_line!("reports"))]
 pub struct ReportArgs {
     /// The results document to render (`mcpcheck run --json` output; `-` reads
     /// standard input).

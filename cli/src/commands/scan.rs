@@ -34,10 +34,12 @@ enum FailOn {
 #[derive(Debug, Args)]
 #[command(
     group(clap::ArgGroup::new("source").required(true).multiple(true).args(["servers", "urls", "listings", "config"])),
-    after_help = "Rules, the attack each catches and its source: `mcpcheck rules --family scan`, \
-`mcpcheck rule CODE`.\n\nExit status: 0 no finding at --fail-on or above; 1 one at least, or a \
-server could not be reached; 2 a usage error (an unreadable listing or config, an unknown rule)."
-)]
+    group(clap::ArgGroup::new("live").multiple(true).args(["servers", "urls", "config"])),
+    after_help = concat!("Exit status: 0 no finding at --fail-on or above; 1 one at least, or a \
+server could not be reached; 2 a usage error (an unreadable listing or config, an unknown \
+rule).\n\n",
+    crate::help::rules_lines!("scan", "S502", "the attack each catches and its source")
+))]
 pub struct ScanArgs {
     /// A server to start on stdio (repeatable: several servers are also
     /// checked against each other for shadowing).
@@ -83,8 +85,9 @@ pub struct ScanArgs {
     #[command(flatten)]
     findings: FindingsArgs,
 
-    /// How long connecting and each list may take.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
+    /// How long connecting and each list may take (live servers: --server,
+    /// --url, --config).
+    #[arg(long, value_name = "DURATION", default_value = "30s", requires = "live", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 }
 

@@ -17,8 +17,10 @@ const SHUTDOWN_TIMEOUT: Duration = Duration::from_millis(500);
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct ServeArgs {
-    /// Serve one session on stdin/stdout (the default).
-    #[arg(long, conflicts_with = "http")]
+    /// Serve one session on stdin/stdout (the default). The HTTP flags
+    /// (--path, --api-key, --bearer, --oauth…, --max-sessions,
+    /// --request-timeout) do not go with it.
+    #[arg(long, conflicts_with_all = ["http", "path", "api_keys", "bearers", "oauth", "oauth_token_ttl", "oauth_clients", "max_sessions", "request_timeout"])]
     stdio: bool,
 
     /// Serve Streamable HTTP at ADDR (e.g. 127.0.0.1:8080; port 0 picks a free
@@ -84,7 +86,8 @@ pub struct ServeArgs {
     page_size: Option<u32>,
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 On HTTP, the faults that alter messages (garbage-stdout, wrong-id, string-error-code,
 result-and-error, leaky-errors) apply to the JSON-RPC answers to POSTs and to the legacy
 SSE stream. `mcpcheck probe` finds what no-origin-check, hidden-tool, leaky-errors,
@@ -94,7 +97,9 @@ shows with --oauth-token-ttl of at most 10 s).
 Requests of the 2026-07-28 revision (no initialize; _meta on every request) are served
 beside the older revisions, on both transports; stateful, ignore-header-mismatch,
 no-result-type, skip-meta-validation and refusal-status-200 apply only to them.
-Documentation: docs/serve.md";
+",
+    crate::help::docs_line!("serve")
+);
 
 /// Runs `mcpcheck serve`.
 pub fn main(args: ServeArgs) -> Result<ExitCode> {

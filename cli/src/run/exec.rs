@@ -157,8 +157,10 @@ fn endpoint_for(
     match server.transport {
         Transport::Stdio => {
             let (command, args) = match &settings.server_override {
+                // `{{fixture}}` in --server is the fixture copy, as in the
+                // suite's own command line.
                 Some(argv) => match argv.split_first() {
-                    Some((c, a)) => (c.clone(), a.to_vec()),
+                    Some((c, a)) => (t.text(c), a.iter().map(|x| t.text(x)).collect()),
                     None => return Err("--server is empty".into()),
                 },
                 None => {

@@ -44,8 +44,9 @@ pub struct SuiteSource {
     #[arg(long = "suite", required = true, num_args = 1.., value_name = "PATH")]
     pub suites: Vec<PathBuf>,
 
-    /// Override every stdio server's command (split like a shell would:
-    /// quotes group words).
+    /// Override every stdio server's command and arguments (split like a
+    /// shell would: quotes group words); `{{fixture}}` in it is the fixture
+    /// copy. What the suite's own command line needed is no longer asked for.
     #[arg(long, value_name = "CMD")]
     pub server: Option<String>,
 
@@ -71,13 +72,48 @@ impl SuiteSource {
     /// Load the suites (printing each file's diagnostics) and check
     /// `--server` and `--fixture`.
     pub(crate) fn load(&self) -> Result<Sources> {
-        let suites = load_suites(&self.suites)?;
+        let mut suites = load_suites(&self.suites)?;
         let server_override = split_server(self.server.as_deref())?;
         fixture_is_dir(self.fixture.as_deref())?;
+        if let Some(argv) = &server_override {
+            replace_stdio_servers(&mut suites, argv);
+        }
+        let any_stdio = suites.iter().flat_map(|s| &s.tests).any(|t| {
+            t.server
+                .as_ref()
+                .is_some_and(|s| s.transport == suite::Transport::Stdio)
+        });
+        for (flag, given) in [
+            ("--server", self.server.is_some()),
+            ("--docker", self.docker.is_some()),
+        ] {
+            if given && !any_stdio {
+                err(&format!(
+                    "mcpcheck: warning: {flag} applies to stdio servers, and no test of these suites has one: it is not used\n"
+                ));
+            }
+        }
         Ok(Sources {
             suites,
             server_override,
         })
+    }
+}
+
+/// `--server CMD`: every stdio server's command and arguments become CMD's,
+/// so what the suite's own command line needed (`{{fixture}}`, a hook's
+/// variable) is no longer asked for, and what CMD names is.
+fn replace_stdio_servers(suites: &mut [SuiteFile], argv: &[String]) {
+    let Some((command, args)) = argv.split_first() else {
+        return;
+    };
+    for t in suites.iter_mut().flat_map(|s| s.tests.iter_mut()) {
+        if let Some(server) = t.server.as_mut()
+            && server.transport == suite::Transport::Stdio
+        {
+            server.command = Some(command.clone());
+            server.args = args.to_vec();
+        }
     }
 }
 
@@ -197,6 +233,14 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     if let (true, Some(stores)) = (args.snapshots, &stores) {
         for p in &mut plan {
             stores.add_checks(&mut p.test);
+        }
+    }
+    if args.update_snapshots && args.fail_tool_errors {
+        for p in plan.iter_mut().filter(|p| snapshots::is_tool_test(&p.test)) {
+            p.test
+                .expect
+                .items
+                .push(mcpcheck_core::snapshot::no_tool_error_check());
         }
     }
 

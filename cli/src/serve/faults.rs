@@ -69,7 +69,7 @@ pub enum Fault {
     /// Start: 2 s pass before stdin is read or the HTTP address is bound.
     SlowStart,
     /// tools/list: five more tools, each with a planted defect for `audit`
-    /// and `fuzz` to find (docs/serve.md lists them).
+    /// and `fuzz` to find (the documentation lists them).
     BuggyTools,
     /// Every echo call: the message passes through one slot shared by all
     /// sessions of the process and is read back 20 ms later, so concurrent

@@ -67,9 +67,11 @@
 //!
 //! Regression tests:
 //!
-//! * [`regression_test`]`(&Server, &Finding, timeout) -> generate::File` —
-//!   a ready-to-run test file that fails while the bug is there;
-//!   [`regression_tests`] for several (distinct file names);
+//! * [`regressions`]`(&Server, &[Finding], timeout) -> Regressions` — the
+//!   findings grouped by root cause ([`Cause`]: one status on one kind of
+//!   input), each with one ready-to-run test file that fails while the bug
+//!   is there, or why none is ([`NotWritten`]: the suite format cannot send
+//!   the input exactly); [`regression_test`] for one finding;
 //!   [`regression_exact`]`(&Arguments)` — whether a suite can send those
 //!   arguments exactly.
 //!
@@ -106,17 +108,23 @@ mod rng;
 pub mod rules;
 mod schema;
 mod shrink;
+mod timing;
 
 pub use audit_report::{
     AUDIT_REPORT_VERSION, AuditReport, AuditResult, audit_findings, audit_passed, audit_score,
     first_line, reads_as_error,
 };
-pub use classify::{Classification, ClassifyCx, Level, Observed, Request, Status, classify};
+pub use classify::{
+    Classification, ClassifyCx, FLOOD_BYTES, FLOOD_MESSAGES, Level, Observed, Request, Status,
+    classify, flood,
+};
 pub use fuzz_report::{
     FUZZ_REPORT_VERSION, FuzzFailure, FuzzReport, FuzzSummary, FuzzToolReport, fuzz_findings,
     fuzz_passed,
 };
-pub use regression::{Finding, regression_exact, regression_test, regression_tests};
+pub use regression::{
+    Cause, Finding, NotWritten, Regressions, regression_exact, regression_test, regressions,
+};
 pub use render::{ItemKind, Transport};
 
 pub use fuzz::{
@@ -126,6 +134,7 @@ pub use fuzz::{
 pub use inputs::{input_valid, valid_arguments};
 pub use policy::write_risk;
 pub use shrink::{MAX_CANDIDATES, shrink_candidates, shrink_iter, size};
+pub use timing::{CallWait, DEFAULT_CALL_TIMEOUT_MS, MAX_CALL_MS, call_wait};
 
 /// The `arguments` of one request.
 #[derive(Clone, Debug, Default, PartialEq)]

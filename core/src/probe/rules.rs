@@ -33,10 +33,11 @@ const PROTOCOL_SOURCE: &str = "MCP 2025-11-25 server/tools §Error Handling (too
 const JSON_SOURCE: &str = "MCP 2025-11-25 basic/transports §stdio (the server MUST NOT write anything to stdout that is not a valid MCP message)";
 const SHAPE_SOURCE: &str =
     "MCP 2025-11-25 schema.json (CallToolResult, GetPromptResult, ReadResourceResult)";
+const FLOOD_SOURCE: &str = "MCP 2025-11-25 basic/utilities/progress §Behavior Requirements (progress notifications SHOULD be rate-limited), basic/lifecycle §Operation";
 const OUTPUT_SOURCE: &str = "MCP 2025-11-25 server/tools §Output Schema (servers MUST provide structured results that conform to the schema)";
 
 /// The audit family, in code order.
-pub const AUDIT: [RuleInfo; 8] = [
+pub const AUDIT: [RuleInfo; 9] = [
     RuleInfo {
         code: "A101",
         title: "Crash",
@@ -92,6 +93,15 @@ pub const AUDIT: [RuleInfo; 8] = [
         ..AUDIT_BASE
     },
     RuleInfo {
+        code: "A107",
+        title: "Flood",
+        rationale: "While a call with valid input was open the server sent an unbounded stream of notifications or output, which swamps a client as run's session limit does.",
+        source: FLOOD_SOURCE,
+        fix: "Bound what one call sends: rate-limit progress and log notifications, and stop streaming when the work ends.",
+        category: "flood",
+        ..AUDIT_BASE
+    },
+    RuleInfo {
         code: "A301",
         level: Level::Note,
         severity: Severity::Info,
@@ -116,7 +126,7 @@ pub const AUDIT: [RuleInfo; 8] = [
 ];
 
 /// The fuzz family, in code order.
-pub const FUZZ: [RuleInfo; 7] = [
+pub const FUZZ: [RuleInfo; 8] = [
     RuleInfo {
         code: "F101",
         title: "Crash",
@@ -172,6 +182,15 @@ pub const FUZZ: [RuleInfo; 7] = [
         ..FUZZ_BASE
     },
     RuleInfo {
+        code: "F107",
+        title: "Flood",
+        rationale: "An input made the server send an unbounded stream of notifications or output while the call was open (a loop the input controls, such as a step count without a maximum).",
+        source: FLOOD_SOURCE,
+        fix: "Bound the work and the messages an input can cause (a maximum on counts and steps), and rate-limit notifications.",
+        category: "flood",
+        ..FUZZ_BASE
+    },
+    RuleInfo {
         code: "F201",
         level: Level::Warning,
         severity: Severity::Medium,
@@ -193,6 +212,7 @@ pub fn audit_rule(status: Status) -> Option<&'static RuleInfo> {
         Status::NonJsonOutput => "A104",
         Status::InvalidResult => "A105",
         Status::SchemaMismatch => "A106",
+        Status::Flood => "A107",
         Status::ToolError => "A301",
         // Audit sends valid input only; were it judged invalid, it is the
         // schema's problem, which lint reports.
@@ -211,6 +231,7 @@ pub fn fuzz_rule(status: Status) -> Option<&'static RuleInfo> {
         Status::NonJsonOutput => "F104",
         Status::InvalidResult => "F105",
         Status::SchemaMismatch => "F106",
+        Status::Flood => "F107",
         Status::AcceptedInvalid => "F201",
         Status::Healthy | Status::ToolError | Status::Skipped => return None,
     };

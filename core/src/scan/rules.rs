@@ -38,7 +38,8 @@ pub enum Rule {
     CrossToolDirective,
     /// S501: a URL in a description.
     Url,
-    /// S502: a description that sends sensitive data to a URL.
+    /// S502: a description that tells the model to send data to a URL or an
+    /// e-mail address.
     SendToUrl,
     /// S503: a request-capture host.
     CaptureHost,
@@ -260,8 +261,8 @@ pub const INFOS: [RuleInfo; 28] = [
         code: "S502",
         level: Level::Error,
         severity: Severity::High,
-        title: "Sensitive data sent to a URL",
-        rationale: "A sentence with a URL tells the model to send, post or upload conversation, credentials, keys or file contents there.",
+        title: "Data sent to a URL or e-mail address",
+        rationale: "A sentence tells the model to send, post, upload, forward or e-mail what it holds (the input, a document, files, results, the conversation, credentials, keys) to a URL or an e-mail address the description names.",
         source: "Simon Willison, \"The lethal trifecta for AI agents\" (2025); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025)",
         fix: "Remove the instruction to send data to the address; a tool that must send data takes the destination as a declared argument the user sees.",
         ..BASE
