@@ -301,32 +301,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     if let Some(dir) = &args.capture {
         write_captures(dir, &doc, logs, &redactor);
     }
-    let paint = paint_for_stdout();
-    if let Some(format) = document {
-        // Read from the saved document, as `report` would render it (the
-        // comparison with a baseline goes to stderr).
-        out(&crate::reports::render(
-            &doc,
-            format,
-            mcpcheck_core::diag::Paint::Plain,
-            None,
-        ));
-    } else if args.trials > 1 {
-        let opts = TextOptions {
-            paint,
-            all_checks: false,
-        };
-        out(&mcpcheck_core::report::text::render(&doc, opts));
-    } else {
-        out(&format!("\n{}", summary_line(&doc, paint)));
-    }
-    if let Some(line) = recorded {
-        if document.is_some() {
-            err(&line);
-        } else {
-            out(&line);
-        }
-    }
+    print_outcome(&doc, args, document, recorded);
     // The surface after the tests: what the tests saw is what is compared.
     let lock_passed = match &lock_gate {
         None => true,
@@ -353,6 +328,43 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         return Ok(ExitCode::from(1));
     }
     Ok(concluded.exit_code())
+}
+
+/// What stdout shows after the tests: the document asked for, the folded
+/// trials, or the summary line; and what recording snapshots changed (on
+/// stderr when stdout carries a document).
+fn print_outcome(
+    doc: &Results,
+    args: &RunArgs,
+    document: Option<crate::reports::ResultsFormat>,
+    recorded: Option<String>,
+) {
+    let paint = paint_for_stdout();
+    if let Some(format) = document {
+        // As `report` would render the saved document (the comparison with a
+        // baseline goes to stderr).
+        out(&crate::reports::render(
+            doc,
+            format,
+            mcpcheck_core::diag::Paint::Plain,
+            None,
+        ));
+    } else if args.trials > 1 {
+        let opts = TextOptions {
+            paint,
+            all_checks: false,
+        };
+        out(&mcpcheck_core::report::text::render(doc, opts));
+    } else {
+        out(&format!("\n{}", summary_line(doc, paint)));
+    }
+    if let Some(line) = recorded {
+        if document.is_some() {
+            err(&line);
+        } else {
+            out(&line);
+        }
+    }
 }
 
 /// `--update-snapshots`: the last trial's answers recorded and written;
