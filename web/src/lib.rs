@@ -398,7 +398,8 @@ pub fn check_response(
         None => Value::Null,
     };
     let facts = api::facts_from_json(&options).map_err(|e| option_error(&e.to_string()))?;
-    Ok(test_result_js(&api::check_response(&doc, response, &facts)))
+    let result = api::check_response(&doc, response, &facts).map_err(|why| input_error(&why))?;
+    Ok(test_result_js(&result))
 }
 
 /// Check a trace against trajectory assertions; returns the test outcome.
@@ -466,8 +467,10 @@ pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
     use mcpcheck_core::lint::{self, LintOptions};
     let listing = listing_from_js(&listing)?;
     let options: LintOptions = options_from_js(&options)?;
-    let findings =
-        lint::lint_listing(&listing, &options).map_err(|e| option_error(&e.to_string()))?;
+    let findings = lint::lint_listing(&listing, &options).map_err(|e| match e {
+        lint::LintInputError::UnknownRule { .. } => option_error(&e.to_string()),
+        _ => input_error(&e.to_string()),
+    })?;
     // Parsed from the CLI's own text, so the keys come in the documented
     // order and the report is what `mcpcheck lint --format json` prints.
     let report = js_sys::JSON::parse(&lint::report::json(&findings)).unwrap_or(JsValue::NULL);
@@ -500,8 +503,10 @@ pub fn scan_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
         skip_rules: options.skip_rules,
         fail_on: options.fail_on.unwrap_or(scan::Severity::High),
     };
-    let findings =
-        scan::scan_listings(&servers, &options).map_err(|e| option_error(&e.to_string()))?;
+    let findings = scan::scan_listings(&servers, &options).map_err(|e| match e {
+        scan::ScanInputError::UnknownRule { .. } => option_error(&e.to_string()),
+        _ => input_error(&e.to_string()),
+    })?;
     // The CLI's own text, parsed: the report `mcpcheck scan --format json`
     // prints, key for key.
     let report = js_sys::JSON::parse(&scan::report::json(&findings)).unwrap_or(JsValue::NULL);
