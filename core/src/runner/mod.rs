@@ -136,7 +136,9 @@ pub enum Input {
     /// The audit log of [`Step::ReadTrace`]: the name it was read as and
     /// its text (`None`: it could not be read).
     Trace { file: String, text: Option<String> },
-    /// A file could not be read safely (a pipe, too large): the test's error.
+    /// The driver cannot carry the step out: a file that cannot be read
+    /// safely (a pipe, too large), a client that cannot answer the server
+    /// requests this test's mocks answer. The test's error.
     Unreadable(String),
     /// The notifications that arrived during [`Step::Wait`].
     Waited(Vec<Value>),
