@@ -504,9 +504,15 @@ pub struct SuiteValidation {
 
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. A bad suite is not an error: its problems are
-/// the result.
-pub fn validate_suite(file: &str, text: &str) -> SuiteValidation {
-    let loaded = crate::suite::load(file, text);
+/// the result. `for_client`: the suite runs on a client it is given (the
+/// npm package's `runSuite`), so a test needs no `server`
+/// ([`crate::suite::load_for_client`]).
+pub fn validate_suite(file: &str, text: &str, for_client: bool) -> SuiteValidation {
+    let loaded = if for_client {
+        crate::suite::load_for_client(file, text)
+    } else {
+        crate::suite::load(file, text)
+    };
     SuiteValidation {
         file: file.to_string(),
         ok: !loaded.has_errors(),
@@ -689,7 +695,7 @@ mod tests {
     #[test]
     fn validate_suite_lists_tests_and_diagnostics_with_positions() {
         let text = "name: demo\nserver:\n  command: srv\ntests:\n  - name: a\n    assert:\n      tool: t\n      expect:\n        not_eror: true\n";
-        let v = validate_suite("demo.yaml", text);
+        let v = validate_suite("demo.yaml", text, false);
         assert!(!v.ok);
         assert_eq!(v.file, "demo.yaml");
         assert_eq!(
@@ -703,6 +709,14 @@ mod tests {
         assert_eq!((d.severity, d.line), ("error", Some(9)));
         assert!(d.message.contains("not_eror"), "{}", d.message);
         assert!(v.rendered.contains("demo.yaml:9"), "{}", v.rendered);
+        // For a given client, a test needs no server; without, it does.
+        let serverless = "name: t\nassert: {tool: x, expect: {not_error: true}}\n";
+        assert!(validate_suite("t.yaml", serverless, true).ok);
+        let v = validate_suite("t.yaml", serverless, false);
+        assert!(
+            !v.ok && v.diagnostics[0].message.contains("has no `server`"),
+            "{v:?}"
+        );
         // The JSON form is the same document, key for key.
         let json = diagnostic_json(&crate::suite::load("demo.yaml", text).diagnostics[0]);
         assert_eq!(json["line"], 9);

@@ -186,11 +186,19 @@ export interface McpcheckError extends Error {
   rendered: string;
 }
 
+/** How {@link validateSuite} loads the suite. */
+export interface ValidateOptions {
+  /** The suite runs on a client it is given ({@link runSuite}), so a test
+   * needs no `server` block. */
+  forClient?: boolean;
+}
+
 /** Load a suite file (either form) and report every problem in it, as
  * `mcpcheck validate` does; `fileName` (default `suite.yaml`) names it in
  * the diagnostics. The problems are the result; it throws a
- * {@link McpcheckError} only when given something other than text. */
-export function validateSuite(yamlText: string, fileName?: string): SuiteValidation;
+ * {@link McpcheckError} when given something other than text, or an
+ * unknown option. */
+export function validateSuite(yamlText: string, fileName?: string, options?: ValidateOptions): SuiteValidation;
 
 /** How {@link captureTimeline} gives the messages. */
 export interface TimelineOptions {
@@ -541,11 +549,22 @@ fn options_from_js<T: serde::de::DeserializeOwned + Default>(
         .map_err(|e| option_error(&format!("the options: {e}")))
 }
 
+/// How `validateSuite` loads the suite.
+#[derive(Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+struct ValidateOptions {
+    for_client: bool,
+}
+
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. The problems are the result; it throws only
-/// when given something other than text.
+/// when given something other than text, or a wrong option.
 #[wasm_bindgen(js_name = validateSuite, skip_typescript)]
-pub fn validate_suite(yaml_text: JsValue, file_name: JsValue) -> Result<JsValue, JsValue> {
+pub fn validate_suite(
+    yaml_text: JsValue,
+    file_name: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
     let Some(text) = yaml_text.as_string() else {
         return Err(argument_error(&format!(
             "the suite must be YAML text (a string), not {}",
@@ -562,7 +581,12 @@ pub fn validate_suite(yaml_text: JsValue, file_name: JsValue) -> Result<JsValue,
             ))
         })?
     };
-    Ok(to_js(&api::validate_suite(&file, &text)))
+    let options: ValidateOptions = options_from_js(&options)?;
+    Ok(to_js(&api::validate_suite(
+        &file,
+        &text,
+        options.for_client,
+    )))
 }
 
 /// What a JavaScript value is, for messages.
