@@ -114,7 +114,7 @@ function testText(test, paint) {
 /** Whether a result of the package passed, and the text that says why. */
 function outcome(received, paint) {
   if (received === null || typeof received !== 'object' || Array.isArray(received)) {
-    throw new TypeError(
+    throw new McpcheckError(
       `toPassMcpcheck takes a result of mcpcheck (checkResponse, checkTrajectory, checkCapture, lintListing, scanListing, or a results document), not ${kindOf(received)}`,
     );
   }
@@ -143,8 +143,10 @@ function outcome(received, paint) {
       .join('\n');
     return { ok: received.ok ?? received.passed, text: text || 'every invariant holds' };
   }
-  throw new TypeError(
-    'toPassMcpcheck takes a result of mcpcheck: an object with `checks`, `tests`, `findings` or `sessions`',
+  const keys = Object.keys(received);
+  const given = keys.length ? `an object with ${keys.slice(0, 5).map((k) => `\`${k}\``).join(', ')}${keys.length > 5 ? ', …' : ''}` : 'an empty object';
+  throw new McpcheckError(
+    `toPassMcpcheck takes a result of mcpcheck: an object with \`checks\`, \`tests\`, \`findings\` or \`sessions\`, not ${given} (to check a response, use toSatisfyMcpcheck)`,
   );
 }
 

@@ -138,10 +138,29 @@ test('Jest matchers: pass, fail with every failing check named, and .not', () =>
   assert.throws(() => expect(checkResponse(EXPECT, GOOD)).not.toPassMcpcheck(), /not to pass/);
 });
 
+test('matchers: a result that checked nothing neither passes nor fails, with or without .not', () => {
+  const unchecked = [
+    checkResponse({}, GOOD),
+    checkTrajectory([], [{ type: 'absence', tools: ['rm'] }]),
+    checkTrajectory([{ tool: 'ls' }], { trajectory: [] }),
+  ];
+  for (const r of unchecked) {
+    assert.equal(r.status, 'pass');
+    assert.throws(() => expect(r).toPassMcpcheck(), (e) => e instanceof McpcheckError && /checked nothing: /.test(e.message));
+    assert.throws(() => expect(r).not.toPassMcpcheck(), McpcheckError);
+  }
+  assert.throws(() => expect(GOOD).toSatisfyMcpcheck({}), (e) => e instanceof McpcheckError && /the expectations check nothing/.test(e.message));
+  assert.throws(() => expect(GOOD).not.toSatisfyMcpcheck({}), McpcheckError);
+});
+
 test('matchers: unreadable input is an error, never a verdict, with or without .not', () => {
   assert.throws(() => expect(42).toSatisfyMcpcheck(EXPECT), (e) => e instanceof McpcheckError);
   assert.throws(() => expect(GOOD).not.toSatisfyMcpcheck('expect: ['), (e) => e instanceof McpcheckError);
-  assert.throws(() => expect('text').toPassMcpcheck(), /takes a result of mcpcheck/);
+  assert.throws(() => expect('text').toPassMcpcheck(), (e) => e instanceof McpcheckError && /takes a result of mcpcheck.*not a string/.test(e.message));
+  assert.throws(
+    () => expect({ content: [{ type: 'text', text: 'x' }] }).toPassMcpcheck(),
+    (e) => e instanceof McpcheckError && /not an object with `content` \(to check a response, use toSatisfyMcpcheck\)/.test(e.message),
+  );
 });
 
 test('matchers: a results document from the CLI passes or names its failing tests', () => {
