@@ -491,28 +491,34 @@ function make({ SuiteRunner, files, defaultEnv = processEnv }) {
     const lines = yaml.split('\n');
     const register = () => {
       for (const info of tests) {
+        const at = where(settings.file, info.line, lines);
         if (info.skip !== null && typeof test.skip === 'function') {
-          test.skip(`${info.name} (${info.skip})`, () => {});
+          callAt(at, test.skip, [`${info.name} (${info.skip})`, () => {}], test);
           continue;
         }
-        test(
-          info.name,
-          async () => {
-            const client = await getClient();
-            checkClient(client);
-            // A runner of its own: a framework may run tests concurrently.
-            const { runner } = load(suite, options);
-            const [result] = await runOn(runner, [info], client, settings);
-            if (result.status === 'pass' || result.status === 'skip') return;
-            throw testFailure(result, where(settings.file, info.line, lines));
-          },
-          // Vitest and Jest take the framework's timeout third (node:test
-          // has none by default): the test's own, and time to connect.
-          (info.timeoutMs ?? settings.timeoutMs) + 10_000,
+        callAt(
+          at,
+          test,
+          [
+            info.name,
+            async () => {
+              const client = await getClient();
+              checkClient(client);
+              // A runner of its own: a framework may run tests concurrently.
+              const { runner } = load(suite, options);
+              const [result] = await runOn(runner, [info], client, settings);
+              if (result.status === 'pass' || result.status === 'skip') return;
+              throw testFailure(result, at);
+            },
+            // Vitest, Jest and bun take the framework's timeout third
+            // (node:test has none by default): the test's own, and time to
+            // connect.
+            (info.timeoutMs ?? settings.timeoutMs) + 10_000,
+          ],
         );
       }
     };
-    if (typeof describe === 'function') describe(settings.file, register);
+    if (typeof describe === 'function') callAt(where(settings.file, 1, lines), describe, [settings.file, register], framework);
     else register();
   }
 
@@ -530,12 +536,7 @@ class Unreadable extends Error {}
  */
 function errorAt(message, at) {
   if (typeof process !== 'object' || !process.versions?.bun) return new Error(message);
-  const vm = require('node:vm');
-  const make = vm.runInThisContext('(m) => new Error(m)', {
-    filename: at.file,
-    lineOffset: at.line - 1,
-    columnOffset: Math.max(0, at.column - 1),
-  });
+  const make = compiledAt(require('node:vm'), at, 'new Error(f)');
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 1;
   try {
@@ -543,6 +544,32 @@ function errorAt(message, at) {
   } finally {
     Error.stackTraceLimit = limit;
   }
+}
+
+/**
+ * Call `fn(...args)` (a framework's `test`) from code compiled at the suite
+ * test's place in its YAML file, when that file is there to show: a
+ * framework that records where a test was registered from its caller's
+ * frame (node:test's reported location, bun's) records the suite test's
+ * file and line, not this file's.
+ */
+function callAt(at, fn, args, self) {
+  let vm;
+  try {
+    if (!require('node:fs').statSync(at.file).isFile()) return fn.apply(self, args);
+    vm = require('node:vm');
+  } catch {
+    return fn.apply(self, args);
+  }
+  // Bound, so the compiled code is the frame that calls `fn`.
+  return compiledAt(vm, at, 'f()')(fn.bind(self, ...args));
+}
+
+/** `(f) => EXPRESSION` compiled so that EXPRESSION starts at `at`'s file,
+ * line and column. */
+function compiledAt(vm, at, expression) {
+  const code = `(f) =>\n${' '.repeat(Math.max(0, at.column - 1))}${expression}`;
+  return vm.runInThisContext(code, { filename: at.file, lineOffset: at.line - 2 });
 }
 
 /** Where a suite test is written: the file (absolute when it can be made

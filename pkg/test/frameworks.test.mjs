@@ -112,8 +112,13 @@ const FRAMEWORKS = [
   },
   {
     name: 'node --test',
-    argv: (out) => [node, '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${out}`, 'test-node/'],
+    argv: (out) => [
+      node, '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${out}`,
+      '--test-reporter=tap', `--test-reporter-destination=${out}.tap`, 'test-node/',
+    ],
     read: fromJunit,
+    // node:test reports where each test was registered (TAP's `location`).
+    tap: true,
   },
   {
     name: 'bun test',
@@ -130,9 +135,10 @@ for (const fw of FRAMEWORKS) {
   describe(fw.name, { concurrency: false }, () => {
     let report;
     let output;
+    let out;
     before(async () => {
       if (fw.needs) assert.ok(existsSync(fw.needs), `${fw.name} is not installed: run scripts/setup`);
-      const out = join(work, `${fw.name.replace(/\W+/g, '-')}.report`);
+      out = join(work, `${fw.name.replace(/\W+/g, '-')}.report`);
       const r = await run(fw.argv(out));
       output = r.output;
       assert.equal(r.code, 1, `${fw.name} exits 1 (two tests fail on purpose):\n${output}`);
@@ -162,6 +168,12 @@ for (const fw of FRAMEWORKS) {
       const file = `(${esc(suiteFile)}|${esc('test-frameworks/suite.yaml')})`;
       assert.match(failure, new RegExp(`${file}:${t.line}:\\d+`));
       assert.doesNotMatch(failure, /run-suite\.cjs|mcpcheck\/lib\//, failure);
+      if (fw.tap) {
+        const tap = readFileSync(`${out}.tap`, 'utf8');
+        const at = new RegExp(`not ok \\d+ - ${esc(t.name)}\\n(?: .*\\n)*? +location: '([^']+)'`).exec(tap);
+        assert.equal(at?.[1], `${suiteFile}:${t.line}:5`, tap);
+        assert.match(tap, new RegExp(`location: '${esc(suiteFile)}:1:1'`), 'the describe is the suite file');
+      }
     });
 
     test('the matchers pass, refuse what holds no answer, and fail an equality check with one diff', () => {
