@@ -549,13 +549,6 @@ fn options_from_js<T: serde::de::DeserializeOwned + Default>(
         .map_err(|e| option_error(&format!("the options: {e}")))
 }
 
-/// How `validateSuite` loads the suite.
-#[derive(Default, serde::Deserialize)]
-#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
-struct ValidateOptions {
-    for_client: bool,
-}
-
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. The problems are the result; it throws only
 /// when given something other than text, or a wrong option.
@@ -581,12 +574,26 @@ pub fn validate_suite(
             ))
         })?
     };
-    let options: ValidateOptions = options_from_js(&options)?;
-    Ok(to_js(&api::validate_suite(
-        &file,
-        &text,
-        options.for_client,
-    )))
+    // `{forClient?: boolean}`, read by hand: a serde type of its own costs
+    // the module more than these lines.
+    let mut for_client = false;
+    if !options.is_undefined() && !options.is_null() {
+        let Value::Object(o) = from_js(&options, "the options")? else {
+            return Err(option_error("the options must be an object"));
+        };
+        for (k, v) in o {
+            match (k.as_str(), v) {
+                ("forClient", Value::Bool(b)) => for_client = b,
+                ("forClient", _) => return Err(option_error("`forClient` must be a boolean")),
+                (other, _) => {
+                    return Err(option_error(&format!(
+                        "the options: unknown field `{other}`, expected `forClient`"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(to_js(&api::validate_suite(&file, &text, for_client)))
 }
 
 /// What a JavaScript value is, for messages.
