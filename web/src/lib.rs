@@ -186,11 +186,19 @@ export interface McpcheckError extends Error {
   rendered: string;
 }
 
+/** How {@link validateSuite} loads the suite. */
+export interface ValidateOptions {
+  /** The suite runs on a client it is given ({@link runSuite}), so a test
+   * needs no `server` block. */
+  forClient?: boolean;
+}
+
 /** Load a suite file (either form) and report every problem in it, as
  * `mcpcheck validate` does; `fileName` (default `suite.yaml`) names it in
  * the diagnostics. The problems are the result; it throws a
- * {@link McpcheckError} only when given something other than text. */
-export function validateSuite(yamlText: string, fileName?: string): SuiteValidation;
+ * {@link McpcheckError} when given something other than text, or an
+ * unknown option. */
+export function validateSuite(yamlText: string, fileName?: string, options?: ValidateOptions): SuiteValidation;
 
 /** How {@link captureTimeline} gives the messages. */
 export interface TimelineOptions {
@@ -398,7 +406,8 @@ pub fn check_response(
         None => Value::Null,
     };
     let facts = api::facts_from_json(&options).map_err(|e| option_error(&e.to_string()))?;
-    Ok(test_result_js(&api::check_response(&doc, response, &facts)))
+    let result = api::check_response(&doc, response, &facts).map_err(|why| input_error(&why))?;
+    Ok(test_result_js(&result))
 }
 
 /// Check a trace against trajectory assertions; returns the test outcome.
@@ -466,8 +475,10 @@ pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
     use mcpcheck_core::lint::{self, LintOptions};
     let listing = listing_from_js(&listing)?;
     let options: LintOptions = options_from_js(&options)?;
-    let findings =
-        lint::lint_listing(&listing, &options).map_err(|e| option_error(&e.to_string()))?;
+    let findings = lint::lint_listing(&listing, &options).map_err(|e| match e {
+        lint::LintInputError::UnknownRule { .. } => option_error(&e.to_string()),
+        _ => input_error(&e.to_string()),
+    })?;
     // Parsed from the CLI's own text, so the keys come in the documented
     // order and the report is what `mcpcheck lint --format json` prints.
     let passed = lint::passed(&findings, options.strict);
@@ -502,8 +513,10 @@ pub fn scan_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
         skip_rules: options.skip_rules,
         fail_on: options.fail_on.unwrap_or(scan::Severity::High),
     };
-    let findings =
-        scan::scan_listings(&servers, &options).map_err(|e| option_error(&e.to_string()))?;
+    let findings = scan::scan_listings(&servers, &options).map_err(|e| match e {
+        scan::ScanInputError::UnknownRule { .. } => option_error(&e.to_string()),
+        _ => input_error(&e.to_string()),
+    })?;
     // The CLI's own text, parsed: the report `mcpcheck scan --format json`
     // prints, key for key.
     let passed = scan::passed(&findings, options.fail_on);
@@ -542,9 +555,13 @@ fn options_from_js<T: serde::de::DeserializeOwned + Default>(
 
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. The problems are the result; it throws only
-/// when given something other than text.
+/// when given something other than text, or a wrong option.
 #[wasm_bindgen(js_name = validateSuite, skip_typescript)]
-pub fn validate_suite(yaml_text: JsValue, file_name: JsValue) -> Result<JsValue, JsValue> {
+pub fn validate_suite(
+    yaml_text: JsValue,
+    file_name: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
     let Some(text) = yaml_text.as_string() else {
         return Err(argument_error(&format!(
             "the suite must be YAML text (a string), not {}",
@@ -561,7 +578,26 @@ pub fn validate_suite(yaml_text: JsValue, file_name: JsValue) -> Result<JsValue,
             ))
         })?
     };
-    Ok(to_js(&api::validate_suite(&file, &text)))
+    // `{forClient?: boolean}`, read by hand: a serde type of its own costs
+    // the module more than these lines.
+    let mut for_client = false;
+    if !options.is_undefined() && !options.is_null() {
+        let Value::Object(o) = from_js(&options, "the options")? else {
+            return Err(option_error("the options must be an object"));
+        };
+        for (k, v) in o {
+            match (k.as_str(), v) {
+                ("forClient", Value::Bool(b)) => for_client = b,
+                ("forClient", _) => return Err(option_error("`forClient` must be a boolean")),
+                (other, _) => {
+                    return Err(option_error(&format!(
+                        "the options: unknown field `{other}`, expected `forClient`"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(to_js(&api::validate_suite(&file, &text, for_client)))
 }
 
 /// What a JavaScript value is, for messages.

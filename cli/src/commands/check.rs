@@ -93,7 +93,11 @@ fn check_response(
         today: Some(today.unwrap_or_else(|| chrono::Utc::now().date_naive())),
         ..Facts::default()
     };
-    Ok(api::check_response(&doc, value, &facts))
+    api::check_response(&doc, value, &facts).map_err(|why| {
+        let d = diag::Diagnostic::error(&rname, diag::Span::new(1, 1, 1, 2), why)
+            .with_hint(api::RESPONSE_HINT);
+        bad_input(&[d], &rname, &rtext)
+    })
 }
 
 fn check_trace(trace: &Path, traj: &Path) -> Result<TestResult> {
