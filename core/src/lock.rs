@@ -582,20 +582,20 @@ const BASE: RuleInfo = RuleInfo {
 pub const RULES: [RuleInfo; 3] = [
     RuleInfo {
         code: "L101",
-        title: "A breaking change to the pinned surface",
-        rationale: "An item was removed, or a tool gained a required parameter, lost one, changed a type, narrowed an enum or changed its outputSchema: a client written against the pinned surface breaks.",
-        source: "mcpcheck lock; MCP 2025-11-25 server/tools §List Changed Notification",
-        fix: "Restore what clients rely on, or release the change as breaking and pin it with `mcpcheck lock --write` once clients are updated.",
+        title: crate::findings::prose!("A breaking change to the pinned surface"),
+        rationale: crate::findings::prose!("An item was removed, or a tool gained a required parameter, lost one, changed a type, narrowed an enum or changed its outputSchema: a client written against the pinned surface breaks."),
+        source: crate::findings::prose!("mcpcheck lock; MCP 2025-11-25 server/tools §List Changed Notification"),
+        fix: crate::findings::prose!("Restore what clients rely on, or release the change as breaking and pin it with `mcpcheck lock --write` once clients are updated."),
         category: "breaking",
         aliases: &["lock-breaking"],
         ..BASE
     },
     RuleInfo {
         code: "L201",
-        title: "What the model reads changed while the name stayed",
-        rationale: "A description, title, annotation or parameter description changed while the item kept its name: how a rug pull looks from outside.",
-        source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (rug pulls, 2025)",
-        fix: "Review the change; when it is intended, accept it with `mcpcheck lock --write`.",
+        title: crate::findings::prose!("What the model reads changed while the name stayed"),
+        rationale: crate::findings::prose!("A description, title, annotation or parameter description changed while the item kept its name: how a rug pull looks from outside."),
+        source: crate::findings::prose!("Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (rug pulls, 2025)"),
+        fix: crate::findings::prose!("Review the change; when it is intended, accept it with `mcpcheck lock --write`."),
         category: "suspicious",
         aliases: &["lock-suspicious"],
         ..BASE
@@ -604,10 +604,10 @@ pub const RULES: [RuleInfo; 3] = [
         code: "L301",
         level: Level::Note,
         severity: Severity::Info,
-        title: "A compatible change to the pinned surface",
-        rationale: "Something was added that nothing depended on (a new item, a new optional parameter).",
-        source: "mcpcheck lock",
-        fix: "Nothing to fix; pin it with `mcpcheck lock --write` to keep the lockfile current.",
+        title: crate::findings::prose!("A compatible change to the pinned surface"),
+        rationale: crate::findings::prose!("Something was added that nothing depended on (a new item, a new optional parameter)."),
+        source: crate::findings::prose!("mcpcheck lock"),
+        fix: crate::findings::prose!("Nothing to fix; pin it with `mcpcheck lock --write` to keep the lockfile current."),
         category: "compatible",
         aliases: &["lock-compatible"],
         ..BASE

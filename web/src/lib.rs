@@ -98,6 +98,9 @@ export interface LintOptions {
   skip_rules?: string[];
   /** Warnings count as failures for `passed`. */
   strict?: boolean;
+  /** What the report calls the listing (its `subject`; default `"listing"`,
+   * the CLI names the file). */
+  name?: string;
 }
 
 /** One lint finding (docs/lint.md lists the codes). */
@@ -468,13 +471,27 @@ pub fn capture_timeline(capture: JsValue, options: JsValue) -> Result<JsValue, J
     Ok(js_sys::JSON::parse(&timeline).unwrap_or(JsValue::NULL))
 }
 
+/// The options of `lintListing`: the core's, and the name the report calls
+/// the listing by (the CLI names its file).
+#[derive(Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct LintJsOptions {
+    skip_rules: Vec<String>,
+    strict: bool,
+    name: Option<String>,
+}
+
 /// Lint a server's listing, as `mcpcheck lint --listing` does (typed in
 /// `TS_INPUTS`).
 #[wasm_bindgen(js_name = lintListing, skip_typescript)]
 pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     use mcpcheck_core::lint::{self, LintOptions};
     let listing = listing_from_js(&listing)?;
-    let options: LintOptions = options_from_js(&options)?;
+    let js: LintJsOptions = options_from_js(&options)?;
+    let options = LintOptions {
+        skip_rules: js.skip_rules,
+        strict: js.strict,
+    };
     let findings = lint::lint_listing(&listing, &options).map_err(|e| match e {
         lint::LintInputError::UnknownRule { .. } => option_error(&e.to_string()),
         _ => input_error(&e.to_string()),
@@ -482,7 +499,8 @@ pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
     // Parsed from the CLI's own text, so the keys come in the documented
     // order and the report is what `mcpcheck lint --format json` prints.
     let passed = lint::passed(&findings, options.strict);
-    let doc = lint::report(findings, options.strict, "listing");
+    let name = js.name.unwrap_or_else(|| "listing".to_string());
+    let doc = lint::report(findings, options.strict, &name);
     let report = js_sys::JSON::parse(&mcpcheck_core::findings::render::json::render(&doc))
         .unwrap_or(JsValue::NULL);
     let _ = js_sys::Reflect::set(&report, &"passed".into(), &JsValue::from_bool(passed));

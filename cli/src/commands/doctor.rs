@@ -162,6 +162,10 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     let mut report = report;
     report.subject = label;
     report.score = Some(score(&report));
+    // For whoever reads the JSON (an agent, a script): what each rule with a
+    // finding means and how to fix it.
+    let rules = mcpcheck_core::findings::render::json::rules_member(&report);
+    report.set_extra("rules", rules);
     let mut judged = vec![
         Family::Lint,
         Family::Scan,

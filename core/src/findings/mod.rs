@@ -19,6 +19,30 @@
 //! function that pushes the finding, and a vector that fires and one that
 //! holds.
 
+/// A rule's prose (title, rationale, fix, source): itself in native builds,
+/// the empty string in the wasm module, which reports findings by code and
+/// never shows a rule's text (the registry's prose is the CLI's: `mcpcheck
+/// rule`, SARIF, the text reports). It keeps about 30 KB of text out of the
+/// module.
+#[cfg(not(target_family = "wasm"))]
+macro_rules! prose {
+    ($text:expr) => {
+        $text
+    };
+}
+
+/// A rule's prose: the empty string in the wasm module (see the native
+/// definition).
+#[cfg(target_family = "wasm")]
+macro_rules! prose {
+    ($text:expr) => {{
+        let _ = $text;
+        ""
+    }};
+}
+
+pub(crate) use prose;
+
 pub mod baseline;
 pub mod examples;
 pub mod registry;

@@ -8,7 +8,6 @@
 //!                   "kind": "tool", "item": "read_file", "tool": "read_file",
 //!                   "field": "/tools/0/inputSchema/properties/path/description",
 //!                   "message": "required parameter `path` has no description", "evidence": "" } ],
-//!   "rules": { "E103": { "title": "…", "level": "error", "severity": "high", "fix": "…", "source": "…" } },
 //!   "errors": 1, "warnings": 0 }
 //! ```
 //!
@@ -19,7 +18,8 @@
 //!   protocol revision), `file`, `span` — each only when known. Lint findings
 //!   also name the item `tool` (mcp-assert's field name), HTTP probe findings
 //!   `probe`.
-//! - `rules` describes every rule that has a finding, with how to fix it.
+//! - `doctor`'s document also has `rules` ([`rules_member`]): every rule that
+//!   has a finding, with how to fix it.
 //! - `suppressed` (findings silenced by a suppression, each with its
 //!   `reason`), `baselined` (how many a baseline knew), `notes`, `score`
 //!   appear when there are any.
@@ -49,7 +49,7 @@ pub fn value(report: &Report) -> Value {
 }
 
 /// The members every document has; a command's own fields never replace them.
-const RESERVED: [&str; 11] = [
+const RESERVED: [&str; 10] = [
     "version",
     "command",
     "subject",
@@ -60,8 +60,34 @@ const RESERVED: [&str; 11] = [
     "suppressed",
     "baselined",
     "notes",
-    "rules",
 ];
+
+/// The `rules` member a document may carry: every rule that has a finding
+/// (suppressed ones included), with its title, family, level, severity,
+/// rationale, fix and source. `doctor` adds it (the CLI's prose); the
+/// analyses' own documents stay what the npm package gives byte for byte.
+pub fn rules_member(report: &Report) -> Value {
+    let mut rules = serde_json::Map::new();
+    for f in report
+        .findings
+        .iter()
+        .chain(report.suppressed.iter().map(|(f, _)| f))
+    {
+        let rule = f.rule;
+        rules.entry(rule.code).or_insert_with(|| {
+            serde_json::json!({
+                "title": rule.title,
+                "family": rule.family.as_str(),
+                "level": rule.level.as_str(),
+                "severity": rule.severity.as_str(),
+                "rationale": rule.rationale,
+                "fix": rule.fix,
+                "source": rule.source,
+            })
+        });
+    }
+    Value::Object(rules)
+}
 
 struct Doc<'a>(&'a Report);
 
@@ -106,22 +132,6 @@ impl Serialize for Doc<'_> {
                 .collect();
             m.serialize_entry("notes", &notes)?;
         }
-        let mut rules = serde_json::Map::new();
-        for f in r.findings.iter().chain(r.suppressed.iter().map(|(f, _)| f)) {
-            let rule = f.rule;
-            rules.entry(rule.code).or_insert_with(|| {
-                serde_json::json!({
-                    "title": rule.title,
-                    "family": rule.family.as_str(),
-                    "level": rule.level.as_str(),
-                    "severity": rule.severity.as_str(),
-                    "rationale": rule.rationale,
-                    "fix": rule.fix,
-                    "source": rule.source,
-                })
-            });
-        }
-        m.serialize_entry("rules", &rules)?;
         for (k, v) in r
             .extra
             .iter()
@@ -212,6 +222,8 @@ mod tests {
         assert_eq!(f["severity"], "error");
         assert_eq!(f["level"], "error");
         assert_eq!(f["field"], "/tools/0/x");
-        assert_eq!(doc["rules"]["E103"]["fix"], rule.fix);
+        assert!(doc.get("rules").is_none());
+        let rules = rules_member(&r);
+        assert_eq!(rules["E103"]["fix"], rule.fix);
     }
 }
