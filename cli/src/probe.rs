@@ -13,7 +13,7 @@ use serde_json::Value;
 use tokio::time::Instant as Deadline;
 
 use crate::client::handler::Mocks;
-use crate::client::listing::{Listings, list_all};
+use crate::client::listing::{Listings, list_surface};
 use crate::client::{Endpoint, Session};
 use crate::run::fixture::{self, FixtureCopy};
 use crate::target::TargetArgs;
@@ -179,23 +179,12 @@ impl Prober {
             .ok_or_else(|| "the session is closed".to_string())
     }
 
-    /// List everything the server offers.
+    /// List everything the server offers; an error names a list the server
+    /// advertises that could not be read (see `client::listing`).
     pub async fn list(&mut self) -> Result<Listings, String> {
         let step = self.timeout;
         let session = self.session().await?;
-        Ok(Listings {
-            tools: list_all(session, "tools/list", "tools", step).await,
-            prompts: list_all(session, "prompts/list", "prompts", step).await,
-            resources: list_all(session, "resources/list", "resources", step).await,
-            templates: list_all(
-                session,
-                "resources/templates/list",
-                "resourceTemplates",
-                step,
-            )
-            .await,
-            discover: session.discover_result(),
-        })
+        list_surface(session, &|| step).await
     }
 
     /// One request. A server that crashed, hung or closed the connection is

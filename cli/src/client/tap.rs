@@ -164,7 +164,7 @@ impl Tap {
     /// Record a message that came in an HTTP answer with `status`; returns
     /// its index.
     pub fn record_http(&self, dir: Dir, raw: &str, status: Option<u16>) -> usize {
-        let json = serde_json::from_str::<Value>(raw.trim()).ok();
+        let json = super::wire::parse_lossy(raw.trim()).ok().map(|(v, _)| v);
         let ev = Event {
             dir,
             time: now_rfc3339(),

@@ -183,7 +183,10 @@ pub fn generate_into(
         listed
     });
     let listings = match listed {
-        Ok(l) => l,
+        Ok(l) => {
+            l.print_notes(call.command, &endpoint.label());
+            l
+        }
         Err(e) => {
             err(&format!(
                 "mcpcheck {}: {}: cannot list what it offers: {e}\n",

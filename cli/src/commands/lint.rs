@@ -183,6 +183,7 @@ async fn lint_live(
     options: &LintOptions,
 ) -> std::result::Result<Vec<Finding>, String> {
     let listings = prober.list().await?;
+    listings.print_notes("lint", &prober.label());
     let doc = document(&listings);
     let mut findings = lint::lint_listing(&doc, options).map_err(|e| e.to_string())?;
     if args.detect_nondeterminism {

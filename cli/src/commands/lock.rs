@@ -159,6 +159,9 @@ fn live(args: &LockArgs) -> Result<std::result::Result<Lock, String>> {
         let listed = prober.list().await;
         prober.close().await;
         let label = prober.label();
+        if let Ok(l) = &listed {
+            l.print_notes("lock", &label);
+        }
         listed
             .and_then(|l| l.to_lock(&label))
             .map_err(|e| format!("{label}: {e}"))

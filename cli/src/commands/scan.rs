@@ -109,14 +109,11 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
         servers.extend(read_listings(path)?);
     }
     let endpoints = endpoints(args)?;
+    let mut failures = Vec::new();
     if !endpoints.is_empty() {
-        match list_live(endpoints, args.timeout)? {
-            Ok(listed) => servers.extend(listed),
-            Err(message) => {
-                err(&format!("mcpcheck scan: {message}\n"));
-                return Ok(verdict(false));
-            }
-        }
+        let (listed, failed) = list_live(endpoints, args.timeout)?;
+        servers.extend(listed);
+        failures = failed;
     }
     let findings =
         scan::scan_listings(&servers, &options).map_err(|e| Error::Usage(e.to_string()))?;
@@ -127,7 +124,15 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
         ScanFormat::Sarif => scan::report::sarif(&findings, artifact.as_deref()),
         ScanFormat::Markdown => scan::report::markdown(&findings),
     });
-    Ok(verdict(scan::passed(&findings, fail_on)))
+    // What could not be listed was not scanned: never a clean pass.
+    for failure in &failures {
+        err(&format!(
+            "mcpcheck scan: {failure}; what it offers was not scanned\n"
+        ));
+    }
+    Ok(verdict(
+        failures.is_empty() && scan::passed(&findings, fail_on),
+    ))
 }
 
 /// A listing file: one listing, or a list of them (labelled `FILE#N`).
@@ -334,11 +339,12 @@ fn expand(text: &str) -> std::result::Result<String, String> {
     Ok(out)
 }
 
-/// List every server; the inner error names one that could not be reached.
-fn list_live(
-    endpoints: Vec<(String, Endpoint)>,
-    timeout: Duration,
-) -> Result<std::result::Result<Vec<(String, Value)>, String>> {
+/// The listings of the servers that could be listed (by label), and a
+/// message for each that could not (reached, or read).
+type Listed = (Vec<(String, Value)>, Vec<String>);
+
+/// List every server.
+fn list_live(endpoints: Vec<(String, Endpoint)>, timeout: Duration) -> Result<Listed> {
     let mut probers: Vec<_> = endpoints
         .into_iter()
         .map(|(label, endpoint)| (label, Prober::for_endpoint(endpoint, "2025-11-25", timeout)))
@@ -347,21 +353,21 @@ fn list_live(
     Ok(runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
         let mut listed = Vec::new();
-        let mut failure = None;
+        let mut failures = Vec::new();
         for (label, prober) in &mut probers {
             match prober.list().await {
-                Ok(l) => listed.push((
-                    label.clone(),
-                    json!({"tools": l.tools, "prompts": l.prompts, "resources": l.resources,
-                           "resourceTemplates": l.templates}),
-                )),
-                Err(e) => failure = failure.or(Some(format!("{label}: {e}"))),
+                Ok(l) => {
+                    l.print_notes("scan", label);
+                    listed.push((
+                        label.clone(),
+                        json!({"tools": l.tools, "prompts": l.prompts, "resources": l.resources,
+                               "resourceTemplates": l.templates}),
+                    ));
+                }
+                Err(e) => failures.push(format!("{label}: {e}")),
             }
             prober.close().await;
         }
-        match failure {
-            Some(message) => Err(message),
-            None => Ok(listed),
-        }
+        (listed, failures)
     }))
 }

@@ -470,4 +470,16 @@ mod tests {
         let span = f.and_then(|f| f.span).unwrap_or((0, 0));
         assert_eq!(&text[span.0..span.1], "\u{E0049}\u{E0067}");
     }
+
+    #[test]
+    fn a_replacement_character_fails_the_default_gate() {
+        // What a lone surrogate escape (`\udfff`) is read as.
+        let findings = scan(json!({"tools": [{
+            "name": "read", "description": "Reads a file.\u{FFFD}", "inputSchema": {"type": "object"}
+        }]}));
+        let f = findings.iter().find(|f| f.code == "S106").expect("S106");
+        assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.evidence, "\\u{FFFD}");
+        assert!(!passed(&findings, Severity::High));
+    }
 }

@@ -22,6 +22,8 @@ pub enum Rule {
     InvisibleFormat,
     /// S105: terminal escape sequences and other control characters.
     TerminalEscapes,
+    /// S106: U+FFFD, where the server sent invalid Unicode.
+    ReplacementCharacter,
     /// S201: a name that mixes scripts.
     MixedScriptName,
     /// S202: a name confusable with another tool's or a well-known tool's.
@@ -86,12 +88,13 @@ pub struct RuleInfo {
 }
 
 /// Every rule, in catalogue order: the order of findings on one item.
-pub const ALL: [Rule; 28] = [
+pub const ALL: [Rule; 29] = [
     Rule::TagCharacters,
     Rule::BidiControls,
     Rule::ZeroWidth,
     Rule::InvisibleFormat,
     Rule::TerminalEscapes,
+    Rule::ReplacementCharacter,
     Rule::MixedScriptName,
     Rule::ConfusableName,
     Rule::ConcealFromUser,
@@ -125,7 +128,7 @@ const ASCII_SMUGGLING: &str = "Riley Goodside on Unicode tag characters (2024); 
 const TROJAN_SOURCE: &str =
     "Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)";
 
-const INFOS: [RuleInfo; 28] = [
+const INFOS: [RuleInfo; 29] = [
     RuleInfo {
         code: "S101",
         severity: Severity::High,
@@ -160,6 +163,13 @@ const INFOS: [RuleInfo; 28] = [
         title: "Terminal escapes and control characters",
         rationale: "ANSI escape sequences and other control characters can hide or rewrite text when a description is shown in a terminal, while the model still reads all of it.",
         source: "Trail of Bits, \"Deceiving users with ANSI terminal codes in MCP\" (2025)",
+    },
+    RuleInfo {
+        code: "S106",
+        severity: Severity::High,
+        title: "Invalid Unicode",
+        rationale: "U+FFFD stands where the server sent what is not a character, such as a lone surrogate escape (\\udfff): strict parsers refuse the whole listing while the TypeScript and Python SDKs pass it to the model, so what a scanner or a reviewer sees is not what the model reads.",
+        source: "RFC 8259 §8.2 (unpaired surrogates); The Unicode Standard, §3.9 (U+FFFD substitution)",
     },
     RuleInfo {
         code: "S201",
