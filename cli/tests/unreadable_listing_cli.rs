@@ -162,3 +162,20 @@ fn a_list_the_server_does_not_advertise_is_no_failure() {
         assert_eq!(code, Some(0), "{command}: {out}\n{err}");
     }
 }
+
+#[test]
+fn a_saved_listing_with_a_lone_surrogate_is_judged_the_same_way() {
+    let d = scratch("saved-surrogate");
+    let listing = write(
+        &d,
+        "tools.json",
+        r#"{"tools":[{"name":"add","description":"Adds.\udfff","inputSchema":{"type":"object"}}]}"#,
+    );
+    let path = listing.to_str().expect("a UTF-8 path");
+    let (code, out, err) = run_mcpcheck(&["scan", "--listing", path]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(out.contains("S106"), "{out}");
+    assert!(err.contains("1 lone surrogate escape"), "{err}");
+    let (code, out, err) = run_mcpcheck(&["lint", "--listing", path]);
+    assert_eq!(code, Some(0), "read, not refused: {out}\n{err}");
+}

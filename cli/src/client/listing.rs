@@ -251,6 +251,26 @@ pub async fn list_surface(
     })
 }
 
+/// A saved listing's text (`--listing FILE`, named `name`) as a value, read
+/// as a live one is: a lone surrogate escape as U+FFFD, said on stderr.
+/// The error names the line and column where it is not JSON.
+pub fn read_saved(command: &str, name: &str, text: &str) -> Result<Value, String> {
+    let (value, lone) = super::wire::parse_lossy(text).map_err(|e| {
+        format!(
+            "{name}:{}:{}: the listing is not JSON: {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    if lone > 0 {
+        crate::output::err(&format!(
+            "mcpcheck {command}: {name}: note: {} (such as \\udfff) read as U+FFFD, as lenient clients show it\n",
+            mcpcheck_core::report::plural(lone, "lone surrogate escape", "lone surrogate escapes")
+        ));
+    }
+    Ok(value)
+}
+
 /// Start (or connect to) the server once, list everything it offers, and
 /// close the session; all of it within `timeout`.
 pub async fn list_everything(

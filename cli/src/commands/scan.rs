@@ -12,6 +12,7 @@ use mcpcheck_core::scan::{self, ScanOptions, Severity};
 use serde_json::{Value, json};
 
 use crate::client::Endpoint;
+use crate::client::listing::read_saved;
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
 use crate::output::{err, out, paint_for_stdout};
@@ -139,13 +140,7 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
 fn read_listings(path: &std::path::Path) -> Result<Vec<(String, Value)>> {
     let name = display(path);
     let text = read_text(path).map_err(Error::Usage)?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::Usage(format!(
-            "{name}:{}:{}: the listing is not JSON: {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let value = read_saved("scan", &name, &text).map_err(Error::Usage)?;
     scan::servers_in(&name, value).map_err(|e| Error::Usage(e.to_string()))
 }
 
