@@ -35,7 +35,8 @@ pub struct ProbeArgs {
     pub target: TargetArgs,
 
     /// Copy DIR and point the server at the copy: `{{fixture}}` in --server,
-    /// and DIR itself where --server names it, become the copy's path. The
+    /// and DIR however --server spells it (`./DIR`, `DIR/`, an absolute
+    /// path, `--flag=DIR`, a path in it), become the copy's path. The
     /// original is never written.
     #[arg(long, value_name = "DIR")]
     pub fixture: Option<PathBuf>,
@@ -83,22 +84,8 @@ impl Prober {
                     return Err(format!("--fixture {} is not a directory", dir.display()));
                 }
                 let copy = fixture::copy(dir)?;
-                if let Endpoint::Stdio { args: argv, .. } = &mut endpoint {
-                    let original = dir.display().to_string();
-                    let absolute = std::fs::canonicalize(dir)
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_else(|_| original.clone());
-                    let to = copy.path.display().to_string();
-                    for a in argv.iter_mut() {
-                        *a = a.replace("{{fixture}}", &to);
-                        for from in [&original, &absolute] {
-                            if let Some(rest) = a.strip_prefix(from.as_str())
-                                && (rest.is_empty() || rest.starts_with('/'))
-                            {
-                                *a = format!("{to}{rest}");
-                            }
-                        }
-                    }
+                if let Endpoint::Stdio { command, args, env } = &mut endpoint {
+                    fixture::point_at_copy(command, args, env, dir, &copy.path)?;
                 }
                 Some(copy)
             }
