@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
 use super::{Extra, Prober};
+use crate::client::auth::same_origin;
 use crate::serve::oauth::{encode_form, form_component};
 
 /// The longest the expiry probe waits for a token to expire.
@@ -95,6 +96,18 @@ impl Prober {
             return probe;
         };
         let client = match client {
+            // The secret the user gave reaches only the server's origin: a
+            // server's metadata may name any authorization server.
+            Some(_) if !same_origin(&token_endpoint, &self.url) => {
+                skip(
+                    &mut probe,
+                    &["H404", "H406", "H407"],
+                    &format!(
+                        "the token endpoint {token_endpoint} is on another origin than the server, and --auth-client's secret is sent only to the server's origin; nothing was sent"
+                    ),
+                );
+                return probe;
+            }
             Some((id, secret)) => Some(Client {
                 id,
                 secret: Some(secret),
