@@ -11,7 +11,7 @@ use mcpcheck_core::http_probe::oauth::{
     self, FOREIGN_RESOURCE, MALFORMED_TOKEN, OAuthProbe, Unverified,
 };
 use mcpcheck_core::http_probe::{Answer, MetadataFetch, Observations};
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue, LOCATION};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
@@ -173,6 +173,17 @@ impl Prober {
                 format!("no token for another resource was issued: {why}"),
             ),
         }
+        // A token for this URL with another host, sent naming that host:
+        // accepted by an endpoint that takes its audience from `Host`. An
+        // authorization server that will not issue it leaves nothing to
+        // try (not a check that could not run).
+        if let Some((resource, host)) = oauth::host_swapped_resource(&self.url)
+            && let Ok((swapped, _)) = self
+                .client_credentials(token_endpoint, client, &resource)
+                .await
+        {
+            probe.host_audience = self.with_token_and_host(&swapped, Some(&host)).await;
+        }
         match lifetime {
             Some(secs) if Duration::from_secs(secs) <= MAX_EXPIRY_WAIT => {
                 tokio::time::sleep(Duration::from_secs(secs) + Duration::from_millis(1100)).await;
@@ -321,9 +332,19 @@ impl Prober {
     /// An `initialize` with this bearer token (and no other credential);
     /// the session it opens is closed.
     async fn with_token(&self, token: &str) -> Option<Answer> {
+        self.with_token_and_host(token, None).await
+    }
+
+    /// [`Prober::with_token`], the `initialize` sent with `Host: host`
+    /// when given.
+    async fn with_token_and_host(&self, token: &str, host: Option<&str>) -> Option<Answer> {
         let value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
+        let mut headers = vec![(AUTHORIZATION, value.clone())];
+        if let Some(host) = host {
+            headers.push((HOST, HeaderValue::from_str(host).ok()?));
+        }
         let extra = Extra {
-            headers: vec![(AUTHORIZATION, value.clone())],
+            headers,
             without_credentials: true,
             ..Extra::default()
         };
