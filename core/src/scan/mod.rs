@@ -28,6 +28,7 @@
 //! characters; secrets shown redacted), and `span`, the byte offsets of that text
 //! in the field's string (the property name's, for a parameter name).
 
+mod config;
 mod hidden;
 mod names;
 mod params;
@@ -43,6 +44,7 @@ use serde_json::Value;
 
 pub use crate::lint::ItemKind;
 use crate::lint::Listing;
+pub use config::scan_config;
 use rules::Rule;
 pub(crate) use text::{secret_evidence, secrets};
 
