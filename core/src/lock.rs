@@ -669,14 +669,24 @@ pub fn text(changes: &[Change]) -> String {
         out.push_str(&format!(
             "{:<11} {} {}: {}\n",
             class_name(c.class),
-            c.kind,
-            crate::diag::terminal_safe(&c.name),
-            c.what
+            one_line(&c.kind),
+            one_line(&c.name),
+            one_line(&c.what)
         ));
     }
     out.push_str(&totals(changes));
     out.push('\n');
     out
+}
+
+/// Text from a lockfile or a server on one line of a terminal: control
+/// characters and bidirectional overrides escaped as the terminal report
+/// shows them (`\x1b`, `\x07`), and newlines and tabs too (`\n`), so a
+/// name can neither rewrite the screen nor start a line of its own.
+fn one_line(text: &str) -> String {
+    crate::diag::terminal_safe(text)
+        .replace('\n', "\\n")
+        .replace('\t', "\\t")
 }
 
 /// A table for a pull request or a job summary.
@@ -691,7 +701,7 @@ pub fn markdown(changes: &[Change]) -> String {
         out.push_str(&format!(
             "| {} | {} {} | {} |\n",
             class_name(c.class),
-            c.kind,
+            escape(&c.kind),
             escape(&c.name),
             escape(&c.what)
         ));
@@ -702,6 +712,27 @@ pub fn markdown(changes: &[Change]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kind_and_a_name_reach_the_terminal_escaped_on_one_line() {
+        let mut pinned =
+            Lock::from_listing("s", &json!({"tools": [tool("d", json!({}), &[])]})).unwrap();
+        pinned.items[0].kind = "tool\u{1b}[2J\u{7}".into();
+        pinned.items[0].name = "read\u{1b}]0;owned\u{7}\ncompatible  tool fake: fine".into();
+        let now = Lock::from_listing("s", &json!({"tools": []})).unwrap();
+        let shown = text(&diff(&pinned, &now));
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+            "{shown:?}"
+        );
+        assert!(shown.contains("tool\\x1b[2J\\x07"), "{shown:?}");
+        assert_eq!(shown.lines().count(), 2, "one change, one total: {shown:?}");
+        let table = markdown(&diff(&pinned, &now));
+        assert!(
+            !table.contains('\u{1b}') && !table.contains('\u{7}'),
+            "{table:?}"
+        );
+    }
 
     fn tool(description: &str, properties: Value, required: &[&str]) -> Value {
         json!({"name": "read", "description": description,
