@@ -416,10 +416,12 @@ impl Inner {
         })?;
         // RFC 9728 §3.3: metadata for another resource must not be used
         // (a server could otherwise send the client to another server's
-        // authorization).
+        // authorization). As the TypeScript SDK does, a resource that
+        // covers the server's URL (its origin, or a path above it) is the
+        // server's.
         let resource = prm.get("resource").and_then(Value::as_str);
         let ours = |r: &str| {
-            same_resource(r, &self.server_url)
+            covers(r, &self.server_url)
                 || self
                     .cfg
                     .resource
@@ -785,6 +787,23 @@ fn same_resource(a: &str, b: &str) -> bool {
     }
 }
 
+/// Whether the resource identifier `resource` covers the URL `url`: the
+/// same origin, and a path that is `url`'s or a segment above it
+/// (`https://h` and `https://h/a` cover `https://h/a/mcp`; `https://h/b`
+/// and `https://h/a/m` do not).
+fn covers(resource: &str, url: &str) -> bool {
+    match (reqwest::Url::parse(resource), reqwest::Url::parse(url)) {
+        (Ok(r), Ok(u)) => {
+            let base = r.path().trim_end_matches('/');
+            let path = u.path().trim_end_matches('/');
+            r.origin().is_tuple()
+                && r.origin() == u.origin()
+                && (path == base || path.starts_with(&format!("{base}/")))
+        }
+        _ => false,
+    }
+}
+
 /// The well-known URLs of `suffix` for `url`: with the path inserted after
 /// the well-known part (RFC 8414 §3.1, RFC 9728 §3.1), then at the root.
 fn well_known(url: &str, suffix: &str) -> Result<Vec<String>, String> {
@@ -835,6 +854,11 @@ mod tests {
         assert!(same_resource("http://H:80/mcp/", "http://h/mcp"));
         assert!(!same_resource("http://h/mcp", "http://h/other"));
         assert!(!same_resource("http://h/mcp", "https://h/mcp"));
+        assert!(covers("http://h", "http://h/a/mcp"));
+        assert!(covers("http://h/a/", "http://h/a/mcp"));
+        assert!(!covers("http://h/a/m", "http://h/a/mcp"));
+        assert!(!covers("http://h/b", "http://h/a/mcp"));
+        assert!(!covers("http://other/a/mcp", "http://h/a/mcp"));
         assert!(same_origin("http://h:1/token", "http://h:1/mcp"));
         assert!(!same_origin("http://h:2/token", "http://h:1/mcp"));
         assert!(!same_origin("not a url", "not a url"));
