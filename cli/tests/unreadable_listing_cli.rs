@@ -87,6 +87,10 @@ fn every_command_fails(name: &str, tools_list: &str, why: &str) {
         );
         assert!(err.contains(why), "{command} says why ({why}): {err}");
         assert!(
+            !out.contains("No findings"),
+            "{command}: nothing judged reads as nothing found: {out}"
+        );
+        assert!(
             !dir.join("surface.lock").exists(),
             "no lockfile of an unread surface"
         );

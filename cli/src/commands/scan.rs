@@ -166,7 +166,12 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
         ScanFormat::Sarif => scan::report::sarif(&findings, artifact.as_deref()),
         ScanFormat::Markdown => scan::report::markdown(&findings),
     };
-    out(&redactor.redact_str(&report));
+    // A report of nothing judged would read as a clean scan: when no
+    // listing could be read (and no config was given), only the failures
+    // are said.
+    if !(servers.is_empty() && args.config.is_none() && !failures.is_empty()) {
+        out(&redactor.redact_str(&report));
+    }
     // What could not be listed was not scanned: never a clean pass.
     for failure in &failures {
         err(&format!(
