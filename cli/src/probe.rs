@@ -13,7 +13,7 @@ use serde_json::Value;
 use tokio::time::Instant as Deadline;
 
 use crate::client::handler::Mocks;
-use crate::client::listing::{Listings, list_all};
+use crate::client::listing::{Listings, list_surface};
 use crate::client::{Endpoint, ObserveWait, Session};
 use crate::run::fixture::{self, FixtureCopy};
 use crate::target::TargetArgs;
@@ -26,7 +26,8 @@ pub struct ProbeArgs {
     pub target: TargetArgs,
 
     /// Copy DIR and point the server at the copy: `{{fixture}}` in --server,
-    /// and DIR itself where --server names it, become the copy's path. The
+    /// and DIR however --server spells it (`./DIR`, `DIR/`, an absolute
+    /// path, `--flag=DIR`, a path in it), become the copy's path. The
     /// original is never written.
     #[arg(long, value_name = "DIR", conflicts_with = "url")]
     pub fixture: Option<PathBuf>,
@@ -80,28 +81,8 @@ impl Prober {
                     return Err(format!("--fixture {} is not a directory", dir.display()));
                 }
                 let copy = fixture::copy(dir)?;
-                if let Endpoint::Stdio { args: argv, .. } = &mut endpoint {
-                    let original = dir.display().to_string();
-                    let absolute = std::fs::canonicalize(dir)
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_else(|_| original.clone());
-                    let to = copy.path.display().to_string();
-                    let before = argv.clone();
-                    for a in argv.iter_mut() {
-                        *a = a.replace("{{fixture}}", &to);
-                        for from in [&original, &absolute] {
-                            if let Some(rest) = a.strip_prefix(from.as_str())
-                                && (rest.is_empty() || rest.starts_with('/'))
-                            {
-                                *a = format!("{to}{rest}");
-                            }
-                        }
-                    }
-                    if *argv == before {
-                        crate::output::err(&format!(
-                            "mcpcheck: warning: --fixture {original}: --server names neither {{{{fixture}}}} nor {original}, so the server is not pointed at the copy\n"
-                        ));
-                    }
+                if let Endpoint::Stdio { command, args, env } = &mut endpoint {
+                    fixture::point_at_copy(command, args, env, dir, &copy.path)?;
                 }
                 Some(copy)
             }
@@ -187,23 +168,12 @@ impl Prober {
             .ok_or_else(|| "the session is closed".to_string())
     }
 
-    /// List everything the server offers.
+    /// List everything the server offers; an error names a list the server
+    /// advertises that could not be read (see `client::listing`).
     pub async fn list(&mut self) -> Result<Listings, String> {
         let step = self.timeout;
         let session = self.session().await?;
-        Ok(Listings {
-            tools: list_all(session, "tools/list", "tools", step).await,
-            prompts: list_all(session, "prompts/list", "prompts", step).await,
-            resources: list_all(session, "resources/list", "resources", step).await,
-            templates: list_all(
-                session,
-                "resources/templates/list",
-                "resourceTemplates",
-                step,
-            )
-            .await,
-            discover: session.discover_result(),
-        })
+        list_surface(session, &|| step).await
     }
 
     /// One request, waited for `--timeout` (or the command's default). A

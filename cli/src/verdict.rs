@@ -21,6 +21,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use mcpcheck_core::findings::render::{self, Format};
 use mcpcheck_core::findings::{Family, Report, Selection, baseline};
+use mcpcheck_core::redact::Redactor;
 
 use crate::error::{Error, Result, verdict};
 use crate::output::{err, out, paint_for_stdout};
@@ -144,10 +145,26 @@ pub fn today() -> String {
 ///
 /// A usage error for a `--select`/`--ignore` entry that names no rule.
 pub fn finish(
+    report: Report,
+    format: FindingsFormat,
+    args: &FindingsArgs,
+    judged: &[Family],
+) -> Result<ExitCode> {
+    finish_redacted(report, format, args, judged, &Redactor::new())
+}
+
+/// [`finish`], with `redactor` hiding secrets in every rendering (what
+/// `scan --config` expanded from `${VAR}`s).
+///
+/// # Errors
+///
+/// As [`finish`].
+pub fn finish_redacted(
     mut report: Report,
     format: FindingsFormat,
     args: &FindingsArgs,
     judged: &[Family],
+    redactor: &Redactor,
 ) -> Result<ExitCode> {
     let selection = args.selection()?;
     report.retain(|f| selection.runs(f.rule));
@@ -155,8 +172,7 @@ pub fn finish(
         report.suppress(&loaded.config.suppressions, &today(), judged);
     }
     if let Some(path) = &args.baseline {
-        match std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
+        match crate::files::read_text(path)
             .and_then(|t| baseline::read(&t).map_err(|e| e.to_string()))
         {
             Ok(known) => {
@@ -177,10 +193,12 @@ pub fn finish(
             err(&format!("mcpcheck: {e}\n"));
         }
     }
-    out(&render::render(&report, format.format(), paint_for_stdout()).unwrap_or_default());
+    let shown = render::render(&report, format.format(), paint_for_stdout()).unwrap_or_default();
+    out(&redactor.redact_str(&shown));
     for (format, path) in &args.reports {
         let text =
             render::render(&report, *format, mcpcheck_core::diag::Paint::Plain).unwrap_or_default();
+        let text = redactor.redact_str(&text);
         if let Err(e) = write(path, &text) {
             err(&format!("mcpcheck: {e}\n"));
         }

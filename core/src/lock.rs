@@ -679,6 +679,32 @@ pub fn report(changes: &[Change], lockfile: &str) -> Report {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_kind_and_a_name_reach_the_terminal_escaped_on_one_line() {
+        let mut pinned =
+            Lock::from_listing("s", &json!({"tools": [tool("d", json!({}), &[])]})).unwrap();
+        pinned.items[0].kind = "tool\u{1b}[2J\u{7}".into();
+        pinned.items[0].name = "read\u{1b}]0;owned\u{7}\ncompatible  tool fake: fine".into();
+        let now = Lock::from_listing("s", &json!({"tools": []})).unwrap();
+        let r = report(&diff(&pinned, &now), "mcp-lock.json");
+        use crate::findings::render;
+        let shown = render::text::render(&r, crate::diag::Paint::Plain);
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+            "{shown:?}"
+        );
+        assert!(shown.contains("read\\x1b]0;owned\\x07\\ncompatible"), "{shown:?}");
+        assert!(
+            !shown.lines().any(|l| l.starts_with("compatible")),
+            "no forged line: {shown:?}"
+        );
+        let table = render::markdown::render(&r);
+        assert!(
+            !table.contains('\u{1b}') && !table.contains('\u{7}'),
+            "{table:?}"
+        );
+    }
+
     fn tool(description: &str, properties: Value, required: &[&str]) -> Value {
         json!({"name": "read", "description": description,
                "inputSchema": {"type": "object", "properties": properties, "required": required}})

@@ -112,6 +112,10 @@ struct Token {
 #[derive(Clone, Debug, Default)]
 struct Endpoints {
     token: String,
+    /// The token endpoint came from the authorization server's metadata
+    /// (not from `token_url`): a secret the user gave is sent there only
+    /// when it is on the server's origin.
+    discovered: bool,
     authorization: Option<String>,
     registration: Option<String>,
     /// `token_endpoint_auth_methods_supported`.
@@ -233,6 +237,7 @@ impl Inner {
     /// refresh token), else by the configured grant.
     async fn renew(&self, state: &mut State) -> Result<String, String> {
         let endpoints = state.endpoints.clone().unwrap_or_default();
+        self.may_send_secrets(&endpoints, state)?;
         if self.cfg.grant == Grant::AuthorizationCode
             && self.cfg.client_id.is_none()
             && state.registered.is_none()
@@ -300,6 +305,34 @@ impl Inner {
         };
         let tok = self.exchange(&endpoints.token, &client, form).await?;
         Ok(state.keep(tok))
+    }
+
+    /// Whether the secrets the user gave (`client_secret`, a pre-issued
+    /// `refresh_token`) may go to the token endpoint: they reach only the
+    /// server's origin, or a `token_url` the user named. A token endpoint
+    /// that discovery found on another origin is refused before anything
+    /// is sent: a server's metadata may name any authorization server,
+    /// and a client secret belongs to the one it was issued by.
+    fn may_send_secrets(&self, endpoints: &Endpoints, state: &State) -> Result<(), String> {
+        let user_refresh = state.refresh.is_some() && state.refresh == self.cfg.refresh_token;
+        let user_secret = self.cfg.client_secret.is_some() && state.registered.is_none();
+        if !endpoints.discovered || !(user_secret || user_refresh) {
+            return Ok(());
+        }
+        if same_origin(&endpoints.token, &self.server_url) {
+            return Ok(());
+        }
+        let what = if user_secret {
+            "`client_secret`"
+        } else {
+            "`refresh_token`"
+        };
+        Err(format!(
+            "auth: the authorization server's metadata names the token endpoint {}, on another origin than the server {}; the {what} you gave is sent only to the server's origin or to a `token_url` you name, so nothing was sent. If that authorization server is the one your credentials are for, give `token_url: {}` (or --auth-token-url)",
+            endpoints.token,
+            origin_of(&self.server_url).unwrap_or_else(|| self.server_url.clone()),
+            endpoints.token,
+        ))
     }
 
     /// POST `form` to the token endpoint and read the token answer.
@@ -381,6 +414,35 @@ impl Inner {
                 www_authenticate.map_or("no WWW-Authenticate".into(), |h| format!("`WWW-Authenticate: {h}`")),
             )
         })?;
+        // RFC 9728 §3.3: metadata for another resource must not be used
+        // (a server could otherwise send the client to another server's
+        // authorization). As the TypeScript SDK does, a resource that
+        // covers the server's URL (its origin, or a path above it) is the
+        // server's.
+        let resource = prm.get("resource").and_then(Value::as_str);
+        let ours = |r: &str| {
+            covers(r, &self.server_url)
+                || self
+                    .cfg
+                    .resource
+                    .as_deref()
+                    .is_some_and(|c| same_resource(r, c))
+        };
+        match resource {
+            Some(r) if ours(r) => {}
+            Some(r) => {
+                return Err(format!(
+                    "auth: the protected-resource metadata at {prm_url} is for `{}`, not for {} (RFC 9728 §3.3: its `resource` must be the server's URL); it was not used",
+                    mcpcheck_core::truncate(r, 200),
+                    self.server_url
+                ));
+            }
+            None => {
+                return Err(format!(
+                    "auth: the protected-resource metadata at {prm_url} has no `resource` (RFC 9728 §2 requires it); it was not used"
+                ));
+            }
+        }
         let issuer = prm
             .get("authorization_servers")
             .and_then(|a| a.get(0))
@@ -399,6 +461,20 @@ impl Inner {
             format!("auth: no authorization-server metadata for {issuer} ({why})")
         })?;
         let text = |k: &str| meta.get(k).and_then(Value::as_str).map(str::to_string);
+        // RFC 8414 §3.3: the metadata of another issuer must not be used.
+        match text("issuer") {
+            Some(named) if same_resource(&named, issuer) => {}
+            named => {
+                return Err(format!(
+                    "auth: the authorization-server metadata at {as_url} names the issuer {}, not `{issuer}` that the protected-resource metadata lists (RFC 8414 §3.3); it was not used",
+                    named.map_or_else(
+                        || "of no one (no `issuer`)".to_string(),
+                        |n| format!("`{}`", mcpcheck_core::truncate(&n, 200))
+                    ),
+                ));
+            }
+        }
+        let discovered = self.cfg.token_url.is_none();
         let token = self
             .cfg
             .token_url
@@ -411,6 +487,7 @@ impl Inner {
             })?;
         Ok(Endpoints {
             token,
+            discovered,
             authorization: text("authorization_endpoint"),
             registration: text("registration_endpoint"),
             auth_methods: meta
@@ -681,6 +758,52 @@ fn auth_param(header: &str, name: &str) -> Option<String> {
     None
 }
 
+/// `scheme://host:port` of `url`, when it is a URL.
+fn origin_of(url: &str) -> Option<String> {
+    let parsed = reqwest::Url::parse(url).ok()?;
+    Some(parsed.origin().ascii_serialization())
+}
+
+/// Whether two URLs have the same origin (scheme, host and port).
+pub fn same_origin(a: &str, b: &str) -> bool {
+    match (reqwest::Url::parse(a), reqwest::Url::parse(b)) {
+        (Ok(a), Ok(b)) => a.origin().is_tuple() && a.origin() == b.origin(),
+        _ => false,
+    }
+}
+
+/// Whether two resource or issuer identifiers are the same: identical once
+/// parsed (scheme and host compared without regard to case, a default
+/// port written or not), a trailing `/` on the path not counting.
+fn same_resource(a: &str, b: &str) -> bool {
+    match (reqwest::Url::parse(a), reqwest::Url::parse(b)) {
+        (Ok(x), Ok(y)) => {
+            x.origin() == y.origin()
+                && x.origin().is_tuple()
+                && x.path().trim_end_matches('/') == y.path().trim_end_matches('/')
+                && x.query() == y.query()
+        }
+        _ => a == b,
+    }
+}
+
+/// Whether the resource identifier `resource` covers the URL `url`: the
+/// same origin, and a path that is `url`'s or a segment above it
+/// (`https://h` and `https://h/a` cover `https://h/a/mcp`; `https://h/b`
+/// and `https://h/a/m` do not).
+fn covers(resource: &str, url: &str) -> bool {
+    match (reqwest::Url::parse(resource), reqwest::Url::parse(url)) {
+        (Ok(r), Ok(u)) => {
+            let base = r.path().trim_end_matches('/');
+            let path = u.path().trim_end_matches('/');
+            r.origin().is_tuple()
+                && r.origin() == u.origin()
+                && (path == base || path.starts_with(&format!("{base}/")))
+        }
+        _ => false,
+    }
+}
+
 /// The well-known URLs of `suffix` for `url`: with the path inserted after
 /// the well-known part (RFC 8414 §3.1, RFC 9728 §3.1), then at the root.
 fn well_known(url: &str, suffix: &str) -> Result<Vec<String>, String> {
@@ -724,6 +847,21 @@ mod tests {
             well_known("http://h/", "oauth-authorization-server").unwrap(),
             ["http://h/.well-known/oauth-authorization-server"]
         );
+    }
+
+    #[test]
+    fn resources_and_origins_are_compared_as_urls() {
+        assert!(same_resource("http://H:80/mcp/", "http://h/mcp"));
+        assert!(!same_resource("http://h/mcp", "http://h/other"));
+        assert!(!same_resource("http://h/mcp", "https://h/mcp"));
+        assert!(covers("http://h", "http://h/a/mcp"));
+        assert!(covers("http://h/a/", "http://h/a/mcp"));
+        assert!(!covers("http://h/a/m", "http://h/a/mcp"));
+        assert!(!covers("http://h/b", "http://h/a/mcp"));
+        assert!(!covers("http://other/a/mcp", "http://h/a/mcp"));
+        assert!(same_origin("http://h:1/token", "http://h:1/mcp"));
+        assert!(!same_origin("http://h:2/token", "http://h:1/mcp"));
+        assert!(!same_origin("not a url", "not a url"));
     }
 
     #[test]

@@ -149,6 +149,11 @@ pub struct Reply {
     pub progress_token: Option<Value>,
     /// Why no usable answer came: timeout, closed connection, malformed message.
     pub failure: Option<String>,
+    /// The server's own answer arrived and is a well-formed JSON-RPC
+    /// response (`result` or `error`): a `failure` beside it is about
+    /// something else on the wire while the request was open (a line that
+    /// is not JSON-RPC, a lone surrogate escape read as U+FFFD).
+    pub answered: bool,
 }
 
 /// Why a session could not be used, and what the wire carried until then.
@@ -793,15 +798,19 @@ impl Session {
                     reply.failure = Some(format!(
                         "the server's answer to {method} is malformed: {bad}"
                     ));
-                } else if let Some(p) = problems.first() {
-                    // The answer is fine, but the server also wrote something
-                    // that is not JSON-RPC while the request was open (the
-                    // problem names what it answered, when that is known).
-                    reply.failure = Some(if p.message.contains(" in the HTTP answer to ") {
-                        p.message.clone()
-                    } else {
-                        format!("{} (while {method} was open)", p.message)
-                    });
+                } else {
+                    reply.answered = true;
+                    if let Some(p) = problems.first() {
+                        // The answer is fine, but the server also wrote
+                        // something that is not JSON-RPC while the request
+                        // was open (the problem names what it answered,
+                        // when that is known).
+                        reply.failure = Some(if p.message.contains(" in the HTTP answer to ") {
+                            p.message.clone()
+                        } else {
+                            format!("{} (while {method} was open)", p.message)
+                        });
+                    }
                 }
             }
             Ok(Err(ServiceError::McpError(e))) => {

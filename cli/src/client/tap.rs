@@ -84,6 +84,22 @@ pub const MAX_MESSAGE_BYTES: usize = 80 * 1024 * 1024;
 /// keeps N floods from adding up past it.
 pub const MAX_RUN_BYTES: usize = 512 * 1024 * 1024;
 
+/// The flag that sets how many sessions run at once, for the advice when
+/// the run's byte budget is passed: `--jobs` (the runner) unless a command
+/// named its own ([`set_concurrency_flag`]).
+static CONCURRENCY_FLAG: OnceLock<&'static str> = OnceLock::new();
+
+/// Name the flag that sets how many sessions of this command run at once
+/// (`load`'s `--concurrency`), for the messages of the run's byte budget.
+pub fn set_concurrency_flag(flag: &'static str) {
+    let _ = CONCURRENCY_FLAG.set(flag);
+}
+
+/// The flag the run's byte budget names: `--jobs`, or the command's own.
+fn concurrency_flag() -> &'static str {
+    CONCURRENCY_FLAG.get().copied().unwrap_or("--jobs")
+}
+
 /// The run's count of bytes held by live sessions.
 fn run_bytes() -> Arc<AtomicUsize> {
     static RUN: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
@@ -164,7 +180,7 @@ impl Tap {
     /// Record a message that came in an HTTP answer with `status`; returns
     /// its index.
     pub fn record_http(&self, dir: Dir, raw: &str, status: Option<u16>) -> usize {
-        let json = serde_json::from_str::<Value>(raw.trim()).ok();
+        let json = super::wire::parse_lossy(raw.trim()).ok().map(|(v, _)| v);
         let ev = Event {
             dir,
             time: now_rfc3339(),
@@ -198,8 +214,9 @@ impl Tap {
             format!("{flood}; the session was ended")
         } else if run > MAX_RUN_BYTES {
             format!(
-                "the servers of this run sent more than {} MiB to the sessions running at once; this session was ended (run fewer tests at once with --jobs)",
-                MAX_RUN_BYTES >> 20
+                "the servers of this run sent more than {} MiB to the sessions running at once; this session was ended (run fewer at once with {})",
+                MAX_RUN_BYTES >> 20,
+                concurrency_flag()
             )
         } else {
             return Ok(());
@@ -221,6 +238,33 @@ impl Tap {
         }
         let at = self.mark();
         self.problem(at, why);
+    }
+
+    /// Let go of the text of every message before `upto` (each event stays,
+    /// empty, so indices hold): what the server sent there no longer counts
+    /// against the session's and the run's byte budgets. For a long session
+    /// whose answers are read as they come (`load`), so memory follows what
+    /// is in flight rather than everything sent.
+    pub fn release(&self, upto: usize) {
+        let mut freed = 0usize;
+        {
+            let mut events = self.lock_events();
+            let end = upto.min(events.len());
+            for e in events.iter_mut().take(end) {
+                if e.dir == Dir::In {
+                    freed += e.raw.len();
+                }
+                e.raw = String::new();
+                e.json = None;
+            }
+        }
+        if freed == 0 {
+            return;
+        }
+        let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
+        let freed = freed.min(b.bytes);
+        b.bytes -= freed;
+        self.run.fetch_sub(freed, Ordering::AcqRel);
     }
 
     /// Why the session was ended by a limit, if it was.
@@ -376,7 +420,8 @@ mod tests {
         }
         let why = refused.expect("the run's budget is passed");
         assert!(why.contains("more than 512 MiB"), "{why}");
-        assert!(why.contains("--jobs"), "{why}");
+        // `--jobs`, unless a command named its own flag (below).
+        assert!(why.contains(concurrency_flag()), "{why}");
         drop(taps);
         assert_eq!(run.load(Ordering::Acquire), 0, "every share is given back");
         let next = Tap::sharing(run.clone());
@@ -430,6 +475,39 @@ mod tests {
         assert_eq!(events[0].http_status, None);
         assert_eq!(events[1].version_header, None, "only the request");
         assert_eq!(events[1].http_status, Some(200));
+    }
+
+    #[test]
+    fn the_run_budget_names_the_flag_the_command_set() {
+        set_concurrency_flag("--concurrency");
+        assert_eq!(concurrency_flag(), "--concurrency");
+        let run = Arc::new(AtomicUsize::new(MAX_RUN_BYTES));
+        let tap = Tap::sharing(run.clone());
+        let why = tap.admit(1).expect_err("over").expect("the reason");
+        assert!(
+            why.ends_with("(run fewer at once with --concurrency)"),
+            "{why}"
+        );
+        // This session's byte goes back; the rest was never its own.
+        drop(tap);
+        assert_eq!(run.load(Ordering::Acquire), MAX_RUN_BYTES);
+    }
+
+    #[test]
+    fn released_messages_give_their_bytes_back() {
+        let run = Arc::new(AtomicUsize::new(0));
+        let tap = Tap::sharing(run.clone());
+        let answer = "x".repeat(1 << 20);
+        // Two hundred 1 MiB answers, each released once read, stay far
+        // below the 160 MiB a session may hold.
+        for _ in 0..200 {
+            assert_eq!(tap.admit(answer.len()), Ok(()));
+            let at = tap.record(Dir::In, &answer);
+            tap.release(at + 1);
+        }
+        assert_eq!(run.load(Ordering::Acquire), 0);
+        assert_eq!(tap.mark(), 200, "the events stay, empty");
+        assert!(tap.all().iter().all(|e| e.raw.is_empty()));
     }
 
     #[test]

@@ -75,6 +75,80 @@ fn id_key(v: &Value) -> String {
     v.to_string()
 }
 
+/// JSON text as a value, the way lenient clients read it: a lone surrogate
+/// escape in a string (`\udfff`, or a high surrogate not followed by a low
+/// one), which the TypeScript and Python SDKs accept and strict parsers
+/// refuse, is read as U+FFFD instead of failing the whole message. Returns
+/// the value and how many such escapes were replaced; the error is
+/// serde_json's, for text that is not JSON for another reason.
+pub fn parse_lossy(text: &str) -> Result<(Value, usize), serde_json::Error> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => Ok((v, 0)),
+        Err(e) => match replace_lone_surrogates(text) {
+            Some((fixed, n)) => serde_json::from_str::<Value>(&fixed).map(|v| (v, n)),
+            None => Err(e),
+        },
+    }
+}
+
+/// `text` with every lone surrogate escape inside a JSON string replaced
+/// by `\ufffd`, and how many were; `None` when there is none. Only escapes
+/// are rewritten: every other byte is copied as it is.
+pub fn replace_lone_surrogates(text: &str) -> Option<(String, usize)> {
+    let bytes = text.as_bytes();
+    let hex = |at: usize| -> Option<u32> {
+        let digits = bytes.get(at..at + 4)?;
+        let digits = std::str::from_utf8(digits).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let escape_at = |at: usize| -> Option<u32> {
+        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
+            .then(|| hex(at + 2))
+            .flatten()
+    };
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut replaced = 0;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                in_string = !in_string;
+                i += 1;
+            }
+            b'\\' if in_string => match escape_at(i) {
+                Some(0xD800..=0xDBFF) => {
+                    if matches!(escape_at(i + 6), Some(0xDC00..=0xDFFF)) {
+                        i += 12;
+                    } else {
+                        out.push_str(&text[copied..i]);
+                        out.push_str("\\ufffd");
+                        replaced += 1;
+                        i += 6;
+                        copied = i;
+                    }
+                }
+                Some(0xDC00..=0xDFFF) => {
+                    out.push_str(&text[copied..i]);
+                    out.push_str("\\ufffd");
+                    replaced += 1;
+                    i += 6;
+                    copied = i;
+                }
+                Some(_) => i += 6,
+                None => i += 2,
+            },
+            _ => i += 1,
+        }
+    }
+    if replaced == 0 {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some((out, replaced))
+}
+
 impl Transport<RoleClient> for WireTransport {
     type Error = WireError;
 
@@ -144,7 +218,19 @@ impl Inbound {
             return;
         }
         let idx = self.tap.record_http(Dir::In, text, status);
-        match serde_json::from_str::<Value>(text) {
+        let parsed = parse_lossy(text).map(|(v, lone)| {
+            if lone > 0 {
+                self.tap.problem(
+                    idx,
+                    format!(
+                        "the server sent {} (such as \\udfff) in a JSON string: not a character; it was read as U+FFFD, as lenient clients show it",
+                        mcpcheck_core::report::plural(lone, "lone surrogate escape", "lone surrogate escapes")
+                    ),
+                );
+            }
+            v
+        });
+        match parsed {
             Err(_) => self.tap.problem(
                 idx,
                 format!(
@@ -266,6 +352,38 @@ impl Inbound {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lone_surrogate_escape_is_read_as_a_replacement_character() {
+        let (v, n) = parse_lossy(r#"{"d": "a\udfffb", "k\ud800": "\ud83d\ude00"}"#).unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(v["d"], "a\u{fffd}b");
+        assert_eq!(v["k\u{fffd}"], "\u{1f600}", "a pair is kept");
+        // An escaped backslash before `u` is not an escape; valid text is
+        // not rewritten at all.
+        assert_eq!(replace_lone_surrogates(r#"{"a": "\\udfff"}"#), None);
+        assert_eq!(parse_lossy(r#"{"a": "\\udfff"}"#).unwrap().1, 0);
+        // Text that is not JSON for another reason is still an error.
+        assert!(parse_lossy(r#"{"a": "\udfff", }"#).is_err());
+        assert!(parse_lossy("not json").is_err());
+    }
+
+    #[test]
+    fn an_answer_with_a_lone_surrogate_reaches_its_request_and_is_noted() {
+        let tap = Arc::new(Tap::default());
+        let (_transport, _out, inbound) = pair(tap.clone());
+        inbound.deliver(
+            r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","description":"x\udfff"}]}}"#,
+        );
+        let events = tap.all();
+        let json = events[0].json.as_ref().expect("read, not refused");
+        assert_eq!(json["result"]["tools"][0]["description"], "x\u{fffd}");
+        let problems = tap.problems_since(0);
+        assert!(
+            problems[0].message.contains("1 lone surrogate escape"),
+            "{problems:?}"
+        );
+    }
 
     #[test]
     fn a_message_that_is_not_json_rpc_is_quoted_and_named_by_what_it_answered() {

@@ -112,6 +112,7 @@ pub(crate) async fn audit(
     include_writes: bool,
 ) -> std::result::Result<(AuditReport, Listings), String> {
     let listings = prober.list().await?;
+    listings.print_notes("audit", &prober.label());
     let timeout_ms = Some(prober.timeout_ms());
     let mut results = Vec::new();
     for tool in &listings.tools {

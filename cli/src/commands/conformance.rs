@@ -51,7 +51,7 @@ use tokio::time::Instant as Deadline;
 
 use crate::capture::{Recording, render};
 use crate::client::handler::Mocks;
-use crate::client::listing::list_all;
+use crate::client::listing::{Need, list_all};
 use crate::client::{Endpoint, Session};
 use crate::error::Result;
 use crate::output::err;
@@ -352,16 +352,19 @@ async fn probe(endpoint: &Endpoint, version: &str, step: Duration) -> Probed {
 /// Steps 3 to 8: lists, reads, read-only tool calls, the unknown method and
 /// the unknown tool. Returns the listed resources.
 async fn read_only_sequence(session: &mut Session, step: Duration) -> Vec<Value> {
-    let tools = list_all(session, "tools/list", "tools", step).await;
-    let prompts = list_all(session, "prompts/list", "prompts", step).await;
-    let resources = list_all(session, "resources/list", "resources", step).await;
-    let _ = list_all(
-        session,
-        "resources/templates/list",
-        "resourceTemplates",
-        step,
-    )
-    .await;
+    // The lists are part of the sequence, not its verdict: a list that
+    // fails is in the capture, where the invariants judge it, and what
+    // follows works with what was read.
+    let mut list = async |method: &str, key: &str| {
+        list_all(session, method, key, step, Need::Optional)
+            .await
+            .map(|l| l.items)
+            .unwrap_or_default()
+    };
+    let tools = list("tools/list", "tools").await;
+    let prompts = list("prompts/list", "prompts").await;
+    let resources = list("resources/list", "resources").await;
+    let _ = list("resources/templates/list", "resourceTemplates").await;
     for p in prompts.iter().take(MAX_ITEMS) {
         let Some(name) = p.get("name").and_then(Value::as_str) else {
             continue;

@@ -118,6 +118,7 @@ pub(crate) async fn fuzz(
     args: &FuzzArgs,
 ) -> std::result::Result<(FuzzReport, Vec<Kept>), String> {
     let listings = prober.list().await?;
+    listings.print_notes("fuzz", &prober.label());
     let unknown: Vec<&String> = args
         .tools
         .iter()

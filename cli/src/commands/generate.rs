@@ -5,7 +5,7 @@
 //! writes. `mcpcheck init --server` writes through [`generate_into`] too.
 
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -13,6 +13,7 @@ use clap::Args;
 use mcpcheck_core::generate::{self, Layout, MAX_RESOURCES, Options, Plan, Server};
 use mcpcheck_core::report::plural;
 
+use crate::client::Endpoint;
 use crate::client::listing::list_everything;
 use crate::error::{Result, verdict};
 use crate::output::{duration_text, err, out};
@@ -176,15 +177,33 @@ pub fn generate_into(
     let server = crate::probe::server_of(&endpoint)?;
     check_destination(call.destination)?;
     let options = options(flags, &server, call)?;
+    // With --fixture, the server is listed on a copy, pointed at it as
+    // `run --fixture` points its servers: what it writes while it is
+    // listed never reaches the original.
+    let (listed_at, copy) = match &flags.fixture {
+        Some(dir) => {
+            let copy = crate::run::fixture::copy(dir)?;
+            let mut bare = target.bare_endpoint()?;
+            if let Endpoint::Stdio { command, args, env } = &mut bare {
+                crate::run::fixture::point_at_copy(command, args, env, dir, &copy.path)?;
+            }
+            (target.contain(bare, Some(&copy.path)), Some(copy))
+        }
+        None => (endpoint.clone(), None),
+    };
     let runtime = crate::error::runtime()?;
     let listed = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
-        let listed = list_everything(&endpoint, &flags.protocol_version, flags.timeout).await;
+        let listed = list_everything(&listed_at, &flags.protocol_version, flags.timeout).await;
         crate::client::stdio::reap_all().await;
         listed
     });
+    drop(copy);
     let listings = match listed {
-        Ok(l) => l,
+        Ok(l) => {
+            l.print_notes(call.command, &endpoint.label());
+            l
+        }
         Err(e) => {
             err(&format!(
                 "mcpcheck {}: {}: cannot list what it offers: {e}\n",
@@ -252,64 +271,12 @@ fn options(flags: &PlanArgs, server: &Server, call: &Call<'_>) -> Result<Options
     if let Server::Stdio { args, .. } = server {
         let cwd = std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
-        options.resolved_args = args.iter().map(|a| resolve_arg(a, &cwd)).collect();
+        options.resolved_args = args
+            .iter()
+            .map(|a| crate::run::fixture::resolve_arg(a, &cwd))
+            .collect();
     }
     Ok(options)
-}
-
-/// The absolute path an argument (or the value of its `--flag=`) names,
-/// symbolic links followed, or `None` when it names no path: a relative
-/// argument names one when it starts with `./` or `../` (or is `.` or `..`)
-/// or its first component exists in the current directory.
-fn resolve_arg(arg: &str, cwd: &Path) -> Option<String> {
-    let value = generate::path_part(arg);
-    if value.is_empty() {
-        return None;
-    }
-    let path = Path::new(value);
-    let names_a_path = path.is_absolute()
-        || matches!(
-            path.components().next(),
-            Some(Component::CurDir | Component::ParentDir)
-        )
-        || path
-            .components()
-            .next()
-            .is_some_and(|first| cwd.join(first).symlink_metadata().is_ok());
-    names_a_path.then(|| resolve(&cwd.join(path)).to_string_lossy().into_owned())
-}
-
-/// An absolute path with symbolic links followed as far as it exists, the
-/// rest (`.` and `..` worked out) appended.
-fn resolve(path: &Path) -> PathBuf {
-    if let Ok(p) = std::fs::canonicalize(path) {
-        return p;
-    }
-    let mut normal = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other),
-        }
-    }
-    let mut rest = Vec::new();
-    let mut existing = normal.clone();
-    loop {
-        if let Ok(mut p) = std::fs::canonicalize(&existing) {
-            p.extend(rest.iter().rev());
-            return p;
-        }
-        match existing.file_name() {
-            Some(name) => {
-                rest.push(name.to_owned());
-                existing.pop();
-            }
-            None => return normal,
-        }
-    }
 }
 
 /// The core's view of the endpoint; a header given twice cannot be one

@@ -111,7 +111,13 @@ pub fn main(args: &InterceptArgs) -> Result<ExitCode> {
         }
     }
     let runtime = crate::error::runtime()?;
-    let recorder = Arc::new(Recorder::default());
+    // Secrets on the server's command line (or in the URL's query) are
+    // hidden wherever the session is shown, as the trace hides arguments.
+    let shown: Vec<String> = match &args.url {
+        Some(url) if args.http.is_some() => vec![url.clone()],
+        _ => args.command.clone(),
+    };
+    let recorder = Arc::new(Recorder::hiding(intercept::command_line_secrets(&shown)));
     let (label, transport, ended) = match (&args.http, &args.url) {
         (Some(addr), Some(url)) => {
             let options = intercept::http::Options {

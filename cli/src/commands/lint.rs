@@ -13,7 +13,7 @@ use mcpcheck_core::lint::{self, Finding, LintOptions, Response};
 use mcpcheck_core::probe::{self, Arguments};
 use serde_json::{Value, json};
 
-use crate::client::listing::Listings;
+use crate::client::listing::{Listings, read_saved};
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
 use crate::output::err;
@@ -132,13 +132,7 @@ pub fn main(args: &LintArgs) -> Result<ExitCode> {
 fn offline(path: &std::path::Path, options: &LintOptions) -> Result<Vec<Finding>> {
     let name = display(path);
     let text = read_text(path).map_err(Error::Usage)?;
-    let doc: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::Usage(format!(
-            "{name}:{}:{}: the listing is not JSON: {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let doc = read_saved("lint", &name, &text).map_err(Error::Usage)?;
     lint::lint_listing(&doc, options).map_err(|e| Error::Usage(format!("{name}: {e}")))
 }
 
@@ -194,6 +188,7 @@ async fn lint_live(
     options: &LintOptions,
 ) -> std::result::Result<Vec<Finding>, String> {
     let listings = prober.list().await?;
+    listings.print_notes("lint", &prober.label());
     let doc = document(&listings);
     let mut findings = lint::lint_listing(&doc, options).map_err(|e| e.to_string())?;
     if args.detect_nondeterminism {

@@ -9,7 +9,6 @@ use std::time::Duration;
 use clap::Args;
 use mcpcheck_core::findings::Family;
 use mcpcheck_core::lock::{self, Lock};
-use serde_json::Value;
 
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
@@ -91,13 +90,8 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
         Some(path) => {
             let name = display(path);
             let text = read_text(path).map_err(Error::Usage)?;
-            let listing: Value = serde_json::from_str(&text).map_err(|e| {
-                Error::Usage(format!(
-                    "{name}:{}:{}: the listing is not JSON: {e}",
-                    e.line(),
-                    e.column()
-                ))
-            })?;
+            let listing =
+                crate::client::listing::read_saved("lock", &name, &text).map_err(Error::Usage)?;
             Lock::from_listing(&name, &listing).map_err(|e| Error::Usage(e.to_string()))?
         }
         None => match live(args)? {
@@ -158,6 +152,9 @@ fn live(args: &LockArgs) -> Result<std::result::Result<Lock, String>> {
         let listed = prober.list().await;
         prober.close().await;
         let label = prober.label();
+        if let Ok(l) = &listed {
+            l.print_notes("lock", &label);
+        }
         listed
             .and_then(|l| l.to_lock(&label))
             .map_err(|e| format!("{label}: {e}"))

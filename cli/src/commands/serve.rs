@@ -55,6 +55,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", default_value_t = 3600, requires = "oauth", value_parser = clap::value_parser!(u64).range(1..=31_536_000))]
     oauth_token_ttl: u64,
 
+    /// The origin clients reach this server at (`https://mcp.example.com`),
+    /// for a server behind a proxy or bound to all interfaces: the OAuth
+    /// issuer, the resource tokens are bound to, and the resource metadata
+    /// name it. Without it, the bound address and the loopback names at its
+    /// port; a request's Host header never chooses another.
+    #[arg(long, value_name = "URL", requires = "http", value_parser = public_url)]
+    public_url: Option<String>,
+
     /// Register a confidential client of --oauth before any request, as
     /// ID:SECRET (repeatable).
     #[arg(long = "oauth-client", value_name = "ID:SECRET", requires = "oauth", value_parser = oauth_client)]
@@ -147,6 +155,7 @@ pub fn main(args: ServeArgs) -> Result<ExitCode> {
                     oauth,
                     max_sessions: args.max_sessions as usize,
                     request_timeout: args.request_timeout,
+                    public_url: args.public_url,
                 };
                 http::serve(shared, options).await
             }
@@ -165,6 +174,22 @@ fn secret(s: &str) -> Result<String, String> {
     } else {
         Ok(s.to_string())
     }
+}
+
+/// An `http://` or `https://` origin (a path of `/` at most), written
+/// `scheme://host[:port]`.
+fn public_url(s: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(s.trim())
+        .map_err(|e| format!("not a URL ({e}); write it like https://mcp.example.com"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("give an http:// or https:// URL with a host".into());
+    }
+    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+        return Err(
+            "give the origin only (scheme, host, port): the endpoint's path is --path".into(),
+        );
+    }
+    Ok(url.origin().ascii_serialization())
 }
 
 /// `ID:SECRET`, both parts non-empty.
@@ -207,6 +232,12 @@ mod tests {
         assert!(check_path("/sse").is_err());
         assert!(check_path("/message").is_err());
         assert!(check_path("/token").is_err());
+        assert_eq!(
+            public_url("HTTPS://MCP.example.com:443/").as_deref(),
+            Ok("https://mcp.example.com")
+        );
+        assert!(public_url("https://mcp.example.com/mcp").is_err());
+        assert!(public_url("ftp://mcp.example.com").is_err());
         assert!(oauth_client("id:secret").is_ok());
         assert!(oauth_client("id:").is_err());
         assert!(oauth_client("secret").is_err());

@@ -68,6 +68,9 @@ pub struct Options {
     pub request_timeout: Duration,
     /// `--oauth`: the built-in authorization server.
     pub oauth: Option<Arc<OAuth>>,
+    /// `--public-url`: the origin clients reach this server at
+    /// (`scheme://host[:port]`), beside the loopback ones.
+    pub public_url: Option<String>,
 }
 
 struct App {
@@ -88,6 +91,12 @@ struct App {
     /// The 2026-07-28 front, for POSTs outside a legacy session.
     modern: Arc<Modern>,
     oauth: Option<Arc<OAuth>>,
+    /// The origins this server answers as (`http://127.0.0.1:PORT`, …),
+    /// the one it names itself by first: the OAuth issuer, the resource
+    /// tokens are bound to and the resource metadata use the one a
+    /// request's `Host` names when it is among them, else the first, so
+    /// a `Host` header never chooses the audience a token must have.
+    origins: Vec<String>,
 }
 
 /// Under `guessable-session-ids`, the id each session is known by outside:
@@ -151,6 +160,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         config,
     );
     let modern = Arc::new(Modern::new(shared.clone(), options.credentials.required()));
+    let origins = origins(local, options.public_url.as_deref());
     let app = Arc::new(App {
         mcp,
         sessions,
@@ -165,10 +175,14 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         aliases: std::sync::Mutex::default(),
         modern,
         oauth: options.oauth,
+        origins,
     });
     // One line, which those who start the server wait for.
     let issuer = if app.oauth.is_some() {
-        format!("; OAuth issuer: http://{local}")
+        format!(
+            "; OAuth issuer: {}",
+            app.origins.first().map_or("", String::as_str)
+        )
     } else {
         String::new()
     };
@@ -223,6 +237,34 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
     }
     shutdown.cancel();
     Ok(ExitCode::SUCCESS)
+}
+
+/// The origins a server bound at `local` answers as, the one it names
+/// itself by first: `public` (`--public-url`) when given, else the bound
+/// address (`http://127.0.0.1:PORT` for all interfaces); then the loopback
+/// names at the bound port (for a server bound to loopback or to all
+/// interfaces) or the bound address.
+fn origins(local: SocketAddr, public: Option<&str>) -> Vec<String> {
+    let port = local.port();
+    let ip = local.ip();
+    let at = |host: &str| format!("http://{host}:{port}");
+    let bound = if ip.is_unspecified() {
+        at("127.0.0.1")
+    } else {
+        format!("http://{local}")
+    };
+    let mut out: Vec<String> = public.map(str::to_string).into_iter().collect();
+    out.push(bound);
+    if ip.is_loopback() || ip.is_unspecified() {
+        out.extend([at("127.0.0.1"), at("localhost"), at("[::1]")]);
+    }
+    let mut seen = Vec::new();
+    out.retain(|o| {
+        let fresh = !seen.contains(o);
+        seen.push(o.clone());
+        fresh
+    });
+    out
 }
 
 /// Why a request's `Host` or `Origin` names a host this server does not
@@ -311,7 +353,7 @@ impl App {
         if let Some(oauth) = &self.oauth
             && OAuth::handles(request.uri().path())
         {
-            let origin = Self::origin(request.headers());
+            let origin = self.origin(request.headers());
             return oauth.serve(request, &origin, self.request_timeout).await;
         }
         let identity = match self.authenticate(request.headers()) {
@@ -380,7 +422,7 @@ impl App {
                 .get(header::AUTHORIZATION)
                 .and_then(|v| super::auth::bearer_token(v.as_bytes()))
         {
-            let resource = format!("{}{}", Self::origin(headers), self.path);
+            let resource = format!("{}{}", self.origin(headers), self.path);
             if let Some(identity) = oauth.authenticate(token, &resource) {
                 return Ok(identity);
             }
@@ -388,13 +430,22 @@ impl App {
         found
     }
 
-    /// `http://HOST` as the request names this server.
-    fn origin(headers: &HeaderMap) -> String {
+    /// The origin this server answers a request as: `http://HOST` as the
+    /// request's `Host` names it when that is one of the server's origins,
+    /// else the server's own (the first). Under `oauth-host-audience`, the
+    /// `Host` alone, whatever it names.
+    fn origin(&self, headers: &HeaderMap) -> String {
         let host = headers
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
             .unwrap_or("localhost");
-        format!("http://{host}")
+        let asked = format!("http://{host}");
+        if self.faults.has(Fault::OauthHostAudience)
+            || self.origins.iter().any(|o| o.eq_ignore_ascii_case(&asked))
+        {
+            return asked;
+        }
+        self.origins.first().cloned().unwrap_or(asked)
     }
 
     /// With `--bearer`, the protected-resource metadata (RFC 9728) at
@@ -412,7 +463,7 @@ impl App {
         if !at_path {
             return None;
         }
-        let origin = Self::origin(headers);
+        let origin = self.origin(headers);
         let resource = if self.faults.has(Fault::BadResourceMetadata) {
             FOREIGN_RESOURCE.to_owned()
         } else {
@@ -441,7 +492,7 @@ impl App {
         let metadata = (!hidden).then(|| {
             format!(
                 "{}{RESOURCE_METADATA_PATH}{}",
-                Self::origin(headers),
+                self.origin(headers),
                 self.path
             )
         });
@@ -748,7 +799,24 @@ fn stream_response(
 /// Reads a whole request body of at most [`MAX_BODY_BYTES`], sent within
 /// `timeout`.
 pub async fn read_body(body: Incoming, timeout: Duration) -> Result<Bytes, Response<Body>> {
-    let read = tokio::time::timeout(timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await;
+    read_body_at_most(
+        body,
+        timeout,
+        MAX_BODY_BYTES,
+        "Payload Too Large: request body exceeds 4 MiB",
+    )
+    .await
+}
+
+/// Reads a whole request body of at most `limit` bytes, sent within
+/// `timeout`; a longer one is answered 413 with `too_large`.
+pub async fn read_body_at_most(
+    body: Incoming,
+    timeout: Duration,
+    limit: usize,
+    too_large: &'static str,
+) -> Result<Bytes, Response<Body>> {
+    let read = tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await;
     let Ok(read) = read else {
         let mut response = plain(
             StatusCode::REQUEST_TIMEOUT,
@@ -763,10 +831,7 @@ pub async fn read_body(body: Incoming, timeout: Duration) -> Result<Bytes, Respo
         Ok(collected) => Ok(collected.to_bytes()),
         Err(error) => {
             if error.is::<http_body_util::LengthLimitError>() {
-                Err(plain(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "Payload Too Large: request body exceeds 4 MiB",
-                ))
+                Err(plain(StatusCode::PAYLOAD_TOO_LARGE, too_large))
             } else {
                 Err(plain(
                     StatusCode::BAD_REQUEST,

@@ -22,6 +22,8 @@ pub enum Rule {
     InvisibleFormat,
     /// S105: terminal escape sequences and other control characters.
     TerminalEscapes,
+    /// S106: U+FFFD, where the server sent invalid Unicode.
+    ReplacementCharacter,
     /// S201: a name that mixes scripts.
     MixedScriptName,
     /// S202: a name confusable with another tool's or a well-known tool's.
@@ -72,12 +74,13 @@ pub enum Rule {
 }
 
 /// Every rule, in catalogue order: the order of findings on one item.
-pub const ALL: [Rule; 28] = [
+pub const ALL: [Rule; 29] = [
     Rule::TagCharacters,
     Rule::BidiControls,
     Rule::ZeroWidth,
     Rule::InvisibleFormat,
     Rule::TerminalEscapes,
+    Rule::ReplacementCharacter,
     Rule::MixedScriptName,
     Rule::ConfusableName,
     Rule::ConcealFromUser,
@@ -126,7 +129,7 @@ const TROJAN_SOURCE: &str =
     "Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)";
 
 /// The rows, in the order of [`Rule`]'s variants.
-pub const INFOS: [RuleInfo; 28] = [
+pub const INFOS: [RuleInfo; 29] = [
     RuleInfo {
         code: "S101",
         level: Level::Error,
@@ -175,6 +178,16 @@ pub const INFOS: [RuleInfo; 28] = [
         rationale: crate::findings::prose!("ANSI escape sequences and other control characters can hide or rewrite text when a description is shown in a terminal, while the model still reads all of it."),
         source: crate::findings::prose!("Trail of Bits, \"Deceiving users with ANSI terminal codes in MCP\" (2025)"),
         fix: crate::findings::prose!("Remove ANSI escapes and control characters from the text; keep formatting out of descriptions."),
+        ..BASE
+    },
+    RuleInfo {
+        code: "S106",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Invalid Unicode"),
+        rationale: crate::findings::prose!("U+FFFD stands where the server sent what is not a character, such as a lone surrogate escape (\\udfff): strict parsers refuse the whole listing while the TypeScript and Python SDKs pass it to the model, so what a scanner or a reviewer sees is not what the model reads."),
+        source: crate::findings::prose!("RFC 8259 §8.2 (unpaired surrogates); The Unicode Standard, §3.9 (U+FFFD substitution)"),
+        fix: crate::findings::prose!("Send valid UTF-8: pair every surrogate escape, or remove the character; a listing must be text the client can read exactly."),
         ..BASE
     },
     RuleInfo {

@@ -343,6 +343,48 @@ pub(super) fn exfiltration(sink: &mut Sink<'_>, at: &At<'_>) {
     sensitive_paths(sink, at);
 }
 
+/// A client config's command line or URL (`url_field`): S503 for a
+/// request-capture host, S501 for another URL in a command line (a server's
+/// own `url` is no finding), S505 for a sensitive path, S602 for a
+/// credential, where `ps`, logs and every copy of the config show it.
+pub(super) fn in_config(sink: &mut Sink<'_>, at: &At<'_>, url_field: bool) {
+    let text = at.text;
+    if let Some(re) = get(&URL) {
+        for m in re.find_iter(text) {
+            let span = (m.start(), m.end());
+            let host = host_of(m.as_str());
+            let capture = CAPTURE_HOSTS
+                .iter()
+                .find(|h| host == **h || host.ends_with(&format!(".{h}")));
+            match capture {
+                Some(service) => sink.push(
+                    Rule::CaptureHost,
+                    at,
+                    span,
+                    format!("points at {service}, a request-capture or tunnelling service"),
+                ),
+                None if !url_field => {
+                    sink.push(Rule::Url, at, span, format!("a URL to `{host}`"));
+                }
+                None => {}
+            }
+        }
+    }
+    if !url_field {
+        sensitive_paths(sink, at);
+    }
+    for (start, end) in secrets(text) {
+        sink.push_with(
+            Rule::SecretPattern,
+            at.field,
+            Some((start, end)),
+            secret_evidence(&text[start..end]),
+            "what looks like a live credential written into the config, where `ps`, logs and every copy of the file show it; pass it through `env` as ${VAR}"
+                .to_string(),
+        );
+    }
+}
+
 fn sensitive_paths(sink: &mut Sink<'_>, at: &At<'_>) {
     let Some(re) = get(&SENSITIVE_PATH) else {
         return;
