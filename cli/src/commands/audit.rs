@@ -108,9 +108,10 @@ async fn audit(
     let listings = prober.list().await?;
     let timeout_ms = Some(prober.timeout_ms());
     let mut results = Vec::new();
+    let risks = probe::WriteRisks::new(&listings.tools);
     for tool in &listings.tools {
         let name = tool["name"].as_str().unwrap_or_default();
-        if let Some(reason) = probe::write_risk(tool).filter(|_| !args.include_writes) {
+        if let Some(reason) = risks.of(tool).filter(|_| !args.include_writes) {
             results.push(AuditResult::skipped(
                 ItemKind::Tool,
                 name,
@@ -119,7 +120,17 @@ async fn audit(
             continue;
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
-        let arguments = Arguments::Value(probe::valid_arguments(&schema));
+        let arguments = match probe::arguments_within_bounds(&schema) {
+            Ok(v) => Arguments::Value(v),
+            Err(why) => {
+                results.push(AuditResult::skipped(
+                    ItemKind::Tool,
+                    name,
+                    &format!("no arguments within mcpcheck's bounds: {why}"),
+                ));
+                continue;
+            }
+        };
         let observed = prober
             .call("tools/call", tool_params(name, &arguments))
             .await;
