@@ -138,8 +138,7 @@ pub struct ReportOutcome {
 
 /// Read a baseline file.
 pub fn load_baseline(path: &Path) -> Result<Baseline, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the baseline {}: {e}", path.display()))?;
+    let text = crate::files::read_text(path).map_err(|e| format!("the baseline: {e}"))?;
     Baseline::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 

@@ -388,7 +388,10 @@ fn audit_writes_starter_tests_for_the_healthy_calls_only() {
     // first.
     let contact = out_dir.join("json_schema_2020_12_tool.yaml");
     let starter = std::fs::read_to_string(&contact).expect("json_schema_2020_12_tool.yaml");
-    assert!(starter.contains(r#"args: {"phone": "example"}"#), "{starter}");
+    assert!(
+        starter.contains(r#"args: {"phone": "example"}"#),
+        "{starter}"
+    );
     std::fs::write(
         &contact,
         starter.replace(
