@@ -56,7 +56,8 @@ fn a_pinned_surface_checks_clean_and_changes_are_classified() {
     // hashes do not match its definitions is refused).
     let text = std::fs::read_to_string(&lockfile).expect("lockfile");
     let lock: serde_json::Value = serde_json::from_str(&text).expect("lockfile JSON");
-    let mut listing = serde_json::json!({"tools": [], "prompts": [], "resources": [], "resourceTemplates": []});
+    let mut listing =
+        serde_json::json!({"tools": [], "prompts": [], "resources": [], "resourceTemplates": []});
     for item in lock["items"].as_array().expect("items") {
         let section = match item["kind"].as_str() {
             Some("tool") => "tools",

@@ -28,9 +28,12 @@ pub async fn list_all(
         let reply = session
             .request(method, params, Deadline::now() + step)
             .await;
-        let Some(result) = reply.result else { break };
-        if let Some(list) = result.get(key).and_then(Value::as_array) {
-            items.extend(list.iter().cloned());
+        let Some(mut result) = reply.result else {
+            break;
+        };
+        // Moved, not copied: a listing of 100,000 tools is held once.
+        if let Some(Value::Array(list)) = result.get_mut(key).map(Value::take) {
+            items.extend(list);
         }
         match result.get("nextCursor").and_then(Value::as_str) {
             Some(next) if !seen.iter().any(|c| c == next) => {

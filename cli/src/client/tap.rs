@@ -21,16 +21,20 @@ pub enum Dir {
     In,
 }
 
-/// One recorded message.
+/// One recorded message. Cloning one is cheap: the text and the parsed
+/// JSON are shared.
 #[derive(Clone, Debug)]
 pub struct Event {
     pub dir: Dir,
     /// Wall-clock time, RFC 3339 UTC.
     pub time: String,
     /// The text as it crossed the wire.
-    pub raw: String,
-    /// The parsed JSON, when the text was JSON.
-    pub json: Option<Value>,
+    pub raw: Arc<str>,
+    /// The parsed JSON, when the text was JSON and small enough to hold as
+    /// values (see [`MAX_HELD_BYTES`]); a larger message keeps only its
+    /// text and what [`Head`] reads from it.
+    pub json: Option<Arc<Value>>,
+    head: Head,
     /// Over HTTP, the status of the answer that carried an incoming message.
     pub http_status: Option<u16>,
     /// Over HTTP, the `MCP-Protocol-Version` header an outgoing message was
@@ -38,26 +42,155 @@ pub struct Event {
     pub version_header: Option<String>,
 }
 
+/// What a message is, read when it is recorded: its id, its method, and
+/// whether it holds `result` or `error`.
+#[derive(Clone, Debug, Default)]
+struct Head {
+    /// The text is JSON.
+    json: bool,
+    id: Option<Value>,
+    method: Option<String>,
+    answer: bool,
+}
+
+impl Head {
+    fn of(v: &Value) -> Head {
+        Head {
+            json: true,
+            id: v.get("id").filter(|i| !i.is_null()).cloned(),
+            method: v.get("method").and_then(Value::as_str).map(str::to_string),
+            answer: v.get("result").is_some() || v.get("error").is_some(),
+        }
+    }
+
+    /// The head of a message too large to hold as values, read without
+    /// building them.
+    fn skim(text: &str) -> Head {
+        #[derive(serde::Deserialize)]
+        struct Skim {
+            id: Option<Value>,
+            method: Option<Value>,
+            result: Option<serde::de::IgnoredAny>,
+            error: Option<serde::de::IgnoredAny>,
+        }
+        match serde_json::from_str::<Skim>(text) {
+            Ok(m) => Head {
+                json: true,
+                id: m
+                    .id
+                    .filter(|i| !i.is_null() && !i.is_object() && !i.is_array()),
+                method: m.method.and_then(|v| v.as_str().map(str::to_string)),
+                answer: m.result.is_some() || m.error.is_some(),
+            },
+            Err(_) => Head {
+                json: serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok(),
+                ..Head::default()
+            },
+        }
+    }
+}
+
+/// How much memory a message may take once parsed into JSON values (an
+/// estimate from its text: a 41 MB answer of small objects takes about 1.2
+/// GB as values). A larger message is recorded as text only, and a request
+/// it answers fails with the reason.
+pub const MAX_HELD_BYTES: usize = 512 * 1024 * 1024;
+
+/// An estimate of the memory `text` takes as `serde_json::Value`s: each
+/// value's slot, each non-empty object's tree node, each string's bytes.
+pub fn held_estimate(text: &str) -> usize {
+    let mut values = 1usize;
+    let mut objects = 0usize;
+    let mut strings = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for b in text.bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                strings += 1;
+            }
+            b'{' => objects += 1,
+            b',' | b':' => values += 1,
+            _ => {}
+        }
+    }
+    values
+        .saturating_mul(48)
+        .saturating_add(objects.saturating_mul(640))
+        .saturating_add(strings.saturating_mul(24))
+        .saturating_add(text.len())
+}
+
 impl Event {
+    /// A message as it crossed the wire, parsed when it is JSON and within
+    /// [`MAX_HELD_BYTES`].
+    pub fn new(dir: Dir, raw: &str, http_status: Option<u16>) -> Event {
+        Event::parsed_if(
+            dir,
+            raw,
+            http_status,
+            held_estimate(raw.trim()) <= MAX_HELD_BYTES,
+        )
+    }
+
+    /// A message, parsed into values only when `hold` (else its text and
+    /// [`Head`] only).
+    pub fn parsed_if(dir: Dir, raw: &str, http_status: Option<u16>, hold: bool) -> Event {
+        let text = raw.trim();
+        let (json, head) = if !hold {
+            (None, Head::skim(text))
+        } else {
+            match serde_json::from_str::<Value>(text) {
+                Ok(v) => {
+                    let head = Head::of(&v);
+                    (Some(Arc::new(v)), head)
+                }
+                Err(_) => (None, Head::default()),
+            }
+        };
+        Event {
+            dir,
+            time: now_rfc3339(),
+            raw: Arc::from(raw),
+            json,
+            head,
+            http_status,
+            version_header: None,
+        }
+    }
+
+    /// The text is JSON (held as values or not).
+    pub fn is_json(&self) -> bool {
+        self.head.json
+    }
+
+    /// The text is JSON too large to hold as values.
+    pub fn is_too_large(&self) -> bool {
+        self.head.json && self.json.is_none()
+    }
+
     pub fn id(&self) -> Option<&Value> {
-        self.json
-            .as_ref()
-            .and_then(|j| j.get("id"))
-            .filter(|v| !v.is_null())
+        self.head.id.as_ref()
     }
 
     pub fn method(&self) -> Option<&str> {
-        self.json
-            .as_ref()
-            .and_then(|j| j.get("method"))
-            .and_then(Value::as_str)
+        self.head.method.as_deref()
     }
 
     /// A response: has an id and `result` or `error`, and no method.
     pub fn is_response(&self) -> bool {
-        self.json.as_ref().is_some_and(|j| {
-            j.get("method").is_none() && (j.get("result").is_some() || j.get("error").is_some())
-        })
+        self.head.method.is_none() && self.head.answer
     }
 
     /// A notification: a method and no id.
@@ -90,11 +223,25 @@ fn run_bytes() -> Arc<AtomicUsize> {
     RUN.get_or_init(Arc::default).clone()
 }
 
+/// The memory the messages of the sessions still held take as JSON values
+/// (estimated, see [`held_estimate`]), together.
+fn run_held() -> Arc<AtomicUsize> {
+    static HELD: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+    HELD.get_or_init(Arc::default).clone()
+}
+
+/// How much memory the messages of the sessions running at once may take
+/// as JSON values together: with `--jobs N`, N large answers are held at
+/// once.
+pub const MAX_RUN_HELD_BYTES: usize = 1024 * 1024 * 1024;
+
 /// What the server has sent so far in this session, against the limits.
 #[derive(Debug, Default)]
 struct Budget {
     messages: usize,
     bytes: usize,
+    /// The estimated memory of the messages held as values.
+    held: usize,
     /// Why the session was ended, once a limit was passed.
     exceeded: Option<String>,
 }
@@ -118,6 +265,8 @@ pub struct Tap {
     /// The bytes every live session of the run holds (see [`MAX_RUN_BYTES`]);
     /// this session's share is given back when it is dropped.
     run: Arc<AtomicUsize>,
+    /// The same for the memory of messages held as values.
+    run_held: Arc<AtomicUsize>,
 }
 
 impl Default for Tap {
@@ -128,8 +277,9 @@ impl Default for Tap {
 
 impl Drop for Tap {
     fn drop(&mut self) {
-        let held = self.budget.get_mut().map_or(0, |b| b.bytes);
-        self.run.fetch_sub(held, Ordering::AcqRel);
+        let (bytes, held) = self.budget.get_mut().map_or((0, 0), |b| (b.bytes, b.held));
+        self.run.fetch_sub(bytes, Ordering::AcqRel);
+        self.run_held.fetch_sub(held, Ordering::AcqRel);
     }
 }
 
@@ -153,7 +303,39 @@ impl Tap {
             version_headers: Mutex::new(Vec::new()),
             changed: Notify::new(),
             run,
+            run_held: run_held(),
         }
+    }
+
+    /// Whether an incoming message of `text` may be held as JSON values:
+    /// its estimated memory ([`held_estimate`]) within [`MAX_HELD_BYTES`],
+    /// and with what the run's live sessions hold, within
+    /// [`MAX_RUN_HELD_BYTES`]. Counted when it is; `Err` says why not.
+    pub fn hold(&self, text: &str) -> Result<(), String> {
+        let estimate = held_estimate(text);
+        let mib = |n: usize| n.div_ceil(1 << 20);
+        if estimate > MAX_HELD_BYTES {
+            return Err(format!(
+                "the server sent a message of {} MiB that would take about {} MiB of memory as JSON values, more than the {} MiB mcpcheck holds for one message; it is kept as text in --capture",
+                mib(text.len()),
+                mib(estimate),
+                MAX_HELD_BYTES >> 20
+            ));
+        }
+        let before = self.run_held.fetch_add(estimate, Ordering::AcqRel);
+        if before + estimate > MAX_RUN_HELD_BYTES {
+            self.run_held.fetch_sub(estimate, Ordering::AcqRel);
+            return Err(format!(
+                "the server sent a message of {} MiB that would take about {} MiB of memory as JSON values, and the sessions running at once already hold {} MiB of the {} MiB mcpcheck holds for a run (run fewer tests at once with --jobs); it is kept as text in --capture",
+                mib(text.len()),
+                mib(estimate),
+                mib(before),
+                MAX_RUN_HELD_BYTES >> 20
+            ));
+        }
+        let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
+        b.held += estimate;
+        Ok(())
     }
 
     /// Record a message; returns its index.
@@ -164,22 +346,20 @@ impl Tap {
     /// Record a message that came in an HTTP answer with `status`; returns
     /// its index.
     pub fn record_http(&self, dir: Dir, raw: &str, status: Option<u16>) -> usize {
-        let json = serde_json::from_str::<Value>(raw.trim()).ok();
-        let ev = Event {
-            dir,
-            time: now_rfc3339(),
-            raw: raw.to_string(),
-            json,
-            http_status: status,
-            version_header: None,
-        };
+        self.record_event(Event::new(dir, raw, status)).0
+    }
+
+    /// Record an event; returns its index and the event as recorded (its
+    /// text and JSON shared, not copied).
+    pub fn record_event(&self, ev: Event) -> (usize, Event) {
+        let shared = ev.clone();
         let idx = {
             let mut events = self.lock_events();
             events.push(ev);
             events.len() - 1
         };
         self.changed.notify_waiters();
-        idx
+        (idx, shared)
     }
 
     /// Count one incoming message of `len` bytes against the session's
@@ -309,8 +489,8 @@ impl Tap {
     }
 
     /// Find the server's answer to the request with `id` (sent at or after
-    /// `from`): its index and JSON.
-    pub fn response_to(&self, from: usize, id: &Value) -> Option<(usize, Value)> {
+    /// `from`): its index and JSON (shared with the tap).
+    pub fn response_to(&self, from: usize, id: &Value) -> Option<(usize, Arc<Value>)> {
         let events = self.lock_events();
         events
             .iter()
@@ -318,6 +498,29 @@ impl Tap {
             .skip(from)
             .find(|(_, e)| e.dir == Dir::In && e.is_response() && e.id() == Some(id))
             .and_then(|(i, e)| e.json.clone().map(|j| (i, j)))
+    }
+
+    /// [`Tap::response_to`], owned: an answer longer than `take_above` bytes
+    /// is moved out of the tap (its text stays, for captures), so a large
+    /// answer is held as values once, not twice; a smaller one is copied.
+    pub fn take_response(
+        &self,
+        from: usize,
+        id: &Value,
+        take_above: usize,
+    ) -> Option<(usize, Value)> {
+        let mut events = self.lock_events();
+        let (i, e) = events
+            .iter_mut()
+            .enumerate()
+            .skip(from)
+            .find(|(_, e)| e.dir == Dir::In && e.is_response() && e.id() == Some(id))?;
+        if e.raw.len() > take_above
+            && let Some(json) = e.json.take()
+        {
+            return Some((i, Arc::unwrap_or_clone(json)));
+        }
+        e.json.as_deref().map(|j| (i, j.clone()))
     }
 
     /// Server notifications in `[from, to)`.
@@ -329,7 +532,7 @@ impl Tap {
             .unwrap_or_default()
             .iter()
             .filter(|e| e.dir == Dir::In && e.is_notification())
-            .filter_map(|e| e.json.clone())
+            .filter_map(|e| e.json.as_deref().cloned())
             .collect()
     }
 

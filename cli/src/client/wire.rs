@@ -20,7 +20,7 @@ use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::tap::{Dir, Tap};
+use super::tap::{Dir, Event, Tap};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WireError {
@@ -32,6 +32,10 @@ pub enum WireError {
 
 /// Ids of requests sent and not yet answered, as their JSON text.
 pub type Pending = Arc<Mutex<HashSet<String>>>;
+
+/// Answers longer than this reach rmcp as an empty result (see
+/// `Inbound::decode`).
+const STUB_BYTES: usize = 256 * 1024;
 
 /// The rmcp side of a transport.
 pub struct WireTransport {
@@ -143,21 +147,39 @@ impl Inbound {
             }
             return;
         }
-        let idx = self.tap.record_http(Dir::In, text, status);
-        match serde_json::from_str::<Value>(text) {
-            Err(_) => self.tap.problem(
+        let held = self.tap.hold(text);
+        let event = Event::parsed_if(Dir::In, text, status, held.is_ok());
+        let (idx, event) = self.tap.record_event(event);
+        // Parsed once, by the tap; shared here, not copied.
+        match &event.json {
+            None if event.is_too_large() => {
+                self.too_large(idx, &event, held.err().unwrap_or_default());
+            }
+            None => self.tap.problem(
                 idx,
                 format!(
                     "the server sent text that is not JSON-RPC: {}",
                     mcpcheck_core::truncate(text, 200)
                 ),
             ),
-            Ok(Value::Array(items)) => {
-                for item in items {
-                    self.decode(idx, item, to);
+            Some(json) => match json.as_ref() {
+                Value::Array(items) => {
+                    for item in items {
+                        self.decode(idx, item, text.len(), to);
+                    }
                 }
-            }
-            Ok(v) => self.decode(idx, v, to),
+                v => self.decode(idx, v, text.len(), to),
+            },
+        }
+    }
+
+    /// A message too large to hold as values: recorded as text; the request
+    /// it answers fails with the reason, so its test ends as `error`.
+    fn too_large(&self, idx: usize, event: &Event, why: String) {
+        self.tap.problem(idx, why.clone());
+        match event.id() {
+            Some(id) if event.is_response() => self.answer_with_error(id, why),
+            _ => {}
         }
     }
 
@@ -223,11 +245,28 @@ impl Inbound {
         let _ = self.tx.send(err);
     }
 
-    fn decode(&self, idx: usize, v: Value, to: Option<&str>) {
+    fn decode(&self, idx: usize, v: &Value, len: usize, to: Option<&str>) {
         let id = v.get("id").filter(|i| !i.is_null()).cloned();
         let is_answer =
             v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
-        match <ServerJsonRpcMessage as serde::Deserialize>::deserialize(&v) {
+        // rmcp needs an answer only to end the request: what the server said
+        // is read from the tap. A large result goes to rmcp as an empty one
+        // (its envelope checked here), instead of as a second copy.
+        let stub;
+        let v = match (is_answer, &id) {
+            (true, Some(id)) if len > STUB_BYTES && v.get("error").is_none() => {
+                let envelope_ok = v.get("jsonrpc") == Some(&Value::from("2.0"))
+                    && (id.is_string() || id.is_i64() || id.is_u64());
+                if envelope_ok {
+                    stub = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}});
+                    &stub
+                } else {
+                    v
+                }
+            }
+            _ => v,
+        };
+        match <ServerJsonRpcMessage as serde::Deserialize>::deserialize(v) {
             Ok(msg) => {
                 if let (true, Some(id)) = (is_answer, id.as_ref()) {
                     let known = self

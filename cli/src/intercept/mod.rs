@@ -21,7 +21,7 @@ use mcpcheck_core::report::text::{TextOptions, test_block};
 use mcpcheck_core::results::TestResult;
 use serde_json::{Value, json};
 
-use crate::client::tap::{Dir, Event, now_rfc3339};
+use crate::client::tap::{Dir, Event};
 use crate::output::{Format, err, paint_for_stderr};
 
 /// How many bytes of messages a session records; what follows is still
@@ -78,14 +78,7 @@ impl Recorder {
         inner.messages.push(Recorded {
             session: session.map(str::to_string),
             at: Instant::now(),
-            event: Event {
-                dir,
-                time: now_rfc3339(),
-                raw: text.to_string(),
-                json: serde_json::from_str(text).ok(),
-                http_status: None,
-                version_header: None,
-            },
+            event: Event::new(dir, text, None),
         });
         Some(inner.messages.len() - 1)
     }
@@ -207,7 +200,7 @@ fn tool_calls(sessions: &[Vec<Recorded>]) -> Vec<Value> {
                 })
             });
             if let Some(r) = answer {
-                let response = r.event.json.as_ref().unwrap_or(&Value::Null);
+                let response = r.event.json.as_deref().unwrap_or(&Value::Null);
                 let is_error = response.get("error").is_some()
                     || response.pointer("/result/isError") == Some(&Value::Bool(true));
                 line["duration_ms"] = json!(r.at.duration_since(m.at).as_millis() as u64);
