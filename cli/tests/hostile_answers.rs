@@ -88,3 +88,59 @@ fn an_answer_too_large_to_hold_ends_its_test_as_error_and_the_run_reports() {
     );
     assert_eq!(status("fine").0, "pass", "the run went on");
 }
+
+/// A stdio server in Python whose `tools/call` answer holds a byte that is
+/// not UTF-8 (0xFF) inside a string: JSON otherwise.
+const NOT_UTF8: &str = r#"
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "bytes", "version": "1"}}
+        out = json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}).encode()
+    elif m["method"] == "tools/list":
+        out = json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"tools": [
+            {"name": "latin1", "inputSchema": {"type": "object"}}]}}).encode()
+    elif m["method"] == "tools/call":
+        out = b'{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"caf\xe9 \xff"}]}}' % m["id"]
+    else:
+        out = json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {}}).encode()
+    sys.stdout.buffer.write(out + b"\n")
+    sys.stdout.buffer.flush()
+"#;
+
+#[test]
+fn bytes_that_are_not_utf8_are_a_protocol_error_not_a_healthy_answer() {
+    let d = scratch("not-utf8");
+    let server = write(&d, "server.py", NOT_UTF8);
+    let suite = write(
+        &d,
+        "suite.yaml",
+        &format!(
+            "name: latin1\nserver:\n  command: python3\n  args: [{}]\nassert:\n  tool: latin1\n  expect: {{not_error: true}}\n",
+            server.display()
+        ),
+    );
+    let (code, out, err) =
+        cli_support::run_mcpcheck(&["run", "--suite", suite.to_str().unwrap(), "--json"]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("a results document");
+    assert_eq!(v["tests"][0]["status"], "error", "{v}");
+    let text = v.to_string();
+    assert!(
+        text.contains("is not UTF-8 text (an invalid byte at offset"),
+        "{text}"
+    );
+    let command = format!("python3 {}", server.display());
+    let (code, out, err) =
+        cli_support::run_mcpcheck(&["audit", "--server", &command, "--format", "json"]);
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("an audit report");
+    assert_eq!(
+        report["results"][0]["status"], "non_json_output",
+        "{report}"
+    );
+}

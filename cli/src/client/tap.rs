@@ -170,6 +170,20 @@ impl Event {
         }
     }
 
+    /// A message that is not text the protocol allows (bytes that are not
+    /// UTF-8, shown with replacement characters): recorded as not JSON.
+    pub fn not_json(dir: Dir, raw: &str, http_status: Option<u16>) -> Event {
+        Event {
+            dir,
+            time: now_rfc3339(),
+            raw: Arc::from(raw),
+            json: None,
+            head: Head::default(),
+            http_status,
+            version_header: None,
+        }
+    }
+
     /// The text is JSON (held as values or not).
     pub fn is_json(&self) -> bool {
         self.head.json

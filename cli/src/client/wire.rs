@@ -183,6 +183,48 @@ impl Inbound {
         }
     }
 
+    /// Deliver one message as it came, in bytes: MCP messages are UTF-8
+    /// JSON, so bytes that are not UTF-8 are a protocol error (the Python
+    /// SDK fails on them), not text to repair. Such a message is recorded
+    /// as not JSON-RPC, with a problem naming the first bad byte, and the
+    /// request it answers fails with that reason.
+    pub fn deliver_bytes(&self, bytes: &[u8], to: Option<&str>, status: Option<u16>) {
+        let e = match std::str::from_utf8(bytes) {
+            Ok(text) => return self.deliver_http(text, to, status),
+            Err(e) => e,
+        };
+        let lossy = String::from_utf8_lossy(bytes);
+        let text = lossy.trim();
+        if text.is_empty() {
+            return;
+        }
+        if let Err(why) = self.tap.admit(text.len()) {
+            if let Some(why) = why {
+                self.fail_pending(&why);
+            }
+            return;
+        }
+        let (idx, _) = self
+            .tap
+            .record_event(Event::not_json(Dir::In, text, status));
+        let context = to
+            .map(|m| format!(" in the HTTP answer to {m}"))
+            .unwrap_or_default();
+        let why = format!(
+            "the server sent a message that is not UTF-8 text{context} (an invalid byte at offset {}); MCP messages are UTF-8 JSON: {}",
+            e.valid_up_to(),
+            mcpcheck_core::truncate(text, 200)
+        );
+        self.tap.problem(idx, why.clone());
+        // The request it answers, when its id can still be read.
+        if let Ok(v) = serde_json::from_str::<Value>(text)
+            && v.get("method").is_none()
+            && let Some(id) = v.get("id").filter(|i| !i.is_null())
+        {
+            self.answer_with_error(id, why);
+        }
+    }
+
     /// Stop taking messages from the server: a limit was passed (a message
     /// too long, a flood). Every open request fails now with `why`, instead
     /// of waiting for its deadline while the server keeps writing.
