@@ -14,6 +14,8 @@
 #    answer, and the verdict: an answer too large to hold as values ends its
 #    test as `error` and the run still reports (exit 1, never an abort).
 # 3. A listing of 100,000 tools read by `mcpcheck scan --server`.
+# 4. `mcpcheck replay` of a 100 MB capture whose answer is made of small
+#    objects, under the same cap: the peak memory and the bytes answered.
 #
 #   bash bench/run-memory.sh [N]
 #   MCPCHECK_BIN=/path/to/another/mcpcheck bash bench/run-memory.sh   # before/after
@@ -98,4 +100,25 @@ for size in (2, 8, 14, 41):
 
 code, mb, out = peak([bin, "scan", "--server", f"python3 {server} 100000 listing"])
 print(f"\n100,000-tool listing (scan --server): peak {mb:.0f} MB, exit {code}")
+
+import json
+item = '{"type":"text","text":"x"}'
+k = int(100 * 1024 * 1024 / (len(item) + 1))
+init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+        "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}
+ready = {"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25",
+         "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}}
+call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "big", "arguments": {}}}
+answer = '{"jsonrpc":"2.0","id":1,"result":{"content":[' + ",".join([item] * k) + ']}}'
+capture = os.path.join(d, "capture.json")
+with open(capture, "w") as f:
+    f.write('{"server_label":"s","transport":"stdio","exchanges":[{"request":%s,"response":%s},'
+            '{"request":%s,"response":%s}]}' % (json.dumps(init), json.dumps(ready), json.dumps(call), answer))
+size = os.path.getsize(capture) / 1024 / 1024
+requests = "\n".join(json.dumps(m) for m in (init, call)) + "\n"
+script = f"(printf '%s' '{requests}'; sleep 5) | prlimit --as=2147483648 -- {bin} replay {capture} | wc -c"
+out = subprocess.run(["/usr/bin/time", "-f", "%M", "sh", "-c", script], capture_output=True, text=True)
+mb = int(out.stderr.strip().splitlines()[-1]) / 1024
+print(f"replay of a {size:.0f} MB capture: peak {mb:.0f} MB = {mb / size:.1f}x the capture; "
+      f"{int(out.stdout.strip() or 0) / 1024 / 1024:.0f} MB answered")
 PY
