@@ -15,16 +15,19 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Map, Value, json};
 
-/// A runner with a fixed seed and `cases` cases (more with PROPTEST_CASES).
+/// A runner with a fixed seed and `cases` cases, or as many as
+/// `PROPTEST_CASES` says (proptest reads it into its default config, whose
+/// own default is 256).
 fn runner(cases: u32) -> TestRunner {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(cases);
+    let default = Config::default();
     let config = Config {
-        cases,
+        cases: if default.cases == 256 {
+            cases
+        } else {
+            default.cases
+        },
         failure_persistence: None,
-        ..Config::default()
+        ..default
     };
     TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &[7; 32]))
 }
