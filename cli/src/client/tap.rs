@@ -35,6 +35,9 @@ pub struct Event {
     /// text and what [`Head`] reads from it.
     pub json: Option<Arc<Value>>,
     head: Head,
+    /// The memory its values were estimated at, counted against the
+    /// session's and the run's bounds while the tap holds them.
+    held: usize,
     /// Over HTTP, the status of the answer that carried an incoming message.
     pub http_status: Option<u16>,
     /// Over HTTP, the `MCP-Protocol-Version` header an outgoing message was
@@ -165,9 +168,19 @@ impl Event {
             raw: Arc::from(raw),
             json,
             head,
+            held: 0,
             http_status,
             version_header: None,
         }
+    }
+
+    /// The event with `estimate` counted as what its values hold (see
+    /// [`Tap::hold`]).
+    pub fn holding(mut self, estimate: usize) -> Event {
+        if self.json.is_some() {
+            self.held = estimate;
+        }
+        self
     }
 
     /// A message that is not text the protocol allows (bytes that are not
@@ -179,6 +192,7 @@ impl Event {
             raw: Arc::from(raw),
             json: None,
             head: Head::default(),
+            held: 0,
             http_status,
             version_header: None,
         }
@@ -285,7 +299,7 @@ pub struct Tap {
 
 impl Default for Tap {
     fn default() -> Self {
-        Tap::sharing(run_bytes())
+        Tap::sharing_held(run_bytes(), run_held())
     }
 }
 
@@ -308,8 +322,16 @@ pub fn now_rfc3339() -> String {
 }
 
 impl Tap {
-    /// A tap counting against `run`, the bytes held by the run's sessions.
+    /// A tap counting against `run`, the bytes held by the run's sessions
+    /// (and a count of held values of its own).
+    #[cfg(test)]
     fn sharing(run: Arc<AtomicUsize>) -> Self {
+        Tap::sharing_held(run, Arc::default())
+    }
+
+    /// A tap counting against `run` and `run_held`, what the run's
+    /// sessions hold as bytes and as values.
+    fn sharing_held(run: Arc<AtomicUsize>, run_held: Arc<AtomicUsize>) -> Self {
         Tap {
             events: Mutex::new(Vec::new()),
             problems: Mutex::new(Vec::new()),
@@ -317,15 +339,16 @@ impl Tap {
             version_headers: Mutex::new(Vec::new()),
             changed: Notify::new(),
             run,
-            run_held: run_held(),
+            run_held,
         }
     }
 
     /// Whether an incoming message of `text` may be held as JSON values:
     /// its estimated memory ([`held_estimate`]) within [`MAX_HELD_BYTES`],
     /// and with what the run's live sessions hold, within
-    /// [`MAX_RUN_HELD_BYTES`]. Counted when it is; `Err` says why not.
-    pub fn hold(&self, text: &str) -> Result<(), String> {
+    /// [`MAX_RUN_HELD_BYTES`]. Counted when it is (the estimate is
+    /// returned, for [`Event::holding`]); `Err` says why not.
+    pub fn hold(&self, text: &str) -> Result<usize, String> {
         let estimate = held_estimate(text);
         let mib = |n: usize| n.div_ceil(1 << 20);
         if estimate > MAX_HELD_BYTES {
@@ -349,7 +372,16 @@ impl Tap {
         }
         let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
         b.held += estimate;
-        Ok(())
+        Ok(estimate)
+    }
+
+    /// Give back what an event's values were counted at: they left the tap
+    /// (or were never built).
+    pub fn release(&self, held: usize) {
+        let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
+        let held = held.min(b.held);
+        b.held -= held;
+        self.run_held.fetch_sub(held, Ordering::AcqRel);
     }
 
     /// Record a message; returns its index.
@@ -532,6 +564,9 @@ impl Tap {
         if e.raw.len() > take_above
             && let Some(json) = e.json.take()
         {
+            let held = std::mem::take(&mut e.held);
+            drop(events);
+            self.release(held);
             return Some((i, Arc::unwrap_or_clone(json)));
         }
         e.json.as_deref().map(|j| (i, j.clone()))
@@ -654,6 +689,41 @@ mod tests {
         assert_eq!(events[0].http_status, None);
         assert_eq!(events[1].version_header, None, "only the request");
         assert_eq!(events[1].http_status, Some(200));
+    }
+
+    #[test]
+    fn values_are_counted_while_the_tap_holds_them() {
+        let held = Arc::new(AtomicUsize::new(0));
+        let tap = Tap::sharing_held(Arc::default(), held.clone());
+        let item = r#"{"type":"text","text":"x"}"#;
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{}]}}}}"#,
+            vec![item; 20_000].join(",")
+        );
+        let estimate = tap.hold(&big).expect("within the bounds");
+        assert!(estimate > 20 * big.len(), "{estimate} for {}", big.len());
+        tap.record_event(Event::new(Dir::In, &big, None).holding(estimate));
+        assert_eq!(held.load(Ordering::Acquire), estimate);
+        // Taken out for the reply: no longer the tap's.
+        let (_, v) = tap
+            .take_response(0, &serde_json::json!(1), 1024)
+            .expect("the answer");
+        assert_eq!(
+            v["result"]["content"].as_array().map(Vec::len),
+            Some(20_000)
+        );
+        assert_eq!(held.load(Ordering::Acquire), 0);
+        // What it says about the message stays: it is still a response.
+        assert!(tap.all()[0].is_response());
+        // One message past the bound is refused, with the reason.
+        let huge = "[1,".repeat(12_000_000) + "1" + &"]".repeat(0);
+        let why = tap.hold(&huge).expect_err("too large");
+        assert!(why.contains("more than the 512 MiB"), "{why}");
+        // Together, the sessions of a run hold at most 1 GiB.
+        held.store(MAX_RUN_HELD_BYTES - 10, Ordering::Release);
+        let why = tap.hold(&big).expect_err("the run's bound");
+        assert!(why.contains("--jobs"), "{why}");
+        drop(tap);
     }
 
     #[test]

@@ -148,7 +148,13 @@ impl Inbound {
             return;
         }
         let held = self.tap.hold(text);
-        let event = Event::parsed_if(Dir::In, text, status, held.is_ok());
+        let event = Event::parsed_if(Dir::In, text, status, held.is_ok())
+            .holding(held.as_ref().copied().unwrap_or(0));
+        if event.json.is_none()
+            && let Ok(counted) = held
+        {
+            self.tap.release(counted);
+        }
         let (idx, event) = self.tap.record_event(event);
         // Parsed once, by the tap; shared here, not copied.
         match &event.json {
