@@ -524,9 +524,12 @@ fn suffix(variant: usize) -> String {
 }
 
 /// A value the schema itself gives, and that satisfies it: the first of its
-/// `const`, `enum` values, `examples` items, `default`, examples its
-/// `description` gives ([`described`]) and the example of its `format`
-/// that passes [`admissible`]. `None` when it gives none.
+/// `const`, `enum` values, `examples` items (and OpenAPI's `example`),
+/// `default`, and examples its `description` gives ([`described`]) that
+/// passes [`admissible`]. A string with a `format` mcpcheck knows takes no
+/// example from its description (a quoted word there is rarely a valid
+/// date or address): the format's example is built instead. `None` when it
+/// gives none.
 pub(crate) fn hinted(obj: &Node<'_>) -> Option<Value> {
     let listed = |k: &str| {
         obj.get(k)
@@ -541,7 +544,16 @@ pub(crate) fn hinted(obj: &Node<'_>) -> Option<Value> {
     // OpenAPI's singular `example`, as some servers write it.
     candidates.extend(obj.get("example").cloned());
     candidates.extend(obj.get("default").cloned());
-    if let Some(d) = obj.get("description").and_then(Value::as_str) {
+    let formatted = obj
+        .get("format")
+        .and_then(Value::as_str)
+        .and_then(format_example)
+        .is_some();
+    if let Some(d) = obj
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|_| !formatted)
+    {
         let ty = type_of(obj);
         for s in described(d) {
             match ty {
@@ -971,9 +983,10 @@ mod tests {
                 "pick": {"type": "string", "examples": ["x"], "default": "d", "enum": ["d", "e"]},
                 "lang": {"type": "string", "default": "en"},
                 "said": {"type": "string", "example": "hello"},
-                "plain": {"type": "string", "description": "Don't use it"}
+                "plain": {"type": "string", "description": "Don't use it"},
+                "when": {"type": "string", "format": "date", "description": "the 'start' date"}
             },
-            "required": ["timezone", "time", "order", "n", "big", "pick", "lang", "said", "plain"]
+            "required": ["timezone", "time", "order", "n", "big", "pick", "lang", "said", "plain", "when"]
         }));
         assert_eq!(v["timezone"], "America/New_York");
         assert_eq!(v["time"], "10:30");
@@ -984,6 +997,10 @@ mod tests {
         assert_eq!(v["lang"], "en");
         assert_eq!(v["said"], "hello");
         assert_eq!(v["plain"], "example");
+        assert_eq!(
+            v["when"], "2025-01-15",
+            "a format's example, not a quoted word"
+        );
         assert_eq!(
             described("A path (for example `/tmp/x`), or 'a b'. Such as: c."),
             ["/tmp/x", "c", "a b"]
