@@ -383,14 +383,21 @@ fn audit_writes_starter_tests_for_the_healthy_calls_only() {
         );
     }
     // The starters' arguments are placeholders, as their header says: the
-    // `{}` of `json_schema_2020_12_tool` misses the `email` its schema
-    // requires through `if`/`else`, so it gets a real one first.
+    // required properties only, so `json_schema_2020_12_tool`'s miss the
+    // `email` its schema requires through `if`/`else`, and get a real one
+    // first.
     let contact = out_dir.join("json_schema_2020_12_tool.yaml");
     let starter = std::fs::read_to_string(&contact).expect("json_schema_2020_12_tool.yaml");
-    assert!(starter.contains("args: {}"), "{starter}");
+    assert!(
+        starter.contains(r#"args: {"phone": "example"}"#),
+        "{starter}"
+    );
     std::fs::write(
         &contact,
-        starter.replace("args: {}", r#"args: {"email": "ada@example.com"}"#),
+        starter.replace(
+            r#"args: {"phone": "example"}"#,
+            r#"args: {"email": "ada@example.com"}"#,
+        ),
     )
     .expect("written");
     let (code, out, err) = run_mcpcheck(&["run", "--suite", out_dir.to_str().unwrap()]);

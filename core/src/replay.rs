@@ -140,10 +140,13 @@ impl fmt::Display for LoadError {
 
 /// One step of an exchange before its response.
 #[derive(Clone, Debug)]
+/// Recorded server messages are kept as their text and read when they are
+/// played: a library holds its captures' text, not every message as JSON
+/// values (which take many times their size).
 enum Step {
-    Send(Value),
+    Send(String),
     Raw(String),
-    Ask(Value),
+    Ask(String),
 }
 
 /// One recorded request and what answered it.
@@ -154,7 +157,8 @@ struct Entry {
     request: Value,
     /// The normalized request, as text: equal keys, equal requests.
     key: String,
-    response: Option<Value>,
+    /// The response as its text (read when it is played).
+    response: Option<String>,
     steps: Vec<Step>,
     /// What arrived after the response and before the next request.
     after: Vec<Step>,
@@ -166,6 +170,9 @@ struct Recorded {
     /// The file it came from, and its place in the file when the file holds
     /// several sessions.
     source: String,
+    /// Exchanges whose request is nested deeper than JSON values are read:
+    /// they cannot be matched, and loading says so.
+    deep_requests: Vec<usize>,
     entries: Vec<Entry>,
     server_capabilities: Option<Value>,
     protocol_version: Option<String>,
@@ -196,6 +203,74 @@ fn parse_raw(m: &Message<'_>) -> Value {
     serde_json::from_str(m.text()).unwrap_or(Value::Null)
 }
 
+/// The step of a recorded server message.
+fn step_of(m: &Message<'_>, ask: bool) -> Step {
+    let text = m.text().to_string();
+    if ask {
+        Step::Ask(text)
+    } else {
+        Step::Send(text)
+    }
+}
+
+/// Whether a JSON text is nested deeper than JSON values are read.
+fn too_deep(text: &str) -> bool {
+    matches!(
+        serde_json::from_str::<serde::de::IgnoredAny>(text),
+        Err(e) if e.to_string().contains("recursion limit")
+    ) || serde_json::from_str::<Value>(text)
+        .is_err_and(|e| e.to_string().contains("recursion limit"))
+}
+
+/// A message's text with its top-level `id` set to `id` (the other members
+/// as written, never read as values) and, with a live fixture, recorded
+/// fixture copies replaced by it.
+fn with_id(text: &str, id: Option<&Value>, live_fixture: Option<&str>) -> String {
+    let text = match live_fixture {
+        Some(live) => {
+            // The path as it stands inside a JSON string.
+            let escaped = serde_json::to_string(live).unwrap_or_default();
+            let escaped = escaped.trim_matches('"');
+            crate::temp_copy::replace_known(text, escaped, &[]).into_owned()
+        }
+        None => text.to_string(),
+    };
+    let Some(id) = id else {
+        return text;
+    };
+    match serde_json::from_str::<BTreeMap<String, Box<serde_json::value::RawValue>>>(&text) {
+        Ok(mut members) => {
+            if let Ok(raw) = serde_json::value::RawValue::from_string(id.to_string()) {
+                members.insert("id".into(), raw);
+            }
+            serde_json::to_string(&members).unwrap_or(text)
+        }
+        Err(_) => text,
+    }
+}
+
+/// Recorded messages longer than this are played as their text (the id and
+/// fixture paths replaced in it), never read as JSON values: a 100 MB
+/// answer of small objects would take gigabytes as values.
+const AS_TEXT_ABOVE: usize = 256 * 1024;
+
+/// A recorded message as JSON values, when it is short enough and nested
+/// within the 128 levels values are read to; `Err` when it is played as
+/// text.
+fn as_values(text: &str) -> Result<Value, ()> {
+    if text.len() > AS_TEXT_ABOVE {
+        return Err(());
+    }
+    serde_json::from_str(text).map_err(|_| ())
+}
+
+/// The `id` of a message too deep to read as values, from its top level.
+fn top_level_id(text: &str) -> Option<Value> {
+    let members =
+        serde_json::from_str::<BTreeMap<String, Box<serde_json::value::RawValue>>>(text).ok()?;
+    serde_json::from_str(members.get("id")?.get()).ok()
+}
+
 impl Library {
     /// The library of `captures`, each `(name, text)`: a file's name (as the
     /// user gave it, for messages) and its content. Every unusable file is
@@ -216,7 +291,25 @@ impl Library {
                         } else {
                             name.clone()
                         };
-                        sessions.push(recorded(source, s, matching));
+                        let r = recorded(source, s, matching);
+                        if !r.deep_requests.is_empty() {
+                            let at = if many {
+                                format!("/sessions/{i}/exchanges")
+                            } else {
+                                "/exchanges".to_string()
+                            };
+                            errors.push(LoadError {
+                                source: name.clone(),
+                                problems: r
+                                    .deep_requests
+                                    .iter()
+                                    .map(|x| format!(
+                                        "{at}/{x}/request: nested deeper than the 128 levels replay reads, so no request could be matched with it; remove the exchange or record it again"
+                                    ))
+                                    .collect(),
+                            });
+                        }
+                        sessions.push(r);
                     }
                 }
                 Err(diags) => errors.push(LoadError {
@@ -281,9 +374,13 @@ fn recorded(source: String, s: &capture::Session<'_>, matching: Matching) -> Rec
     let mut entries: Vec<Entry> = Vec::new();
     // Exchange index -> entry index, for what arrived after an exchange.
     let mut entry_of: Vec<Option<usize>> = Vec::new();
+    let mut deep_requests = Vec::new();
     for (i, x) in s.exchanges.iter().enumerate() {
         let request = parse_raw(&x.request);
         if !is_request(&request) {
+            if too_deep(x.request.text()) {
+                deep_requests.push(i);
+            }
             entry_of.push(entries.len().checked_sub(1));
             continue;
         }
@@ -291,7 +388,7 @@ fn recorded(source: String, s: &capture::Session<'_>, matching: Matching) -> Rec
         entries.push(Entry {
             index: i,
             key: key(&request, matching),
-            response: x.response.as_ref().map(parse_raw),
+            response: x.response.as_ref().map(|r| r.text().to_string()),
             steps: steps_of(x),
             after: Vec::new(),
             request,
@@ -299,12 +396,8 @@ fn recorded(source: String, s: &capture::Session<'_>, matching: Matching) -> Rec
     }
     let after_of = |after: Option<usize>| after.and_then(|a| entry_of.get(a).copied().flatten());
     for u in &s.unmatched {
-        let message = parse_raw(&u.message);
-        let step = if is_request(&message) && u.response.is_some() {
-            Step::Ask(message)
-        } else {
-            Step::Send(message)
-        };
+        let ask = u.response.is_some() && is_request(&parse_raw(&u.message));
+        let step = step_of(&u.message, ask);
         if let Some(e) = after_of(u.after_exchange) {
             entries[e].after.push(step);
         }
@@ -316,6 +409,7 @@ fn recorded(source: String, s: &capture::Session<'_>, matching: Matching) -> Rec
     }
     Recorded {
         source,
+        deep_requests,
         entries,
         server_capabilities: s
             .server_capabilities
@@ -339,10 +433,10 @@ fn steps_of(x: &capture::Exchange<'_>) -> Vec<Step> {
     }
     let times = x.more.as_ref().map_or(&[][..], |m| &m.notification_times);
     for (i, n) in x.notifications().iter().enumerate() {
-        timed.push((times.get(i).copied(), Step::Send(parse_raw(n))));
+        timed.push((times.get(i).copied(), step_of(n, false)));
     }
     for r in x.server_requests() {
-        timed.push((r.request_time, Step::Ask(parse_raw(&r.request))));
+        timed.push((r.request_time, step_of(&r.request, true)));
     }
     if timed.iter().all(|(t, _)| t.is_some()) {
         // RFC 3339 instants, checked when the capture was parsed.
@@ -554,6 +648,20 @@ impl<'l> Replayer<'l> {
     pub fn receive_text(&mut self, text: &str) -> Reply {
         match serde_json::from_str::<Value>(text) {
             Ok(v) => self.receive(&v),
+            Err(e) if e.to_string().contains("recursion limit") => {
+                // Answered, not dropped: the client waits for its id.
+                let id = top_level_id(text).unwrap_or(Value::Null);
+                let why = "a request nested deeper than the 128 levels replay reads";
+                Reply {
+                    outs: vec![Out::Send(error_response(
+                        &id,
+                        -32600,
+                        &format!("Invalid Request: {why}"),
+                        None,
+                    ))],
+                    unmatched: Some(why.to_string()),
+                }
+            }
             Err(e) => Reply {
                 outs: vec![Out::Send(error_response(
                     &Value::Null,
@@ -691,15 +799,20 @@ impl<'l> Replayer<'l> {
                 recorded_fixture.as_deref(),
             );
         }
-        if let Some(r) = &a.entry.response {
-            let mut r = self.localize(r, recorded_fixture.as_deref());
-            if let Some(o) = r.as_object_mut() {
-                o.insert(
-                    "id".into(),
-                    request.get("id").cloned().unwrap_or(Value::Null),
-                );
+        if let Some(text) = &a.entry.response {
+            let id = request.get("id").cloned().unwrap_or(Value::Null);
+            match as_values(text) {
+                Ok(r) => {
+                    let mut r = self.localize(&r, recorded_fixture.as_deref());
+                    if let Some(o) = r.as_object_mut() {
+                        o.insert("id".into(), id);
+                    }
+                    outs.push(Out::Send(r));
+                }
+                // Nested deeper than values are read: as written, with
+                // the live id.
+                Err(_) => outs.push(Out::Raw(with_id(text, Some(&id), self.fixture.as_deref()))),
             }
-            outs.push(Out::Send(r));
         }
         for step in &a.entry.after {
             self.push_step(
@@ -723,7 +836,11 @@ impl<'l> Replayer<'l> {
     ) {
         match step {
             Step::Raw(line) => outs.push(Out::Raw(line.clone())),
-            Step::Send(m) => {
+            Step::Send(text) => {
+                let Ok(m) = as_values(text) else {
+                    outs.push(Out::Raw(with_id(text, None, self.fixture.as_deref())));
+                    return;
+                };
                 let is_progress =
                     m.get("method").and_then(Value::as_str) == Some("notifications/progress");
                 let names_recorded =
@@ -732,12 +849,16 @@ impl<'l> Replayer<'l> {
                     // The live request asked for no progress.
                     return;
                 }
-                let mut m = self.localize(m, fixture);
+                let mut m = self.localize(&m, fixture);
                 retoken(&mut m, "/params/progressToken", recorded, live);
                 outs.push(Out::Send(m));
             }
-            Step::Ask(m) => {
-                let mut m = self.localize(m, fixture);
+            Step::Ask(text) => {
+                let Ok(m) = as_values(text) else {
+                    outs.push(Out::Raw(with_id(text, None, self.fixture.as_deref())));
+                    return;
+                };
+                let mut m = self.localize(&m, fixture);
                 retoken(&mut m, "/params/_meta/progressToken", recorded, live);
                 let id = json!(self.next_ask);
                 self.next_ask += 1;
@@ -1317,6 +1438,58 @@ mod tests {
             errors[0].to_string().contains("no recorded request"),
             "{}",
             errors[0]
+        );
+    }
+
+    #[test]
+    fn deep_messages_are_played_as_text_answered_or_named_never_dropped() {
+        let deep = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        // A recorded result nested 300 levels: played as written, with the
+        // live id, not as `null`.
+        let call =
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "deep"}});
+        let response = format!(
+            r#"{{"jsonrpc":"2.0","id":5,"result":{{"structuredContent":{}}}}}"#,
+            deep(300)
+        );
+        let text = session("s", vec![json!({"request": call, "response": "RESPONSE"})])
+            .replace("\"RESPONSE\"", &response);
+        let lib = library(&[("deep.json", text)], Matching::IgnoreIds);
+        let mut r = Replayer::new(&lib);
+        let live =
+            json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": "deep"}});
+        let reply = r.receive(&live);
+        let [Out::Raw(played)] = reply.outs.as_slice() else {
+            panic!("{:?}", reply.outs);
+        };
+        assert!(played.contains(r#""id":77"#), "{played}");
+        assert!(played.contains(&deep(300)), "the result as recorded");
+        assert!(!played.contains(r#""id":5"#));
+
+        // A live request nested 300 levels: an error with its id.
+        let asked = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"x":{}}}}}"#,
+            deep(300)
+        );
+        let reply = r.receive_text(&asked);
+        let answer = sent(&reply);
+        assert_eq!(answer[0]["id"], 9, "{answer:?}");
+        assert_eq!(answer[0]["error"]["code"], -32600);
+        assert!(reply.unmatched.is_some());
+
+        // A recorded request nested 300 levels cannot be matched: loading
+        // says where it is.
+        let request = format!(
+            r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"x":{}}}}}"#,
+            deep(300)
+        );
+        let text = session("s", vec![json!({"request": "REQUEST", "response": {"jsonrpc": "2.0", "id": 6, "result": {}}})])
+            .replace("\"REQUEST\"", &request);
+        let files = vec![("deep-request.json".to_string(), text)];
+        let e = Library::load(&files, Matching::Exact).expect_err("named");
+        assert!(
+            e[0].problems[0].contains("/exchanges/2/request: nested deeper than the 128 levels"),
+            "{e:?}"
         );
     }
 }

@@ -60,7 +60,8 @@ pub async fn list_all(
         let reply = session
             .request(method, params, Deadline::now() + step)
             .await;
-        let read = read_page(method, key, page, &reply);
+        let mut reply = reply;
+        let read = read_page(method, key, page, &mut reply);
         let (items, next) = match (read, need) {
             (Ok(page), _) => page,
             (Err(why), Need::Required) => return Err(why),
@@ -95,7 +96,7 @@ fn read_page(
     method: &str,
     key: &str,
     page: usize,
-    reply: &super::Reply,
+    reply: &mut super::Reply,
 ) -> Result<(Vec<Value>, Option<String>), String> {
     let which = if page == 1 {
         method.to_string()
@@ -120,17 +121,18 @@ fn read_page(
             mcpcheck_core::truncate(message, 200)
         ));
     }
-    let Some(result) = &reply.result else {
+    let Some(result) = &mut reply.result else {
         return Err(format!("{which} failed: no result came back"));
     };
-    let Some(object) = result.as_object() else {
+    let what = kind_of(result);
+    let Some(object) = result.as_object_mut() else {
         return Err(format!(
-            "{which}: the result is {}, not an object with `{key}`",
-            kind_of(result)
+            "{which}: the result is {what}, not an object with `{key}`"
         ));
     };
-    let items = match object.get(key) {
-        Some(Value::Array(items)) => items.clone(),
+    // Moved, not copied: a listing of 100,000 tools is held once.
+    let items = match object.get_mut(key) {
+        Some(Value::Array(items)) => std::mem::take(items),
         Some(other) => {
             return Err(format!(
                 "{which}: `{key}` is {}, not an array",

@@ -391,7 +391,7 @@ impl Session {
         match events.iter().position(answered) {
             Some(i) => {
                 reply.end = start + i + 1;
-                let json = events[i].json.clone().unwrap_or(Value::Null);
+                let json = events[i].json.as_deref().cloned().unwrap_or(Value::Null);
                 if events[i].is_response() {
                     reply.result = json.get("result").cloned();
                     reply.error = json.get("error").cloned();
@@ -636,7 +636,10 @@ impl Session {
                 last = Deadline::now();
             };
             observed.timed_out = !answered && self.tap.response_to(start, &id).is_none();
-            observed.response = self.tap.response_to(start, &id).map(|(_, json)| json);
+            observed.response = self
+                .tap
+                .response_to(start, &id)
+                .map(|(_, json)| Value::clone(&json));
         }
         observed.duration_ms = began.elapsed().as_millis() as u64;
         let events = self.tap.since(start);
@@ -650,7 +653,7 @@ impl Session {
             .filter(|_| !flooded_before)
             .or_else(|| mcpcheck_core::probe::flood(messages, bytes));
         observed.non_json_lines = incoming
-            .filter(|e| e.json.is_none())
+            .filter(|e| !e.is_json())
             .map(|e| mcpcheck_core::truncate(e.raw.trim(), 500))
             .collect();
         if let Some(Conn::Stdio(child)) = self.conn.as_mut() {
@@ -779,11 +782,19 @@ impl Session {
                 })
                 .flatten()
         });
-        let raw = self.tap.response_to(start, &id);
-        if let Some((idx, json)) = &raw {
-            reply.end = idx + 1;
-            reply.result = json.get("result").cloned();
-            reply.error = json.get("error").cloned();
+        // A large answer is moved out of the tap, not copied: the handshake's
+        // stays, for what reads it later.
+        let take_above = if matches!(method, "initialize" | "server/discover") {
+            usize::MAX
+        } else {
+            TAKE_ABOVE_BYTES
+        };
+        let mut raw = self.tap.take_response(start, &id, take_above);
+        let envelope = raw.as_ref().and_then(|(_, j)| envelope_problem(Some(j)));
+        if let Some((idx, json)) = &mut raw {
+            reply.end = *idx + 1;
+            reply.result = json.get_mut("result").map(Value::take);
+            reply.error = json.get_mut("error").map(Value::take);
         } else {
             reply.end = self.tap.mark();
         }
@@ -794,7 +805,7 @@ impl Session {
                 reply.failure = Some(format!("no answer to {method} in time{detail}"));
             }
             Ok(Err(ServiceError::McpError(_))) | Ok(Ok(_)) if raw.is_some() => {
-                if let Some(bad) = envelope_problem(raw.as_ref().map(|(_, j)| j)) {
+                if let Some(bad) = envelope {
                     reply.failure = Some(format!(
                         "the server's answer to {method} is malformed: {bad}"
                     ));
@@ -850,7 +861,7 @@ impl Session {
     ) -> bool {
         self.tap
             .wait_for_event(from, deadline, |e| {
-                e.dir == Dir::In && e.is_notification() && e.json.as_ref().is_some_and(&pred)
+                e.dir == Dir::In && e.is_notification() && e.json.as_deref().is_some_and(&pred)
             })
             .await
     }
@@ -882,6 +893,10 @@ impl Session {
 /// input-required `result`: the first round's own parameters, with
 /// `inputResponses` (each input request answered from `mocks`) and the
 /// `requestState` exactly as the server sent it (none when it sent none).
+/// Answers longer than this are moved out of the tap for the reply (see
+/// [`tap::Tap::take_response`]).
+const TAKE_ABOVE_BYTES: usize = 256 * 1024;
+
 /// Whether `error` is an `UnsupportedProtocolVersionError` whose supported
 /// versions include `version`.
 fn lists_version(error: &Value, version: &str) -> bool {

@@ -20,7 +20,7 @@ use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::tap::{Dir, Tap};
+use super::tap::{Dir, Event, Tap};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WireError {
@@ -32,6 +32,10 @@ pub enum WireError {
 
 /// Ids of requests sent and not yet answered, as their JSON text.
 pub type Pending = Arc<Mutex<HashSet<String>>>;
+
+/// Answers longer than this reach rmcp as an empty result (see
+/// `Inbound::decode`).
+const STUB_BYTES: usize = 256 * 1024;
 
 /// The rmcp side of a transport.
 pub struct WireTransport {
@@ -217,33 +221,100 @@ impl Inbound {
             }
             return;
         }
-        let idx = self.tap.record_http(Dir::In, text, status);
-        let parsed = parse_lossy(text).map(|(v, lone)| {
-            if lone > 0 {
-                self.tap.problem(
-                    idx,
-                    format!(
-                        "the server sent {} (such as \\udfff) in a JSON string: not a character; it was read as U+FFFD, as lenient clients show it",
-                        mcpcheck_core::report::plural(lone, "lone surrogate escape", "lone surrogate escapes")
-                    ),
-                );
+        let held = self.tap.hold(text);
+        let event = Event::parsed_if(Dir::In, text, status, held.is_ok())
+            .holding(held.as_ref().copied().unwrap_or(0));
+        if event.json.is_none()
+            && let Ok(counted) = held
+        {
+            self.tap.release(counted);
+        }
+        let (idx, event) = self.tap.record_event(event);
+        if event.lone_surrogates > 0 {
+            self.tap.problem(
+                idx,
+                format!(
+                    "the server sent {} (such as \\udfff) in a JSON string: not a character; it was read as U+FFFD, as lenient clients show it",
+                    mcpcheck_core::report::plural(
+                        event.lone_surrogates,
+                        "lone surrogate escape",
+                        "lone surrogate escapes"
+                    )
+                ),
+            );
+        }
+        // Parsed once, by the tap; shared here, not copied.
+        match &event.json {
+            None if event.is_too_large() => {
+                self.too_large(idx, &event, held.err().unwrap_or_default());
             }
-            v
-        });
-        match parsed {
-            Err(_) => self.tap.problem(
+            None => self.tap.problem(
                 idx,
                 format!(
                     "the server sent text that is not JSON-RPC: {}",
                     mcpcheck_core::truncate(text, 200)
                 ),
             ),
-            Ok(Value::Array(items)) => {
-                for item in items {
-                    self.decode(idx, item, to);
+            Some(json) => match json.as_ref() {
+                Value::Array(items) => {
+                    for item in items {
+                        self.decode(idx, item, text.len(), to);
+                    }
                 }
+                v => self.decode(idx, v, text.len(), to),
+            },
+        }
+    }
+
+    /// A message too large to hold as values: recorded as text; the request
+    /// it answers fails with the reason, so its test ends as `error`.
+    fn too_large(&self, idx: usize, event: &Event, why: String) {
+        self.tap.problem(idx, why.clone());
+        match event.id() {
+            Some(id) if event.is_response() => self.answer_with_error(id, why),
+            _ => {}
+        }
+    }
+
+    /// Deliver one message as it came, in bytes: MCP messages are UTF-8
+    /// JSON, so bytes that are not UTF-8 are a protocol error (the Python
+    /// SDK fails on them), not text to repair. Such a message is recorded
+    /// as not JSON-RPC, with a problem naming the first bad byte, and the
+    /// request it answers fails with that reason.
+    pub fn deliver_bytes(&self, bytes: &[u8], to: Option<&str>, status: Option<u16>) {
+        let e = match std::str::from_utf8(bytes) {
+            Ok(text) => return self.deliver_http(text, to, status),
+            Err(e) => e,
+        };
+        let lossy = String::from_utf8_lossy(bytes);
+        let text = lossy.trim();
+        if text.is_empty() {
+            return;
+        }
+        if let Err(why) = self.tap.admit(text.len()) {
+            if let Some(why) = why {
+                self.fail_pending(&why);
             }
-            Ok(v) => self.decode(idx, v, to),
+            return;
+        }
+        let (idx, _) = self
+            .tap
+            .record_event(Event::not_json(Dir::In, text, status));
+        let context = to
+            .map(|m| format!(" in the HTTP answer to {m}"))
+            .unwrap_or_default();
+        let why = format!(
+            "the server sent a message that is not UTF-8 text{context} (an invalid byte at offset {}); MCP messages are UTF-8 JSON: {}",
+            e.valid_up_to(),
+            mcpcheck_core::truncate(text, 200)
+        );
+        self.tap.problem(idx, why.clone());
+        // The request it answers, when its id can still be read.
+        if let Ok(v) = serde_json::from_str::<Value>(text)
+            && v.get("method").is_none()
+            && let Some(id) = v.get("id").filter(|i| !i.is_null())
+        {
+            self.answer_with_error(id, why);
         }
     }
 
@@ -309,11 +380,28 @@ impl Inbound {
         let _ = self.tx.send(err);
     }
 
-    fn decode(&self, idx: usize, v: Value, to: Option<&str>) {
+    fn decode(&self, idx: usize, v: &Value, len: usize, to: Option<&str>) {
         let id = v.get("id").filter(|i| !i.is_null()).cloned();
         let is_answer =
             v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
-        match <ServerJsonRpcMessage as serde::Deserialize>::deserialize(&v) {
+        // rmcp needs an answer only to end the request: what the server said
+        // is read from the tap. A large result goes to rmcp as an empty one
+        // (its envelope checked here), instead of as a second copy.
+        let stub;
+        let v = match (is_answer, &id) {
+            (true, Some(id)) if len > STUB_BYTES && v.get("error").is_none() => {
+                let envelope_ok = v.get("jsonrpc") == Some(&Value::from("2.0"))
+                    && (id.is_string() || id.is_i64() || id.is_u64());
+                if envelope_ok {
+                    stub = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}});
+                    &stub
+                } else {
+                    v
+                }
+            }
+            _ => v,
+        };
+        match <ServerJsonRpcMessage as serde::Deserialize>::deserialize(v) {
             Ok(msg) => {
                 if let (true, Some(id)) = (is_answer, id.as_ref()) {
                     let known = self

@@ -115,9 +115,10 @@ pub(crate) async fn audit(
     listings.print_notes("audit", &prober.label());
     let timeout_ms = Some(prober.timeout_ms());
     let mut results = Vec::new();
+    let risks = probe::WriteRisks::new(&listings.tools);
     for tool in &listings.tools {
         let name = tool["name"].as_str().unwrap_or_default();
-        if let Some(reason) = probe::write_risk(tool).filter(|_| !include_writes) {
+        if let Some(reason) = risks.of(tool).filter(|_| !include_writes) {
             results.push(AuditResult::skipped(
                 ItemKind::Tool,
                 name,
@@ -126,7 +127,17 @@ pub(crate) async fn audit(
             continue;
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
-        let arguments = Arguments::Value(probe::valid_arguments(&schema));
+        let arguments = match probe::arguments_within_bounds(&schema) {
+            Ok(v) => Arguments::Value(v),
+            Err(why) => {
+                results.push(AuditResult::skipped(
+                    ItemKind::Tool,
+                    name,
+                    &format!("no arguments within mcpcheck's bounds: {why}"),
+                ));
+                continue;
+            }
+        };
         let (observed, wait) = prober.call_tool(tool, tool_params(name, &arguments)).await;
         let negotiated = prober.negotiated();
         let cx = ClassifyCx {

@@ -389,12 +389,24 @@ async fn read_only_sequence(session: &mut Session, step: Duration) -> Vec<Value>
                 .await;
         }
     }
-    for tool in tools.iter().filter(|t| is_read_only(t)).take(MAX_ITEMS) {
+    // A call names its tool: a name listed twice is called only when every
+    // tool of that name says it is read-only.
+    let risks = mcpcheck_core::probe::WriteRisks::new(&tools);
+    for tool in tools.iter().filter(|t| risks.read_only(t)).take(MAX_ITEMS) {
         let Some(name) = tool.get("name").and_then(Value::as_str) else {
             continue;
         };
         let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
-        let arguments = mcpcheck_core::probe::valid_arguments(&schema);
+        let arguments = match mcpcheck_core::probe::arguments_within_bounds(&schema) {
+            Ok(v) => v,
+            Err(why) => {
+                crate::output::err(&format!(
+                    "mcpcheck conformance: not calling {}: no arguments within mcpcheck's bounds: {why}\n",
+                    Value::from(name)
+                ));
+                continue;
+            }
+        };
         let _ = session
             .request(
                 "tools/call",
@@ -415,12 +427,6 @@ async fn read_only_sequence(session: &mut Session, step: Duration) -> Vec<Value>
         .request("tools/call", Some(bad), Deadline::now() + step)
         .await;
     resources
-}
-
-/// Whether a listed tool says it changes nothing (`annotations.readOnlyHint`
-/// is `true`): the only tools the probe calls.
-fn is_read_only(tool: &Value) -> bool {
-    tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
 }
 
 /// Step 9: the 2026-07-28 requests a server must refuse, sent as they are.

@@ -194,8 +194,7 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
 
 /// The results document `--results` names.
 fn read_results(path: &Path) -> Result<Results> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read the results: {e}", path.display()))?;
+    let text = crate::files::read_text(path).map_err(|e| format!("{e} (the results document)"))?;
     Ok(Results::from_json(&text).map_err(|e| {
         format!(
             "{}: {e} (write one with `mcpcheck run --json > FILE`)",

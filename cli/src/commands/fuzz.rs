@@ -129,20 +129,31 @@ pub(crate) async fn fuzz(
     }
     let mut tools = Vec::new();
     let mut kept = Vec::new();
+    let risks = probe::WriteRisks::new(&listings.tools);
     for tool in &listings.tools {
         let name = tool["name"].as_str().unwrap_or_default();
         if !args.tools.is_empty() && !args.tools.iter().any(|t| t == name) {
             continue;
         }
-        if let Some(reason) = probe::write_risk(tool).filter(|_| !args.probe.include_writes) {
+        if let Some(reason) = risks.of(tool).filter(|_| !args.probe.include_writes) {
             tools.push(FuzzToolReport::skipped(
                 name,
                 &format!("{reason}; --include-writes fuzzes it"),
             ));
             continue;
         }
+        let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
+        if let Err(why) = probe::arguments_within_bounds(&schema) {
+            tools.push(FuzzToolReport::skipped(
+                name,
+                &format!("no valid arguments within mcpcheck's bounds: {why}"),
+            ));
+            continue;
+        }
         let mut report = FuzzToolReport::new(name);
-        for case in probe::fuzz_cases(tool, args.seed, args.runs) {
+        // One case at a time: a tool of thousands of properties never has
+        // all its cases in memory.
+        for case in probe::fuzz_iter(tool, args.seed, args.runs) {
             let outcome = attempt(prober, tool, &case.arguments, Some(case.schema_valid)).await;
             if !outcome.status.is_serious() {
                 report.record(&case, &outcome, None, None);

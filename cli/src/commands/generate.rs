@@ -348,7 +348,7 @@ pub fn refuse_existing<'a>(
 fn tell(flags: &PlanArgs, command: &str, plan: &Plan) {
     if !plan.skipped.is_empty() {
         let mut text = format!(
-            "{} with `skip:`: the tools' annotations say they may write (remove `skip:`, or pass --include-writes, to call them):\n",
+            "{} with `skip:` (remove `skip:` to call them; --include-writes calls the tools that may write):\n",
             plural(plan.skipped.len(), "test is written", "tests are written"),
         );
         for s in &plan.skipped {

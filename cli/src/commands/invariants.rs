@@ -64,8 +64,7 @@ pub fn main(args: &InvariantsArgs) -> Result<ExitCode> {
         .capture
         .as_ref()
         .ok_or("give --capture FILE (or --list)")?;
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let text = crate::files::read_text(path)?;
     let (report, exercised) = invariants::check_text_exercised(&text).map_err(|diagnostics| {
         let mut message = format!("{} is not a usable capture:", path.display());
         for diagnostic in &diagnostics {

@@ -197,13 +197,23 @@ async fn lint_live(
             .extend(lint::lint_nondeterminism(&doc, &again, options).map_err(|e| e.to_string())?);
     }
     if args.call_tools {
+        let risks = probe::WriteRisks::new(&listings.tools);
         for tool in &listings.tools {
             let name = tool["name"].as_str().unwrap_or_default();
-            if probe::write_risk(tool).is_some() && !args.include_writes {
+            if risks.of(tool).is_some() && !args.include_writes {
                 continue;
             }
             let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
-            let arguments = Arguments::Value(probe::valid_arguments(&schema));
+            let arguments = match probe::arguments_within_bounds(&schema) {
+                Ok(v) => Arguments::Value(v),
+                Err(why) => {
+                    crate::output::err(&format!(
+                        "mcpcheck lint: not calling {}: no arguments within mcpcheck's bounds: {why}\n",
+                        serde_json::Value::from(name)
+                    ));
+                    continue;
+                }
+            };
             let (observed, _) = prober.call_tool(tool, tool_params(name, &arguments)).await;
             let Some(result) = observed.response.as_ref().and_then(|r| r.get("result")) else {
                 continue;

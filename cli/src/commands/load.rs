@@ -452,7 +452,7 @@ async fn worker(plan: Arc<Plan>) -> Measured {
         // The answer was judged: let go of it, so a long session of large
         // answers holds only what is in flight.
         if let Some(s) = session.as_ref() {
-            s.tap.release(reply.end);
+            s.tap.release_upto(reply.end);
         }
     }
     if let Some(mut s) = session.take() {
@@ -625,7 +625,7 @@ async fn sequence(
             reply.error.as_ref(),
             reply.failure.as_deref(),
         ));
-        s.tap.release(reply.end);
+        s.tap.release_upto(reply.end);
     }
     answers
 }

@@ -15,7 +15,6 @@
 //! `--fail-on-regression` the saved run is judged like `ci` judges a live
 //! one: 1 when it does not pass.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -70,11 +69,7 @@ pub struct ReportArgs {
 
 fn read_results(path: &Path) -> Result<Results> {
     let text = if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        s
+        crate::files::read_stdin()?
     } else {
         read_text(path)?
     };

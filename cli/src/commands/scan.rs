@@ -179,7 +179,13 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
             "{failure}; what it offers was not scanned"
         )));
     }
-    finish_redacted(report, args.format, &args.findings, &[Family::Scan], &redactor)
+    finish_redacted(
+        report,
+        args.format,
+        &args.findings,
+        &[Family::Scan],
+        &redactor,
+    )
 }
 
 /// A listing file: one listing, or a list of them (labelled `FILE#N`).

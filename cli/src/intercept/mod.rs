@@ -22,7 +22,7 @@ use mcpcheck_core::report::text::{TextOptions, test_block};
 use mcpcheck_core::results::TestResult;
 use serde_json::{Value, json};
 
-use crate::client::tap::{Dir, Event, now_rfc3339};
+use crate::client::tap::{Dir, Event};
 use crate::output::{Format, err, paint_for_stderr};
 
 /// How many bytes of messages a session records; what follows is still
@@ -129,7 +129,7 @@ impl Recorder {
         inner.messages.push(Recorded {
             session: session.map(str::to_string),
             at: Instant::now(),
-            time: now_rfc3339(),
+            time: crate::client::tap::now_rfc3339(),
             dir,
             raw: text.to_string(),
         });
@@ -346,14 +346,7 @@ impl Recorded {
         let json = crate::client::wire::parse_lossy(&raw)
             .ok()
             .map(|(v, _)| skeleton(v));
-        Event {
-            dir: self.dir,
-            time: self.time,
-            raw,
-            json,
-            http_status: None,
-            version_header: None,
-        }
+        Event::from_parts(self.dir, self.time, &raw, json)
     }
 }
 
@@ -468,7 +461,7 @@ fn tool_calls(events: &[Event], at: &[Instant]) -> Vec<Value> {
                 .find(|(_, r)| r.dir == Dir::In && r.is_response() && r.id() == Some(id))
         });
         if let Some((j, r)) = answer {
-            let response = r.json.as_ref().unwrap_or(&Value::Null);
+            let response = r.json.as_deref().unwrap_or(&Value::Null);
             let is_error = response.get("error").is_some()
                 || response.pointer("/result/isError") == Some(&Value::Bool(true));
             let took = at[j].saturating_duration_since(at[i]);

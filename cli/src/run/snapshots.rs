@@ -64,15 +64,23 @@ impl Stores {
                 continue;
             }
             let path = dir.join(snapshot::FILE_NAME);
-            let snapshots = match std::fs::read_to_string(&path) {
+            let read = crate::files::read_bounded(&path, crate::files::MAX_INPUT_BYTES);
+            let snapshots = match read {
                 Ok(text) => Snapshots::parse(&text).map_err(|e| {
                     format!(
                         "{}: {e}; fix it, or remove it and record again with --update-snapshots",
                         path.display()
                     )
                 })?,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Snapshots::default(),
-                Err(e) => return Err(format!("{}: {e}", path.display())),
+                Err(crate::files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                    Snapshots::default()
+                }
+                Err(crate::files::ReadError::Io(e)) => {
+                    return Err(format!("{}: {e}", path.display()));
+                }
+                Err(crate::files::ReadError::Refused(why)) => {
+                    return Err(format!("{}: {why}", path.display()));
+                }
             };
             stores.by_dir.insert(dir, snapshots);
         }

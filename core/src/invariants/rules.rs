@@ -158,8 +158,12 @@ pub const INFOS: [RuleInfo; 35] = [
         severity: Severity::High,
         title: crate::findings::prose!("initialize is the first request the client sends."),
         rationale: crate::findings::prose!("initialize is the first request the client sends."),
-        source: crate::findings::prose!("mcptest INV-001; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)"),
-        fix: crate::findings::prose!("Send nothing before initialize, and answer requests that come before it with an error; the client must send initialize first."),
+        source: crate::findings::prose!(
+            "mcptest INV-001; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)"
+        ),
+        fix: crate::findings::prose!(
+            "Send nothing before initialize, and answer requests that come before it with an error; the client must send initialize first."
+        ),
         category: "lifecycle",
         ..BASE
     },
@@ -167,10 +171,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-002",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("The notifications/initialized notification follows the initialize response."),
-        rationale: crate::findings::prose!("The notifications/initialized notification follows the initialize response."),
-        source: crate::findings::prose!("mcptest INV-002; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)"),
-        fix: crate::findings::prose!("Send notifications/initialized right after the initialize response (a client's duty; a server should not act before it)."),
+        title: crate::findings::prose!(
+            "The notifications/initialized notification follows the initialize response."
+        ),
+        rationale: crate::findings::prose!(
+            "The notifications/initialized notification follows the initialize response."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-002; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)"
+        ),
+        fix: crate::findings::prose!(
+            "Send notifications/initialized right after the initialize response (a client's duty; a server should not act before it)."
+        ),
         category: "lifecycle",
         ..BASE
     },
@@ -178,10 +190,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-003",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize."),
-        rationale: crate::findings::prose!("A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize."),
-        source: crate::findings::prose!("mcptest INV-003; MCP 2025-11-25 basic/lifecycle §Capability Negotiation"),
-        fix: crate::findings::prose!("Advertise the capability (tools, resources, prompts) at initialize for every listing the server answers."),
+        title: crate::findings::prose!(
+            "A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize."
+        ),
+        rationale: crate::findings::prose!(
+            "A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-003; MCP 2025-11-25 basic/lifecycle §Capability Negotiation"
+        ),
+        fix: crate::findings::prose!(
+            "Advertise the capability (tools, resources, prompts) at initialize for every listing the server answers."
+        ),
         category: "capability",
         ..BASE
     },
@@ -189,10 +209,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-004",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A server that advertised a capability does not error on every call to it."),
-        rationale: crate::findings::prose!("A server that advertised a capability does not error on every call to it."),
-        source: crate::findings::prose!("mcptest INV-004; MCP 2025-11-25 basic/lifecycle §Operation"),
-        fix: crate::findings::prose!("Make the advertised capability work, or stop advertising it."),
+        title: crate::findings::prose!(
+            "A server that advertised a capability does not error on every call to it."
+        ),
+        rationale: crate::findings::prose!(
+            "A server that advertised a capability does not error on every call to it."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-004; MCP 2025-11-25 basic/lifecycle §Operation"
+        ),
+        fix: crate::findings::prose!(
+            "Make the advertised capability work, or stop advertising it."
+        ),
         category: "capability",
         ..BASE
     },
@@ -200,10 +228,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-005",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present."),
-        rationale: crate::findings::prose!("A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present."),
-        source: crate::findings::prose!("mcptest INV-005; MCP 2025-11-25 server/tools §Tool Result"),
-        fix: crate::findings::prose!("Return {\"content\": [...]} (and structuredContent where there is an outputSchema) from tools/call, with isError a boolean when present."),
+        title: crate::findings::prose!(
+            "A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present."
+        ),
+        rationale: crate::findings::prose!(
+            "A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-005; MCP 2025-11-25 server/tools §Tool Result"
+        ),
+        fix: crate::findings::prose!(
+            "Return {\"content\": [...]} (and structuredContent where there is an outputSchema) from tools/call, with isError a boolean when present."
+        ),
         category: "result-shape",
         ..BASE
     },
@@ -211,10 +247,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-006",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Every JSON-RPC error envelope carries an integer code and a string message."),
-        rationale: crate::findings::prose!("Every JSON-RPC error envelope carries an integer code and a string message."),
-        source: crate::findings::prose!("mcptest INV-006; MCP 2025-11-25 basic/index §Error Responses"),
-        fix: crate::findings::prose!("Send every error as {\"code\": <integer>, \"message\": <string>}, with data optional."),
+        title: crate::findings::prose!(
+            "Every JSON-RPC error envelope carries an integer code and a string message."
+        ),
+        rationale: crate::findings::prose!(
+            "Every JSON-RPC error envelope carries an integer code and a string message."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-006; MCP 2025-11-25 basic/index §Error Responses"
+        ),
+        fix: crate::findings::prose!(
+            "Send every error as {\"code\": <integer>, \"message\": <string>}, with data optional."
+        ),
         category: "error-envelope",
         ..BASE
     },
@@ -224,7 +268,9 @@ pub const INFOS: [RuleInfo; 35] = [
         severity: Severity::High,
         title: crate::findings::prose!("A method-not-found error uses JSON-RPC code -32601."),
         rationale: crate::findings::prose!("A method-not-found error uses JSON-RPC code -32601."),
-        source: crate::findings::prose!("mcptest INV-007; JSON-RPC 2.0 §5.1; MCP 2025-11-25 server/utilities/completion §Error Handling; MCP 2026-07-28 schema MethodNotFoundError"),
+        source: crate::findings::prose!(
+            "mcptest INV-007; JSON-RPC 2.0 §5.1; MCP 2025-11-25 server/utilities/completion §Error Handling; MCP 2026-07-28 schema MethodNotFoundError"
+        ),
         fix: crate::findings::prose!("Answer unknown methods with code -32601 (Method not found)."),
         category: "error-envelope",
         ..BASE
@@ -233,8 +279,12 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-008",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice."),
-        rationale: crate::findings::prose!("Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice."),
+        title: crate::findings::prose!(
+            "Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice."
+        ),
+        rationale: crate::findings::prose!(
+            "Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice."
+        ),
         source: crate::findings::prose!("MCP 2025-11-25 basic/index §Requests, §Responses"),
         fix: crate::findings::prose!("Answer each request exactly once, with its own id."),
         category: "jsonrpc",
@@ -244,10 +294,16 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-009",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("No response without a request: every response names a request that was sent, and notifications are not answered."),
-        rationale: crate::findings::prose!("No response without a request: every response names a request that was sent, and notifications are not answered."),
+        title: crate::findings::prose!(
+            "No response without a request: every response names a request that was sent, and notifications are not answered."
+        ),
+        rationale: crate::findings::prose!(
+            "No response without a request: every response names a request that was sent, and notifications are not answered."
+        ),
         source: crate::findings::prose!("MCP 2025-11-25 basic/index §Responses, §Notifications"),
-        fix: crate::findings::prose!("Send responses only to requests that were made, and never answer a notification."),
+        fix: crate::findings::prose!(
+            "Send responses only to requests that were made, and never answer a notification."
+        ),
         category: "jsonrpc",
         ..BASE
     },
@@ -257,8 +313,12 @@ pub const INFOS: [RuleInfo; 35] = [
         severity: Severity::High,
         title: crate::findings::prose!("A response carries exactly one of result and error."),
         rationale: crate::findings::prose!("A response carries exactly one of result and error."),
-        source: crate::findings::prose!("MCP 2025-11-25 basic/index §Result Responses, §Error Responses; JSON-RPC 2.0 §5"),
-        fix: crate::findings::prose!("Send either result or error in a response, never both and never neither."),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/index §Result Responses, §Error Responses; JSON-RPC 2.0 §5"
+        ),
+        fix: crate::findings::prose!(
+            "Send either result or error in a response, never both and never neither."
+        ),
         category: "jsonrpc",
         ..BASE
     },
@@ -277,10 +337,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-012",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases."),
-        rationale: crate::findings::prose!("Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases."),
-        source: crate::findings::prose!("MCP 2025-11-25 basic/utilities/progress §Progress Flow, §Behavior Requirements"),
-        fix: crate::findings::prose!("Send progress only with a token the request carried, while it is in progress, with progress increasing."),
+        title: crate::findings::prose!(
+            "Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases."
+        ),
+        rationale: crate::findings::prose!(
+            "Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/utilities/progress §Progress Flow, §Behavior Requirements"
+        ),
+        fix: crate::findings::prose!(
+            "Send progress only with a token the request carried, while it is in progress, with progress increasing."
+        ),
         category: "progress",
         ..BASE
     },
@@ -288,10 +356,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-013",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list)."),
-        rationale: crate::findings::prose!("A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list)."),
-        source: crate::findings::prose!("MCP 2025-11-25 server/tools §Output Schema; MCP 2026-07-28 basic/index §$ref Resolution"),
-        fix: crate::findings::prose!("Make structuredContent validate against the tool's outputSchema, or fix the schema to describe what the tool returns."),
+        title: crate::findings::prose!(
+            "A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list)."
+        ),
+        rationale: crate::findings::prose!(
+            "A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Output Schema; MCP 2026-07-28 basic/index §$ref Resolution"
+        ),
+        fix: crate::findings::prose!(
+            "Make structuredContent validate against the tool's outputSchema, or fix the schema to describe what the tool returns."
+        ),
         category: "tools",
         ..BASE
     },
@@ -299,10 +375,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-014",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list."),
-        rationale: crate::findings::prose!("Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list."),
-        source: crate::findings::prose!("MCP 2025-11-25 server/tools §Tool Names (sessions on 2025-11-25 or later)"),
-        fix: crate::findings::prose!("Use tool names of 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.', unique within the server."),
+        title: crate::findings::prose!(
+            "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list."
+        ),
+        rationale: crate::findings::prose!(
+            "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Tool Names (sessions on 2025-11-25 or later)"
+        ),
+        fix: crate::findings::prose!(
+            "Use tool names of 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.', unique within the server."
+        ),
         category: "tools",
         ..BASE
     },
@@ -310,10 +394,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-015",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability."),
-        rationale: crate::findings::prose!("A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability."),
-        source: crate::findings::prose!("MCP 2025-11-25 server/tools §Capabilities, server/prompts §Capabilities, server/resources §Capabilities"),
-        fix: crate::findings::prose!("Advertise listChanged for the capability before sending its list_changed notifications, or stop sending them."),
+        title: crate::findings::prose!(
+            "A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability."
+        ),
+        rationale: crate::findings::prose!(
+            "A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Capabilities, server/prompts §Capabilities, server/resources §Capabilities"
+        ),
+        fix: crate::findings::prose!(
+            "Advertise listChanged for the capability before sending its list_changed notifications, or stop sending them."
+        ),
         category: "capability",
         ..BASE
     },
@@ -321,10 +413,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-016",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A server sends notifications/resources/updated only when it advertised resources.subscribe."),
-        rationale: crate::findings::prose!("A server sends notifications/resources/updated only when it advertised resources.subscribe."),
-        source: crate::findings::prose!("MCP 2025-11-25 server/resources §Capabilities, §Subscriptions"),
-        fix: crate::findings::prose!("Advertise resources.subscribe before sending notifications/resources/updated."),
+        title: crate::findings::prose!(
+            "A server sends notifications/resources/updated only when it advertised resources.subscribe."
+        ),
+        rationale: crate::findings::prose!(
+            "A server sends notifications/resources/updated only when it advertised resources.subscribe."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/resources §Capabilities, §Subscriptions"
+        ),
+        fix: crate::findings::prose!(
+            "Advertise resources.subscribe before sending notifications/resources/updated."
+        ),
         category: "capability",
         ..BASE
     },
@@ -332,10 +432,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-017",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level)."),
-        rationale: crate::findings::prose!("A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level)."),
-        source: crate::findings::prose!("MCP 2025-11-25 server/utilities/logging §Capabilities; MCP 2026-07-28 server/utilities/logging §Requesting Log Messages"),
-        fix: crate::findings::prose!("Advertise logging before sending notifications/message (and in 2026-07-28, send them only for requests that set a log level)."),
+        title: crate::findings::prose!(
+            "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level)."
+        ),
+        rationale: crate::findings::prose!(
+            "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/utilities/logging §Capabilities; MCP 2026-07-28 server/utilities/logging §Requesting Log Messages"
+        ),
+        fix: crate::findings::prose!(
+            "Advertise logging before sending notifications/message (and in 2026-07-28, send them only for requests that set a log level)."
+        ),
         category: "capability",
         ..BASE
     },
@@ -343,10 +451,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-018",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used)."),
-        rationale: crate::findings::prose!("A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used)."),
-        source: crate::findings::prose!("MCP 2025-11-25 client/sampling §Capabilities, client/elicitation §Capabilities, client/roots §Capabilities; MCP 2026-07-28 basic/patterns/mrtr §Server Requirements (Basic Workflow)"),
-        fix: crate::findings::prose!("Ask the client for sampling, elicitation or roots only when it declared the capability; check clientCapabilities first."),
+        title: crate::findings::prose!(
+            "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used)."
+        ),
+        rationale: crate::findings::prose!(
+            "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 client/sampling §Capabilities, client/elicitation §Capabilities, client/roots §Capabilities; MCP 2026-07-28 basic/patterns/mrtr §Server Requirements (Basic Workflow)"
+        ),
+        fix: crate::findings::prose!(
+            "Ask the client for sampling, elicitation or roots only when it declared the capability; check clientCapabilities first."
+        ),
         category: "capability",
         ..BASE
     },
@@ -354,10 +470,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-019",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("The negotiated protocolVersion is a revision the specification defines."),
-        rationale: crate::findings::prose!("The negotiated protocolVersion is a revision the specification defines."),
-        source: crate::findings::prose!("MCP 2025-11-25 basic/lifecycle §Version Negotiation; MCP 2026-07-28 basic/versioning §Protocol Version Negotiation"),
-        fix: crate::findings::prose!("Negotiate a protocol version the specification defines (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28)."),
+        title: crate::findings::prose!(
+            "The negotiated protocolVersion is a revision the specification defines."
+        ),
+        rationale: crate::findings::prose!(
+            "The negotiated protocolVersion is a revision the specification defines."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/lifecycle §Version Negotiation; MCP 2026-07-28 basic/versioning §Protocol Version Negotiation"
+        ),
+        fix: crate::findings::prose!(
+            "Negotiate a protocol version the specification defines (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28)."
+        ),
         category: "lifecycle",
         ..BASE
     },
@@ -365,10 +489,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-020",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Following nextCursor never returns to a cursor already seen in the same listing."),
-        rationale: crate::findings::prose!("Following nextCursor never returns to a cursor already seen in the same listing."),
-        source: crate::findings::prose!("MCP 2025-11-25 server/utilities/pagination §Pagination Model, §Implementation Guidelines"),
-        fix: crate::findings::prose!("Make each nextCursor lead forward; end the listing by leaving nextCursor out."),
+        title: crate::findings::prose!(
+            "Following nextCursor never returns to a cursor already seen in the same listing."
+        ),
+        rationale: crate::findings::prose!(
+            "Following nextCursor never returns to a cursor already seen in the same listing."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/utilities/pagination §Pagination Model, §Implementation Guidelines"
+        ),
+        fix: crate::findings::prose!(
+            "Make each nextCursor lead forward; end the listing by leaving nextCursor out."
+        ),
         category: "pagination",
         ..BASE
     },
@@ -376,10 +508,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-021",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Everything the server writes is a JSON message; no line is non-JSON."),
-        rationale: crate::findings::prose!("Everything the server writes is a JSON message; no line is non-JSON."),
-        source: crate::findings::prose!("MCP 2025-11-25 basic/transports §stdio; MCP 2025-11-25 basic/index §Messages"),
-        fix: crate::findings::prose!("Write only JSON-RPC messages to stdout; send logs to stderr."),
+        title: crate::findings::prose!(
+            "Everything the server writes is a JSON message; no line is non-JSON."
+        ),
+        rationale: crate::findings::prose!(
+            "Everything the server writes is a JSON message; no line is non-JSON."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/transports §stdio; MCP 2025-11-25 basic/index §Messages"
+        ),
+        fix: crate::findings::prose!(
+            "Write only JSON-RPC messages to stdout; send logs to stderr."
+        ),
         category: "transport",
         ..BASE
     },
@@ -387,10 +527,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-022",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Every request the client sent is answered, unless the client cancelled it."),
-        rationale: crate::findings::prose!("Every request the client sent is answered, unless the client cancelled it."),
-        source: crate::findings::prose!("MCP 2025-11-25 basic/index §Responses (\"Responses MUST be sent in reply to requests\"); MCP 2025-11-25 basic/utilities/cancellation"),
-        fix: crate::findings::prose!("Answer every request (with a result or an error), or honour notifications/cancelled; a long call should send progress."),
+        title: crate::findings::prose!(
+            "Every request the client sent is answered, unless the client cancelled it."
+        ),
+        rationale: crate::findings::prose!(
+            "Every request the client sent is answered, unless the client cancelled it."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/index §Responses (\"Responses MUST be sent in reply to requests\"); MCP 2025-11-25 basic/utilities/cancellation"
+        ),
+        fix: crate::findings::prose!(
+            "Answer every request (with a result or an error), or honour notifications/cancelled; a long call should send progress."
+        ),
         category: "jsonrpc",
         ..BASE
     },
@@ -398,10 +546,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-030",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define)."),
-        rationale: crate::findings::prose!("Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define)."),
-        source: crate::findings::prose!("MCP <revision> schema.json (the session's negotiated revision)"),
-        fix: crate::findings::prose!("Send requests that match the schema of the negotiated revision."),
+        title: crate::findings::prose!(
+            "Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define)."
+        ),
+        rationale: crate::findings::prose!(
+            "Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define)."
+        ),
+        source: crate::findings::prose!(
+            "MCP <revision> schema.json (the session's negotiated revision)"
+        ),
+        fix: crate::findings::prose!(
+            "Send requests that match the schema of the negotiated revision."
+        ),
         category: "schema",
         ..BASE
     },
@@ -409,10 +565,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-031",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Every successful response validates against the result type of the request it answers."),
-        rationale: crate::findings::prose!("Every successful response validates against the result type of the request it answers."),
-        source: crate::findings::prose!("MCP <revision> schema.json (the session's negotiated revision)"),
-        fix: crate::findings::prose!("Return results that match the result type of the method in the negotiated revision's schema."),
+        title: crate::findings::prose!(
+            "Every successful response validates against the result type of the request it answers."
+        ),
+        rationale: crate::findings::prose!(
+            "Every successful response validates against the result type of the request it answers."
+        ),
+        source: crate::findings::prose!(
+            "MCP <revision> schema.json (the session's negotiated revision)"
+        ),
+        fix: crate::findings::prose!(
+            "Return results that match the result type of the method in the negotiated revision's schema."
+        ),
         category: "schema",
         ..BASE
     },
@@ -420,10 +584,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-032",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Every notification validates against the schema type for its method."),
-        rationale: crate::findings::prose!("Every notification validates against the schema type for its method."),
-        source: crate::findings::prose!("MCP <revision> schema.json (the session's negotiated revision)"),
-        fix: crate::findings::prose!("Send notifications that match their schema type in the negotiated revision."),
+        title: crate::findings::prose!(
+            "Every notification validates against the schema type for its method."
+        ),
+        rationale: crate::findings::prose!(
+            "Every notification validates against the schema type for its method."
+        ),
+        source: crate::findings::prose!(
+            "MCP <revision> schema.json (the session's negotiated revision)"
+        ),
+        fix: crate::findings::prose!(
+            "Send notifications that match their schema type in the negotiated revision."
+        ),
         category: "schema",
         ..BASE
     },
@@ -431,10 +603,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-033",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Every error response validates against the JSON-RPC error response shape."),
-        rationale: crate::findings::prose!("Every error response validates against the JSON-RPC error response shape."),
-        source: crate::findings::prose!("MCP <revision> schema.json (the session's negotiated revision)"),
-        fix: crate::findings::prose!("Send error responses as {\"jsonrpc\": \"2.0\", \"id\": ..., \"error\": {\"code\", \"message\"}}."),
+        title: crate::findings::prose!(
+            "Every error response validates against the JSON-RPC error response shape."
+        ),
+        rationale: crate::findings::prose!(
+            "Every error response validates against the JSON-RPC error response shape."
+        ),
+        source: crate::findings::prose!(
+            "MCP <revision> schema.json (the session's negotiated revision)"
+        ),
+        fix: crate::findings::prose!(
+            "Send error responses as {\"jsonrpc\": \"2.0\", \"id\": ..., \"error\": {\"code\", \"message\"}}."
+        ),
         category: "schema",
         ..BASE
     },
@@ -442,10 +622,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-040",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400."),
-        rationale: crate::findings::prose!("A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400."),
-        source: crate::findings::prose!("MCP 2026-07-28 basic/index §_meta; SEP-2575 (sep-2575-request-meta-invalid-*, sep-2575-http-server-meta-invalid-400)"),
-        fix: crate::findings::prose!("Refuse 2026-07-28 requests without _meta's protocolVersion and clientCapabilities with -32602 (HTTP 400)."),
+        title: crate::findings::prose!(
+            "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §_meta; SEP-2575 (sep-2575-request-meta-invalid-*, sep-2575-http-server-meta-invalid-400)"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse 2026-07-28 requests without _meta's protocolVersion and clientCapabilities with -32602 (HTTP 400)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -453,10 +641,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-041",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400."),
-        rationale: crate::findings::prose!("A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400."),
-        source: crate::findings::prose!("MCP 2026-07-28 basic/lifecycle §Protocol Version Negotiation, basic/transports §Protocol Version Header; SEP-2575 (sep-2575-server-unsupported-version-error, sep-2575-http-server-unsupported-version-400)"),
-        fix: crate::findings::prose!("Refuse requests naming an unsupported protocol version with -32022 and the supported versions in data (HTTP 400)."),
+        title: crate::findings::prose!(
+            "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/lifecycle §Protocol Version Negotiation, basic/transports §Protocol Version Header; SEP-2575 (sep-2575-server-unsupported-version-error, sep-2575-http-server-unsupported-version-400)"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse requests naming an unsupported protocol version with -32022 and the supported versions in data (HTTP 400)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -464,10 +660,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-042",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400."),
-        rationale: crate::findings::prose!("Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400."),
-        source: crate::findings::prose!("MCP 2026-07-28 basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-header-mismatch-400)"),
-        fix: crate::findings::prose!("Refuse requests whose MCP-Protocol-Version header differs from _meta's version with -32020 (HTTP 400)."),
+        title: crate::findings::prose!(
+            "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-header-mismatch-400)"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse requests whose MCP-Protocol-Version header differs from _meta's version with -32020 (HTTP 400)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -475,10 +679,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-043",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404."),
-        rationale: crate::findings::prose!("A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404."),
-        source: crate::findings::prose!("MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-method-not-found-404)"),
-        fix: crate::findings::prose!("Answer removed methods (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) and unknown ones with -32601 (HTTP 404)."),
+        title: crate::findings::prose!(
+            "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404."
+        ),
+        rationale: crate::findings::prose!(
+            "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-method-not-found-404)"
+        ),
+        fix: crate::findings::prose!(
+            "Answer removed methods (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) and unknown ones with -32601 (HTTP 404)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -486,10 +698,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-044",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object."),
-        rationale: crate::findings::prose!("The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object."),
-        source: crate::findings::prose!("MCP 2026-07-28 server/discover; SEP-2575 (sep-2575-server-implements-discover)"),
-        fix: crate::findings::prose!("Answer server/discover with a non-empty supportedVersions that includes the requested version, and a capabilities object."),
+        title: crate::findings::prose!(
+            "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object."
+        ),
+        rationale: crate::findings::prose!(
+            "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/discover; SEP-2575 (sep-2575-server-implements-discover)"
+        ),
+        fix: crate::findings::prose!(
+            "Answer server/discover with a non-empty supportedVersions that includes the requested version, and a capabilities object."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -497,10 +717,18 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-045",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("Every result to a 2026-07-28 request carries a string resultType."),
-        rationale: crate::findings::prose!("Every result to a 2026-07-28 request carries a string resultType."),
-        source: crate::findings::prose!("MCP 2026-07-28 basic/index §resultType; SEP-2322 (sep-2322-result-type-included)"),
-        fix: crate::findings::prose!("Put a string resultType (\"complete\", \"input_required\", ...) in every 2026-07-28 result."),
+        title: crate::findings::prose!(
+            "Every result to a 2026-07-28 request carries a string resultType."
+        ),
+        rationale: crate::findings::prose!(
+            "Every result to a 2026-07-28 request carries a string resultType."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §resultType; SEP-2322 (sep-2322-result-type-included)"
+        ),
+        fix: crate::findings::prose!(
+            "Put a string resultType (\"complete\", \"input_required\", ...) in every 2026-07-28 result."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -508,19 +736,31 @@ pub const INFOS: [RuleInfo; 35] = [
         code: "INV-046",
         level: Level::Error,
         severity: Severity::High,
-        title: crate::findings::prose!("A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta."),
-        rationale: crate::findings::prose!("A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta."),
-        source: crate::findings::prose!("MCP 2026-07-28 basic/utilities/subscriptions §Acknowledgment; SEP-2575 (sep-2575-server-sends-subscription-ack, sep-2575-server-tags-subscription-id)"),
-        fix: crate::findings::prose!("Start a subscriptions/listen stream with notifications/subscriptions/acknowledged and tag each notification with the subscription id in _meta."),
+        title: crate::findings::prose!(
+            "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta."
+        ),
+        rationale: crate::findings::prose!(
+            "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/utilities/subscriptions §Acknowledgment; SEP-2575 (sep-2575-server-sends-subscription-ack, sep-2575-server-tags-subscription-id)"
+        ),
+        fix: crate::findings::prose!(
+            "Start a subscriptions/listen stream with notifications/subscriptions/acknowledged and tag each notification with the subscription id in _meta."
+        ),
         category: "stateless",
         ..BASE
     },
     RuleInfo {
         code: "INV-090",
         title: crate::findings::prose!(TOOL_OVERLAP),
-        rationale: crate::findings::prose!("Two servers of one client expose a tool of the same unprefixed name, so a client that does not namespace tools cannot tell which server a call is for."),
+        rationale: crate::findings::prose!(
+            "Two servers of one client expose a tool of the same unprefixed name, so a client that does not namespace tools cannot tell which server a call is for."
+        ),
         source: crate::findings::prose!(TOOL_OVERLAP_SOURCE),
-        fix: crate::findings::prose!("Prefix the tool names with the server's name, or do not compose the two servers in one client."),
+        fix: crate::findings::prose!(
+            "Prefix the tool names with the server's name, or do not compose the two servers in one client."
+        ),
         category: "composition",
         aliases: &["tool-namespace-overlap"],
         ..BASE
@@ -528,9 +768,13 @@ pub const INFOS: [RuleInfo; 35] = [
     RuleInfo {
         code: "INV-091",
         title: crate::findings::prose!(ID_COLLISION),
-        rationale: crate::findings::prose!("Two servers on one shared transport see the same request id, so responses on the channel cannot be matched to their requests."),
+        rationale: crate::findings::prose!(
+            "Two servers on one shared transport see the same request id, so responses on the channel cannot be matched to their requests."
+        ),
         source: crate::findings::prose!(ID_COLLISION_SOURCE),
-        fix: crate::findings::prose!("Give each server its own transport, or make the client number requests across the shared channel."),
+        fix: crate::findings::prose!(
+            "Give each server its own transport, or make the client number requests across the shared channel."
+        ),
         category: "composition",
         aliases: &["shared-transport-id-collision"],
         ..BASE

@@ -41,63 +41,91 @@ pub const AUDIT: [RuleInfo; 9] = [
     RuleInfo {
         code: "A101",
         title: crate::findings::prose!("Crash"),
-        rationale: crate::findings::prose!("The server exited, or closed the connection, before answering a call made with valid input."),
+        rationale: crate::findings::prose!(
+            "The server exited, or closed the connection, before answering a call made with valid input."
+        ),
         source: crate::findings::prose!(CRASH_SOURCE),
-        fix: crate::findings::prose!("Run the call shown (its input is in the report) and fix what makes the server exit; errors belong in the answer, not in an exit."),
+        fix: crate::findings::prose!(
+            "Run the call shown (its input is in the report) and fix what makes the server exit; errors belong in the answer, not in an exit."
+        ),
         category: "crash",
         ..AUDIT_BASE
     },
     RuleInfo {
         code: "A102",
         title: crate::findings::prose!("Timeout"),
-        rationale: crate::findings::prose!("A call with valid input got no answer in time, so a client waits and then gives up."),
+        rationale: crate::findings::prose!(
+            "A call with valid input got no answer in time, so a client waits and then gives up."
+        ),
         source: crate::findings::prose!(TIMEOUT_SOURCE),
-        fix: crate::findings::prose!("Answer within the time, send progress notifications on long work, or raise --timeout if the tool is documented as slow."),
+        fix: crate::findings::prose!(
+            "Answer within the time, send progress notifications on long work, or raise --timeout if the tool is documented as slow."
+        ),
         category: "timeout",
         ..AUDIT_BASE
     },
     RuleInfo {
         code: "A103",
         title: crate::findings::prose!("Protocol error for a tool failure"),
-        rationale: crate::findings::prose!("A call with valid input was answered with a JSON-RPC error (or an internal error) where a tool result with isError belongs, so the model never sees why the tool failed."),
+        rationale: crate::findings::prose!(
+            "A call with valid input was answered with a JSON-RPC error (or an internal error) where a tool result with isError belongs, so the model never sees why the tool failed."
+        ),
         source: crate::findings::prose!(PROTOCOL_SOURCE),
-        fix: crate::findings::prose!("Return tool failures as a result with isError: true and a text saying what went wrong; keep JSON-RPC errors for protocol problems."),
+        fix: crate::findings::prose!(
+            "Return tool failures as a result with isError: true and a text saying what went wrong; keep JSON-RPC errors for protocol problems."
+        ),
         category: "protocol_error",
         ..AUDIT_BASE
     },
     RuleInfo {
         code: "A104",
         title: crate::findings::prose!("Non-JSON output"),
-        rationale: crate::findings::prose!("The server wrote lines on stdout that are not JSON-RPC messages, which breaks or confuses the client reading them."),
+        rationale: crate::findings::prose!(
+            "The server wrote lines on stdout that are not JSON-RPC messages, which breaks or confuses the client reading them."
+        ),
         source: crate::findings::prose!(JSON_SOURCE),
-        fix: crate::findings::prose!("Write only MCP messages to stdout; send logs and prints to stderr."),
+        fix: crate::findings::prose!(
+            "Write only MCP messages to stdout; send logs and prints to stderr."
+        ),
         category: "non_json_output",
         ..AUDIT_BASE
     },
     RuleInfo {
         code: "A105",
         title: crate::findings::prose!("Invalid result"),
-        rationale: crate::findings::prose!("The answer does not have the shape of its method's result (content missing or of the wrong type), so clients reject or misread it."),
+        rationale: crate::findings::prose!(
+            "The answer does not have the shape of its method's result (content missing or of the wrong type), so clients reject or misread it."
+        ),
         source: crate::findings::prose!(SHAPE_SOURCE),
-        fix: crate::findings::prose!("Return the result shape of the method: {\"content\": [...]} for tools/call, {\"messages\": [...]} for prompts/get, {\"contents\": [...]} for resources/read."),
+        fix: crate::findings::prose!(
+            "Return the result shape of the method: {\"content\": [...]} for tools/call, {\"messages\": [...]} for prompts/get, {\"contents\": [...]} for resources/read."
+        ),
         category: "invalid_result",
         ..AUDIT_BASE
     },
     RuleInfo {
         code: "A106",
         title: crate::findings::prose!("Output schema mismatch"),
-        rationale: crate::findings::prose!("structuredContent does not satisfy the tool's outputSchema, or is missing from a success although an outputSchema is declared."),
+        rationale: crate::findings::prose!(
+            "structuredContent does not satisfy the tool's outputSchema, or is missing from a success although an outputSchema is declared."
+        ),
         source: crate::findings::prose!(OUTPUT_SOURCE),
-        fix: crate::findings::prose!("Return structuredContent that validates against the outputSchema, or correct the schema to what the tool returns."),
+        fix: crate::findings::prose!(
+            "Return structuredContent that validates against the outputSchema, or correct the schema to what the tool returns."
+        ),
         category: "schema_mismatch",
         ..AUDIT_BASE
     },
     RuleInfo {
         code: "A107",
         title: crate::findings::prose!("Flood"),
-        rationale: crate::findings::prose!("While a call with valid input was open the server sent an unbounded stream of notifications or output, which swamps a client as run's session limit does."),
+        rationale: crate::findings::prose!(
+            "While a call with valid input was open the server sent an unbounded stream of notifications or output, which swamps a client as run's session limit does."
+        ),
         source: crate::findings::prose!(FLOOD_SOURCE),
-        fix: crate::findings::prose!("Bound what one call sends: rate-limit progress and log notifications, and stop streaming when the work ends."),
+        fix: crate::findings::prose!(
+            "Bound what one call sends: rate-limit progress and log notifications, and stop streaming when the work ends."
+        ),
         category: "flood",
         ..AUDIT_BASE
     },
@@ -106,9 +134,13 @@ pub const AUDIT: [RuleInfo; 9] = [
         level: Level::Note,
         severity: Severity::Info,
         title: crate::findings::prose!("Tool error"),
-        rationale: crate::findings::prose!("A call with valid input was answered as a tool error (isError: true): the tool reported a failure the way MCP asks; worth a look when the input was a sensible example."),
+        rationale: crate::findings::prose!(
+            "A call with valid input was answered as a tool error (isError: true): the tool reported a failure the way MCP asks; worth a look when the input was a sensible example."
+        ),
         source: crate::findings::prose!(PROTOCOL_SOURCE),
-        fix: crate::findings::prose!("Nothing, if the input shown is one the tool should refuse; otherwise make the tool accept valid input (or tighten its schema so the input is not valid)."),
+        fix: crate::findings::prose!(
+            "Nothing, if the input shown is one the tool should refuse; otherwise make the tool accept valid input (or tighten its schema so the input is not valid)."
+        ),
         category: "tool_error",
         ..AUDIT_BASE
     },
@@ -117,9 +149,13 @@ pub const AUDIT: [RuleInfo; 9] = [
         level: Level::Warning,
         severity: Severity::Low,
         title: crate::findings::prose!("Error text in a success"),
-        rationale: crate::findings::prose!("A result without isError: true carries text that reads as an error (Error: …, failed to …, not allowed), so a client treats a failure as a success."),
+        rationale: crate::findings::prose!(
+            "A result without isError: true carries text that reads as an error (Error: …, failed to …, not allowed), so a client treats a failure as a success."
+        ),
         source: crate::findings::prose!(PROTOCOL_SOURCE),
-        fix: crate::findings::prose!("Set isError: true on results that report a failure, so clients and models can tell them from answers."),
+        fix: crate::findings::prose!(
+            "Set isError: true on results that report a failure, so clients and models can tell them from answers."
+        ),
         category: "error_text",
         ..AUDIT_BASE
     },
@@ -130,63 +166,91 @@ pub const FUZZ: [RuleInfo; 8] = [
     RuleInfo {
         code: "F101",
         title: crate::findings::prose!("Crash"),
-        rationale: crate::findings::prose!("An input made the server exit, or close the connection, before answering: one bad call takes the server down for every client."),
+        rationale: crate::findings::prose!(
+            "An input made the server exit, or close the connection, before answering: one bad call takes the server down for every client."
+        ),
         source: crate::findings::prose!(CRASH_SOURCE),
-        fix: crate::findings::prose!("Validate arguments against the input schema and answer bad input with a tool error; the report's input (shrunk where possible) reproduces it."),
+        fix: crate::findings::prose!(
+            "Validate arguments against the input schema and answer bad input with a tool error; the report's input (shrunk where possible) reproduces it."
+        ),
         category: "crash",
         ..FUZZ_BASE
     },
     RuleInfo {
         code: "F102",
         title: crate::findings::prose!("Timeout"),
-        rationale: crate::findings::prose!("An input got no answer in time: the server hangs, loops or works unbounded on it."),
+        rationale: crate::findings::prose!(
+            "An input got no answer in time: the server hangs, loops or works unbounded on it."
+        ),
         source: crate::findings::prose!(TIMEOUT_SOURCE),
-        fix: crate::findings::prose!("Bound the work an input can cause (sizes, counts, durations) and answer out-of-range input with a tool error."),
+        fix: crate::findings::prose!(
+            "Bound the work an input can cause (sizes, counts, durations) and answer out-of-range input with a tool error."
+        ),
         category: "timeout",
         ..FUZZ_BASE
     },
     RuleInfo {
         code: "F103",
         title: crate::findings::prose!("Protocol error for bad input"),
-        rationale: crate::findings::prose!("An input was answered with a JSON-RPC internal error (or another protocol error) where a tool error belongs."),
+        rationale: crate::findings::prose!(
+            "An input was answered with a JSON-RPC internal error (or another protocol error) where a tool error belongs."
+        ),
         source: crate::findings::prose!(PROTOCOL_SOURCE),
-        fix: crate::findings::prose!("Catch argument errors in the tool and return them as a result with isError: true; answer unknown arguments with -32602."),
+        fix: crate::findings::prose!(
+            "Catch argument errors in the tool and return them as a result with isError: true; answer unknown arguments with -32602."
+        ),
         category: "protocol_error",
         ..FUZZ_BASE
     },
     RuleInfo {
         code: "F104",
         title: crate::findings::prose!("Non-JSON output"),
-        rationale: crate::findings::prose!("An input made the server write lines on stdout that are not JSON-RPC messages (a traceback, a print)."),
+        rationale: crate::findings::prose!(
+            "An input made the server write lines on stdout that are not JSON-RPC messages (a traceback, a print)."
+        ),
         source: crate::findings::prose!(JSON_SOURCE),
-        fix: crate::findings::prose!("Write only MCP messages to stdout; send logs and tracebacks to stderr."),
+        fix: crate::findings::prose!(
+            "Write only MCP messages to stdout; send logs and tracebacks to stderr."
+        ),
         category: "non_json_output",
         ..FUZZ_BASE
     },
     RuleInfo {
         code: "F105",
         title: crate::findings::prose!("Invalid result"),
-        rationale: crate::findings::prose!("An input got an answer that does not have the shape of a tools/call result."),
+        rationale: crate::findings::prose!(
+            "An input got an answer that does not have the shape of a tools/call result."
+        ),
         source: crate::findings::prose!(SHAPE_SOURCE),
-        fix: crate::findings::prose!("Return {\"content\": [...]} (with isError: true for a failure) for every input."),
+        fix: crate::findings::prose!(
+            "Return {\"content\": [...]} (with isError: true for a failure) for every input."
+        ),
         category: "invalid_result",
         ..FUZZ_BASE
     },
     RuleInfo {
         code: "F106",
         title: crate::findings::prose!("Output schema mismatch"),
-        rationale: crate::findings::prose!("An input got structuredContent that does not satisfy the tool's outputSchema."),
+        rationale: crate::findings::prose!(
+            "An input got structuredContent that does not satisfy the tool's outputSchema."
+        ),
         source: crate::findings::prose!(OUTPUT_SOURCE),
-        fix: crate::findings::prose!("Return structuredContent that validates against the outputSchema for every success, or a tool error instead."),
+        fix: crate::findings::prose!(
+            "Return structuredContent that validates against the outputSchema for every success, or a tool error instead."
+        ),
         category: "schema_mismatch",
         ..FUZZ_BASE
     },
     RuleInfo {
         code: "F107",
         title: crate::findings::prose!("Flood"),
-        rationale: crate::findings::prose!("An input made the server send an unbounded stream of notifications or output while the call was open (a loop the input controls, such as a step count without a maximum)."),
+        rationale: crate::findings::prose!(
+            "An input made the server send an unbounded stream of notifications or output while the call was open (a loop the input controls, such as a step count without a maximum)."
+        ),
         source: crate::findings::prose!(FLOOD_SOURCE),
-        fix: crate::findings::prose!("Bound the work and the messages an input can cause (a maximum on counts and steps), and rate-limit notifications."),
+        fix: crate::findings::prose!(
+            "Bound the work and the messages an input can cause (a maximum on counts and steps), and rate-limit notifications."
+        ),
         category: "flood",
         ..FUZZ_BASE
     },
@@ -195,9 +259,15 @@ pub const FUZZ: [RuleInfo; 8] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Invalid input accepted"),
-        rationale: crate::findings::prose!("An input the input schema rejects was accepted as a success, so the schema does not describe what the tool really takes, or the tool does not check its input."),
-        source: crate::findings::prose!("MCP 2025-11-25 server/tools §Security Considerations (servers MUST validate all tool inputs)"),
-        fix: crate::findings::prose!("Validate arguments against the input schema and answer invalid input with a tool error, or widen the schema to what the tool accepts."),
+        rationale: crate::findings::prose!(
+            "An input the input schema rejects was accepted as a success, so the schema does not describe what the tool really takes, or the tool does not check its input."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Security Considerations (servers MUST validate all tool inputs)"
+        ),
+        fix: crate::findings::prose!(
+            "Validate arguments against the input schema and answer invalid input with a tool error, or widen the schema to what the tool accepts."
+        ),
         category: "accepted_invalid",
         ..FUZZ_BASE
     },

@@ -23,7 +23,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::schema::effective;
 
@@ -140,12 +140,12 @@ fn from_schema(schema: &Value) -> Vec<(u64, String)> {
     let Some(props) = top.get("properties").and_then(Value::as_object) else {
         return Vec::new();
     };
-    let props: Vec<(&String, Map<String, Value>)> = props
+    let props: Vec<(&String, super::schema::Node<'_>)> = props
         .iter()
         .map(|(name, s)| (name, effective(s, schema)))
         .collect();
-    let default_of = |p: &Map<String, Value>| p.get("default").and_then(Value::as_f64);
-    let description = |p: &Map<String, Value>| {
+    let default_of = |p: &super::schema::Node<'_>| p.get("default").and_then(Value::as_f64);
+    let description = |p: &super::schema::Node<'_>| {
         p.get("description")
             .and_then(Value::as_str)
             .unwrap_or("")

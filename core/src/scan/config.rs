@@ -113,7 +113,7 @@ mod tests {
         scan_config("mcp.json", &config, &ScanOptions::default())
             .unwrap_or_default()
             .into_iter()
-            .map(|f| (f.code, f.field))
+            .map(|f| (f.code(), f.field().to_string()))
             .collect()
     }
 

@@ -429,8 +429,8 @@ mod tests {
         let findings = scan(json!({"tools": [{
             "name": "read", "description": "Reads a file.\u{FFFD}", "inputSchema": {"type": "object"}
         }]}));
-        let f = findings.iter().find(|f| f.code == "S106").expect("S106");
-        assert_eq!(f.severity, Severity::High);
+        let f = findings.iter().find(|f| f.code() == "S106").expect("S106");
+        assert_eq!(f.severity(), Severity::High);
         assert_eq!(f.evidence, "\\u{FFFD}");
         assert!(!passed(&findings, Severity::High));
     }

@@ -135,9 +135,13 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Unicode tag characters"),
-        rationale: crate::findings::prose!("Characters U+E0000 to U+E007F are invisible in every client yet read by models as ASCII, so a description can carry instructions no reviewer sees (ASCII smuggling)."),
+        rationale: crate::findings::prose!(
+            "Characters U+E0000 to U+E007F are invisible in every client yet read by models as ASCII, so a description can carry instructions no reviewer sees (ASCII smuggling)."
+        ),
         source: crate::findings::prose!(ASCII_SMUGGLING),
-        fix: crate::findings::prose!("Remove the Unicode tag characters (U+E0000-U+E007F); nothing legitimate in a tool description needs them."),
+        fix: crate::findings::prose!(
+            "Remove the Unicode tag characters (U+E0000-U+E007F); nothing legitimate in a tool description needs them."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -145,9 +149,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Bidirectional controls"),
-        rationale: crate::findings::prose!("Embedding and isolate controls (U+202A to U+202E, U+2066 to U+2069) make text display in an order other than the one a model reads."),
-        source: crate::findings::prose!("CVE-2021-42574; Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)"),
-        fix: crate::findings::prose!("Remove the bidirectional controls and write the text in its display order."),
+        rationale: crate::findings::prose!(
+            "Embedding and isolate controls (U+202A to U+202E, U+2066 to U+2069) make text display in an order other than the one a model reads."
+        ),
+        source: crate::findings::prose!(
+            "CVE-2021-42574; Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the bidirectional controls and write the text in its display order."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -155,9 +165,13 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Zero-width characters"),
-        rationale: crate::findings::prose!("Zero-width spaces and joiners (U+200B to U+200D, U+2060, U+FEFF) hide text boundaries, split keywords past filters, or encode data invisibly."),
+        rationale: crate::findings::prose!(
+            "Zero-width spaces and joiners (U+200B to U+200D, U+2060, U+FEFF) hide text boundaries, split keywords past filters, or encode data invisibly."
+        ),
         source: crate::findings::prose!(TROJAN_SOURCE),
-        fix: crate::findings::prose!("Remove the zero-width characters; if a word must not break, rephrase it."),
+        fix: crate::findings::prose!(
+            "Remove the zero-width characters; if a word must not break, rephrase it."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -165,8 +179,12 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Invisible format characters"),
-        rationale: crate::findings::prose!("Other invisible characters (soft hyphen, invisible operators, directional marks, Hangul fillers, variation selectors outside emoji) can hide or encode text."),
-        source: crate::findings::prose!("Unicode Technical Standard #39, Unicode Security Mechanisms; Paul Butler, \"Smuggling arbitrary data through an emoji\" (2025)"),
+        rationale: crate::findings::prose!(
+            "Other invisible characters (soft hyphen, invisible operators, directional marks, Hangul fillers, variation selectors outside emoji) can hide or encode text."
+        ),
+        source: crate::findings::prose!(
+            "Unicode Technical Standard #39, Unicode Security Mechanisms; Paul Butler, \"Smuggling arbitrary data through an emoji\" (2025)"
+        ),
         fix: crate::findings::prose!("Remove the invisible formatting characters; use plain text."),
         ..BASE
     },
@@ -175,9 +193,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Terminal escapes and control characters"),
-        rationale: crate::findings::prose!("ANSI escape sequences and other control characters can hide or rewrite text when a description is shown in a terminal, while the model still reads all of it."),
-        source: crate::findings::prose!("Trail of Bits, \"Deceiving users with ANSI terminal codes in MCP\" (2025)"),
-        fix: crate::findings::prose!("Remove ANSI escapes and control characters from the text; keep formatting out of descriptions."),
+        rationale: crate::findings::prose!(
+            "ANSI escape sequences and other control characters can hide or rewrite text when a description is shown in a terminal, while the model still reads all of it."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"Deceiving users with ANSI terminal codes in MCP\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove ANSI escapes and control characters from the text; keep formatting out of descriptions."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -185,9 +209,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Invalid Unicode"),
-        rationale: crate::findings::prose!("U+FFFD stands where the server sent what is not a character, such as a lone surrogate escape (\\udfff): strict parsers refuse the whole listing while the TypeScript and Python SDKs pass it to the model, so what a scanner or a reviewer sees is not what the model reads."),
-        source: crate::findings::prose!("RFC 8259 §8.2 (unpaired surrogates); The Unicode Standard, §3.9 (U+FFFD substitution)"),
-        fix: crate::findings::prose!("Send valid UTF-8: pair every surrogate escape, or remove the character; a listing must be text the client can read exactly."),
+        rationale: crate::findings::prose!(
+            "U+FFFD stands where the server sent what is not a character, such as a lone surrogate escape (\\udfff): strict parsers refuse the whole listing while the TypeScript and Python SDKs pass it to the model, so what a scanner or a reviewer sees is not what the model reads."
+        ),
+        source: crate::findings::prose!(
+            "RFC 8259 §8.2 (unpaired surrogates); The Unicode Standard, §3.9 (U+FFFD substitution)"
+        ),
+        fix: crate::findings::prose!(
+            "Send valid UTF-8: pair every surrogate escape, or remove the character; a listing must be text the client can read exactly."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -195,8 +225,12 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Mixed-script name"),
-        rationale: crate::findings::prose!("A tool or prompt name mixes scripts (a Cyrillic а in read_file), which looks like a trusted name to people and is a different tool to the client."),
-        source: crate::findings::prose!("CVE-2021-42694 (homoglyphs); Unicode Technical Standard #39 (mixed-script confusables)"),
+        rationale: crate::findings::prose!(
+            "A tool or prompt name mixes scripts (a Cyrillic а in read_file), which looks like a trusted name to people and is a different tool to the client."
+        ),
+        source: crate::findings::prose!(
+            "CVE-2021-42694 (homoglyphs); Unicode Technical Standard #39 (mixed-script confusables)"
+        ),
         fix: crate::findings::prose!("Spell the name in one script (ASCII for tool names)."),
         ..BASE
     },
@@ -205,9 +239,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Confusable name"),
-        rationale: crate::findings::prose!("A tool name with look-alike characters folds to the name of another tool of the listing or of a well-known server, so it can be mistaken for that tool."),
-        source: crate::findings::prose!("Unicode Technical Standard #39 (confusables.txt); CVE-2021-42694"),
-        fix: crate::findings::prose!("Rename the tool so it cannot be mistaken for the tool it resembles."),
+        rationale: crate::findings::prose!(
+            "A tool name with look-alike characters folds to the name of another tool of the listing or of a well-known server, so it can be mistaken for that tool."
+        ),
+        source: crate::findings::prose!(
+            "Unicode Technical Standard #39 (confusables.txt); CVE-2021-42694"
+        ),
+        fix: crate::findings::prose!(
+            "Rename the tool so it cannot be mistaken for the tool it resembles."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -215,9 +255,13 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Concealment from the user"),
-        rationale: crate::findings::prose!("Text tells the model not to tell, mention or show something to the user, the mark of a poisoned tool description."),
+        rationale: crate::findings::prose!(
+            "Text tells the model not to tell, mention or show something to the user, the mark of a poisoned tool description."
+        ),
         source: crate::findings::prose!(INVARIANT),
-        fix: crate::findings::prose!("Remove the instruction to hide something from the user; a description says what the tool does, never what to keep from the user."),
+        fix: crate::findings::prose!(
+            "Remove the instruction to hide something from the user; a description says what the tool does, never what to keep from the user."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -225,8 +269,12 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Instruction override"),
-        rationale: crate::findings::prose!("Text tells the model to ignore or disregard previous, prior or system instructions, a prompt injection."),
-        source: crate::findings::prose!("OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection"),
+        rationale: crate::findings::prose!(
+            "Text tells the model to ignore or disregard previous, prior or system instructions, a prompt injection."
+        ),
+        source: crate::findings::prose!(
+            "OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection"
+        ),
         fix: crate::findings::prose!("Remove the instruction to ignore other instructions."),
         ..BASE
     },
@@ -235,9 +283,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Model-directed markup"),
-        rationale: crate::findings::prose!("Tags such as <IMPORTANT> or <SYSTEM> and chat role markers ([INST], ChatML's im_start, system:) address the model rather than describe the tool."),
-        source: crate::findings::prose!("Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the <IMPORTANT> example"),
-        fix: crate::findings::prose!("Describe the tool in plain prose, without tags or role markers aimed at the model."),
+        rationale: crate::findings::prose!(
+            "Tags such as <IMPORTANT> or <SYSTEM> and chat role markers ([INST], ChatML's im_start, system:) address the model rather than describe the tool."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the <IMPORTANT> example"
+        ),
+        fix: crate::findings::prose!(
+            "Describe the tool in plain prose, without tags or role markers aimed at the model."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -245,9 +299,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Coercive directive"),
-        rationale: crate::findings::prose!("Text claims precedence over other tools or the user (before using any other tool, you must always, when this tool is available), line jumping."),
-        source: crate::findings::prose!("Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)"),
-        fix: crate::findings::prose!("Remove claims of precedence (\"before any other tool\", \"you must always\"); say what the tool does and let the client decide."),
+        rationale: crate::findings::prose!(
+            "Text claims precedence over other tools or the user (before using any other tool, you must always, when this tool is available), line jumping."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove claims of precedence (\"before any other tool\", \"you must always\"); say what the tool does and let the client decide."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -255,9 +315,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Cross-tool directive"),
-        rationale: crate::findings::prose!("A description tells the model how to use another tool of this or another server (call X first, instead of X, when X is called), shadowing that tool."),
-        source: crate::findings::prose!("Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the shadowing example"),
-        fix: crate::findings::prose!("Describe only this tool; never tell the model how or when to use other tools."),
+        rationale: crate::findings::prose!(
+            "A description tells the model how to use another tool of this or another server (call X first, instead of X, when X is called), shadowing that tool."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the shadowing example"
+        ),
+        fix: crate::findings::prose!(
+            "Describe only this tool; never tell the model how or when to use other tools."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -265,9 +331,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Note,
         severity: Severity::Info,
         title: crate::findings::prose!("URL in text"),
-        rationale: crate::findings::prose!("A description holds a URL, a place data could be sent to; worth a look, rarely an attack alone."),
-        source: crate::findings::prose!("Simon Willison, \"Model Context Protocol has prompt injection security problems\" (2025)"),
-        fix: crate::findings::prose!("Check that the URL belongs in the description (documentation, the service it calls); remove it otherwise."),
+        rationale: crate::findings::prose!(
+            "A description holds a URL, a place data could be sent to; worth a look, rarely an attack alone."
+        ),
+        source: crate::findings::prose!(
+            "Simon Willison, \"Model Context Protocol has prompt injection security problems\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Check that the URL belongs in the description (documentation, the service it calls); remove it otherwise."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -275,9 +347,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Data sent to a URL or e-mail address"),
-        rationale: crate::findings::prose!("A sentence tells the model to send, post, upload, forward or e-mail what it holds (the input, a document, files, results, the conversation, credentials, keys) to a URL or an e-mail address the description names."),
-        source: crate::findings::prose!("Simon Willison, \"The lethal trifecta for AI agents\" (2025); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025)"),
-        fix: crate::findings::prose!("Remove the instruction to send data to the address; a tool that must send data takes the destination as a declared argument the user sees."),
+        rationale: crate::findings::prose!(
+            "A sentence tells the model to send, post, upload, forward or e-mail what it holds (the input, a document, files, results, the conversation, credentials, keys) to a URL or an e-mail address the description names."
+        ),
+        source: crate::findings::prose!(
+            "Simon Willison, \"The lethal trifecta for AI agents\" (2025); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the instruction to send data to the address; a tool that must send data takes the destination as a declared argument the user sees."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -285,9 +363,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Request-capture host"),
-        rationale: crate::findings::prose!("A URL points at a request-capture or tunnelling service (webhook.site, requestbin, pipedream, ngrok, interactsh), a common exfiltration endpoint."),
-        source: crate::findings::prose!("OWASP Top 10 for LLM Applications 2025, LLM02 Sensitive Information Disclosure"),
-        fix: crate::findings::prose!("Remove the request-capture or tunnel URL; point at the real service, if any."),
+        rationale: crate::findings::prose!(
+            "A URL points at a request-capture or tunnelling service (webhook.site, requestbin, pipedream, ngrok, interactsh), a common exfiltration endpoint."
+        ),
+        source: crate::findings::prose!(
+            "OWASP Top 10 for LLM Applications 2025, LLM02 Sensitive Information Disclosure"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the request-capture or tunnel URL; point at the real service, if any."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -295,9 +379,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("E-mail address"),
-        rationale: crate::findings::prose!("A description holds an e-mail address, which poisoned descriptions use to redirect messages to an attacker."),
-        source: crate::findings::prose!("Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the send_email shadowing example"),
-        fix: crate::findings::prose!("Remove the e-mail address, or make it a declared argument the user fills in."),
+        rationale: crate::findings::prose!(
+            "A description holds an e-mail address, which poisoned descriptions use to redirect messages to an attacker."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the send_email shadowing example"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the e-mail address, or make it a declared argument the user fills in."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -305,9 +395,13 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Sensitive path"),
-        rationale: crate::findings::prose!("Text names a credential or configuration file (~/.ssh, id_rsa, .env, ~/.aws/credentials, .npmrc, mcp.json) that no tool description needs to mention."),
+        rationale: crate::findings::prose!(
+            "Text names a credential or configuration file (~/.ssh, id_rsa, .env, ~/.aws/credentials, .npmrc, mcp.json) that no tool description needs to mention."
+        ),
         source: crate::findings::prose!(INVARIANT),
-        fix: crate::findings::prose!("Remove the mention of credential and configuration files from the text."),
+        fix: crate::findings::prose!(
+            "Remove the mention of credential and configuration files from the text."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -315,9 +409,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Sensitive path read or sent"),
-        rationale: crate::findings::prose!("A sentence tells the model to read, pass, send or upload a credential or configuration file, or a parameter's name asks for one's content."),
-        source: crate::findings::prose!("Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the ~/.cursor/mcp.json and ~/.ssh/id_rsa example"),
-        fix: crate::findings::prose!("Never ask the model to read or send credential files; take only the data the tool needs, as declared arguments."),
+        rationale: crate::findings::prose!(
+            "A sentence tells the model to read, pass, send or upload a credential or configuration file, or a parameter's name asks for one's content."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the ~/.cursor/mcp.json and ~/.ssh/id_rsa example"
+        ),
+        fix: crate::findings::prose!(
+            "Never ask the model to read or send credential files; take only the data the tool needs, as declared arguments."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -325,9 +425,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Encoded blob"),
-        rationale: crate::findings::prose!("A long base64 or hex run hides text from reviewers that a model can decode and follow."),
-        source: crate::findings::prose!("OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection (obfuscated payloads)"),
-        fix: crate::findings::prose!("Remove the encoded blob from the text, or say in plain words what it is."),
+        rationale: crate::findings::prose!(
+            "A long base64 or hex run hides text from reviewers that a model can decode and follow."
+        ),
+        source: crate::findings::prose!(
+            "OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection (obfuscated payloads)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the encoded blob from the text, or say in plain words what it is."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -335,9 +441,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Secret or key"),
-        rationale: crate::findings::prose!("Text holds what looks like a live credential (AWS AKIA key, GitHub token, sk- API key, Slack token, private key block, JWT), leaked to every client that lists the server."),
-        source: crate::findings::prose!("GitHub secret scanning supported patterns; gitleaks default rules; RFC 7519 (JWT)"),
-        fix: crate::findings::prose!("Remove the secret from the listing and revoke it: it was shown to every client."),
+        rationale: crate::findings::prose!(
+            "Text holds what looks like a live credential (AWS AKIA key, GitHub token, sk- API key, Slack token, private key block, JWT), leaked to every client that lists the server."
+        ),
+        source: crate::findings::prose!(
+            "GitHub secret scanning supported patterns; gitleaks default rules; RFC 7519 (JWT)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the secret from the listing and revoke it: it was shown to every client."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -345,9 +457,13 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Undeclared parameter"),
-        rationale: crate::findings::prose!("A description tells the model to fill a parameter the input schema does not declare, a side channel the client's form never shows."),
+        rationale: crate::findings::prose!(
+            "A description tells the model to fill a parameter the input schema does not declare, a side channel the client's form never shows."
+        ),
         source: crate::findings::prose!(INVARIANT),
-        fix: crate::findings::prose!("Declare the parameter in the inputSchema (with a description), or stop asking for it in the description."),
+        fix: crate::findings::prose!(
+            "Declare the parameter in the inputSchema (with a description), or stop asking for it in the description."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -355,9 +471,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Conversation parameter"),
-        rationale: crate::findings::prose!("A parameter's name or description asks for the conversation, the chat history or the system prompt, which the tool then receives."),
-        source: crate::findings::prose!("Trail of Bits, \"How MCP servers can steal your conversation history\" (2025); CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025)"),
-        fix: crate::findings::prose!("Remove the parameter that asks for the conversation, chat history or system prompt; take only the data the tool needs."),
+        rationale: crate::findings::prose!(
+            "A parameter's name or description asks for the conversation, the chat history or the system prompt, which the tool then receives."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"How MCP servers can steal your conversation history\" (2025); CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the parameter that asks for the conversation, chat history or system prompt; take only the data the tool needs."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -365,9 +487,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Credential parameter"),
-        rationale: crate::findings::prose!("A tool that is not about authentication asks for a password, an API key, a token or a private key as an argument."),
-        source: crate::findings::prose!("CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025), full-schema poisoning"),
-        fix: crate::findings::prose!("Get credentials from the server's own configuration (environment, OAuth), not from the model as an argument."),
+        rationale: crate::findings::prose!(
+            "A tool that is not about authentication asks for a password, an API key, a token or a private key as an argument."
+        ),
+        source: crate::findings::prose!(
+            "CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025), full-schema poisoning"
+        ),
+        fix: crate::findings::prose!(
+            "Get credentials from the server's own configuration (environment, OAuth), not from the model as an argument."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -375,9 +503,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Low,
         title: crate::findings::prose!("Long description"),
-        rationale: crate::findings::prose!("A description over 2,000 characters is far longer than a tool's job needs and has room for instructions a reviewer will not read."),
-        source: crate::findings::prose!("Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)"),
-        fix: crate::findings::prose!("Shorten the description to what a model needs to choose and call the tool."),
+        rationale: crate::findings::prose!(
+            "A description over 2,000 characters is far longer than a tool's job needs and has room for instructions a reviewer will not read."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Shorten the description to what a model needs to choose and call the tool."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -385,9 +519,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Huge description"),
-        rationale: crate::findings::prose!("A description over 8,000 characters spends the model's context and buries whatever it carries."),
-        source: crate::findings::prose!("Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)"),
-        fix: crate::findings::prose!("Shorten the description drastically; move long documentation to a resource."),
+        rationale: crate::findings::prose!(
+            "A description over 8,000 characters spends the model's context and buries whatever it carries."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Shorten the description drastically; move long documentation to a resource."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -395,9 +535,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Note,
         severity: Severity::Info,
         title: crate::findings::prose!("Large listing"),
-        rationale: crate::findings::prose!("The descriptions of one server's listing total over 60,000 characters, a large share of every request's context."),
-        source: crate::findings::prose!("Anthropic, tool use documentation (tool definitions count as input tokens)"),
-        fix: crate::findings::prose!("Trim the listing's descriptions, or split the server into smaller ones."),
+        rationale: crate::findings::prose!(
+            "The descriptions of one server's listing total over 60,000 characters, a large share of every request's context."
+        ),
+        source: crate::findings::prose!(
+            "Anthropic, tool use documentation (tool definitions count as input tokens)"
+        ),
+        fix: crate::findings::prose!(
+            "Trim the listing's descriptions, or split the server into smaller ones."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -405,9 +551,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Tool name collision"),
-        rationale: crate::findings::prose!("Two servers list a tool of the same name, so one shadows the other in clients that key tools by name."),
-        source: crate::findings::prose!("Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing; Invariant Labs, \"WhatsApp MCP Exploited\" (2025)"),
-        fix: crate::findings::prose!("Rename one of the tools (a server prefix helps), or do not run the two servers side by side."),
+        rationale: crate::findings::prose!(
+            "Two servers list a tool of the same name, so one shadows the other in clients that key tools by name."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing; Invariant Labs, \"WhatsApp MCP Exploited\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Rename one of the tools (a server prefix helps), or do not run the two servers side by side."
+        ),
         ..BASE
     },
     RuleInfo {
@@ -415,9 +567,15 @@ pub const INFOS: [RuleInfo; 29] = [
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("Tool name near-collision"),
-        rationale: crate::findings::prose!("A tool name is one or two edits from another server's, or equal to it after folding case, - and _, or look-alike characters, so the model may call the wrong one."),
-        source: crate::findings::prose!("Unicode Technical Standard #39 (confusables); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing"),
-        fix: crate::findings::prose!("Rename the tool so it is clearly distinct from the other server's."),
+        rationale: crate::findings::prose!(
+            "A tool name is one or two edits from another server's, or equal to it after folding case, - and _, or look-alike characters, so the model may call the wrong one."
+        ),
+        source: crate::findings::prose!(
+            "Unicode Technical Standard #39 (confusables); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing"
+        ),
+        fix: crate::findings::prose!(
+            "Rename the tool so it is clearly distinct from the other server's."
+        ),
         ..BASE
     },
 ];
