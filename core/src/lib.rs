@@ -14,6 +14,7 @@ pub mod api;
 pub mod baseline;
 pub mod capture;
 pub mod config;
+pub mod contract;
 pub mod coverage;
 pub mod diag;
 pub mod error;

@@ -62,7 +62,18 @@ fn each_family_page_carries_its_table() {
         &[("rules", table(&family(Family::Invariants)))],
     );
     hold("lint.md", &[("rules", table(&family(Family::Lint)))]);
-    hold("scan.md", &[("rules", table(&family(Family::Scan)))]);
+    hold(
+        "scan.md",
+        &[
+            ("rules", table(&family(Family::Scan))),
+            ("config-rules", table(&family(Family::Config))),
+            ("output-rules", table(&family(Family::Output))),
+        ],
+    );
+    hold(
+        "contract.md",
+        &[("rules", table(&family(Family::Contract)))],
+    );
     hold("http-probes.md", &[("rules", table(&family(Family::Http)))]);
     hold(
         "probe.md",

@@ -6,10 +6,11 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use mcpcheck_core::findings::{Family, Note};
+use mcpcheck_core::findings::{Family, Finding, Note};
 use mcpcheck_core::probe::{
     self, Arguments, AuditReport, AuditResult, ClassifyCx, ItemKind, Request,
 };
+use mcpcheck_core::scan;
 use serde_json::{Value, json};
 
 use crate::client::listing::Listings;
@@ -33,7 +34,8 @@ const MAX_ITEMS: usize = 50;
 protocol_error (a JSON-RPC error where a result or a tool error belongs, e.g. -32603), \
 non_json_output, crash, timeout, schema_mismatch (structuredContent against outputSchema), \
 invalid_result (a result of the wrong shape), skipped (a tool that may write, without \
---include-writes).\n\nExit status: 0 nothing serious; 1 a crash, hang, flood, protocol error, \
+--include-writes). What the server answers (and its instructions) is also read by the \
+scan's text rules: O codes, `--ignore output` turns them off.\n\nExit status: 0 nothing serious; 1 a crash, hang, flood, protocol error, \
 non-JSON output, invalid result or schema mismatch, or the server could not be reached; 2 a \
 usage error.\n\n",
     crate::help::docs_line!("probe")
@@ -63,7 +65,7 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
         prober.close().await;
         report
     });
-    let (report, listings) = match report {
+    let (report, listings, answers) = match report {
         Ok(done) => done,
         Err(e) => {
             err(&format!(
@@ -74,6 +76,7 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
         }
     };
     let mut findings = probe::audit_findings(&report);
+    findings.findings.extend(answers);
     if prober.restarts > 0 {
         findings.notes.push(Note::info(format!(
             "the server was started again {} after a crash or a hang",
@@ -84,7 +87,7 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
         findings,
         args.probe.format,
         &args.probe.findings,
-        &[Family::Audit],
+        &[Family::Audit, Family::Output],
     )?;
     if let Some(dir) = &args.output {
         let server = crate::probe::server_of(&args.probe.target.endpoint()?)?;
@@ -110,9 +113,20 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
 pub(crate) async fn audit(
     prober: &mut Prober,
     include_writes: bool,
-) -> std::result::Result<(AuditReport, Listings), String> {
+) -> std::result::Result<(AuditReport, Listings, Vec<Finding>), String> {
     let listings = prober.list().await?;
     listings.print_notes("audit", &prober.label());
+    let label = prober.label();
+    // What the server answers, judged by scan's text rules (O codes).
+    let mut answers = Vec::new();
+    if let Some(instructions) = prober.instructions() {
+        answers.extend(scan::output::scan_instructions(&label, &instructions));
+    }
+    let mut judge = |what: scan::output::Answered<'_>, observed: &probe::Observed| {
+        if let Some(result) = observed.response.as_ref().and_then(|r| r.get("result")) {
+            answers.extend(scan::output::scan_result(&label, what, result));
+        }
+    };
     let timeout_ms = Some(prober.timeout_ms());
     let mut results = Vec::new();
     let risks = probe::WriteRisks::new(&listings.tools);
@@ -148,6 +162,7 @@ pub(crate) async fn audit(
             ..ClassifyCx::new(Request::ToolsCall)
         };
         let outcome = probe::classify(&observed, &cx);
+        judge(scan::output::Answered::Tool(name), &observed);
         results.push(AuditResult::from_call(
             ItemKind::Tool,
             name,
@@ -170,6 +185,7 @@ pub(crate) async fn audit(
             ..ClassifyCx::new(Request::PromptsGet)
         };
         let outcome = probe::classify(&observed, &cx);
+        judge(scan::output::Answered::Prompt(name), &observed);
         results.push(AuditResult::from_call(
             ItemKind::Prompt,
             name,
@@ -186,6 +202,7 @@ pub(crate) async fn audit(
             ..ClassifyCx::new(Request::ResourcesRead)
         };
         let outcome = probe::classify(&observed, &cx);
+        judge(scan::output::Answered::Resource(uri), &observed);
         results.push(AuditResult::from_call(
             ItemKind::Resource,
             uri,
@@ -197,5 +214,6 @@ pub(crate) async fn audit(
     Ok((
         AuditReport::new(&prober.label(), prober.transport(), results),
         listings,
+        scan::output::dedupe(answers),
     ))
 }

@@ -129,6 +129,7 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
             scan::scan_config(&config.name, &config.doc, &options)
                 .map_err(|e| Error::Usage(e.to_string()))?,
         );
+        findings.extend(scan::hygiene::check_config(&config.name, &config.doc));
         if args.start_servers {
             let started = config.endpoints(&mut redactor)?;
             let labels: Vec<&str> = started.iter().map(|(l, _)| l.as_str()).collect();
@@ -179,13 +180,12 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
             "{failure}; what it offers was not scanned"
         )));
     }
-    finish_redacted(
-        report,
-        args.format,
-        &args.findings,
-        &[Family::Scan],
-        &redactor,
-    )
+    let judged: &[Family] = if args.config.is_some() {
+        &[Family::Scan, Family::Config]
+    } else {
+        &[Family::Scan]
+    };
+    finish_redacted(report, args.format, &args.findings, judged, &redactor)
 }
 
 /// A listing file: one listing, or a list of them (labelled `FILE#N`).
@@ -246,31 +246,40 @@ const CONFIG_KEYS: &[&str] = &[
     "autoApprove",
     "alwaysAllow",
     "timeout",
+    "cwd",
+    "envFile",
+    "serverUrl",
 ];
 
-/// A client's `mcpServers` config: its name, as messages and findings give
-/// it, and the document.
-struct Config {
-    name: String,
-    doc: Value,
+/// A client's config (`mcpServers`, or VS Code's `servers`): its name, as
+/// messages and findings give it, and the document.
+pub(crate) struct Config {
+    pub(crate) name: String,
+    pub(crate) doc: Value,
 }
 
 impl Config {
     /// Read the config and check the shape of every server entry; nothing
     /// in it is expanded, started or reached.
-    fn read(path: &std::path::Path) -> Result<Config> {
+    pub(crate) fn read(path: &std::path::Path) -> Result<Config> {
         let name = display(path);
         let text = read_text(path).map_err(Error::Usage)?;
-        let doc: Value = serde_json::from_str(&text).map_err(|e| {
-            Error::Usage(format!(
-                "{name}:{}:{}: the config is not JSON: {e}",
-                e.line(),
-                e.column()
-            ))
-        })?;
-        let Some(servers) = doc.get("mcpServers").and_then(Value::as_object) else {
+        // VS Code's files may hold comments and trailing commas (JSONC).
+        let doc: Value = serde_json::from_str(&text)
+            .or_else(|e| match scan::hygiene::strip_jsonc(&text) {
+                Some(plain) => serde_json::from_str(&plain).map_err(|_| e),
+                None => Err(e),
+            })
+            .map_err(|e| {
+                Error::Usage(format!(
+                    "{name}:{}:{}: the config is not JSON: {e}",
+                    e.line(),
+                    e.column()
+                ))
+            })?;
+        let Some((_, servers)) = scan::hygiene::config_servers(&doc) else {
             return Err(Error::Usage(format!(
-                "{name}: no `mcpServers` object (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}}}}}})"
+                "{name}: no `mcpServers` object (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}}}}}}, or VS Code's {{\"servers\": {{…}}}})"
             )));
         };
         for (label, entry) in servers {
@@ -281,9 +290,8 @@ impl Config {
 
     /// The server entries, with whether each is disabled.
     fn entries(&self) -> impl Iterator<Item = (&String, &serde_json::Map<String, Value>, bool)> {
-        self.doc
-            .get("mcpServers")
-            .and_then(Value::as_object)
+        scan::hygiene::config_servers(&self.doc)
+            .map(|(_, servers)| servers)
             .into_iter()
             .flatten()
             .filter_map(|(label, entry)| {
@@ -294,7 +302,7 @@ impl Config {
     }
 
     /// How many servers the config has.
-    fn servers(&self) -> usize {
+    pub(crate) fn servers(&self) -> usize {
         self.entries().count()
     }
 
@@ -303,7 +311,7 @@ impl Config {
     /// environment and its headers, `${VAR}` and `${VAR:-default}` expanded
     /// in every string as clients do. Every value an expansion, an `env`
     /// entry or a header brought in is added to `redactor`.
-    fn endpoints(&self, redactor: &mut Redactor) -> Result<Vec<(String, Endpoint)>> {
+    pub(crate) fn endpoints(&self, redactor: &mut Redactor) -> Result<Vec<(String, Endpoint)>> {
         let mut out = Vec::new();
         for (label, fields, disabled) in self.entries() {
             let name = &self.name;
@@ -335,7 +343,13 @@ impl Config {
                 }
                 Ok(out)
             };
-            let endpoint = match (fields.get("command"), fields.get("url")) {
+            if let Some(key) = ["cwd", "envFile"].iter().find(|k| fields.contains_key(**k)) {
+                return Err(problem(format!(
+                    "`{key}` is not read when mcpcheck starts a server; judge the config without --start-servers, or start the server with --server"
+                )));
+            }
+            let url = fields.get("url").or_else(|| fields.get("serverUrl"));
+            let endpoint = match (fields.get("command"), url) {
                 (Some(command), _) => {
                     let command = string("command", command)?;
                     let args = match fields.get("args") {
@@ -393,7 +407,7 @@ fn check_entry(name: &str, label: &str, entry: &Value) -> Result<()> {
         None | Some(Value::Bool(_)) => {}
         Some(_) => return Err(problem("`disabled` must be true or false".into())),
     }
-    for key in ["command", "url", "type"] {
+    for key in ["command", "url", "serverUrl", "type", "cwd", "envFile"] {
         if fields.get(key).is_some_and(|v| !v.is_string()) {
             return Err(problem(format!("`{key}` must be a string")));
         }
@@ -410,13 +424,23 @@ fn check_entry(name: &str, label: &str, entry: &Value) -> Result<()> {
             Some(_) => return Err(problem(format!("`{key}` must be an object of strings"))),
         }
     }
-    match (fields.contains_key("command"), fields.contains_key("url")) {
+    if fields.contains_key("url") && fields.contains_key("serverUrl") {
+        return Err(problem("has both `url` and `serverUrl`".into()));
+    }
+    let remote = fields.contains_key("url") || fields.contains_key("serverUrl");
+    match (fields.contains_key("command"), remote) {
         (true, false) if fields.contains_key("headers") => {
             Err(problem("`headers` applies to `url` servers only".into()))
         }
-        (false, true) if fields.contains_key("args") || fields.contains_key("env") => Err(problem(
-            "`args` and `env` apply to `command` servers only".into(),
-        )),
+        (false, true)
+            if ["args", "env", "cwd", "envFile"]
+                .iter()
+                .any(|k| fields.contains_key(*k)) =>
+        {
+            Err(problem(
+                "`args`, `env`, `cwd` and `envFile` apply to `command` servers only".into(),
+            ))
+        }
         (true, true) => Err(problem("has both `command` and `url`".into())),
         (false, false) => Err(problem("has neither `command` nor `url`".into())),
         _ => Ok(()),

@@ -10,6 +10,9 @@
 //! | `audit` | `A` | one call of each tool, prompt and resource (`audit`) |
 //! | `fuzz` | `F` | systematic and random inputs to each tool (`fuzz`) |
 //! | `lock` | `L` | a surface against its lockfile (`lock --check`) |
+//! | `config` | `C` | a client's config file, offline (`scan --config`) |
+//! | `output` | `O` | what a server answers: tool results, prompt messages, resource contents, its instructions |
+//! | `contract` | `K` | a server against the contracts its consumers recorded (`contract verify`) |
 //!
 //! Each family keeps its rows in its own `rules.rs` (or next to its checks)
 //! as [`RuleInfo`] values; this module chains them, looks codes up, and is
@@ -38,11 +41,18 @@ pub enum Family {
     Fuzz,
     /// Changes against a lockfile, `L` and three digits.
     Lock,
+    /// The hygiene of a client's config file, `C` and three digits.
+    Config,
+    /// Scan's text rules over what a server answers, `O` and the digits of
+    /// the scan rule it applies.
+    Output,
+    /// A server against recorded consumer contracts, `K` and three digits.
+    Contract,
 }
 
 impl Family {
     /// Every family, in registry order.
-    pub const ALL: [Family; 7] = [
+    pub const ALL: [Family; 10] = [
         Family::Invariants,
         Family::Lint,
         Family::Scan,
@@ -50,9 +60,13 @@ impl Family {
         Family::Audit,
         Family::Fuzz,
         Family::Lock,
+        Family::Config,
+        Family::Output,
+        Family::Contract,
     ];
 
-    /// `invariants`, `lint`, `scan`, `http`, `audit`, `fuzz` or `lock`.
+    /// `invariants`, `lint`, `scan`, `http`, `audit`, `fuzz`, `lock`,
+    /// `config`, `output` or `contract`.
     pub fn as_str(self) -> &'static str {
         match self {
             Family::Invariants => "invariants",
@@ -62,6 +76,9 @@ impl Family {
             Family::Audit => "audit",
             Family::Fuzz => "fuzz",
             Family::Lock => "lock",
+            Family::Config => "config",
+            Family::Output => "output",
+            Family::Contract => "contract",
         }
     }
 
@@ -82,6 +99,9 @@ impl Family {
             Family::Audit => "audit",
             Family::Fuzz => "fuzz",
             Family::Lock => "lock",
+            Family::Config => "scan",
+            Family::Output => "doctor",
+            Family::Contract => "contract",
         }
     }
 
@@ -95,6 +115,9 @@ impl Family {
             Family::Audit => &crate::probe::rules::AUDIT,
             Family::Fuzz => &crate::probe::rules::FUZZ,
             Family::Lock => &crate::lock::RULES,
+            Family::Config => &crate::scan::hygiene::RULES,
+            Family::Output => &crate::scan::output::RULES,
+            Family::Contract => &crate::contract::RULES,
         }
     }
 }
@@ -136,12 +159,14 @@ impl RuleInfo {
             // A lock change is named by its class: breaking, suspicious,
             // compatible.
             Family::Lock => self.category,
-            Family::Lint | Family::Invariants | Family::Audit | Family::Fuzz => match self.level {
-                Level::Error => "error",
-                Level::Warning => "warning",
-                Level::Note => "info",
-            },
-            Family::Scan | Family::Http => self.severity.as_str(),
+            Family::Lint | Family::Invariants | Family::Audit | Family::Fuzz | Family::Contract => {
+                match self.level {
+                    Level::Error => "error",
+                    Level::Warning => "warning",
+                    Level::Note => "info",
+                }
+            }
+            Family::Scan | Family::Http | Family::Config | Family::Output => self.severity.as_str(),
         }
     }
 }
@@ -181,6 +206,9 @@ mod tests {
                 Family::Audit => r.code.starts_with('A'),
                 Family::Fuzz => r.code.starts_with('F'),
                 Family::Lock => r.code.starts_with('L'),
+                Family::Config => r.code.starts_with('C'),
+                Family::Output => r.code.starts_with('O'),
+                Family::Contract => r.code.starts_with('K'),
             };
             assert!(ok, "{} is not a {} code", r.code, r.family.as_str());
             let digits = r.code.trim_start_matches(|c: char| !c.is_ascii_digit());

@@ -1,4 +1,5 @@
-//! The offline review of a client's config (`{"mcpServers": {NAME: …}}`):
+//! The offline review of a client's config (`{"mcpServers": {NAME: …}}`,
+//! or VS Code's `{"servers": {NAME: …}}`):
 //! the config's own text judged without starting or reaching anything. A
 //! config from elsewhere (a repository, a pull request, an installer) is
 //! untrusted: its commands run with the user's rights, its URLs receive
@@ -33,12 +34,12 @@ pub fn scan_config(
 ) -> Result<Vec<Finding>, ScanInputError> {
     let skip = skipped(options)?;
     let mut out = Vec::new();
-    let Some(servers) = config.get("mcpServers").and_then(Value::as_object) else {
+    let Some((servers_at, servers)) = super::hygiene::config_servers(config) else {
         return Ok(out);
     };
     for (name, entry) in servers {
         let mut sink = Sink::new(label, &skip, ItemKind::Listing, name.clone());
-        let base = ptr("/mcpServers", name);
+        let base = ptr(&servers_at, name);
         hidden::check(
             &mut sink,
             &At {
@@ -65,8 +66,14 @@ pub fn scan_config(
                     }
                 }
             }
-            if let Some(url) = fields.get("url").and_then(Value::as_str) {
-                let field = format!("{base}/url");
+            // Windsurf names a remote server's URL `serverUrl`.
+            let url_key = if fields.contains_key("url") {
+                "url"
+            } else {
+                "serverUrl"
+            };
+            if let Some(url) = fields.get(url_key).and_then(Value::as_str) {
+                let field = format!("{base}/{url_key}");
                 let at = At {
                     field: &field,
                     text: url,

@@ -31,7 +31,9 @@
 
 mod config;
 mod hidden;
+pub mod hygiene;
 mod names;
+pub mod output;
 mod params;
 pub mod rules;
 mod text;
