@@ -33,8 +33,9 @@ pub struct ProbeArgs {
     pub fixture: Option<PathBuf>,
 
     /// Also call tools that may write (destructiveHint: true, or
-    /// readOnlyHint: false); without it they are skipped.
-    #[arg(long)]
+    /// readOnlyHint: false); without it they are skipped. With `fuzz
+    /// --stateful`, also run the sequences that create, change and delete.
+    #[arg(long, visible_alias = "allow-writes")]
     pub include_writes: bool,
 
     /// How long each call may go without an answer before it counts as a
@@ -67,29 +68,18 @@ pub struct Prober {
     /// How many times the server was started again.
     pub restarts: usize,
     _fixture: Option<FixtureCopy>,
+    /// How to make the endpoint again on a fresh fixture copy
+    /// ([`Prober::fresh`]): the endpoint before the copy was substituted,
+    /// the fixture, the container image.
+    remake: Option<(Endpoint, PathBuf, Option<String>)>,
 }
 
 impl Prober {
     /// The endpoint of `args`, with the fixture copied and substituted.
     /// `default` is the call timeout when `--timeout` is not given.
     pub fn new(args: &ProbeArgs, default: Duration) -> Result<Self, String> {
-        let mut endpoint = args.target.bare_endpoint()?;
-        let copy = match &args.fixture {
-            None => None,
-            Some(dir) => {
-                if !dir.is_dir() {
-                    return Err(format!("--fixture {} is not a directory", dir.display()));
-                }
-                let copy = fixture::copy(dir)?;
-                if let Endpoint::Stdio { command, args, env } = &mut endpoint {
-                    fixture::point_at_copy(command, args, env, dir, &copy.path)?;
-                }
-                Some(copy)
-            }
-        };
-        let endpoint = args
-            .target
-            .contain(endpoint, copy.as_ref().map(|c| c.path.as_path()));
+        let bare = args.target.bare_endpoint()?;
+        let (endpoint, copy) = with_fixture(&bare, args.fixture.as_deref(), &args.target)?;
         Ok(Prober {
             endpoint,
             protocol_version: args.protocol_version.clone(),
@@ -97,7 +87,51 @@ impl Prober {
             session: None,
             restarts: 0,
             _fixture: copy,
+            remake: args
+                .fixture
+                .clone()
+                .map(|dir| (bare, dir, args.target.docker.clone())),
         })
+    }
+
+    /// Starts afresh: the session is closed, and with a fixture the server
+    /// gets a new copy of it, so the next call reaches a server in its
+    /// first state (what each stateful sequence needs). A server reached
+    /// by URL keeps its state.
+    pub async fn fresh(&mut self) -> Result<(), String> {
+        if let Some(mut session) = self.session.take() {
+            session.close().await;
+        }
+        if let Some((bare, dir, docker)) = &self.remake {
+            let target = TargetArgs {
+                server: None,
+                url: None,
+                transport: crate::target::HttpTransport::Http,
+                headers: Vec::new(),
+                docker: docker.clone(),
+                auth: Default::default(),
+            };
+            // The old copy goes before the new one is made.
+            self._fixture = None;
+            let (endpoint, copy) = with_fixture(bare, Some(dir), &target)?;
+            self.endpoint = endpoint;
+            self._fixture = copy;
+        }
+        Ok(())
+    }
+
+    /// Whether a fixture is copied for the server.
+    pub fn has_fixture(&self) -> bool {
+        self.remake.is_some()
+    }
+
+    /// The server's `instructions` (its `initialize` answer's), once
+    /// connected.
+    pub fn instructions(&self) -> Option<String> {
+        self.session
+            .as_ref()
+            .and_then(Session::initialize_result)
+            .and_then(|r| r["instructions"].as_str().map(str::to_string))
     }
 
     /// A server reached as `endpoint`, with no fixture (what `scan`
@@ -111,6 +145,7 @@ impl Prober {
             session: None,
             restarts: 0,
             _fixture: None,
+            remake: None,
         }
     }
 
@@ -248,6 +283,31 @@ impl Prober {
         }
         crate::client::stdio::reap_all().await;
     }
+}
+
+/// `bare` with a fresh copy of `fixture` substituted (and in the
+/// container of `target`'s `--docker`), and the copy.
+fn with_fixture(
+    bare: &Endpoint,
+    fixture: Option<&std::path::Path>,
+    target: &TargetArgs,
+) -> Result<(Endpoint, Option<FixtureCopy>), String> {
+    let mut endpoint = bare.clone();
+    let copy = match fixture {
+        None => None,
+        Some(dir) => {
+            if !dir.is_dir() {
+                return Err(format!("--fixture {} is not a directory", dir.display()));
+            }
+            let copy = fixture::copy(dir)?;
+            if let Endpoint::Stdio { command, args, env } = &mut endpoint {
+                fixture::point_at_copy(command, args, env, dir, &copy.path)?;
+            }
+            Some(copy)
+        }
+    };
+    let endpoint = target.contain(endpoint, copy.as_ref().map(|c| c.path.as_path()));
+    Ok((endpoint, copy))
 }
 
 /// How a written test reaches the server: the way the flags reached it.

@@ -90,8 +90,11 @@ pub fn judge(
     let mut captured = Vec::new();
     if !step.capture.is_empty() {
         let parsed = observation::parse_text_json(&text).unwrap_or(Value::Null);
+        // Where the text (as JSON) has nothing at the path, the result's
+        // structuredContent is read.
+        let structured = result.get("structuredContent").unwrap_or(&Value::Null);
         for (var, path) in &step.capture {
-            let Some(v) = path.first(&parsed) else {
+            let Some(v) = path.first(&parsed).or_else(|| path.first(structured)) else {
                 return Err(Ending::Error(format!(
                     "{}: capture `{var}`: nothing at {} in the result {}",
                     label(index, step),
@@ -154,6 +157,17 @@ mod tests {
         assert_eq!(
             judge(0, &step(&[]), StepAnswer::Failure("timed out")),
             Err(Ending::Error("setup step 1 (`create`): timed out".into()))
+        );
+    }
+
+    #[test]
+    fn a_capture_reads_structured_content_where_the_text_has_nothing() {
+        let r = json!({"content": [{"type": "text", "text": "Created note n1"}],
+                       "structuredContent": {"note": {"id": "n1"}}});
+        let out = judge(0, &step(&[("id", "$.note.id")]), StepAnswer::Result(&r));
+        assert_eq!(
+            out.map(|o| o.captured),
+            Ok(vec![("id".to_string(), "n1".to_string())])
         );
     }
 

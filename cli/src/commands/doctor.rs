@@ -115,6 +115,10 @@ fn severity(s: &str) -> std::result::Result<Severity, String> {
     Severity::parse(s).ok_or_else(|| format!("`{s}` is not a severity: high, medium, low or info"))
 }
 
+/// How many stateful sequences `--fuzz` runs (read-only ones: doctor never
+/// writes).
+const STATEFUL_SEQUENCES: usize = 10;
+
 /// The score: 100, minus 10 per error and 2 per warning, at least 0.
 pub fn score(report: &Report) -> u32 {
     let cost = report.count(Level::Error) * 10 + report.count(Level::Warning) * 2;
@@ -409,6 +413,8 @@ async fn examine(
             output: None,
             force: false,
             no_shrink: false,
+            stateful: false,
+            sequences: STATEFUL_SEQUENCES,
         };
         let fuzzed = bounded(limit, fuzz_part(prober, &fuzz_args, &label)).await;
         parts.add("fuzz", fuzzed, started);
@@ -433,14 +439,15 @@ fn counted(n: usize) -> String {
 /// The audit part: every item called once, never a tool that may write.
 async fn audit_part(prober: &mut Prober, label: &str) -> Outcome {
     match crate::commands::audit::audit(prober, false).await {
-        Ok((audit, _)) => {
+        Ok((audit, _, answers)) => {
             let skipped = audit
                 .results
                 .iter()
                 .filter(|r| r.status == probe::Status::Skipped)
                 .count();
             let called = audit.results.len() - skipped;
-            let findings = at_server(probe::audit_findings(&audit).findings, label);
+            let mut findings = at_server(probe::audit_findings(&audit).findings, label);
+            findings.extend(answers);
             Outcome::Done {
                 detail: format!(
                     "{called} called, {skipped} may write · {}",
@@ -517,22 +524,40 @@ async fn probe_part(args: &DoctorArgs, url: &str, label: &str) -> Outcome {
     }
 }
 
-/// The fuzz part: seeded inputs to every tool that does not write.
+/// The fuzz part: seeded inputs to every tool that does not write, then
+/// the read-only stateful sequences (a repeated read, a lookup of a
+/// missing key), each on a fresh server.
 async fn fuzz_part(
     prober: &mut Prober,
     fuzz_args: &crate::commands::fuzz::FuzzArgs,
     label: &str,
 ) -> Outcome {
-    match crate::commands::fuzz::fuzz(prober, fuzz_args).await {
-        Ok((report, _)) => Outcome::Done {
-            detail: format!(
-                "{} inputs to {} tools, seed {}",
-                report.summary.runs, report.summary.tools, report.seed
-            ),
-            findings: at_server(probe::fuzz_findings(&report).findings, label),
-            unverified: false,
-        },
-        Err(e) => Outcome::Failed(e),
+    let report = match crate::commands::fuzz::fuzz(prober, fuzz_args).await {
+        Ok((report, _)) => report,
+        Err(e) => return Outcome::Failed(e),
+    };
+    let mut findings = at_server(probe::fuzz_findings(&report).findings, label);
+    let options = crate::commands::fuzz::StatefulOptions {
+        seed: fuzz_args.seed,
+        sequences: fuzz_args.sequences,
+        allow_writes: false,
+        shrink: true,
+    };
+    let stateful = match crate::commands::fuzz::stateful(prober, &options).await {
+        Ok(s) => s,
+        Err(e) => return Outcome::Failed(format!("stateful sequences: {e}")),
+    };
+    findings.extend(at_server(
+        probe::stateful_report::stateful_findings(&stateful),
+        label,
+    ));
+    Outcome::Done {
+        detail: format!(
+            "{} inputs to {} tools, {} read-only sequences, seed {}",
+            report.summary.runs, report.summary.tools, stateful.sequences, report.seed
+        ),
+        findings,
+        unverified: false,
     }
 }
 

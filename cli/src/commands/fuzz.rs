@@ -16,7 +16,7 @@ use mcpcheck_core::probe::{
 };
 use serde_json::{Value, json};
 
-use crate::error::{Result, verdict};
+use crate::error::{Error, Result, verdict};
 use crate::output::err;
 use crate::probe::{ProbeArgs, Prober, server_of, tool_params};
 use crate::verdict::finish;
@@ -69,9 +69,24 @@ pub struct FuzzArgs {
     /// Report failures as found, without shrinking them.
     #[arg(long)]
     pub(crate) no_shrink: bool,
+
+    /// Fuzz sequences of calls instead of single calls: links inferred from
+    /// outputs to later inputs, oracles (read after delete, list after
+    /// create, get after update, a repeated read, errors for missing keys),
+    /// each sequence on a fresh server. Sequences that write need
+    /// --allow-writes (and --fixture DIR for a stdio server).
+    #[arg(long)]
+    pub(crate) stateful: bool,
+
+    /// With --stateful: how many sequences to run.
+    #[arg(long, value_name = "N", default_value_t = 30, requires = "stateful")]
+    pub(crate) sequences: usize,
 }
 
 pub fn main(args: &FuzzArgs) -> Result<ExitCode> {
+    if args.stateful {
+        return main_stateful(args);
+    }
     let server = server_of(&args.probe.target.endpoint()?)?;
     let mut prober = Prober::new(&args.probe, FUZZ_TIMEOUT)?;
     let runtime = crate::error::runtime()?;
@@ -293,4 +308,273 @@ fn regressions_said(dir: &std::path::Path, r: &probe::Regressions, findings: usi
         }
     }
     text
+}
+
+/// `fuzz --stateful`: sequences of calls, each on a fresh server, judged by
+/// core's oracles; a broken one shrunk to its shortest form and, with
+/// `--output DIR`, written as a composed regression test.
+fn main_stateful(args: &FuzzArgs) -> Result<ExitCode> {
+    let writes = args.probe.include_writes;
+    if writes && args.probe.target.server.is_some() && args.probe.fixture.is_none() {
+        return Err(Error::Usage(
+            "--stateful --allow-writes runs sequences that create, change and delete: give --fixture DIR, so each sequence runs on a fresh copy of it and on a fresh server (an empty directory will do for a server that keeps its state in memory), or leave --allow-writes out to run the read-only sequences"
+                .into(),
+        ));
+    }
+    if !args.tools.is_empty() {
+        return Err(Error::Usage(
+            "--tool chooses tools for single-call fuzzing; --stateful builds its sequences from every tool the server lists".into(),
+        ));
+    }
+    let server = server_of(&args.probe.target.endpoint()?)?;
+    let mut prober = Prober::new(&args.probe, FUZZ_TIMEOUT)?;
+    let runtime = crate::error::runtime()?;
+    let options = StatefulOptions {
+        seed: args.seed,
+        sequences: args.sequences,
+        allow_writes: writes,
+        shrink: !args.no_shrink,
+    };
+    let summary = runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
+        let summary = stateful(&mut prober, &options).await;
+        prober.close().await;
+        summary
+    });
+    let summary = match summary {
+        Ok(s) => s,
+        Err(e) => {
+            err(&format!("mcpcheck fuzz: {}: {e}\n", prober.label()));
+            return Ok(verdict(false));
+        }
+    };
+    if writes && !prober.has_fixture() && args.probe.target.url.is_some() {
+        err(&format!(
+            "mcpcheck fuzz: sequences that write went to {} itself: a server reached by URL has no fixture copy\n",
+            prober.label()
+        ));
+    }
+    let report = probe::stateful_report::stateful_report(
+        &summary,
+        &prober.label(),
+        prober.transport().as_str(),
+    );
+    let code = finish(
+        report,
+        args.probe.format,
+        &args.probe.findings,
+        &[Family::Fuzz],
+    )?;
+    if let Some(dir) = &args.output {
+        let timeout = crate::output::duration_text(args.probe.timeout.unwrap_or(FUZZ_TIMEOUT));
+        let mut files = Vec::new();
+        let mut said = format!(
+            "mcpcheck fuzz: {} broken\n",
+            mcpcheck_core::report::plural(summary.broken.len(), "sequence", "sequences")
+        );
+        for b in &summary.broken {
+            match probe::stateful_report::stateful_regression(&server, b, &timeout) {
+                Ok(file) => {
+                    said.push_str(&format!(
+                        "  wrote {}: {} ({})\n",
+                        file.name,
+                        b.violation.rule.code,
+                        b.sequence.summary()
+                    ));
+                    files.push(file);
+                }
+                Err(why) => said.push_str(&format!(
+                    "  not written: {} ({}): {}\n",
+                    b.violation.rule.code,
+                    b.sequence.summary(),
+                    why.0
+                )),
+            }
+        }
+        crate::probe::write_files(dir, &files, args.force)?;
+        err(&said);
+    }
+    Ok(code)
+}
+
+/// What a stateful run is asked to do.
+pub(crate) struct StatefulOptions {
+    pub seed: u64,
+    pub sequences: usize,
+    pub allow_writes: bool,
+    pub shrink: bool,
+}
+
+/// How many "could not judge" reasons are kept for the report.
+const INCONCLUSIVE_SHOWN: usize = 5;
+
+/// The most calls spent shrinking one broken sequence.
+const SHRINK_SEQUENCE_CALLS: usize = 60;
+
+/// Runs core's sequences for the server's tools, each on a fresh server.
+pub(crate) async fn stateful(
+    prober: &mut Prober,
+    options: &StatefulOptions,
+) -> std::result::Result<probe::stateful_report::StatefulSummary, String> {
+    use probe::stateful::{self, Source};
+    use probe::stateful_report::{Broken, StatefulSummary};
+    let listings = prober.list().await?;
+    listings.print_notes("fuzz", &prober.label());
+    let plan = stateful::sequences(
+        &listings.tools,
+        options.seed,
+        options.sequences,
+        options.allow_writes,
+    );
+    let mut summary = StatefulSummary {
+        seed: options.seed,
+        skipped_writes: plan.skipped_writes,
+        links: plan
+            .model
+            .links
+            .iter()
+            .map(|l| {
+                let from = match &l.source {
+                    Source::Output(f) => format!("answer.{f}"),
+                    Source::Input(p) => format!("arguments.{p}"),
+                };
+                format!("{}.{from} → {}.{}", l.producer, l.consumer, l.prop)
+            })
+            .collect(),
+        ..StatefulSummary::default()
+    };
+    let tools = &listings.tools;
+    for seq in &plan.sequences {
+        summary.sequences += 1;
+        let (verdict, sent, answers) = run_sequence(prober, tools, seq).await?;
+        match verdict {
+            Ok(None) => summary.held += 1,
+            Err(why) => {
+                summary.inconclusive_count += 1;
+                if summary.inconclusive.len() < INCONCLUSIVE_SHOWN {
+                    summary.inconclusive.push(format!(
+                        "sequence {} ({}): {}",
+                        seq.number,
+                        seq.summary(),
+                        why.0
+                    ));
+                }
+            }
+            Ok(Some(violation)) => {
+                let judged = seq.steps.get(violation.step).map(|s| s.tool.clone());
+                let known = summary.broken.iter().any(|b| {
+                    b.violation.rule.code == violation.rule.code
+                        && b.sequence.oracle.as_str() == seq.oracle.as_str()
+                        && b.sequence.steps.get(b.violation.step).map(|s| &s.tool)
+                            == judged.as_ref()
+                });
+                if known {
+                    continue;
+                }
+                let mut current = (seq.clone(), violation, sent, answers);
+                if options.shrink {
+                    current = shrink_sequence(prober, tools, current).await?;
+                }
+                let (sequence, violation, sent, answers) = current;
+                // Once more on a fresh server: do the same keys come back?
+                let (again, sent_again, _) = run_sequence(prober, tools, &sequence).await?;
+                let stable = matches!(&again, Ok(Some(v)) if v.rule.code == violation.rule.code)
+                    && sent_again == sent;
+                summary.broken.push(Broken {
+                    original_steps: seq.steps.len(),
+                    sequence,
+                    sent,
+                    answers,
+                    violation,
+                    stable,
+                });
+            }
+        }
+    }
+    Ok(summary)
+}
+
+type SequenceOutcome = (
+    std::result::Result<Option<probe::stateful::Violation>, probe::stateful::Inconclusive>,
+    Vec<Value>,
+    Vec<probe::stateful::StepAnswer>,
+);
+
+/// One sequence on a fresh server.
+async fn run_sequence(
+    prober: &mut Prober,
+    tools: &[Value],
+    seq: &probe::stateful::Sequence,
+) -> std::result::Result<SequenceOutcome, String> {
+    use probe::stateful::{Next, SequenceRun, StepAnswer};
+    prober.fresh().await?;
+    let mut run = SequenceRun::new(seq);
+    while let Next::Call { tool, arguments } = run.next() {
+        let Some(listed) = tools.iter().find(|t| t["name"] == tool.as_str()) else {
+            return Err(format!("the server no longer lists `{tool}`"));
+        };
+        let arguments = Arguments::Value(arguments);
+        let valid = probe::input_valid(listed.get("inputSchema").unwrap_or(&json!({})), &arguments);
+        let (observed, wait) = prober
+            .call_tool(listed, tool_params(&tool, &arguments))
+            .await;
+        let negotiated = prober.negotiated();
+        let cx = ClassifyCx {
+            output_schema: listed.get("outputSchema"),
+            protocol_version: negotiated.as_deref(),
+            input_valid: valid,
+            timeout_ms: Some(wait.idle_ms),
+            ..ClassifyCx::new(Request::ToolsCall)
+        };
+        let outcome = probe::classify(&observed, &cx);
+        run.record(StepAnswer {
+            status: outcome.status,
+            response: observed.response,
+            detail: outcome.detail,
+        });
+    }
+    let verdict = run.verdict();
+    Ok((verdict, run.sent, run.answers))
+}
+
+/// The shortest form of a broken sequence: one call the oracle does not
+/// need left out at a time (core's order), kept when the sequence still
+/// breaks the same rule on a fresh server, within a call budget.
+async fn shrink_sequence(
+    prober: &mut Prober,
+    tools: &[Value],
+    found: (
+        probe::stateful::Sequence,
+        probe::stateful::Violation,
+        Vec<Value>,
+        Vec<probe::stateful::StepAnswer>,
+    ),
+) -> std::result::Result<
+    (
+        probe::stateful::Sequence,
+        probe::stateful::Violation,
+        Vec<Value>,
+        Vec<probe::stateful::StepAnswer>,
+    ),
+    String,
+> {
+    let mut current = found;
+    let mut calls = 0usize;
+    'smaller: loop {
+        for candidate in probe::stateful::shrink_sequence(&current.0) {
+            if calls + candidate.steps.len() > SHRINK_SEQUENCE_CALLS {
+                break 'smaller;
+            }
+            calls += candidate.steps.len();
+            let (verdict, sent, answers) = run_sequence(prober, tools, &candidate).await?;
+            if let Ok(Some(v)) = verdict
+                && v.rule.code == current.1.rule.code
+            {
+                current = (candidate, v, sent, answers);
+                continue 'smaller;
+            }
+        }
+        break;
+    }
+    Ok(current)
 }

@@ -126,6 +126,9 @@ impl Session {
         if self.fault(Fault::BuggyTools) {
             tools.extend(tools::buggy());
         }
+        if self.notes() {
+            tools.extend(super::notes::tools());
+        }
         tools.extend(self.state().dynamic_tools.iter().map(|n| tools::dynamic(n)));
         if self.fault(Fault::RugPull) {
             for tool in tools.iter_mut().filter(|t| t.name == "echo") {
@@ -134,6 +137,11 @@ impl Session {
             }
         }
         tools
+    }
+
+    /// Whether the notes tools are served (`notes`, `notes-delete-keeps`).
+    fn notes(&self) -> bool {
+        self.fault(Fault::Notes) || self.fault(Fault::NotesDeleteKeeps)
     }
 
     /// Counts a `tools/call` and tells subscribers of `mcpcheck://calls`.
@@ -173,6 +181,15 @@ impl Session {
             return Ok(text(format!("{message} #{calls}")));
         }
         let outcome = match name {
+            "echo" if self.fault(Fault::InjectedAnswers) => echo(args).map(|r| {
+                let said = r
+                    .content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .map(|t| t.text.clone())
+                    .unwrap_or_default();
+                text(format!("{said}{}", super::faults::INJECTED_ANSWER))
+            }),
             "echo" => echo(args),
             "add" => Args::new(args, &["a", "b"]).and_then(|a| {
                 let sum = tools::add(&a.number("a")?, &a.number("b")?)?;
@@ -231,6 +248,9 @@ impl Session {
                     && tools::buggy().iter().any(|t| t.name == buggy) =>
             {
                 return self.run_buggy(buggy, args, context).await;
+            }
+            notes if self.notes() && super::notes::is_tool(notes) => {
+                super::notes::call(notes, args, self.fault(Fault::NotesDeleteKeeps))
             }
             fixture if super::fixtures::is_tool(fixture) => {
                 let min_log_level = self.state().min_log_level;

@@ -26,6 +26,7 @@ pub mod handler;
 pub mod http;
 mod legacy;
 pub mod modern;
+mod notes;
 pub mod oauth;
 pub mod stdio;
 mod tools;

@@ -114,6 +114,8 @@ mod rng;
 pub mod rules;
 mod schema;
 mod shrink;
+pub mod stateful;
+pub mod stateful_report;
 mod timing;
 
 pub use audit_report::{

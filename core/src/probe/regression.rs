@@ -397,7 +397,7 @@ fn inexact(f: &Finding<'_>) -> Option<NotWritten> {
 }
 
 /// A comment line's text: controls shown escaped, cut to 300 characters.
-fn comment(s: &str) -> String {
+pub(super) fn comment(s: &str) -> String {
     let cut = crate::truncate(s, 300);
     cut.chars()
         .map(|c| match c {
@@ -535,7 +535,7 @@ fn proper_answer(f: &Finding<'_>) -> Value {
 }
 
 /// The `server:` block as `generate` writes it.
-fn server_block(server: &Server) -> String {
+pub(super) fn server_block(server: &Server) -> String {
     match server {
         Server::Stdio { command, args } => {
             let args: Vec<Value> = args.iter().map(|a| json!(a)).collect();

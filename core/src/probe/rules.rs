@@ -34,6 +34,7 @@ const JSON_SOURCE: &str = "MCP 2025-11-25 basic/transports §stdio (the server M
 const SHAPE_SOURCE: &str =
     "MCP 2025-11-25 schema.json (CallToolResult, GetPromptResult, ReadResourceResult)";
 const FLOOD_SOURCE: &str = "MCP 2025-11-25 basic/utilities/progress §Behavior Requirements (progress notifications SHOULD be rate-limited), basic/lifecycle §Operation";
+const STATE_SOURCE: &str = "Schemathesis, stateful testing through links (schemathesis.readthedocs.io); awesome-mcp-security#327 (a resource still readable after its delete reported success)";
 const OUTPUT_SOURCE: &str = "MCP 2025-11-25 server/tools §Output Schema (servers MUST provide structured results that conform to the schema)";
 
 /// The audit family, in code order.
@@ -162,7 +163,7 @@ pub const AUDIT: [RuleInfo; 9] = [
 ];
 
 /// The fuzz family, in code order.
-pub const FUZZ: [RuleInfo; 8] = [
+pub const FUZZ: [RuleInfo; 14] = [
     RuleInfo {
         code: "F101",
         title: crate::findings::prose!("Crash"),
@@ -269,6 +270,88 @@ pub const FUZZ: [RuleInfo; 8] = [
             "Validate arguments against the input schema and answer invalid input with a tool error, or widen the schema to what the tool accepts."
         ),
         category: "accepted_invalid",
+        ..FUZZ_BASE
+    },
+    RuleInfo {
+        code: "F301",
+        title: crate::findings::prose!("Read after delete"),
+        rationale: crate::findings::prose!(
+            "A key that a delete call reported deleted is still read successfully: the delete did not delete, or the read serves a stale copy (fuzz --stateful)."
+        ),
+        source: crate::findings::prose!(STATE_SOURCE),
+        fix: crate::findings::prose!(
+            "Make the delete remove the item (or report the failure as a tool error), and answer a read of a deleted key with a tool error; the regression test replays the sequence."
+        ),
+        category: "stateful",
+        ..FUZZ_BASE
+    },
+    RuleInfo {
+        code: "F302",
+        title: crate::findings::prose!("List after create"),
+        rationale: crate::findings::prose!(
+            "An item a create call reported created is missing from the list right after (fuzz --stateful)."
+        ),
+        source: crate::findings::prose!(STATE_SOURCE),
+        fix: crate::findings::prose!(
+            "Store the item before answering the create, and list from the same store."
+        ),
+        category: "stateful",
+        ..FUZZ_BASE
+    },
+    RuleInfo {
+        code: "F303",
+        title: crate::findings::prose!("Get after update"),
+        rationale: crate::findings::prose!(
+            "A read right after an update that reported success does not show the new value (fuzz --stateful)."
+        ),
+        source: crate::findings::prose!(STATE_SOURCE),
+        fix: crate::findings::prose!(
+            "Apply the update before answering it, or report it as a tool error when it was not applied."
+        ),
+        category: "stateful",
+        ..FUZZ_BASE
+    },
+    RuleInfo {
+        code: "F304",
+        title: crate::findings::prose!("List after delete"),
+        rationale: crate::findings::prose!(
+            "An item a delete call reported deleted is still listed (fuzz --stateful)."
+        ),
+        source: crate::findings::prose!(STATE_SOURCE),
+        fix: crate::findings::prose!(
+            "Remove the item from what the list reads when it is deleted."
+        ),
+        category: "stateful",
+        ..FUZZ_BASE
+    },
+    RuleInfo {
+        code: "F305",
+        level: Level::Warning,
+        severity: Severity::Medium,
+        title: crate::findings::prose!("Repeated read differs"),
+        rationale: crate::findings::prose!(
+            "A tool annotated read-only answered the same arguments differently when called twice in a row: it changes state, or depends on something a read-only tool should not (fuzz --stateful)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Tool Annotations (readOnlyHint: the tool does not modify its environment)"
+        ),
+        fix: crate::findings::prose!(
+            "Drop readOnlyHint if the tool changes anything; if it reads something that moves (a clock, a counter), say so in its description."
+        ),
+        category: "stateful",
+        ..FUZZ_BASE
+    },
+    RuleInfo {
+        code: "F306",
+        title: crate::findings::prose!("Missing key answered with the wrong error"),
+        rationale: crate::findings::prose!(
+            "A lookup of a key that does not exist (never created, or deleted) was answered with an internal error (-32603, or a parse, request or method error) or a crash, where a tool error (isError: true) or -32602 belongs (fuzz --stateful)."
+        ),
+        source: crate::findings::prose!(PROTOCOL_SOURCE),
+        fix: crate::findings::prose!(
+            "Check that the key exists and answer \"not found\" as a tool error (isError: true) the model can read."
+        ),
+        category: "stateful",
         ..FUZZ_BASE
     },
 ];
