@@ -23,6 +23,7 @@ pub mod findings;
 pub mod gate;
 pub mod generate;
 pub mod http_probe;
+pub mod inject;
 pub mod invariants;
 pub mod lint;
 pub mod load;

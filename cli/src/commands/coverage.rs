@@ -99,6 +99,7 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
         docker: args.source.docker.clone(),
         reuse_server: false,
         auth: None,
+        output_scan: false,
     };
 
     let mut groups: Vec<Group<'_>> = Vec::new();

@@ -33,16 +33,19 @@ use crate::client::Endpoint;
 use crate::error::{Error, Result};
 use crate::probe::{ProbeArgs, Prober};
 use crate::target::TargetArgs;
-use crate::verdict::{FindingsArgs, FindingsFormat, finish};
+use crate::verdict::{FindingsArgs, FindingsFormat, finish_redacted};
 
 /// One report on a server: lint, scan, audit, conformance in every era it
 /// offers, the HTTP probes for a URL, and (when asked) the lock check and
 /// fuzzing — worst first, each finding with its fix.
 #[derive(Debug, Args)]
 #[command(
-    after_help = concat!("Parts: lint, scan, audit (no tool that may write is called), \
-conformance (each era the server offers), probe (--url only), lock (--lock FILE), fuzz \
-(--fuzz). Each part is bounded by --part-timeout and says so when it stops early; a part \
+    mut_arg("server", |a| a.required_unless_present_any(["url", "config"])),
+    after_help = concat!("Parts: lint, scan, audit (no tool that may write is called, every \
+answer read by the scan's text rules), conformance (each era the server offers), probe (--url \
+only), lock (--lock FILE), fuzz (--fuzz: single calls, then read-only sequences), config \
+(--config FILE: the config's hygiene and text, offline; --start-servers examines each of \
+its servers too). Each part is bounded by --part-timeout and says so when it stops early; a part \
 that stopped is not verified, never blamed on the server.\n\nScore: 100, minus 10 per error \
 and 2 per warning (notes cost nothing), at least 0.\n\nRules: `mcpcheck rules`, `mcpcheck \
 rule CODE`. Suppress one finding with a [[suppress]] entry of mcpcheck.toml.\n\nExit status: 0 \
@@ -64,9 +67,24 @@ pub struct DoctorArgs {
     #[arg(long, value_name = "FILE")]
     lock: Option<PathBuf>,
 
-    /// Also fuzz every tool (tools that may write are skipped).
+    /// Also fuzz every tool (tools that may write are skipped), then run
+    /// the read-only stateful sequences (a repeated read, a lookup of a key
+    /// that does not exist).
     #[arg(long)]
     fuzz: bool,
+
+    /// Also judge a client's config file (`mcpServers`, or VS Code's
+    /// `servers`) offline: its hygiene (C codes) and its text (S codes).
+    /// Nothing in it runs without --start-servers; with --config alone no
+    /// --server is needed.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    /// With --config, also start (or reach) every server of the config and
+    /// examine each: its commands run with your rights, so only for a
+    /// config you trust.
+    #[arg(long, requires = "config")]
+    start_servers: bool,
 
     /// Fuzz cases per tool, with --fuzz.
     #[arg(long, value_name = "N", default_value_t = 20, requires = "fuzz")]
@@ -127,22 +145,20 @@ pub fn score(report: &Report) -> u32 {
 
 pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     args.findings.selection()?;
-    let probe_args = ProbeArgs {
-        target: TargetArgs {
-            server: args.target.server.clone(),
-            url: args.target.url.clone(),
-            transport: args.target.transport,
-            headers: args.target.headers.clone(),
-            docker: args.target.docker.clone(),
-            auth: args.target.auth.clone(),
-        },
-        fixture: args.fixture.clone(),
-        include_writes: false,
-        timeout: Some(args.timeout),
-        format: args.format,
-        findings: FindingsArgs::default(),
-        protocol_version: "2025-11-25".into(),
-    };
+    let config = args
+        .config
+        .as_deref()
+        .map(crate::commands::scan::Config::read)
+        .transpose()?;
+    if args.target.server.is_none() && args.target.url.is_none() {
+        let Some(config) = config else {
+            return Err(Error::Usage(
+                "give --server CMD, --url URL or --config FILE".into(),
+            ));
+        };
+        return config_only(args, &config);
+    }
+    let probe_args = probe_args_of(args);
     let pinned = match &args.lock {
         Some(path) => {
             let text = crate::files::read_text(path).map_err(Error::Usage)?;
@@ -165,6 +181,14 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     });
     let mut report = report;
     report.subject = label;
+    let mut judged_config = false;
+    let mut redactor = mcpcheck_core::redact::Redactor::new();
+    if let Some(config) = &config {
+        judged_config = true;
+        merge(&mut report, config_report(args, config, &mut redactor)?);
+    }
+    report.summary.clear();
+    summarize(&mut report);
     report.score = Some(score(&report));
     // For whoever reads the JSON (an agent, a script): what each rule with a
     // finding means and how to fix it.
@@ -185,7 +209,147 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     if args.fuzz {
         judged.push(Family::Fuzz);
     }
-    finish(report, args.format, &args.findings, &judged)
+    judged.push(Family::Output);
+    if judged_config {
+        judged.push(Family::Config);
+    }
+    finish_redacted(report, args.format, &args.findings, &judged, &redactor)
+}
+
+/// `doctor --config FILE` without a server: the config judged offline,
+/// and with --start-servers each of its servers examined.
+fn config_only(args: &DoctorArgs, config: &crate::commands::scan::Config) -> Result<ExitCode> {
+    let mut report = Report::new("doctor", config.name.clone());
+    report.layout = Layout::Triage;
+    report.case_view = CaseView::Table;
+    report.gate.strict = args.strict;
+    report.gate.fail_on = args.fail_on;
+    report.artifact = Some(config.name.clone());
+    let mut redactor = mcpcheck_core::redact::Redactor::new();
+    merge(&mut report, config_report(args, config, &mut redactor)?);
+    summarize(&mut report);
+    report.score = Some(score(&report));
+    let rules = mcpcheck_core::findings::render::json::rules_member(&report);
+    report.set_extra("rules", rules);
+    let mut judged = vec![Family::Scan, Family::Config];
+    if args.start_servers {
+        judged.extend([
+            Family::Lint,
+            Family::Audit,
+            Family::Invariants,
+            Family::Output,
+        ]);
+        if args.fuzz {
+            judged.push(Family::Fuzz);
+        }
+    }
+    finish_redacted(report, args.format, &args.findings, &judged, &redactor)
+}
+
+/// The config part (its text and its hygiene, offline), and with
+/// --start-servers every one of its servers examined as a server of its
+/// own (each finding located at it, each part named after it).
+fn config_report(
+    args: &DoctorArgs,
+    config: &crate::commands::scan::Config,
+    redactor: &mut mcpcheck_core::redact::Redactor,
+) -> Result<Report> {
+    let started = Instant::now();
+    let mut parts = Parts {
+        report: Report::new("doctor", config.name.clone()),
+    };
+    let mut findings = scan::scan_config(&config.name, &config.doc, &scan::ScanOptions::default())
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    findings.extend(scan::hygiene::check_config(&config.name, &config.doc));
+    for f in &mut findings {
+        f.location.file = Some(config.name.clone());
+    }
+    let servers = config.servers();
+    let detail = format!(
+        "{} · {}{}",
+        mcpcheck_core::report::plural(servers, "server", "servers"),
+        counted(findings.len()),
+        if args.start_servers {
+            ""
+        } else {
+            " · nothing started (--start-servers examines each server)"
+        }
+    );
+    parts.add(
+        "config",
+        Outcome::Done {
+            findings,
+            detail,
+            unverified: false,
+        },
+        started,
+    );
+    if !args.start_servers {
+        return Ok(parts.report);
+    }
+    let endpoints = config.endpoints(redactor)?;
+    crate::output::err(&format!(
+        "mcpcheck doctor: --start-servers: starting (or reaching) {} of {}\n",
+        mcpcheck_core::report::plural(endpoints.len(), "server", "servers"),
+        config.name
+    ));
+    let probe_args = probe_args_of(args);
+    let runtime = crate::error::runtime()?;
+    for (label, endpoint) in endpoints {
+        let mut prober = Prober::for_endpoint(endpoint, "2025-11-25", args.timeout);
+        let mut examined = runtime.block_on(async {
+            crate::signals::clean_up_on_interrupt();
+            let report = examine(args, &probe_args, &mut prober, None).await;
+            prober.close().await;
+            crate::client::stdio::reap_all().await;
+            report
+        });
+        for f in &mut examined.findings {
+            f.location.server = Some(label.clone());
+        }
+        for c in &mut examined.cases {
+            c.name = format!("{label}: {}", c.name);
+        }
+        for n in &mut examined.notes {
+            n.text = format!("{label}: {}", n.text);
+        }
+        merge(&mut parts.report, examined);
+    }
+    Ok(parts.report)
+}
+
+/// `from`'s findings, cases (their finding indices moved along) and notes
+/// added to `into`.
+fn merge(into: &mut Report, from: Report) {
+    let offset = into.findings.len();
+    into.findings.extend(from.findings);
+    for mut c in from.cases {
+        for i in &mut c.findings {
+            *i += offset;
+        }
+        into.cases.push(c);
+    }
+    into.notes.extend(from.notes);
+}
+
+/// The probe flags of the server doctor examines.
+fn probe_args_of(args: &DoctorArgs) -> ProbeArgs {
+    ProbeArgs {
+        target: TargetArgs {
+            server: args.target.server.clone(),
+            url: args.target.url.clone(),
+            transport: args.target.transport,
+            headers: args.target.headers.clone(),
+            docker: args.target.docker.clone(),
+            auth: args.target.auth.clone(),
+        },
+        fixture: args.fixture.clone(),
+        include_writes: false,
+        timeout: Some(args.timeout),
+        format: args.format,
+        findings: FindingsArgs::default(),
+        protocol_version: "2025-11-25".into(),
+    }
 }
 
 /// The parts' outcomes so far.

@@ -46,6 +46,23 @@ pub struct InterceptArgs {
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
 
+    /// Inject a fault into the answers the client gets (repeatable):
+    /// KIND[:KEY=VALUE,…] with KIND latency (ms=), error (code=), is-error,
+    /// invalid-json, schema, drop, duplicate, reorder or disconnect, and
+    /// tool=NAME or method=M (default: tools/call), nth=N, p=P; or a preset:
+    /// flaky-tools, slow-tools, broken-answers, lossy, chaos.
+    #[arg(long = "fault", value_name = "SPEC", value_parser = fault_spec)]
+    faults: Vec<FaultArg>,
+
+    /// The seed --fault's probabilities are drawn from.
+    #[arg(long, value_name = "S", default_value_t = 1, requires = "faults")]
+    seed: u64,
+
+    /// Do not read what the server answers with the scan's text rules (O
+    /// codes).
+    #[arg(long)]
+    no_output_scan: bool,
+
     /// Proxy Streamable HTTP: listen on ADDR (loopback unless
     /// --allow-remote; port 0 picks a free port, printed on stderr).
     #[arg(
@@ -89,6 +106,20 @@ pub struct InterceptArgs {
     command: Vec<String>,
 }
 
+/// One `--fault` value: the spec as given and its faults.
+#[derive(Debug, Clone)]
+struct FaultArg {
+    spec: String,
+    faults: Vec<mcpcheck_core::inject::Fault>,
+}
+
+fn fault_spec(s: &str) -> std::result::Result<FaultArg, String> {
+    mcpcheck_core::inject::parse(s).map(|faults| FaultArg {
+        spec: s.to_string(),
+        faults,
+    })
+}
+
 pub fn main(args: &InterceptArgs) -> Result<ExitCode> {
     if args.http.is_none() && args.command.is_empty() {
         return Err(
@@ -118,6 +149,11 @@ pub fn main(args: &InterceptArgs) -> Result<ExitCode> {
         _ => args.command.clone(),
     };
     let recorder = Arc::new(Recorder::hiding(intercept::command_line_secrets(&shown)));
+    let injector = mcpcheck_core::inject::Injector::new(
+        args.faults.iter().flat_map(|f| f.faults.clone()).collect(),
+        args.seed,
+    );
+    let faults = Arc::new(intercept::faults::Faults::new(injector));
     let (label, transport, ended) = match (&args.http, &args.url) {
         (Some(addr), Some(url)) => {
             let options = intercept::http::Options {
@@ -128,7 +164,11 @@ pub fn main(args: &InterceptArgs) -> Result<ExitCode> {
                 duration: args.duration,
                 request_timeout: args.request_timeout,
             };
-            let ended = runtime.block_on(intercept::http::run(options, recorder.clone()))?;
+            let ended = runtime.block_on(intercept::http::run(
+                options,
+                recorder.clone(),
+                faults.clone(),
+            ))?;
             (url.clone(), "http", ended)
         }
         _ => {
@@ -140,7 +180,11 @@ pub fn main(args: &InterceptArgs) -> Result<ExitCode> {
                 command: command.clone(),
                 args: rest.to_vec(),
             };
-            let ended = runtime.block_on(intercept::stdio::run(&server, recorder.clone()))?;
+            let ended = runtime.block_on(intercept::stdio::run(
+                &server,
+                recorder.clone(),
+                faults.clone(),
+            ))?;
             let label = format!(
                 "stdio://{}",
                 shlex::try_join(args.command.iter().map(String::as_str))
@@ -156,8 +200,11 @@ pub fn main(args: &InterceptArgs) -> Result<ExitCode> {
         format: args.format,
         label,
         transport,
+        output_scan: !args.no_output_scan,
+        faults: args.faults.iter().map(|f| f.spec.clone()).collect(),
+        seed: args.seed,
     };
-    let passed = intercept::finish(&recorder, &outputs, &ended)?;
+    let passed = intercept::finish(&recorder, &outputs, &ended, &faults)?;
     // Streams still open (a GET stream, the stdin reader) end with the process.
     runtime.shutdown_timeout(Duration::from_millis(200));
     Ok(verdict(passed))

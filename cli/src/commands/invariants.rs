@@ -74,6 +74,8 @@ pub fn main(args: &InvariantsArgs) -> Result<ExitCode> {
     })?;
     let shown = crate::files::display(path);
     let mut findings = invariants::report(&report, &exercised, &shown);
+    // What `intercept --fault` injected is the fault's, not the server's.
+    mcpcheck_core::inject::attribute(&mut findings, &report, &text);
     findings.artifact = Some(shown);
     finish(findings, args.format, &args.findings, &[Family::Invariants])
 }

@@ -64,6 +64,12 @@ pub struct LockArgs {
     #[arg(long, value_name = "FILE")]
     check: Option<PathBuf>,
 
+    /// With --check, also judge this consumer contract (`mcpcheck contract
+    /// record`) against the surface as it is now: which recorded consumer
+    /// a change breaks (repeatable).
+    #[arg(long = "contract", value_name = "FILE", requires = "check")]
+    contracts: Vec<PathBuf>,
+
     /// How the changes are printed (with --check).
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
     format: FindingsFormat,
@@ -120,9 +126,47 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
     let text = read_text(path).map_err(Error::Usage)?;
     let pinned =
         Lock::from_json(&text).map_err(|e| Error::Usage(format!("{}: {e}", display(path))))?;
+    let contracts = crate::commands::contract::read_contracts(&args.contracts)?;
     let changes = lock::diff(&pinned, &now);
-    let report = lock::report(&changes, &display(path));
-    finish(report, args.format, &args.findings, &[Family::Lock])
+    let mut report = lock::report(&changes, &display(path));
+    if contracts.is_empty() {
+        return finish(report, args.format, &args.findings, &[Family::Lock]);
+    }
+    // The surface as it is now, as a listing, for the contracts.
+    let mut listing =
+        serde_json::json!({"tools": [], "prompts": [], "resources": [], "resourceTemplates": []});
+    for item in &now.items {
+        let key = match item.kind.as_str() {
+            "tool" => "tools",
+            "prompt" => "prompts",
+            "resource" => "resources",
+            "template" => "resourceTemplates",
+            _ => continue,
+        };
+        if let Some(list) = listing[key].as_array_mut() {
+            list.push(item.definition.clone());
+        }
+    }
+    let broken = crate::commands::contract::surface_findings(&label, &contracts, &listing);
+    report.summary.push(format!(
+        "{}: {}",
+        mcpcheck_core::report::plural(contracts.len(), "consumer contract", "consumer contracts"),
+        if broken.is_empty() {
+            "every recorded expectation still holds".to_string()
+        } else {
+            format!(
+                "{} broken",
+                mcpcheck_core::report::plural(broken.len(), "expectation", "expectations")
+            )
+        }
+    ));
+    report.findings.extend(broken);
+    finish(
+        report,
+        args.format,
+        &args.findings,
+        &[Family::Lock, Family::Contract],
+    )
 }
 
 /// List a live server and lock what it offers (with its `server/discover`

@@ -162,6 +162,7 @@ async fn matrix(args: &MatrixArgs) -> Result<ExitCode> {
         docker: None,
         reuse_server: false,
         auth: None,
+        output_scan: false,
     };
     let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
     crate::signals::clean_up_on_interrupt();

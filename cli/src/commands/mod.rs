@@ -11,6 +11,7 @@ use crate::error::Result;
 pub mod audit;
 pub mod check;
 pub mod conformance;
+pub mod contract;
 pub mod coverage;
 pub mod doctor;
 pub mod fuzz;
@@ -74,6 +75,9 @@ pub enum Command {
     Fuzz(fuzz::FuzzArgs),
     Lint(lint::LintArgs),
     Lock(lock::LockArgs),
+    /// Consumer contracts: record what a client uses of a server, verify a
+    /// server against it.
+    Contract(contract::ContractArgs),
     Load(load::LoadArgs),
     Scan(scan::ScanArgs),
     Probe(http_probe::ProbeArgs),
@@ -108,6 +112,7 @@ impl Command {
             Self::Fuzz(_) => "fuzz",
             Self::Lint(_) => "lint",
             Self::Lock(_) => "lock",
+            Self::Contract(_) => "contract",
             Self::Load(_) => "load",
             Self::Scan(_) => "scan",
             Self::Probe(_) => "probe",
@@ -139,6 +144,7 @@ impl Command {
             Self::Fuzz(args) => fuzz::main(&args),
             Self::Lint(args) => lint::main(&args),
             Self::Lock(args) => lock::main(&args),
+            Self::Contract(args) => contract::main(&args),
             Self::Load(args) => load::main(&args),
             Self::Scan(args) => scan::main(&args),
             Self::Probe(args) => http_probe::main(&args),

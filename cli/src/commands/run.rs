@@ -123,6 +123,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub lock: Option<PathBuf>,
 
+    /// Do not read what servers answer with the scan's text rules (O codes:
+    /// an injection, hidden characters or a credential in a tool result, a
+    /// prompt or a resource is otherwise a warning on the test).
+    #[arg(long)]
+    pub no_output_scan: bool,
+
     #[command(flatten)]
     pub reports: crate::reports::ReportFlags,
 }

@@ -99,6 +99,7 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
         docker: args.source.docker.clone(),
         reuse_server: false,
         auth: None,
+        output_scan: false,
     };
     crate::signals::clean_up_on_interrupt();
     let ran = run_tests(tests.clone(), &suites, &settings, jobs_or_cores(args.jobs)).await;

@@ -25,6 +25,7 @@ use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::Recorder;
+use super::faults::{Faults, Plan};
 use crate::client::tap::{Dir, MAX_MESSAGE_BYTES};
 use crate::serve::http::{Body, foreign_request, plain, read_body, stop_signal};
 
@@ -69,7 +70,20 @@ struct App {
     hosts: Vec<String>,
     request_timeout: Duration,
     recorder: Arc<Recorder>,
+    faults: Arc<Faults>,
 }
+
+/// A fault cut the connection: hyper closes it without an answer.
+#[derive(Debug)]
+struct Cut;
+
+impl std::fmt::Display for Cut {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a --fault disconnect cut the connection")
+    }
+}
+
+impl std::error::Error for Cut {}
 
 /// Refuses an address that is not loopback, unless allowed.
 async fn check_bind(addr: &str, allow_remote: bool) -> crate::error::Result<()> {
@@ -92,7 +106,11 @@ async fn check_bind(addr: &str, allow_remote: bool) -> crate::error::Result<()> 
 
 /// Proxies until the duration passes or a signal comes; returns how the
 /// session ended, in words for the report.
-pub async fn run(options: Options, recorder: Arc<Recorder>) -> crate::error::Result<String> {
+pub async fn run(
+    options: Options,
+    recorder: Arc<Recorder>,
+    faults: Arc<Faults>,
+) -> crate::error::Result<String> {
     check_bind(&options.addr, options.allow_remote).await?;
     let url: reqwest::Url = options
         .url
@@ -123,6 +141,7 @@ pub async fn run(options: Options, recorder: Arc<Recorder>) -> crate::error::Res
         hosts: allowed_hosts(local),
         request_timeout: options.request_timeout,
         recorder,
+        faults,
     });
     eprintln!(
         "mcpcheck intercept: forwarding to {}; listening on http://{local}{}",
@@ -149,7 +168,7 @@ pub async fn run(options: Options, recorder: Arc<Recorder>) -> crate::error::Res
                     let timeout = app.request_timeout;
                     let service = hyper::service::service_fn(move |request| {
                         let app = app.clone();
-                        async move { Ok::<_, Infallible>(app.route(request).await) }
+                        async move { app.route(request).await }
                     });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .timer(TokioTimer::new())
@@ -189,12 +208,12 @@ fn session_of(headers: &HeaderMap) -> Option<String> {
 }
 
 impl App {
-    async fn route(&self, request: Request<Incoming>) -> Response<Body> {
+    async fn route(&self, request: Request<Incoming>) -> Result<Response<Body>, Cut> {
         if let Some(refusal) = foreign_request(request.headers(), &self.hosts) {
-            return plain(StatusCode::FORBIDDEN, refusal);
+            return Ok(plain(StatusCode::FORBIDDEN, refusal));
         }
         if request.uri().path() != self.path {
-            return plain(StatusCode::NOT_FOUND, "Not Found");
+            return Ok(plain(StatusCode::NOT_FOUND, "Not Found"));
         }
         let method = request.method().clone();
         if !matches!(method, Method::POST | Method::GET | Method::DELETE) {
@@ -202,19 +221,20 @@ impl App {
             response
                 .headers_mut()
                 .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-            return response;
+            return Ok(response);
         }
         let (parts, body) = request.into_parts();
         let session = session_of(&parts.headers);
         let bytes = if method == Method::POST {
             match read_body(body, self.request_timeout).await {
                 Ok(bytes) => bytes,
-                Err(response) => return response,
+                Err(response) => return Ok(response),
             }
         } else {
             Bytes::new()
         };
         let sent = self.record_body(Dir::Out, &bytes, session.as_deref());
+        self.show_requests(&bytes, session.as_deref());
         let mut upstream = self.client.request(
             reqwest::Method::from_bytes(method.as_str().as_bytes())
                 .unwrap_or(reqwest::Method::POST),
@@ -231,14 +251,17 @@ impl App {
         let answer = match tokio::time::timeout(self.request_timeout, upstream.send()).await {
             Ok(Ok(answer)) => answer,
             Ok(Err(e)) => {
-                return bad_gateway(format!("cannot reach the server at {}: {e}", self.url));
+                return Ok(bad_gateway(format!(
+                    "cannot reach the server at {}: {e}",
+                    self.url
+                )));
             }
             Err(_) => {
-                return bad_gateway(format!(
+                return Ok(bad_gateway(format!(
                     "the server at {} did not answer within {} s",
                     self.url,
                     self.request_timeout.as_secs()
-                ));
+                )));
             }
         };
         // The answer to an `initialize` names the session the messages
@@ -250,6 +273,23 @@ impl App {
             }
         }
         self.answer(answer, session).await
+    }
+
+    /// Shows every request of a body to the faults (each message of a
+    /// batch).
+    fn show_requests(&self, bytes: &[u8], session: Option<&str>) {
+        if !self.faults.active() {
+            return;
+        }
+        let text = String::from_utf8_lossy(bytes);
+        match serde_json::from_str::<Vec<&RawValue>>(&text) {
+            Ok(batch) => {
+                for m in batch {
+                    self.faults.request(m.get(), session);
+                }
+            }
+            Err(_) => self.faults.request(&text, session),
+        }
     }
 
     /// Records the JSON-RPC messages of a body (each message of a batch);
@@ -270,7 +310,11 @@ impl App {
 
     /// Passes the server's answer back: status, headers and body, an SSE
     /// stream as it arrives.
-    async fn answer(&self, answer: reqwest::Response, session: Option<String>) -> Response<Body> {
+    async fn answer(
+        &self,
+        answer: reqwest::Response,
+        session: Option<String>,
+    ) -> Result<Response<Body>, Cut> {
         let status =
             StatusCode::from_u16(answer.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
         let mut headers = HeaderMap::new();
@@ -291,24 +335,105 @@ impl App {
             .unwrap_or_default()
             .to_ascii_lowercase();
         let body = if kind.starts_with("text/event-stream") {
-            self.stream(answer, session)
+            if self.faults.active() {
+                self.stream_faulty(answer, session)
+            } else {
+                self.stream(answer, session)
+            }
         } else {
             let bytes = match self.whole_body(answer).await {
                 Ok(bytes) => bytes,
                 Err(why) => {
                     self.recorder.note(why.clone());
-                    return bad_gateway(why);
+                    return Ok(bad_gateway(why));
                 }
             };
-            if kind.starts_with("application/json") {
-                self.record_body(Dir::In, &bytes, session.as_deref());
+            if kind.starts_with("application/json") && self.faults.active() {
+                let text = String::from_utf8_lossy(&bytes).into_owned();
+                match self.faults.answer(&text, session.as_deref()) {
+                    Plan::Pass | Plan::Hold => {
+                        self.record_body(Dir::In, &bytes, session.as_deref());
+                        Full::new(bytes).boxed()
+                    }
+                    Plan::Disconnect => return Err(Cut),
+                    Plan::Deliver { lines, delay_ms } => {
+                        if delay_ms > 0 {
+                            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                        }
+                        for l in &lines {
+                            self.recorder.record(Dir::In, l, session.as_deref());
+                        }
+                        if lines.len() == 1 {
+                            Full::new(Bytes::from(lines[0].clone())).boxed()
+                        } else {
+                            // None or several messages: an event stream of
+                            // them (none: a stream that ends unanswered).
+                            headers.insert(
+                                header::CONTENT_TYPE,
+                                HeaderValue::from_static("text/event-stream"),
+                            );
+                            let events: String = lines.iter().map(|l| sse_event(l)).collect();
+                            Full::new(Bytes::from(events)).boxed()
+                        }
+                    }
+                }
+            } else {
+                if kind.starts_with("application/json") {
+                    self.record_body(Dir::In, &bytes, session.as_deref());
+                }
+                Full::new(bytes).boxed()
             }
-            Full::new(bytes).boxed()
         };
         let mut response = Response::new(body);
         *response.status_mut() = status;
         *response.headers_mut() = headers;
-        response
+        Ok(response)
+    }
+
+    /// [`stream`](Self::stream) with `--fault`: the server's events are
+    /// read one by one and each message given its plan; what the client
+    /// gets is sent as events of its data alone, and recorded. A cut ends
+    /// the stream where the answer would have been.
+    fn stream_faulty(&self, answer: reqwest::Response, session: Option<String>) -> Body {
+        let (tx, rx) = mpsc::channel::<Bytes>(16);
+        let recorder = self.recorder.clone();
+        let faults = self.faults.clone();
+        tokio::spawn(async move {
+            let mut events = SseReader::default();
+            let mut chunks = answer.bytes_stream();
+            loop {
+                let next = tokio::select! {
+                    next = chunks.next() => next,
+                    () = tx.closed() => return,
+                };
+                let Some(Ok(chunk)) = next else { return };
+                for data in events.feed(&chunk) {
+                    let lines = match faults.answer(&data, session.as_deref()) {
+                        Plan::Pass => vec![data],
+                        Plan::Hold => continue,
+                        Plan::Disconnect => return,
+                        Plan::Deliver { lines, delay_ms } => {
+                            if delay_ms > 0 {
+                                tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                            }
+                            lines
+                        }
+                    };
+                    for l in lines {
+                        recorder.record(Dir::In, &l, session.as_deref());
+                        if tx.send(Bytes::from(sse_event(&l))).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
+        });
+        let frames = futures::stream::unfold(rx, |mut rx| async move {
+            rx.recv()
+                .await
+                .map(|b| (Ok::<_, Infallible>(Frame::data(b)), rx))
+        });
+        http_body_util::BodyExt::boxed(StreamBody::new(frames))
     }
 
     /// A whole answer that is not a stream, read within the request
@@ -390,6 +515,18 @@ impl App {
         });
         http_body_util::BodyExt::boxed(StreamBody::new(frames))
     }
+}
+
+/// One SSE event carrying `data` (a message on one line).
+fn sse_event(data: &str) -> String {
+    let mut out = String::from("event: message\n");
+    for line in data.lines() {
+        out.push_str("data: ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    out
 }
 
 fn bad_gateway(why: String) -> Response<Body> {

@@ -8,6 +8,7 @@
 //! closed (later messages are not recorded), and [`finish`] writes the
 //! capture and the trace once and has core judge them.
 
+pub mod faults;
 pub mod http;
 pub mod stdio;
 
@@ -372,6 +373,11 @@ pub struct Outputs {
     /// Names the server in the capture (`server_label`).
     pub label: String,
     pub transport: &'static str,
+    /// Read what the server answered with the scan's text rules (O codes).
+    pub output_scan: bool,
+    /// The `--fault` specs, as given, and the seed.
+    pub faults: Vec<String>,
+    pub seed: u64,
 }
 
 /// Reads the trajectory assertions of `--trajectory FILE`, before anything
@@ -486,7 +492,12 @@ fn capture_document(texts: Vec<String>) -> String {
 /// the invariants and the trajectory, and prints the report on stderr.
 /// `ended` says how the session ended. Returns whether everything held.
 /// Every secret the recording learnt is `***` in all of it.
-pub fn finish(recorder: &Recorder, outputs: &Outputs, ended: &str) -> crate::error::Result<bool> {
+pub fn finish(
+    recorder: &Recorder,
+    outputs: &Outputs,
+    ended: &str,
+    faults: &faults::Faults,
+) -> crate::error::Result<bool> {
     let Closed {
         messages,
         left_out,
@@ -501,7 +512,10 @@ pub fn finish(recorder: &Recorder, outputs: &Outputs, ended: &str) -> crate::err
     // to what places them), then its capture text, and are let go of.
     let mut calls = Vec::new();
     let mut texts = Vec::new();
+    // Per session: what was injected, at which exchange.
+    let mut injected: Vec<Vec<mcpcheck_core::inject::Injected>> = Vec::new();
     for messages in sessions {
+        let key = messages.iter().find_map(|m| m.session.clone());
         let at: Vec<Instant> = messages.iter().map(|m| m.at).collect();
         let events: Vec<Event> = messages
             .into_iter()
@@ -509,12 +523,18 @@ pub fn finish(recorder: &Recorder, outputs: &Outputs, ended: &str) -> crate::err
             .collect();
         calls.extend(tool_calls(&events, &at));
         let label = redactor.redact_str(&outputs.label);
-        texts.push(crate::capture::render(&crate::capture::Recording {
+        let text = crate::capture::render(&crate::capture::Recording {
             label: &label,
             transport: outputs.transport,
             protocol_version: &protocol_version(&events),
             events: &events,
-        }));
+        });
+        let mine = faults.injected(key.as_deref());
+        let member = mcpcheck_core::inject::capture_member(&text, &mine);
+        let located: Vec<mcpcheck_core::inject::Injected> =
+            serde_json::from_value(member.clone()).unwrap_or_default();
+        injected.push(located);
+        texts.push(mcpcheck_core::inject::with_member(&text, &member));
     }
     let capture = capture_document(texts);
     let written = std::fs::write(&outputs.capture, format!("{capture}\n"));
@@ -540,7 +560,7 @@ pub fn finish(recorder: &Recorder, outputs: &Outputs, ended: &str) -> crate::err
             shown.join("; ")
         )
     })?;
-    drop(capture);
+    let capture_text = capture;
     let trajectory = outputs.trajectory.as_ref().map(|(_, doc)| {
         let trace = calls
             .iter()
@@ -551,7 +571,21 @@ pub fn finish(recorder: &Recorder, outputs: &Outputs, ended: &str) -> crate::err
             .collect();
         api::check_trajectory(doc, trace)
     });
-    let passed = report.passed() && trajectory.as_ref().is_none_or(|t| t.status.is_success());
+    let mut findings = invariants::report(
+        &report,
+        &exercised,
+        &crate::files::display(&outputs.capture),
+    );
+    let attributed = mcpcheck_core::inject::attribute(&mut findings, &report, &capture_text);
+    if outputs.output_scan {
+        findings
+            .findings
+            .extend(mcpcheck_core::scan::output::scan_capture(
+                &outputs.label,
+                &capture_text,
+            ));
+    }
+    let passed = findings.passed() && trajectory.as_ref().is_none_or(|t| t.status.is_success());
     let summary = Summary {
         ended,
         from_client,
@@ -560,12 +594,14 @@ pub fn finish(recorder: &Recorder, outputs: &Outputs, ended: &str) -> crate::err
         notes: &notes,
         tool_calls: calls.len(),
         sessions: session_count,
-        exercised,
+        injected: injected.into_iter().flatten().collect(),
+        attributed,
     };
     err(&redactor.redact_str(&render_report(
         outputs,
         &summary,
         &report,
+        &findings,
         trajectory.as_ref(),
         passed,
     )));
@@ -586,6 +622,16 @@ struct JsonReport<'a> {
     capture: String,
     trace: Option<String>,
     invariants: Value,
+    /// The `--fault` specs given, and the seed.
+    faults: &'a [String],
+    seed: Option<u64>,
+    /// What was injected (the capture's `injected` member, session by
+    /// session).
+    injected: &'a [mcpcheck_core::inject::Injected],
+    /// Invariant findings the injections caused (not the server's own).
+    attributed: Value,
+    /// The scan's text rules on what the server answered (O codes).
+    output: Value,
     trajectory: Option<&'a TestResult>,
 }
 
@@ -598,17 +644,24 @@ struct Summary<'a> {
     notes: &'a [String],
     tool_calls: usize,
     sessions: usize,
-    /// Per session, the rules it gave something to judge.
-    exercised: Vec<Vec<invariants::Rule>>,
+    /// What `--fault` injected.
+    injected: Vec<mcpcheck_core::inject::Injected>,
+    /// How many invariant findings the injections caused.
+    attributed: usize,
 }
 
 fn render_report(
     outputs: &Outputs,
     s: &Summary<'_>,
     report: &invariants::Report,
+    findings: &mcpcheck_core::findings::Report,
     trajectory: Option<&TestResult>,
     passed: bool,
 ) -> String {
+    let brief = |f: &mcpcheck_core::findings::Finding| {
+        json!({"code": f.code(), "item": f.location.item_label(), "field": f.field(),
+               "exchange": f.location.exchange, "message": f.message, "evidence": f.evidence})
+    };
     let path = |p: &Path| crate::files::display(p);
     match outputs.format {
         Format::Json => {
@@ -625,6 +678,28 @@ fn render_report(
                 capture: path(&outputs.capture),
                 trace: outputs.trace.as_deref().map(path),
                 invariants,
+                faults: &outputs.faults,
+                seed: (!outputs.faults.is_empty()).then_some(outputs.seed),
+                injected: &s.injected,
+                attributed: Value::Array(
+                    findings
+                        .suppressed
+                        .iter()
+                        .map(|(f, reason)| {
+                            let mut v = brief(f);
+                            v["reason"] = json!(reason);
+                            v
+                        })
+                        .collect(),
+                ),
+                output: Value::Array(
+                    findings
+                        .findings
+                        .iter()
+                        .filter(|f| f.family() == mcpcheck_core::findings::Family::Output)
+                        .map(brief)
+                        .collect(),
+                ),
                 trajectory,
             };
             format!(
@@ -658,9 +733,41 @@ fn render_report(
                     mcpcheck_core::report::plural(s.tool_calls, "tool call", "tool calls")
                 ));
             }
-            let findings = invariants::report(report, &s.exercised, &path(&outputs.capture));
+            let _ = report;
+            if !outputs.faults.is_empty() {
+                out.push_str(&format!(
+                    "injected (--fault {}, seed {}): {}",
+                    outputs.faults.join(" --fault "),
+                    outputs.seed,
+                    mcpcheck_core::report::plural(s.injected.len(), "fault", "faults")
+                ));
+                if s.attributed > 0 {
+                    out.push_str(&format!(
+                        "; {} they caused {} reported as theirs, not the server's",
+                        mcpcheck_core::report::plural(s.attributed, "finding", "findings"),
+                        if s.attributed == 1 { "is" } else { "are" }
+                    ));
+                }
+                out.push('\n');
+                for i in &s.injected {
+                    let at = i
+                        .exchange
+                        .map(|e| format!("exchange {e}"))
+                        .unwrap_or_else(|| "an exchange the capture does not hold".into());
+                    let what = match &i.tool {
+                        Some(t) => format!("{} {t}", i.method),
+                        None => i.method.clone(),
+                    };
+                    out.push_str(&format!(
+                        "  {at} ({what}, id {}): {}: {}\n",
+                        i.id,
+                        i.fault.as_str(),
+                        i.detail
+                    ));
+                }
+            }
             let text = mcpcheck_core::findings::render::text::render(
-                &findings,
+                findings,
                 mcpcheck_core::diag::Paint::Plain,
             );
             out.push_str(&format!("invariants:\n{}\n", text.trim_end()));

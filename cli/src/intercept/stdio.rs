@@ -24,6 +24,7 @@ use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::Recorder;
+use super::faults::{Faults, Plan};
 use crate::client::stdio::{TAG_VARIABLE, forget_group, kill_tagged, register_group};
 use crate::client::tap::{Dir, MAX_MESSAGE_BYTES};
 
@@ -96,7 +97,11 @@ impl Lines {
 }
 
 /// Proxies one session and returns how it ended, in words for the report.
-pub async fn run(server: &Server, recorder: Arc<Recorder>) -> crate::error::Result<String> {
+pub async fn run(
+    server: &Server,
+    recorder: Arc<Recorder>,
+    faults: Arc<Faults>,
+) -> crate::error::Result<String> {
     let tag = format!("{}-intercept", std::process::id());
     let mut child = Command::new(&server.command)
         .args(&server.args)
@@ -127,7 +132,7 @@ pub async fn run(server: &Server, recorder: Arc<Recorder>) -> crate::error::Resu
     if let Some(stderr) = child.stderr.take() {
         tokio::spawn(copy_stderr(stderr, recorder.clone()));
     }
-    let (ended, stopped) = proxy(&mut child, stdin, stdout, recorder).await;
+    let (ended, stopped) = proxy(&mut child, stdin, stdout, recorder, faults).await;
     if !stopped {
         // It closed its output or the client did: a moment to exit on its own.
         let _ = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
@@ -161,12 +166,25 @@ async fn proxy(
     mut server_in: ChildStdin,
     server_out: ChildStdout,
     recorder: Arc<Recorder>,
+    faults: Arc<Faults>,
 ) -> (String, bool) {
     let (client_tx, mut client_rx) = mpsc::channel::<Vec<u8>>(64);
     // Stdin is read on a thread of its own: a blocking read that outlives
     // the session must not hold up the runtime's shutdown.
     std::thread::spawn(move || read_stdin(&client_tx));
-    let to_client = tokio::spawn(copy_to_client(server_out, recorder.clone()));
+    let to_client = if faults.active() {
+        tokio::spawn(copy_to_client_faulty(
+            server_out,
+            recorder.clone(),
+            faults.clone(),
+        ))
+    } else {
+        let recorder = recorder.clone();
+        tokio::spawn(async move {
+            copy_to_client(server_out, recorder).await;
+            None
+        })
+    };
     tokio::pin!(to_client);
     let mut stops = Stops::new();
     // Client to server, here; server to client, in `to_client`. Each
@@ -179,6 +197,7 @@ async fn proxy(
                 Some(chunk) => {
                     for text in lines.feed(&chunk) {
                         recorder.record(Dir::Out, &text, None);
+                        faults.request(&text, None);
                     }
                     if server_in.write_all(&chunk).await.is_err() || server_in.flush().await.is_err() {
                         break ("the server stopped reading its input".to_string(), false);
@@ -203,7 +222,10 @@ async fn proxy(
                     ), true);
                 }
             },
-            _ = &mut to_client => break ("the server closed its output".to_string(), false),
+            done = &mut to_client => match done.ok().flatten() {
+                Some(cut) => break (cut, true),
+                None => break ("the server closed its output".to_string(), false),
+            },
             _ = child.wait() => {
                 // The server is gone. What it wrote is read to the end; a
                 // process it started that still holds its output open does
@@ -331,6 +353,93 @@ async fn copy_stderr(mut server_err: tokio::process::ChildStderr, recorder: Arc<
         let _ = ours.write_all(text.as_bytes()).await;
     }
     let _ = ours.flush().await;
+}
+
+/// What the writer of the faulty copy is given.
+enum Out {
+    /// A message to pass on (and record).
+    Line(String),
+    /// Cut the connection: nothing more is passed on.
+    Cut,
+}
+
+/// The server's output with `--fault`: line by line, each server message
+/// given its plan (passed on, held, changed, late, twice, not at all, or
+/// the connection cut), and what the client gets recorded as it is written.
+/// Returns how the session ended when a fault cut it.
+async fn copy_to_client_faulty(
+    mut server_out: ChildStdout,
+    recorder: Arc<Recorder>,
+    faults: Arc<Faults>,
+) -> Option<String> {
+    let (tx, mut rx) = mpsc::channel::<Out>(256);
+    let writer_recorder = recorder.clone();
+    let writer = tokio::spawn(async move {
+        let mut stdout = tokio::io::stdout();
+        while let Some(out) = rx.recv().await {
+            match out {
+                Out::Line(text) => {
+                    writer_recorder.record(Dir::In, &text, None);
+                    let mut bytes = text.into_bytes();
+                    bytes.push(b'\n');
+                    if stdout.write_all(&bytes).await.is_err() || stdout.flush().await.is_err() {
+                        return;
+                    }
+                }
+                Out::Cut => return,
+            }
+        }
+    });
+    let mut lines = Lines::default();
+    let mut buf = vec![0u8; CHUNK];
+    let mut cut = None;
+    'read: loop {
+        let n = match server_out.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for text in lines.feed(&buf[..n]) {
+            let text = text.trim_end_matches('\r').to_string();
+            match faults.answer(&text, None) {
+                Plan::Pass => {
+                    let _ = tx.send(Out::Line(text)).await;
+                }
+                Plan::Hold => {}
+                Plan::Deliver { lines, delay_ms: 0 } => {
+                    for l in lines {
+                        let _ = tx.send(Out::Line(l)).await;
+                    }
+                }
+                Plan::Deliver { lines, delay_ms } => {
+                    let tx = tx.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                        for l in lines {
+                            let _ = tx.send(Out::Line(l)).await;
+                        }
+                    });
+                }
+                Plan::Disconnect => {
+                    let _ = tx.send(Out::Cut).await;
+                    cut = Some(
+                        "a --fault disconnect cut the connection instead of passing an answer on"
+                            .to_string(),
+                    );
+                    break 'read;
+                }
+            }
+        }
+    }
+    if cut.is_none()
+        && let Some(text) = lines.finish()
+    {
+        let _ = tx.send(Out::Line(text)).await;
+    }
+    drop(tx);
+    // Answers still held back by a latency fault go out before the end,
+    // each within its own delay.
+    let _ = writer.await;
+    cut
 }
 
 /// Copies the server's output to stdout a chunk at a time, as the server

@@ -49,6 +49,9 @@ pub struct RunSettings {
     pub reuse_server: bool,
     /// `--auth-*`: the `auth` of every HTTP server, instead of its own.
     pub auth: Option<mcpcheck_core::suite::Auth>,
+    /// Read what the server answers with the scan's text rules (O codes),
+    /// each finding a warning on its test.
+    pub output_scan: bool,
 }
 
 /// Per-test inputs that come from outside the suite file.
@@ -462,6 +465,7 @@ async fn run_test_in(
         Some(sh) => sh.checkout(&key).await,
         None => None,
     };
+    let reused_session = reused.is_some();
     let connected = match reused {
         Some(live) => Ok(live),
         None => Session::connect(&endpoint, &version, &mocks, deadline)
@@ -497,9 +501,24 @@ async fn run_test_in(
     let test_start = session.tap.mark();
     let outcome = drive(run, &mut session, &test.file, deadline).await;
     let checked = outcome.is_ok();
-    let result = finish(run, outcome, elapsed(&started), |m| {
+    let mut result = finish(run, outcome, elapsed(&started), |m| {
         timeout_hint(m, deadline, timeout)
     });
+    if settings.output_scan {
+        let instructions = if reused_session {
+            None
+        } else {
+            session
+                .initialize_result()
+                .and_then(|r| r["instructions"].as_str().map(str::to_string))
+        };
+        result.warnings.extend(answer_warnings(
+            &test.action,
+            run.observation(),
+            instructions.as_deref(),
+            &endpoint.label(),
+        ));
+    }
     let answer = match (&test.action, run.observation()) {
         (Action::Tool { tool, .. }, Some(obs))
             if settings.keep_answers && checked && obs.get("error").is_none_or(Value::is_null) =>
@@ -537,6 +556,61 @@ async fn run_test_in(
         session: log,
         answer,
     }
+}
+
+/// What the scan's text rules find in the test's answer (and, on a fresh
+/// session, in the server's `instructions`): one warning each, `O301 tool
+/// fetch: the answer tells the model … ("…")`.
+fn answer_warnings(
+    action: &Action,
+    observation: Option<&Value>,
+    instructions: Option<&str>,
+    server: &str,
+) -> Vec<String> {
+    use mcpcheck_core::scan::output::{self, Answered};
+    let mut found = Vec::new();
+    if let Some(text) = instructions {
+        found.extend(output::scan_instructions(server, text));
+    }
+    let result = observation
+        .and_then(|o| o.get("result"))
+        .filter(|r| !r.is_null());
+    if let Some(result) = result {
+        use mcpcheck_core::suite::{PromptOp, ResourceOp};
+        let what = match action {
+            Action::Tool { tool, .. }
+            | Action::Sampling { tool, .. }
+            | Action::Notifications { tool, .. }
+            | Action::Logging {
+                tool: Some(tool), ..
+            } => Some(Answered::Tool(tool)),
+            Action::Prompts(PromptOp::Get { name, .. }) => Some(Answered::Prompt(name)),
+            Action::Resources {
+                op: ResourceOp::Read { uri },
+                ..
+            } => Some(Answered::Resource(uri)),
+            _ => None,
+        };
+        if let Some(what) = what {
+            found.extend(output::scan_result(server, what, result));
+        }
+    }
+    found
+        .into_iter()
+        .map(|f| {
+            let evidence = if f.evidence.is_empty() {
+                String::new()
+            } else {
+                format!(" (\"{}\")", f.evidence)
+            };
+            format!(
+                "{} {}: {}{evidence}; --no-output-scan turns this off",
+                f.code(),
+                f.location.item_label(),
+                f.message
+            )
+        })
+        .collect()
 }
 
 /// The result of a driven test: the verdict, or the ending with its

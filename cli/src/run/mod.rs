@@ -397,6 +397,7 @@ fn settings_of(args: &RunArgs, server_override: Option<Vec<String>>) -> Result<R
         docker: args.source.docker.clone(),
         reuse_server: args.reuse_server,
         auth: args.auth.block()?,
+        output_scan: !args.no_output_scan,
     })
 }
 

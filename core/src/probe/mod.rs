@@ -142,6 +142,7 @@ pub use fuzz::{
 pub use inputs::{MAX_TEXT, MAX_VALUES, arguments_within_bounds, input_valid, valid_arguments};
 pub(crate) use inputs::{example_for, required_arguments};
 pub use policy::{WriteRisks, write_risk};
+pub(crate) use rng::draw as rng_stream;
 pub use shrink::{MAX_CANDIDATES, shrink_candidates, shrink_iter, size};
 pub use timing::{CallWait, DEFAULT_CALL_TIMEOUT_MS, MAX_CALL_MS, call_wait};
 

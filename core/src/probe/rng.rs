@@ -45,6 +45,13 @@ pub(crate) fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The `n`th draw of stream `stream` under `seed`: the same numbers in, the
+/// same number out, without keeping a generator (what the faults of
+/// `intercept` decide with, a draw per fault and matched request).
+pub(crate) fn draw(seed: u64, stream: u64, n: u64) -> u64 {
+    mix(seed ^ mix(stream.wrapping_add(0x9E37_79B9_7F4A_7C15) ^ mix(n)))
+}
+
 /// FNV-1a over a string, to derive a per-tool stream from a name.
 pub(crate) fn fnv1a(s: &str) -> u64 {
     let mut h: u64 = 0xCBF2_9CE4_8422_2325;
