@@ -49,14 +49,22 @@ fn a_given_client_gets_the_tokens() {
         &["--oauth-client", "probe:pw"],
         &["--auth-client", "probe:pw"],
     );
-    assert!(found.is_empty(), "{report}");
-    assert_eq!(code, Some(0));
+    // The redirect URIs of a client the probe did not register are not
+    // known to it: that check alone is not verified.
+    assert_eq!(found, ["H409"], "{report}");
+    assert!(
+        report["findings"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("H410 not verified")),
+        "{report}"
+    );
+    assert_eq!(code, Some(1), "a note fails at --fail-on info");
     let (_, found, report) = codes(&[], &["--auth-client", "probe:wrong"]);
     // An unknown client gets no token and no code: nothing is verified.
-    assert_eq!(found, ["H409", "H409", "H409"], "{report}");
+    assert!(found.iter().all(|c| c == "H409"), "{report}");
     let messages = report["findings"].to_string();
     assert!(
-        ["H404", "H406", "H407"]
+        ["H404", "H406", "H407", "H410", "H412", "H413", "H416"]
             .iter()
             .all(|c| messages.contains(&format!("{c} not verified"))),
         "{messages}"
@@ -65,17 +73,96 @@ fn a_given_client_gets_the_tokens() {
 
 #[test]
 fn each_fault_gives_its_rule() {
-    for (fault, rule) in [
-        ("oauth-wrong-audience", "H404"),
-        ("oauth-no-resource-metadata", "H402"),
-        ("oauth-metadata-missing-fields", "H405"),
-        ("oauth-no-pkce", "H406"),
-        ("oauth-expired-accepted", "H407"),
+    for (fault, rules) in [
+        ("oauth-wrong-audience", &["H404"][..]),
+        ("oauth-no-resource-metadata", &["H402"]),
+        ("oauth-metadata-missing-fields", &["H405"]),
+        // No PKCE at all: a plain challenge is taken too.
+        ("oauth-no-pkce", &["H406", "H415"]),
+        ("oauth-expired-accepted", &["H407"]),
     ] {
         let (code, found, report) = codes(&["--fault", fault], &[]);
-        assert_eq!(found, [rule], "{fault}: {report}");
+        assert_eq!(found, rules, "{fault}: {report}");
         assert_eq!(code, Some(1), "{fault}");
     }
+}
+
+#[test]
+fn each_negative_check_fires_on_its_fault_alone() {
+    for (fault, rules) in [
+        ("oauth-redirect-any-uri", &["H410"][..]),
+        ("oauth-any-client", &["H411", "H411"]),
+        ("oauth-no-iss", &["H412"]),
+        ("oauth-wrong-iss", &["H413"]),
+        ("oauth-no-cimd", &["H414"]),
+        ("oauth-plain-pkce", &["H415"]),
+        ("oauth-scope-401", &["H416"]),
+    ] {
+        let (code, found, report) = codes(&["--fault", fault], &[]);
+        assert_eq!(found, rules, "{fault}: {report}");
+        // Warnings (H412, H414, H416: what is recommended) fail only at
+        // their severity: this run asks --fail-on info.
+        assert_eq!(code, Some(1), "{fault}: {report}");
+    }
+    // At the default --fail-on high, the recommendations pass.
+    let server = http_serve(&["--oauth", "--fault", "oauth-no-cimd"]);
+    let (code, out, err) = run_mcpcheck(&["probe", "--url", &server.url, "--auth"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(out.contains("H414"), "{out}");
+}
+
+#[test]
+fn a_token_without_the_needed_scope_is_challenged_with_403() {
+    let server = http_serve(&["--oauth", "--oauth-client", "c:s"]);
+    let base = server.url.trim_end_matches("/mcp").to_string();
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    runtime.block_on(async {
+        let http = reqwest::Client::new();
+        // HTTP Basic of `c:s`.
+        let basic = "Basic Yzpz";
+        let token_answer = |scope: &'static str| {
+            http.post(format!("{base}/token"))
+                .header("authorization", basic)
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(format!("grant_type=client_credentials&scope={scope}"))
+                .send()
+        };
+        let token = |answer: reqwest::Response| async move {
+            let text = answer.text().await.expect("body");
+            let doc: Value = serde_json::from_str(&text).expect("json");
+            doc["access_token"].as_str().expect("access_token").to_string()
+        };
+        let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let call = |token: String| {
+            http.post(&server.url)
+                .header("authorization", format!("Bearer {token}"))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .body(initialize)
+                .send()
+        };
+        let narrow = token(token_answer("profile").await.expect("token")).await;
+        let answer = call(narrow).await.expect("answer");
+        assert_eq!(answer.status().as_u16(), 403);
+        let challenge = answer.headers()["www-authenticate"]
+            .to_str()
+            .expect("ascii")
+            .to_string();
+        assert!(
+            challenge.contains(r#"error="insufficient_scope""#)
+                && challenge.contains(r#"scope="mcp""#)
+                && challenge.contains("resource_metadata="),
+            "{challenge}"
+        );
+        let full = token(token_answer("mcp").await.expect("token")).await;
+        assert_eq!(call(full).await.expect("answer").status().as_u16(), 200);
+        let unknown = token_answer("admin").await.expect("answer");
+        assert_eq!(
+            unknown.status().as_u16(),
+            400,
+            "an unknown scope is invalid_scope"
+        );
+    });
 }
 
 #[test]
@@ -179,7 +266,8 @@ fn conformance_runs_the_authorization_checks_too() {
         .iter()
         .filter_map(|f| f["code"].as_str())
         .collect();
-    assert_eq!(found, ["H404"], "{report}");
+    // And the note that a given client's redirect URIs are not known.
+    assert_eq!(found, ["H404", "H409"], "{report}");
     assert_eq!(code, Some(1), "a high authorization finding fails the run");
     assert_eq!(
         report["passed"], false,

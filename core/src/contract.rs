@@ -579,6 +579,33 @@ pub fn check_surface(server: &str, contract: &Contract, listing: &Value) -> Vec<
     let resources = list("resources");
     let templates = list("resourceTemplates");
     let mut out = Vec::new();
+    check_tools(server, contract, &tools, &mut out);
+    check_prompts(server, contract, &prompts, &mut out);
+    for (i, uri) in contract.resources.iter().enumerate() {
+        let listed = resources
+            .iter()
+            .any(|r| r.get("uri").and_then(Value::as_str) == Some(uri));
+        let templated = templates.iter().any(|t| {
+            t.get("uriTemplate")
+                .and_then(Value::as_str)
+                .is_some_and(|tpl| template_matches(tpl, uri))
+        });
+        if !listed && !templated {
+            out.push(Finding::new(
+                rule("K101"),
+                at(server, contract, ItemKind::Resource, uri, format!("/resources/{i}")),
+                format!(
+                    "consumer `{}` reads `{uri}`, which the server no longer lists (nor a template that makes it)",
+                    contract.consumer
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The tool expectations of [`check_surface`].
+fn check_tools(server: &str, contract: &Contract, tools: &[&Value], out: &mut Vec<Finding>) {
     for (name, used) in &contract.tools {
         let base = format!("/tools/{}", token(name));
         let Some(tool) = tools
@@ -683,6 +710,10 @@ pub fn check_surface(server: &str, contract: &Contract, listing: &Value) -> Vec<
             }
         }
     }
+}
+
+/// The prompt expectations of [`check_surface`].
+fn check_prompts(server: &str, contract: &Contract, prompts: &[&Value], out: &mut Vec<Finding>) {
     for (name, used) in &contract.prompts {
         let base = format!("/prompts/{}", token(name));
         let Some(prompt) = prompts
@@ -744,27 +775,6 @@ pub fn check_surface(server: &str, contract: &Contract, listing: &Value) -> Vec<
             }
         }
     }
-    for (i, uri) in contract.resources.iter().enumerate() {
-        let listed = resources
-            .iter()
-            .any(|r| r.get("uri").and_then(Value::as_str) == Some(uri));
-        let templated = templates.iter().any(|t| {
-            t.get("uriTemplate")
-                .and_then(Value::as_str)
-                .is_some_and(|tpl| template_matches(tpl, uri))
-        });
-        if !listed && !templated {
-            out.push(Finding::new(
-                rule("K101"),
-                at(server, contract, ItemKind::Resource, uri, format!("/resources/{i}")),
-                format!(
-                    "consumer `{}` reads `{uri}`, which the server no longer lists (nor a template that makes it)",
-                    contract.consumer
-                ),
-            ));
-        }
-    }
-    out
 }
 
 /// Whether a URI template (RFC 6570 level 1: `{var}`) can make `uri`.
@@ -946,13 +956,7 @@ pub fn check_answer(
                 ));
             }
             Some(seen) => {
-                let lost: Vec<&String> = seen
-                    .iter()
-                    .filter(|t| {
-                        !types.contains(t)
-                            && !(t.as_str() == "integer" && types.iter().any(|x| x == "number"))
-                    })
-                    .collect();
+                let lost: Vec<&String> = seen.iter().filter(|t| !accepts(types, t)).collect();
                 if !lost.is_empty() {
                     out.push(Finding::new(
                         rule("K104"),

@@ -139,8 +139,12 @@ impl Redactor {
             members: SECRET_MEMBERS.iter().map(|s| s.to_string()).collect(),
             // The patterns are constant; should one not compile the redactor
             // still hides every literal secret.
+            // The value ends at a quote, a line end or an escaped quote
+            // (`\"` in JSON text: the backslash stays, so the JSON does
+            // too); one that opens an object or a list is a member named
+            // `authorization` (a report's), not a credential.
             authorization: Regex::new(
-                r#"(?i)(\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?)([^"'\r\n]+)"#,
+                r#"(?i)(\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?)((?:[^"'\\\s{\[]|\\[^"])(?:[^"'\\\r\n]|\\[^"])*)"#,
             )
             .ok(),
             bearer: Regex::new(r"(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*").ok(),
@@ -440,6 +444,19 @@ mod tests {
             r.secret(s);
         }
         r
+    }
+
+    #[test]
+    fn an_authorization_value_in_json_text_keeps_the_json_whole() {
+        let doc =
+            json!({"evidence": "send Authorization: Bearer\"} and Authorization: s3cr3t-value"});
+        let shown = Redactor::new().redact_str(&doc.to_string());
+        let back: Value = serde_json::from_str(&shown).expect("still JSON");
+        let text = back["evidence"].as_str().unwrap_or_default();
+        assert!(text.contains("Authorization: ***\"}"), "{text}");
+        assert!(!text.contains("s3cr3t"), "{text}");
+        let report = "{\n  \"authorization\": {\n    \"findings\": []\n  }\n}";
+        assert_eq!(Redactor::new().redact_str(report), report);
     }
 
     #[test]

@@ -509,7 +509,7 @@ async fn run_sequence(
     use probe::stateful::{Next, SequenceRun, StepAnswer};
     prober.fresh().await?;
     let mut run = SequenceRun::new(seq);
-    while let Next::Call { tool, arguments } = run.next() {
+    while let Next::Call { tool, arguments } = run.next_call() {
         let Some(listed) = tools.iter().find(|t| t["name"] == tool.as_str()) else {
             return Err(format!("the server no longer lists `{tool}`"));
         };

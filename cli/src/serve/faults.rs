@@ -122,6 +122,28 @@ pub enum Fault {
     /// for is taken from the request's Host header, whatever host it names
     /// (as a server bound to all interfaces once did).
     OauthHostAudience,
+    /// With --oauth, /authorize: the redirect_uri is not compared with the
+    /// client's registered ones; any absolute URL gets the code.
+    OauthRedirectAnyUri,
+    /// With --oauth: an unknown client_id gets a code at /authorize, and a
+    /// wrong client secret a token at /token.
+    OauthAnyClient,
+    /// With --oauth, /authorize: the redirect back carries no iss, and the
+    /// metadata does not advertise one (RFC 9207).
+    OauthNoIss,
+    /// With --oauth, /authorize: the redirect back names another issuer
+    /// (https://evil.example) in iss.
+    OauthWrongIss,
+    /// With --oauth: Client ID Metadata Documents are neither advertised nor
+    /// accepted.
+    OauthNoCimd,
+    /// With --oauth, /authorize and /token: code_challenge_method=plain is
+    /// accepted, though the metadata lists S256 only.
+    OauthPlainPkce,
+    /// With --oauth, the MCP endpoint: a token without the mcp scope gets a
+    /// plain 401, not 403 insufficient_scope.
+    #[value(name = "oauth-scope-401")]
+    OauthScope401,
     /// Every 2026-07-28 tools/call: the answer gains a text block saying
     /// which 2026-07-28 call to this process it was, so an answer depends on
     /// the requests other clients sent before it.

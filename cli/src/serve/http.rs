@@ -356,6 +356,9 @@ impl App {
             let origin = self.origin(request.headers());
             return oauth.serve(request, &origin, self.request_timeout).await;
         }
+        if let Some(challenge) = self.scope_challenge(request.headers()) {
+            return challenge;
+        }
         let identity = match self.authenticate(request.headers()) {
             Ok(identity) => identity,
             Err(refusal) => return self.unauthorized(refusal, request.headers()),
@@ -428,6 +431,32 @@ impl App {
             }
         }
         found
+    }
+
+    /// With `--oauth`, a live token for this endpoint without the scope it
+    /// needs: 403 with `WWW-Authenticate: Bearer error="insufficient_scope"`
+    /// naming the scope and the resource metadata (step-up authorization).
+    fn scope_challenge(&self, headers: &HeaderMap) -> Option<Response<Body>> {
+        let oauth = self.oauth.as_ref()?;
+        let token = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| super::auth::bearer_token(v.as_bytes()))?;
+        let origin = self.origin(headers);
+        let needed = oauth.scope_challenge(token, &format!("{origin}{}", self.path))?;
+        let mut response = json_response(
+            StatusCode::FORBIDDEN,
+            serde_json::json!({ "error": "insufficient_scope", "scope": needed }).to_string(),
+        );
+        let challenge = format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{needed}\", resource_metadata=\"{origin}{RESOURCE_METADATA_PATH}{}\", error_description=\"the token lacks the {needed} scope\"",
+            self.path
+        );
+        if let Ok(value) = HeaderValue::from_str(&challenge) {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, value);
+        }
+        Some(response)
     }
 
     /// The origin this server answers a request as: `http://HOST` as the

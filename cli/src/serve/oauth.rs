@@ -11,6 +11,13 @@
 //! resource (RFC 8707) it was asked for; the MCP endpoint accepts only
 //! tokens for its own URL. The issuer is the origin a request names.
 //!
+//! The authorization response names the issuer in `iss` (RFC 9207, and the
+//! metadata says so); a `client_id` that is the URL of a Client ID Metadata
+//! Document (https, or http on a loopback host) is fetched and its
+//! `redirect_uris` honoured; tokens carry scopes ([`SCOPES`], all of them
+//! unless fewer are asked for), and the MCP endpoint needs [`MCP_SCOPE`]: a
+//! valid token without it gets 403 `insufficient_scope` ([`OAuth::scope_challenge`]).
+//!
 //! Tokens, codes and secrets are random and never printed. Clients are
 //! numbered (`client-1`, `client-2`, … in registration order), so everything
 //! but the random values and the expiry is the same from run to run.
@@ -37,6 +44,22 @@ pub const AUTHORIZE_PATH: &str = "/authorize";
 pub const TOKEN_PATH: &str = "/token";
 /// The dynamic client registration endpoint.
 pub const REGISTER_PATH: &str = "/register";
+
+/// The scopes the server issues: the MCP endpoint needs [`MCP_SCOPE`];
+/// `profile` gives nothing there (a narrower token, as a client may hold).
+pub const SCOPES: [&str; 2] = ["mcp", "profile"];
+
+/// The scope the MCP endpoint needs.
+pub const MCP_SCOPE: &str = "mcp";
+
+/// The issuer `oauth-wrong-iss` names in authorization responses.
+const WRONG_ISSUER: &str = "https://evil.example";
+
+/// How long fetching a Client ID Metadata Document may take.
+const CIMD_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The largest Client ID Metadata Document read.
+const MAX_CIMD_BYTES: usize = 64 * 1024;
 
 /// How long an authorization code may wait for its exchange.
 const CODE_TTL: Duration = Duration::from_secs(60);
@@ -80,7 +103,10 @@ struct Code {
     client_id: String,
     redirect_uri: String,
     challenge: Option<String>,
+    /// `plain` under `oauth-plain-pkce` when asked; `S256` otherwise.
+    challenge_method: String,
     resource: Option<String>,
+    scopes: Vec<String>,
     expires: Instant,
 }
 
@@ -88,6 +114,7 @@ struct Code {
 struct Grant {
     client_id: String,
     resource: String,
+    scopes: Vec<String>,
     expires: Instant,
 }
 
@@ -175,7 +202,10 @@ impl OAuth {
             (Method::GET, AS_METADATA_PATH) => {
                 json_response(StatusCode::OK, self.metadata(origin).to_string())
             }
-            (Method::GET, AUTHORIZE_PATH) => self.authorize(request.uri().query().unwrap_or("")),
+            (Method::GET, AUTHORIZE_PATH) => {
+                self.authorize(request.uri().query().unwrap_or(""), origin)
+                    .await
+            }
             (Method::POST, TOKEN_PATH | REGISTER_PATH) => {
                 let headers = request.headers().clone();
                 let body = match read_body_at_most(
@@ -211,7 +241,18 @@ impl OAuth {
             "grant_types_supported": ["authorization_code", "client_credentials", "refresh_token"],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
             "code_challenge_methods_supported": ["S256"],
+            "scopes_supported": SCOPES,
+            "authorization_response_iss_parameter_supported": true,
+            "client_id_metadata_document_supported": true,
         });
+        if let Some(map) = doc.as_object_mut() {
+            if self.faults.has(Fault::OauthNoIss) {
+                map.remove("authorization_response_iss_parameter_supported");
+            }
+            if self.faults.has(Fault::OauthNoCimd) {
+                map.remove("client_id_metadata_document_supported");
+            }
+        }
         if self.faults.has(Fault::OauthMetadataMissingFields)
             && let Some(map) = doc.as_object_mut()
         {
@@ -222,27 +263,43 @@ impl OAuth {
     }
 
     /// `GET /authorize`: approved at once, answered with a redirect to the
-    /// `redirect_uri` carrying `code` and `state`. A request that names no
-    /// known client or redirect URI is answered 400 (never redirected).
-    fn authorize(&self, query: &str) -> Response<Body> {
+    /// `redirect_uri` carrying `code`, `state` and `iss` (the issuer,
+    /// `origin`). A request that names no known client or redirect URI is
+    /// answered 400 (never redirected). A `client_id` that is a URL is a
+    /// Client ID Metadata Document, fetched.
+    async fn authorize(&self, query: &str, origin: &str) -> Response<Body> {
         let params = form(query.as_bytes());
         let get = |name: &str| param(&params, name);
         let Some(client_id) = get("client_id") else {
             return oauth_error(bad("invalid_request", "client_id is required"));
         };
-        let Some(client) = self.lock().clients.get(client_id).cloned() else {
-            return oauth_error(bad("invalid_client", "unknown client_id"));
+        let known = self.lock().clients.get(client_id).cloned();
+        let client = match known {
+            Some(client) => client,
+            None if is_metadata_url(client_id) && !self.faults.has(Fault::OauthNoCimd) => {
+                match self.client_metadata(client_id).await {
+                    Ok(client) => client,
+                    Err(why) => return oauth_error(bad("invalid_client", why)),
+                }
+            }
+            // `oauth-any-client`: anyone is a client, sent anywhere.
+            None if self.faults.has(Fault::OauthAnyClient) => Client {
+                secret: None,
+                redirect_uris: Vec::new(),
+            },
+            None => return oauth_error(bad("invalid_client", "unknown client_id")),
         };
         let redirect_uri = match get("redirect_uri") {
             Some(uri) => uri,
             None if client.redirect_uris.len() == 1 => client.redirect_uris[0].as_str(),
             None => return oauth_error(bad("invalid_request", "redirect_uri is required")),
         };
-        let known = if client.redirect_uris.is_empty() {
-            absolute_url(redirect_uri)
-        } else {
-            client.redirect_uris.iter().any(|u| u == redirect_uri)
-        };
+        let known =
+            if client.redirect_uris.is_empty() || self.faults.has(Fault::OauthRedirectAnyUri) {
+                absolute_url(redirect_uri)
+            } else {
+                client.redirect_uris.iter().any(|u| u == redirect_uri)
+            };
         if !known {
             return oauth_error(bad(
                 "invalid_request",
@@ -259,6 +316,12 @@ impl OAuth {
         }
         if let Some(state) = get("state") {
             back.push(("state", state.to_owned()));
+        }
+        // RFC 9207: the issuer, on success and error alike.
+        if self.faults.has(Fault::OauthWrongIss) {
+            back.push(("iss", WRONG_ISSUER.to_owned()));
+        } else if !self.faults.has(Fault::OauthNoIss) {
+            back.push(("iss", origin.to_owned()));
         }
         let separator = if redirect_uri.contains('?') { '&' } else { '?' };
         let location = format!("{redirect_uri}{separator}{}", encode_form(&back));
@@ -283,14 +346,17 @@ impl OAuth {
             ));
         }
         let challenge = get("code_challenge").map(str::to_owned);
+        let method = get("code_challenge_method").unwrap_or("plain").to_owned();
         if !self.faults.has(Fault::OauthNoPkce) {
             if challenge.is_none() {
                 return Err(bad("invalid_request", "code_challenge is required (PKCE)"));
             }
-            if get("code_challenge_method") != Some("S256") {
+            let plain_taken = self.faults.has(Fault::OauthPlainPkce) && method == "plain";
+            if method != "S256" && !plain_taken {
                 return Err(bad("invalid_request", "code_challenge_method must be S256"));
             }
         }
+        let scopes = scopes_asked(get("scope"))?;
         let resource = get("resource").map(str::to_owned);
         if resource.as_deref().is_some_and(|r| !absolute_url(r)) {
             return Err(bad("invalid_target", "resource must be an absolute URL"));
@@ -316,7 +382,9 @@ impl OAuth {
                 client_id: client_id.to_owned(),
                 redirect_uri: redirect_uri.to_owned(),
                 challenge,
+                challenge_method: method,
                 resource,
+                scopes,
                 expires: now + CODE_TTL,
             },
         );
@@ -448,14 +516,15 @@ impl OAuth {
                     ));
                 }
                 let resource = asked_resource.unwrap_or_else(|| default_resource.to_owned());
-                self.tokens(&client_id, &resource, false)
+                let scopes = scopes_asked(get("scope"))?;
+                self.tokens(&client_id, &resource, &scopes, false)
             }
             Some("authorization_code") => {
                 let code = self.redeem(&client_id, params)?;
                 let resource = asked_resource
                     .or(code.resource)
                     .unwrap_or_else(|| default_resource.to_owned());
-                self.tokens(&client_id, &resource, true)
+                self.tokens(&client_id, &resource, &code.scopes, true)
             }
             Some("refresh_token") => {
                 let presented = get("refresh_token")
@@ -486,7 +555,7 @@ impl OAuth {
                         "a refresh token serves only the resource it was issued for",
                     ));
                 }
-                self.tokens(&client_id, &grant.resource, true)
+                self.tokens(&client_id, &grant.resource, &grant.scopes, true)
             }
             Some(_) => Err(bad(
                 "unsupported_grant_type",
@@ -516,7 +585,12 @@ impl OAuth {
         if !self.faults.has(Fault::OauthNoPkce) {
             let verifier = get("code_verifier")
                 .ok_or_else(|| bad("invalid_grant", "code_verifier is required (PKCE)"))?;
-            if code.challenge.as_deref() != Some(s256(verifier).as_str()) {
+            let expected = if code.challenge_method == "plain" {
+                verifier.to_owned()
+            } else {
+                s256(verifier)
+            };
+            if code.challenge.as_deref() != Some(expected.as_str()) {
                 return Err(bad(
                     "invalid_grant",
                     "code_verifier does not match the code_challenge",
@@ -551,6 +625,10 @@ impl OAuth {
             ),
         };
         let state = self.lock();
+        // `oauth-any-client`: neither the id nor the secret is checked.
+        if self.faults.has(Fault::OauthAnyClient) {
+            return Ok(id);
+        }
         let client = state.clients.get(&id).ok_or_else(invalid)?;
         match (&client.secret, secret) {
             (None, _) => Ok(id),
@@ -559,8 +637,15 @@ impl OAuth {
         }
     }
 
-    /// An access token (and a refresh token when asked) for `resource`.
-    fn tokens(&self, client_id: &str, resource: &str, refresh: bool) -> Result<Value, Refused> {
+    /// An access token (and a refresh token when asked) for `resource`, of
+    /// `scopes`.
+    fn tokens(
+        &self,
+        client_id: &str,
+        resource: &str,
+        scopes: &[String],
+        refresh: bool,
+    ) -> Result<Value, Refused> {
         let now = Instant::now();
         let access = random("at");
         let mut state = self.lock();
@@ -574,6 +659,7 @@ impl OAuth {
         let grant = |ttl: Duration| Grant {
             client_id: client_id.to_owned(),
             resource: resource.to_owned(),
+            scopes: scopes.to_vec(),
             expires: now + ttl,
         };
         state.access.insert(access.clone(), grant(self.ttl));
@@ -581,6 +667,7 @@ impl OAuth {
             "access_token": access,
             "token_type": "Bearer",
             "expires_in": self.ttl.as_secs(),
+            "scope": scopes.join(" "),
         });
         if refresh {
             let token = random("rt");
@@ -603,8 +690,142 @@ impl OAuth {
         let grant = state.access.get(token)?;
         let live = grant.expires > Instant::now() || self.faults.has(Fault::OauthExpiredAccepted);
         let ours = grant.resource == resource || self.faults.has(Fault::OauthWrongAudience);
-        (live && ours).then(|| Identity::named(format!("oauth:{}", grant.client_id)))
+        let scoped = grant.scopes.iter().any(|s| s == MCP_SCOPE);
+        (live && ours && scoped).then(|| Identity::named(format!("oauth:{}", grant.client_id)))
     }
+
+    /// The scope a live token for `resource` lacks ([`MCP_SCOPE`]), when it
+    /// lacks it: the endpoint then answers 403 `insufficient_scope` naming
+    /// it. `None` for a token without that problem (unknown, expired, for
+    /// another resource, or enough), and under `oauth-scope-401` (a plain
+    /// 401 then).
+    pub fn scope_challenge(&self, token: &[u8], resource: &str) -> Option<&'static str> {
+        if self.faults.has(Fault::OauthScope401) {
+            return None;
+        }
+        let token = std::str::from_utf8(token).ok()?;
+        let state = self.lock();
+        let grant = state.access.get(token)?;
+        let live = grant.expires > Instant::now() || self.faults.has(Fault::OauthExpiredAccepted);
+        let ours = grant.resource == resource || self.faults.has(Fault::OauthWrongAudience);
+        (live && ours && !grant.scopes.iter().any(|s| s == MCP_SCOPE)).then_some(MCP_SCOPE)
+    }
+
+    /// The client a Client ID Metadata Document describes: fetched from
+    /// `url` (no redirects, [`CIMD_TIMEOUT`], at most [`MAX_CIMD_BYTES`]),
+    /// a JSON object whose `client_id` is `url` exactly, with `client_name`
+    /// and `redirect_uris`; a public client, registered under its URL.
+    async fn client_metadata(&self, url: &str) -> Result<Client, String> {
+        let fetch = async {
+            let http = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .timeout(CIMD_TIMEOUT)
+                .build()
+                .map_err(|e| format!("cannot fetch client metadata: {e}"))?;
+            let mut answer = http
+                .get(url)
+                .header("accept", "application/json")
+                .send()
+                .await
+                .map_err(|e| format!("cannot fetch the client metadata document: {e}"))?;
+            if !answer.status().is_success() {
+                return Err(format!(
+                    "the client metadata document answered HTTP {}",
+                    answer.status().as_u16()
+                ));
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = answer
+                .chunk()
+                .await
+                .map_err(|e| format!("cannot read the client metadata document: {e}"))?
+            {
+                if body.len() + chunk.len() > MAX_CIMD_BYTES {
+                    return Err("the client metadata document is longer than 64 KiB".into());
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(body)
+        };
+        let body = tokio::time::timeout(CIMD_TIMEOUT, fetch)
+            .await
+            .map_err(|_| "the client metadata document did not arrive in time".to_string())??;
+        let doc: Value = serde_json::from_slice(&body)
+            .map_err(|_| "the client metadata document is not JSON".to_string())?;
+        if doc.get("client_id").and_then(Value::as_str) != Some(url) {
+            return Err("the client metadata document's client_id is not its URL".into());
+        }
+        if doc.get("client_name").and_then(Value::as_str).is_none() {
+            return Err("the client metadata document has no client_name".into());
+        }
+        let redirect_uris: Vec<String> = doc
+            .get("redirect_uris")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if redirect_uris.is_empty()
+            || redirect_uris.len() > MAX_REDIRECT_URIS
+            || redirect_uris
+                .iter()
+                .any(|u| !absolute_url(u) || u.len() > MAX_URL_BYTES)
+        {
+            return Err("the client metadata document needs 1 to 16 absolute redirect_uris".into());
+        }
+        let client = Client {
+            secret: None,
+            redirect_uris,
+        };
+        let mut state = self.lock();
+        let size = client_size(None, &client.redirect_uris) + url.len();
+        if state.clients.len() >= MAX_CLIENTS || state.client_bytes + size > MAX_CLIENT_BYTES {
+            return Err("too many clients registered".into());
+        }
+        state.client_bytes += size;
+        state.clients.insert(url.to_owned(), client.clone());
+        Ok(client)
+    }
+}
+
+/// Whether a `client_id` names a Client ID Metadata Document: an https URL
+/// with a path, or an http one on a loopback host (for tests).
+fn is_metadata_url(client_id: &str) -> bool {
+    let Ok(uri) = client_id.parse::<http::Uri>() else {
+        return false;
+    };
+    let has_path = uri.path().len() > 1;
+    match (uri.scheme_str(), uri.host()) {
+        (Some("https"), Some(_)) => has_path,
+        (Some("http"), Some(host)) => {
+            has_path && matches!(host, "127.0.0.1" | "localhost" | "[::1]" | "::1")
+        }
+        _ => false,
+    }
+}
+
+/// The scopes a request asks for (`scope`, space-separated), each one of
+/// [`SCOPES`]; every scope when it asks for none.
+fn scopes_asked(scope: Option<&str>) -> Result<Vec<String>, Refused> {
+    let asked: Vec<String> = scope
+        .unwrap_or("")
+        .split(' ')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if asked.is_empty() {
+        return Ok(SCOPES.iter().map(|s| (*s).to_owned()).collect());
+    }
+    if let Some(unknown) = asked.iter().find(|s| !SCOPES.contains(&s.as_str())) {
+        return Err(bad(
+            "invalid_scope",
+            format!("unknown scope `{unknown}` (scopes: {})", SCOPES.join(" ")),
+        ));
+    }
+    Ok(asked)
 }
 
 /// What one registered client holds, in bytes, with room for its id and
@@ -795,7 +1016,7 @@ mod tests {
             "/mcp",
         );
         let doc = oauth
-            .tokens("c", "http://h/mcp", false)
+            .tokens("c", "http://h/mcp", &["mcp".to_owned()], false)
             .ok()
             .and_then(|d| d["access_token"].as_str().map(str::to_owned))
             .unwrap_or_default();
@@ -809,7 +1030,7 @@ mod tests {
         assert!(oauth.authenticate(b"at_nope", "http://h/mcp").is_none());
         let short = OAuth::new(Duration::ZERO, Vec::new(), FaultSet::default(), "/mcp");
         let expired = short
-            .tokens("c", "http://h/mcp", false)
+            .tokens("c", "http://h/mcp", &["mcp".to_owned()], false)
             .ok()
             .and_then(|d| d["access_token"].as_str().map(str::to_owned))
             .unwrap_or_default();
@@ -818,5 +1039,42 @@ mod tests {
                 .authenticate(expired.as_bytes(), "http://h/mcp")
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_token_without_the_mcp_scope_is_challenged_not_served() {
+        let oauth = OAuth::new(
+            Duration::from_secs(60),
+            Vec::new(),
+            FaultSet::default(),
+            "/mcp",
+        );
+        let narrow = oauth
+            .tokens("c", "http://h/mcp", &["profile".to_owned()], false)
+            .ok()
+            .and_then(|d| d["access_token"].as_str().map(str::to_owned))
+            .unwrap_or_default();
+        assert!(
+            oauth
+                .authenticate(narrow.as_bytes(), "http://h/mcp")
+                .is_none()
+        );
+        assert_eq!(
+            oauth.scope_challenge(narrow.as_bytes(), "http://h/mcp"),
+            Some("mcp")
+        );
+        assert_eq!(
+            oauth.scope_challenge(narrow.as_bytes(), "http://other/mcp"),
+            None
+        );
+        assert!(scopes_asked(Some("mcp nope")).is_err());
+        assert_eq!(
+            scopes_asked(None).ok(),
+            Some(vec!["mcp".to_owned(), "profile".to_owned()])
+        );
+        assert!(is_metadata_url("https://client.example/meta.json"));
+        assert!(is_metadata_url("http://127.0.0.1:9/client.json"));
+        assert!(!is_metadata_url("http://client.example/meta.json"));
+        assert!(!is_metadata_url("client-1"));
     }
 }

@@ -655,15 +655,50 @@ impl Report {
         self.findings.iter().filter(|f| f.level() == level).count()
     }
 
-    /// The cases to show: the report's own, or one per item with findings
-    /// (a finding without an item is a case of its own rule), and one passing
-    /// case for the subject when nothing was found.
+    /// The cases to show: the report's own (and one per item for the
+    /// findings none of them claims, such as the authorization findings a
+    /// conformance run adds), or one per item with findings (a finding
+    /// without an item is a case of its own rule), and one passing case for
+    /// the subject when nothing was found.
     pub fn cases_or_items(&self) -> Vec<Case> {
         if !self.cases.is_empty() {
-            return self.cases.clone();
+            let mut claimed = vec![false; self.findings.len()];
+            for c in &self.cases {
+                for &i in &c.findings {
+                    if let Some(slot) = claimed.get_mut(i) {
+                        *slot = true;
+                    }
+                }
+            }
+            let mut cases = self.cases.clone();
+            cases.extend(self.item_cases((0..self.findings.len()).filter(|&i| !claimed[i])));
+            return cases;
         }
+        let mut cases = self.item_cases(0..self.findings.len());
+        if cases.is_empty() {
+            cases.push(Case {
+                suite: String::new(),
+                class: self.command.clone(),
+                name: if self.subject.is_empty() {
+                    self.command.clone()
+                } else {
+                    self.subject.clone()
+                },
+                status: CaseStatus::Passed,
+                label: String::new(),
+                detail: String::new(),
+                duration_ms: None,
+                findings: Vec::new(),
+            });
+        }
+        cases
+    }
+
+    /// One case per item of the findings at `indices`, judged by them.
+    fn item_cases(&self, indices: impl Iterator<Item = usize>) -> Vec<Case> {
         let mut cases: Vec<Case> = Vec::new();
-        for (i, f) in self.findings.iter().enumerate() {
+        for i in indices {
+            let f = &self.findings[i];
             let (class, name) = match (&f.location.item, &f.location.server) {
                 (Some((kind, item)), Some(server)) => {
                     (kind.as_str().to_string(), format!("{server} {item}"))
@@ -699,22 +734,6 @@ impl Report {
             } else {
                 CaseStatus::Noted
             };
-        }
-        if cases.is_empty() {
-            cases.push(Case {
-                suite: String::new(),
-                class: self.command.clone(),
-                name: if self.subject.is_empty() {
-                    self.command.clone()
-                } else {
-                    self.subject.clone()
-                },
-                status: CaseStatus::Passed,
-                label: String::new(),
-                detail: String::new(),
-                duration_ms: None,
-                findings: Vec::new(),
-            });
         }
         cases
     }

@@ -1,6 +1,7 @@
-//! The authorization checks of `probe --auth` (H404 to H409): the
-//! authorization server's metadata, and which tokens the endpoint and the
-//! token endpoint accept. The CLI obtains the tokens and records the
+//! The authorization checks of `probe --auth` (H404 to H416): the
+//! authorization server's metadata, which tokens the endpoint and the token
+//! endpoint accept, and the negative checks of its authorization endpoint
+//! (redirect URIs, clients, `iss`, `plain` PKCE) and of scope challenges. The CLI obtains the tokens and records the
 //! answers in an [`OAuthProbe`]; a check it could not run is listed in
 //! [`OAuthProbe::unverified`] and reported as H409, never as holding.
 
@@ -60,6 +61,28 @@ pub struct OAuthProbe {
     pub expired: Option<Answer>,
     /// The endpoint's answer to [`MALFORMED_TOKEN`].
     pub malformed: Option<Answer>,
+    /// The authorization endpoint's answer to a request of the probe's own
+    /// client (registered with [`Self::redirect_uri`]) naming
+    /// [`Self::other_redirect_uri`] instead.
+    pub redirect_mismatch: Option<Answer>,
+    /// The redirect URI the probe's client registered.
+    pub redirect_uri: String,
+    /// The redirect URI it never registered.
+    pub other_redirect_uri: String,
+    /// The authorization endpoint's answer to a client_id nobody registered.
+    pub unknown_client: Option<Answer>,
+    /// The token endpoint's answer to the probe's client with a wrong secret.
+    pub wrong_secret: Option<Answer>,
+    /// The `Location` of a successful authorization response (the redirect
+    /// back with a code), for its `iss`.
+    pub authorization_response: Option<String>,
+    /// The token endpoint's answer to a code asked for with
+    /// `code_challenge_method=plain`, redeemed with the challenge as the
+    /// verifier; `None` when the authorization endpoint issued no code.
+    pub plain_pkce: Option<Answer>,
+    /// The endpoint's answers to tokens of one scope each: the scope and
+    /// the answer to an `initialize` with it.
+    pub narrow_scopes: Vec<(String, Answer)>,
     /// The checks that could not run.
     pub unverified: Vec<Unverified>,
 }
@@ -121,7 +144,7 @@ pub fn authorization_server(auth: &AuthProbe) -> Option<String> {
         .map(str::to_string)
 }
 
-/// H404 to H409.
+/// H404 to H416.
 pub(super) fn judge(o: &Observations, push: &mut Push<'_>) {
     let Some(probe) = &o.oauth else {
         return;
@@ -187,6 +210,7 @@ pub(super) fn judge(o: &Observations, push: &mut Push<'_>) {
             answer.evidence(),
         );
     }
+    negative_checks(probe, push);
     for skipped in &probe.unverified {
         push(
             Rule::NotVerified,
@@ -194,6 +218,226 @@ pub(super) fn judge(o: &Observations, push: &mut Push<'_>) {
             format!("{} not verified: {}", skipped.code, skipped.reason),
             String::new(),
         );
+    }
+}
+
+/// The query parameters of a URL (`application/x-www-form-urlencoded`,
+/// `+` and `%XX` decoded).
+fn query_params(url: &str) -> Vec<(String, String)> {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let query = query.split('#').next().unwrap_or("");
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (form_decode(k), form_decode(v))
+        })
+        .collect()
+}
+
+fn form_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match std::str::from_utf8(&bytes[i + 1..=i + 2])
+                    .ok()
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The authorization-server metadata document, when it was fetched whole.
+fn server_doc(probe: &OAuthProbe) -> Option<serde_json::Map<String, Value>> {
+    let answer = probe.server_metadata.as_ref()?.answer.as_ref()?;
+    if answer.status != 200 {
+        return None;
+    }
+    match serde_json::from_str::<Value>(answer.body.trim()) {
+        Ok(Value::Object(doc)) => Some(doc),
+        _ => None,
+    }
+}
+
+/// Whether an answer is a redirect to `uri` (its `Location` starts with it).
+fn redirects_to(answer: &Answer, uri: &str) -> bool {
+    answer.status / 100 == 3
+        && !uri.is_empty()
+        && answer
+            .header("location")
+            .is_some_and(|l| l.starts_with(uri))
+}
+
+/// H410 to H416.
+fn negative_checks(probe: &OAuthProbe, push: &mut Push<'_>) {
+    if let Some(a) = probe
+        .redirect_mismatch
+        .as_ref()
+        .filter(|a| redirects_to(a, &probe.other_redirect_uri))
+    {
+        let with_code = a
+            .header("location")
+            .is_some_and(|l| query_params(l).iter().any(|(k, _)| k == "code"));
+        push(
+            Rule::RedirectUriNotChecked,
+            "auth",
+            format!(
+                "the authorization endpoint redirected to {}, which the client never registered (it registered {}){}",
+                probe.other_redirect_uri,
+                probe.redirect_uri,
+                if with_code {
+                    ", with an authorization code"
+                } else {
+                    ""
+                }
+            ),
+            a.evidence(),
+        );
+    }
+    if let Some(a) = probe.unknown_client.as_ref().filter(|a| {
+        a.status / 100 == 3
+            && a.header("location")
+                .is_some_and(|l| query_params(l).iter().any(|(k, _)| k == "code"))
+    }) {
+        push(
+            Rule::InvalidClientAccepted,
+            "auth",
+            "the authorization endpoint issued a code to a client_id nobody registered".into(),
+            a.evidence(),
+        );
+    }
+    if let Some(a) = probe
+        .wrong_secret
+        .as_ref()
+        .filter(|a| a.ok() && a.body.contains("access_token"))
+    {
+        push(
+            Rule::InvalidClientAccepted,
+            "auth",
+            "the token endpoint issued a token to a client that presented a wrong secret".into(),
+            evidence(&format!("HTTP {}", a.status)),
+        );
+    }
+    let doc = server_doc(probe);
+    if let Some(location) = &probe.authorization_response {
+        let advertised = doc.as_ref().is_some_and(|d| {
+            d.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true))
+        });
+        // The issuer the client recorded (the protected-resource metadata
+        // named it), as RFC 9207 §2.4 compares it.
+        let issuer = if probe.issuer.is_empty() {
+            doc.as_ref()
+                .and_then(|d| d.get("issuer").and_then(Value::as_str))
+                .unwrap_or_default()
+                .to_string()
+        } else {
+            probe.issuer.clone()
+        };
+        let iss = query_params(location)
+            .into_iter()
+            .find(|(k, _)| k == "iss")
+            .map(|(_, v)| v);
+        let shown = evidence(location);
+        match (iss, advertised) {
+            (Some(iss), _) if iss != issuer => push(
+                Rule::IssuerMismatch,
+                "auth",
+                format!(
+                    "the authorization response names the issuer `{iss}`, not `{issuer}`: a client validating iss (RFC 9207) rejects it, and one that does not cannot tell a mix-up"
+                ),
+                shown,
+            ),
+            (Some(_), false) => push(
+                Rule::IssuerMismatch,
+                "auth",
+                "the authorization response carries iss, but the metadata does not advertise authorization_response_iss_parameter_supported: true".into(),
+                shown,
+            ),
+            (None, true) => push(
+                Rule::IssuerMismatch,
+                "auth",
+                "the metadata advertises authorization_response_iss_parameter_supported, but the authorization response carries no iss: clients MUST reject it".into(),
+                shown,
+            ),
+            (None, false) => push(
+                Rule::NoIssuerInResponse,
+                "auth",
+                "the authorization response carries no iss (RFC 9207), and the metadata does not advertise it".into(),
+                shown,
+            ),
+            (Some(_), true) => {}
+        }
+    }
+    if let Some(doc) = &doc
+        && doc.get("client_id_metadata_document_supported") != Some(&Value::Bool(true))
+    {
+        push(
+            Rule::NoClientIdMetadata,
+            "auth",
+            "the authorization-server metadata does not set client_id_metadata_document_supported: true".into(),
+            String::new(),
+        );
+    }
+    let plain_listed = doc.as_ref().is_some_and(|d| {
+        d.get("code_challenge_methods_supported")
+            .and_then(Value::as_array)
+            .is_some_and(|m| m.iter().any(|v| v == "plain"))
+    });
+    if let Some(a) = probe
+        .plain_pkce
+        .as_ref()
+        .filter(|a| !plain_listed && a.ok() && a.body.contains("access_token"))
+    {
+        push(
+            Rule::PlainPkceAccepted,
+            "auth",
+            "a code asked for with code_challenge_method=plain was issued and redeemed with the challenge as its verifier, though the metadata does not list plain".into(),
+            evidence(&format!("HTTP {}", a.status)),
+        );
+    }
+    for (scope, a) in &probe.narrow_scopes {
+        if a.ok() {
+            continue;
+        }
+        let challenges: Vec<&str> = a.headers_named("www-authenticate").collect();
+        let insufficient = challenges.iter().any(|c| c.contains("insufficient_scope"));
+        let names_scope = challenges.iter().any(|c| c.contains("scope=\""));
+        let problem = match (a.status, insufficient, names_scope) {
+            (403, true, true) => None,
+            (403, true, false) => Some(format!(
+                "a token of the scope `{scope}` alone got 403 insufficient_scope without the scope needed (scope=\"…\")"
+            )),
+            (403, false, _) => Some(format!(
+                "a token of the scope `{scope}` alone got 403 without a WWW-Authenticate insufficient_scope challenge"
+            )),
+            (status, _, _) => Some(format!(
+                "a token of the scope `{scope}` alone, valid and for this endpoint, got HTTP {status} instead of 403 insufficient_scope"
+            )),
+        };
+        if let Some(message) = problem {
+            push(
+                Rule::NoScopeChallenge,
+                "auth",
+                message,
+                evidence(&challenges.join(" | ")),
+            );
+        }
+        break;
     }
 }
 
@@ -312,7 +556,7 @@ mod tests {
         })
     }
 
-    const GOOD: &str = r#"{"issuer":"http://h","authorization_endpoint":"http://h/a","token_endpoint":"http://h/t","response_types_supported":["code"],"code_challenge_methods_supported":["S256"]}"#;
+    const GOOD: &str = r#"{"issuer":"http://h","authorization_endpoint":"http://h/a","token_endpoint":"http://h/t","response_types_supported":["code"],"code_challenge_methods_supported":["S256"],"authorization_response_iss_parameter_supported":true,"client_id_metadata_document_supported":true}"#;
 
     fn healthy() -> OAuthProbe {
         OAuthProbe {
@@ -324,7 +568,78 @@ mod tests {
             expired: Some(answer(401, REFUSED)),
             malformed: Some(answer(401, REFUSED)),
             unverified: Vec::new(),
+            redirect_mismatch: Some(answer(400, r#"{"error":"invalid_request"}"#)),
+            redirect_uri: "http://127.0.0.1:9/callback".into(),
+            other_redirect_uri: "http://127.0.0.1:9/elsewhere".into(),
+            unknown_client: Some(answer(400, r#"{"error":"invalid_client"}"#)),
+            wrong_secret: Some(answer(401, r#"{"error":"invalid_client"}"#)),
+            authorization_response: Some(
+                "http://127.0.0.1:9/callback?code=c&state=s&iss=http%3A%2F%2Fh".into(),
+            ),
+            plain_pkce: Some(answer(400, r#"{"error":"invalid_grant"}"#)),
+            narrow_scopes: vec![(
+                "profile".into(),
+                Answer {
+                    status: 403,
+                    headers: vec![(
+                        "WWW-Authenticate".into(),
+                        r#"Bearer error="insufficient_scope", scope="mcp""#.into(),
+                    )],
+                    body: String::new(),
+                },
+            )],
         }
+    }
+
+    fn redirect(location: &str) -> Answer {
+        Answer {
+            status: 302,
+            headers: vec![("Location".into(), location.into())],
+            body: String::new(),
+        }
+    }
+
+    #[test]
+    fn each_negative_check_fires_on_its_own_fault() {
+        let mut p = healthy();
+        p.redirect_mismatch = Some(redirect("http://127.0.0.1:9/elsewhere?code=x&state=s"));
+        assert_eq!(codes(p), ["H410"]);
+        let mut p = healthy();
+        p.unknown_client = Some(redirect("http://127.0.0.1:9/callback?code=x"));
+        assert_eq!(codes(p), ["H411"]);
+        let mut p = healthy();
+        p.wrong_secret = Some(answer(200, r#"{"access_token":"t"}"#));
+        assert_eq!(codes(p), ["H411"]);
+        let mut p = healthy();
+        p.authorization_response = Some("http://127.0.0.1:9/callback?code=c".into());
+        assert_eq!(codes(p.clone()), ["H413"], "advertised, missing");
+        p.server_metadata = metadata(&GOOD.replace(
+            ",\"authorization_response_iss_parameter_supported\":true",
+            "",
+        ));
+        assert_eq!(codes(p), ["H412"], "neither sent nor advertised");
+        let mut p = healthy();
+        p.authorization_response =
+            Some("http://127.0.0.1:9/callback?code=c&iss=http%3A%2F%2Fevil".into());
+        assert_eq!(codes(p), ["H413"]);
+        let mut p = healthy();
+        p.server_metadata =
+            metadata(&GOOD.replace(",\"client_id_metadata_document_supported\":true", ""));
+        assert_eq!(codes(p), ["H414"]);
+        let mut p = healthy();
+        p.plain_pkce = Some(answer(200, r#"{"access_token":"t","token_type":"Bearer"}"#));
+        assert_eq!(codes(p.clone()), ["H415"]);
+        p.server_metadata = metadata(&GOOD.replace("[\"S256\"]", "[\"S256\",\"plain\"]"));
+        assert!(
+            codes(p).is_empty(),
+            "plain is listed: accepting it is what was said"
+        );
+        let mut p = healthy();
+        p.narrow_scopes = vec![("profile".into(), answer(401, REFUSED))];
+        assert_eq!(codes(p), ["H416"]);
+        let mut p = healthy();
+        p.narrow_scopes = vec![("profile".into(), answer(200, SERVED))];
+        assert!(codes(p).is_empty(), "a scope that was enough says nothing");
     }
 
     fn codes(probe: OAuthProbe) -> Vec<&'static str> {

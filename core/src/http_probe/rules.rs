@@ -43,6 +43,22 @@ pub enum Rule {
     MalformedToken,
     /// H409: an authorization check could not run.
     NotVerified,
+    /// H410: a code is sent to a redirect URI the client never registered.
+    RedirectUriNotChecked,
+    /// H411: an unknown client, or a wrong client secret, is accepted.
+    InvalidClientAccepted,
+    /// H412: the authorization response carries no `iss` (RFC 9207).
+    NoIssuerInResponse,
+    /// H413: the authorization response's `iss` is wrong, or not as the
+    /// metadata advertises.
+    IssuerMismatch,
+    /// H414: Client ID Metadata Documents are not advertised.
+    NoClientIdMetadata,
+    /// H415: `plain` PKCE is accepted though the metadata says S256 only.
+    PlainPkceAccepted,
+    /// H416: a token without the scope needed is not answered with a 403
+    /// `insufficient_scope` challenge.
+    NoScopeChallenge,
     /// H501: guessable session ids.
     GuessableSessionId,
     /// H502: a session still answers after `DELETE`.
@@ -54,7 +70,7 @@ pub enum Rule {
 }
 
 /// Every rule, in catalogue order: the order of findings.
-pub const ALL: [Rule; 19] = [
+pub const ALL: [Rule; 26] = [
     Rule::ForeignOrigin,
     Rule::RebindingHost,
     Rule::HiddenTool,
@@ -70,6 +86,13 @@ pub const ALL: [Rule; 19] = [
     Rule::ExpiredToken,
     Rule::MalformedToken,
     Rule::NotVerified,
+    Rule::RedirectUriNotChecked,
+    Rule::InvalidClientAccepted,
+    Rule::NoIssuerInResponse,
+    Rule::IssuerMismatch,
+    Rule::NoClientIdMetadata,
+    Rule::PlainPkceAccepted,
+    Rule::NoScopeChallenge,
     Rule::GuessableSessionId,
     Rule::SessionSurvivesDelete,
     Rule::SessionIdCharacters,
@@ -93,7 +116,7 @@ const BASE: RuleInfo = RuleInfo {
 };
 
 /// The rows, in the order of [`Rule`]'s variants.
-pub const INFOS: [RuleInfo; 19] = [
+pub const INFOS: [RuleInfo; 26] = [
     RuleInfo {
         code: "H101",
         level: Level::Error,
@@ -324,11 +347,123 @@ pub const INFOS: [RuleInfo; 19] = [
         severity: Severity::Info,
         title: crate::findings::prose!("Authorization check not verified"),
         rationale: crate::findings::prose!(
-            "An authorization check (H404 to H408) could not run, for want of a token, an endpoint or time, so nothing is known of what it checks; it is not reported as holding."
+            "An authorization check (H404 to H408, H410 to H416) could not run, for want of a token, a client, an endpoint or time, so nothing is known of what it checks; it is not reported as holding."
         ),
         source: crate::findings::prose!("mcpcheck: what `probe --auth` could not observe"),
         fix: crate::findings::prose!(
             "Give the probe what it needs (a token with --auth, the endpoints) and run it again; nothing is known until it runs."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "H410",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Redirect URI not checked"),
+        rationale: crate::findings::prose!(
+            "The authorization endpoint sends the user back, with a code, to a redirect URI the client never registered, so anyone who crafts an authorization link collects the code (an open redirect that leaks codes)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/authorization/security-considerations (authorization servers MUST validate exact redirect URIs against pre-registered values); OAuth 2.1 (draft-ietf-oauth-v2-1-13) §4.1.1; RFC 9700 §4.1"
+        ),
+        fix: crate::findings::prose!(
+            "Compare the redirect_uri of every authorization request with the client's registered ones, exactly, and answer a mismatch with an error page, never a redirect."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "H411",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Invalid client accepted"),
+        rationale: crate::findings::prose!(
+            "The authorization server issues a code to a client_id nobody registered, or a token to a client that presents a wrong secret, so client identity means nothing."
+        ),
+        source: crate::findings::prose!(
+            "RFC 6749 §5.2 (invalid_client); OAuth 2.1 (draft-ietf-oauth-v2-1-13) §3.2.1, §4.1.2.1"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse unknown client_ids at the authorization endpoint (without redirecting), and authenticate confidential clients at the token endpoint (401 invalid_client on a wrong secret)."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "H412",
+        level: Level::Warning,
+        severity: Severity::Medium,
+        title: crate::findings::prose!("No iss in the authorization response"),
+        rationale: crate::findings::prose!(
+            "The authorization response carries no iss parameter and the metadata does not advertise one, so a client talking to several authorization servers cannot detect a mix-up attack."
+        ),
+        source: crate::findings::prose!(
+            "RFC 9207 §2; MCP 2026-07-28 basic/authorization §Authorization Response Validation (authorization servers SHOULD include iss)"
+        ),
+        fix: crate::findings::prose!(
+            "Add iss (the issuer) to every authorization response, errors included, and set authorization_response_iss_parameter_supported to true in the metadata."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "H413",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Authorization response issuer mismatch"),
+        rationale: crate::findings::prose!(
+            "The authorization response's iss is not the issuer, is missing though the metadata advertises it, or is sent without the metadata advertising it: clients that validate it (as MCP requires) reject every authorization, or accept a mixed-up one."
+        ),
+        source: crate::findings::prose!(
+            "RFC 9207 §2, §2.3, §2.4; MCP 2026-07-28 basic/authorization §Authorization Response Validation"
+        ),
+        fix: crate::findings::prose!(
+            "Send iss exactly as the metadata's issuer, and advertise authorization_response_iss_parameter_supported: true exactly when you send it."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "H414",
+        level: Level::Warning,
+        severity: Severity::Low,
+        title: crate::findings::prose!("Client ID Metadata Documents not advertised"),
+        rationale: crate::findings::prose!(
+            "The authorization-server metadata does not set client_id_metadata_document_supported, so clients cannot use the registration MCP recommends (a client_id that is the URL of its metadata) and fall back to dynamic registration or manual setup."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/authorization/client-registration §Client ID Metadata Documents (authorization servers SHOULD support them); draft-ietf-oauth-client-id-metadata-document"
+        ),
+        fix: crate::findings::prose!(
+            "Support Client ID Metadata Documents (fetch the client_id URL, check its client_id and redirect_uris) and advertise client_id_metadata_document_supported: true."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "H415",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("plain PKCE accepted"),
+        rationale: crate::findings::prose!(
+            "The metadata lists only S256 as a code challenge method, yet the server issues and redeems a code with code_challenge_method=plain, whose verifier is the challenge itself: anyone who saw the authorization request can redeem the code."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/authorization §Authorization Code Protection (clients MUST use S256); OAuth 2.1 (draft-ietf-oauth-v2-1-13) §4.1.1; RFC 7636 §4.2"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse code_challenge_method=plain (and a missing method) whenever the metadata does not list plain."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "H416",
+        level: Level::Warning,
+        severity: Severity::Medium,
+        title: crate::findings::prose!("No insufficient_scope challenge"),
+        rationale: crate::findings::prose!(
+            "A valid token that lacks the scope a request needs is not answered with 403 and WWW-Authenticate: Bearer error=\"insufficient_scope\" with the scope needed, so a client cannot step up its authorization and fails instead."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/authorization §Scope Challenge Handling (SEP-2350); RFC 6750 §3.1"
+        ),
+        fix: crate::findings::prose!(
+            "Answer a token whose scopes do not cover the request with 403 and WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"the scopes needed\", resource_metadata=\"…\"."
         ),
         ..BASE
     },

@@ -21,7 +21,7 @@
 //! annotations, or by its role) are only made when writes are allowed.
 //!
 //! The caller drives each sequence on a fresh server with a
-//! [`SequenceRun`]: [`SequenceRun::next`] gives the next call with its
+//! [`SequenceRun`]: [`SequenceRun::next_call`] gives the next call with its
 //! arguments (keys filled from earlier answers), [`SequenceRun::record`]
 //! takes the answer, and [`SequenceRun::verdict`] judges the oracle. Same
 //! listing, same seed: the same sequences with the same arguments.
@@ -356,13 +356,12 @@ fn output_candidates(prop: &str) -> Vec<String> {
     let ws = words(prop);
     let last = ws.last().map(String::as_str).unwrap_or("");
     let mut out = vec![prop.to_string()];
-    match last {
-        "id" | "uuid" | "guid" | "uri" | "url" | "key" | "slug" | "handle" | "name" => {
-            if !out.iter().any(|x| x == last) {
-                out.push(last.to_string());
-            }
-        }
-        _ => {}
+    let generic = matches!(
+        last,
+        "id" | "uuid" | "guid" | "uri" | "url" | "key" | "slug" | "handle" | "name"
+    );
+    if generic && !out.iter().any(|x| x == last) {
+        out.push(last.to_string());
     }
     out
 }
@@ -1353,7 +1352,7 @@ impl<'s> SequenceRun<'s> {
     /// The next call, or `Done` when every step was made or the sequence
     /// cannot go on (a producer's answer did not give the key; a step
     /// failed before the oracle could be judged).
-    pub fn next(&mut self) -> Next {
+    pub fn next_call(&mut self) -> Next {
         let i = self.answers.len();
         if i >= self.seq.steps.len() || self.stuck.is_some() {
             return Next::Done;
@@ -1387,7 +1386,7 @@ impl<'s> SequenceRun<'s> {
         }
     }
 
-    /// Takes the answer to the call [`next`](Self::next) gave. A serious
+    /// Takes the answer to the call [`next_call`](Self::next_call) gave. A serious
     /// status (a crash, a hang, a protocol error) of a step the oracle does
     /// not judge ends the sequence; so does the failure of a step the
     /// oracle needs to have succeeded.
@@ -1410,7 +1409,21 @@ impl<'s> SequenceRun<'s> {
     /// The oracle's verdict: `Ok(None)` it held, `Ok(Some(v))` it broke,
     /// `Err` the sequence could not judge it.
     pub fn verdict(&self) -> Result<Option<Violation>, Inconclusive> {
-        // A step that broke the server comes first, whichever it is.
+        if let Some(broke) = self.broken_step() {
+            return Ok(Some(broke));
+        }
+        if let Some(why) = &self.stuck {
+            return Err(why.clone());
+        }
+        if self.answers.len() < self.seq.steps.len() {
+            return Err(Inconclusive("the sequence did not finish".into()));
+        }
+        self.oracle()
+    }
+
+    /// A step that broke the server (a crash, a hang, a protocol error …),
+    /// whichever it is: the first.
+    fn broken_step(&self) -> Option<Violation> {
         for (i, a) in self.answers.iter().enumerate() {
             if !a.status.is_serious() {
                 continue;
@@ -1433,7 +1446,7 @@ impl<'s> SequenceRun<'s> {
                     Oracle::MissingKey { .. } => "a key that was never created",
                     _ => "a deleted key",
                 };
-                return Ok(Some(Violation {
+                return Some(Violation {
                     rule: fuzz_rule("F306"),
                     message: format!(
                         "`{}` of {what} was answered with {}: {}",
@@ -1442,12 +1455,12 @@ impl<'s> SequenceRun<'s> {
                         crate::truncate(&a.detail, 160)
                     ),
                     step: i,
-                }));
+                });
             }
             let Some(rule) = super::rules::fuzz_rule(a.status) else {
                 continue;
             };
-            return Ok(Some(Violation {
+            return Some(Violation {
                 rule,
                 message: format!(
                     "step {} (`{}`) of the sequence: {}",
@@ -1456,14 +1469,13 @@ impl<'s> SequenceRun<'s> {
                     crate::truncate(&a.detail, 160)
                 ),
                 step: i,
-            }));
+            });
         }
-        if let Some(why) = &self.stuck {
-            return Err(why.clone());
-        }
-        if self.answers.len() < self.seq.steps.len() {
-            return Err(Inconclusive("the sequence did not finish".into()));
-        }
+        None
+    }
+
+    /// The oracle's own judgement, every step having been made.
+    fn oracle(&self) -> Result<Option<Violation>, Inconclusive> {
         let key = || -> Option<Value> {
             let c = self.seq.oracle.keyed()?;
             // The key the consumers were given, else the one the list must show.
@@ -1746,7 +1758,7 @@ mod tests {
         mut answer: impl FnMut(&str, &Value) -> StepAnswer,
     ) -> SequenceRun<'_> {
         let mut run = SequenceRun::new(seq);
-        while let Next::Call { tool, arguments } = run.next() {
+        while let Next::Call { tool, arguments } = run.next_call() {
             let a = answer(&tool, &arguments);
             run.record(a);
         }

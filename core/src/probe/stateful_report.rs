@@ -311,13 +311,12 @@ pub fn stateful_regression(server: &Server, b: &Broken, timeout: &str) -> Result
     text.push_str(&format!("tests:\n  - name: {}\n", quote(&title)));
     if last > 0 {
         text.push_str("    setup:\n");
-        for i in 0..last {
-            let s = &seq.steps[i];
+        for (i, (s, captured)) in seq.steps.iter().zip(&captures).take(last).enumerate() {
             text.push_str(&format!("      - tool: {}\n", quote(&s.tool)));
             text.push_str(&format!("        args: {}\n", flow(&args_of(i))));
-            if !captures[i].is_empty() {
+            if !captured.is_empty() {
                 text.push_str("        capture:\n");
-                for (var, path) in &captures[i] {
+                for (var, path) in captured {
                     text.push_str(&format!("          {var}: {}\n", quote(path)));
                 }
             }
@@ -328,6 +327,39 @@ pub fn stateful_regression(server: &Server, b: &Broken, timeout: &str) -> Result
         quote(&target.tool),
         flow(&args_of(last))
     ));
+    let (name, target_path, matcher) = expectation(b)?;
+    text.push_str(&format!(
+        "        - name: {}\n          target: {}\n          matcher:\n            {matcher}\n",
+        quote(name),
+        quote(target_path)
+    ));
+    let timeout = if !timeout.is_empty()
+        && timeout
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.')
+    {
+        timeout.to_string()
+    } else {
+        quote(timeout)
+    };
+    text.push_str(&format!("    timeout: {timeout}\n"));
+    Ok(File {
+        name: format!(
+            "regression_stateful_{}_{}_{}.yaml",
+            sanitize(&target.tool),
+            b.violation.rule.code.to_ascii_lowercase(),
+            seq.number
+        ),
+        kind: Kind::Tool,
+        item: target.tool.clone(),
+        text,
+    })
+}
+
+/// What the judged call of a broken sequence must answer, as a list-form
+/// check: its name, its target and its matcher (one line of YAML).
+fn expectation(b: &Broken) -> Result<(&'static str, &'static str, String), NotWritten> {
+    let seq = &b.sequence;
     let key = key_literal(b);
     // The Observation always has `result` and `error` (one null): each
     // branch says its member is an object.
@@ -336,7 +368,7 @@ pub fn stateful_regression(server: &Server, b: &Broken, timeout: &str) -> Result
         {"required": ["error"], "properties": {"error": {"type": "object", "required": ["code"], "properties": {"code": {
             "type": "integer", "not": {"enum": [-32700, -32600, -32601, -32603]}}}}}}
     ]});
-    let (name, target_path, matcher) = match (&seq.oracle, b.violation.rule.code) {
+    Ok(match (&seq.oracle, b.violation.rule.code) {
         (_, "F301" | "F306") => (
             "the missing key is refused (isError: true, or a JSON-RPC error other than -32603)",
             "$",
@@ -372,32 +404,6 @@ pub fn stateful_regression(server: &Server, b: &Broken, timeout: &str) -> Result
                     "type": "object", "required": ["content"], "properties": {"content": {"type": "array"}}}}}))
             ),
         ),
-    };
-    text.push_str(&format!(
-        "        - name: {}\n          target: {}\n          matcher:\n            {matcher}\n",
-        quote(name),
-        quote(target_path)
-    ));
-    let timeout = if !timeout.is_empty()
-        && timeout
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '.')
-    {
-        timeout.to_string()
-    } else {
-        quote(timeout)
-    };
-    text.push_str(&format!("    timeout: {timeout}\n"));
-    Ok(File {
-        name: format!(
-            "regression_stateful_{}_{}_{}.yaml",
-            sanitize(&target.tool),
-            b.violation.rule.code.to_ascii_lowercase(),
-            seq.number
-        ),
-        kind: Kind::Tool,
-        item: target.tool.clone(),
-        text,
     })
 }
 
@@ -505,7 +511,7 @@ mod tests {
             .expect("sequence")
             .clone();
         let mut run = SequenceRun::new(&seq);
-        while let Next::Call { tool, .. } = run.next() {
+        while let Next::Call { tool, .. } = run.next_call() {
             let text = if tool == "create_note" {
                 "{\"id\": \"n-1\"}"
             } else {

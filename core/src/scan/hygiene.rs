@@ -991,8 +991,7 @@ fn shell_commands(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut quote: Option<char> = None;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
+    for c in line.chars() {
         match (quote, c) {
             (Some(q), c) if c == q => {
                 quote = None;
@@ -1149,7 +1148,7 @@ fn is_commit(s: &str) -> bool {
 /// The distribution name of a Python requirement.
 fn python_name(spec: &str) -> &str {
     let end = spec
-        .find(|c: char| matches!(c, '=' | '<' | '>' | '~' | '!' | '@' | '[' | ';' | ' '))
+        .find(['=', '<', '>', '~', '!', '@', '[', ';', ' '])
         .unwrap_or(spec.len());
     &spec[..end]
 }

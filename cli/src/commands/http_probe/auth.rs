@@ -1,6 +1,9 @@
-//! The authorization probes of `probe --auth` (H404 to H409): from the
+//! The authorization probes of `probe --auth` (H404 to H416): from the
 //! protected-resource metadata to the authorization server, then tokens
-//! the endpoint must refuse. Tokens come from `client_credentials` with the
+//! the endpoint must refuse, and the requests an authorization server must
+//! refuse (a redirect URI never registered, an unknown client, a wrong
+//! secret, `plain` PKCE) or answer in a certain way (`iss`, a scope
+//! challenge). Tokens come from `client_credentials` with the
 //! client given (`--auth-client`), else with one registered for the probe
 //! (RFC 7591) when the server offers registration. No token is printed.
 
@@ -26,6 +29,18 @@ pub const MAX_EXPIRY_WAIT: Duration = Duration::from_secs(10);
 /// port nothing listens on (the redirect is read, never followed).
 const REDIRECT_URI: &str = "http://127.0.0.1:9/callback";
 
+/// A redirect URI the probe's client never registers.
+const OTHER_REDIRECT_URI: &str = "http://127.0.0.1:9/elsewhere";
+
+/// A client_id nobody registered.
+const UNKNOWN_CLIENT: &str = "mcpcheck-unregistered-client";
+
+/// The verifier of the `plain` PKCE probe, which is also its challenge.
+const PLAIN_VERIFIER: &str = "mcpcheck-probe-plain-verifier-0123456789-abcdefghijklmnopqrstuvw";
+
+/// The most scopes the scope-challenge probe asks a token for, one each.
+const MAX_SCOPES_TRIED: usize = 4;
+
 /// The verifier whose challenge the authorization request carries; the
 /// exchange then sends another one.
 const VERIFIER: &str = "mcpcheck-probe-verifier-0123456789-abcdefghijklmnopqrstuvwxyz";
@@ -35,14 +50,17 @@ const WRONG_VERIFIER: &str = "mcpcheck-probe-wrong-verifier-0123456789-abcdefghi
 struct Client {
     id: String,
     secret: Option<String>,
+    /// Whether the probe registered it (and so knows its redirect URIs).
+    registered: bool,
 }
 
-/// The endpoints of the authorization server's metadata.
+/// The endpoints of the authorization server's metadata, and its scopes.
 #[derive(Default)]
 struct Endpoints {
     token: Option<String>,
     authorize: Option<String>,
     register: Option<String>,
+    scopes: Vec<String>,
 }
 
 impl Prober {
@@ -61,7 +79,10 @@ impl Prober {
         else {
             skip(
                 &mut probe,
-                &["H404", "H405", "H406", "H407", "H408"],
+                &[
+                    "H404", "H405", "H406", "H407", "H408", "H410", "H411", "H412", "H413", "H414",
+                    "H415", "H416",
+                ],
                 "the server served a request without a token, so it is not a protected resource",
             );
             return probe;
@@ -70,7 +91,10 @@ impl Prober {
         let Some(issuer) = oauth::authorization_server(auth) else {
             skip(
                 &mut probe,
-                &["H404", "H405", "H406", "H407"],
+                &[
+                    "H404", "H405", "H406", "H407", "H410", "H411", "H412", "H413", "H414", "H415",
+                    "H416",
+                ],
                 "no protected-resource metadata naming an authorization server was found",
             );
             return probe;
@@ -79,7 +103,10 @@ impl Prober {
         let Some(url) = oauth::server_metadata_url(&issuer) else {
             skip(
                 &mut probe,
-                &["H404", "H405", "H406", "H407"],
+                &[
+                    "H404", "H405", "H406", "H407", "H410", "H411", "H412", "H413", "H414", "H415",
+                    "H416",
+                ],
                 "the issuer is not a URL",
             );
             return probe;
@@ -90,7 +117,9 @@ impl Prober {
         let Some(token_endpoint) = endpoints.token.clone() else {
             skip(
                 &mut probe,
-                &["H404", "H406", "H407"],
+                &[
+                    "H404", "H406", "H407", "H410", "H411", "H412", "H413", "H415", "H416",
+                ],
                 "the authorization-server metadata names no token_endpoint",
             );
             return probe;
@@ -101,7 +130,9 @@ impl Prober {
             Some(_) if !same_origin(&token_endpoint, &self.url) => {
                 skip(
                     &mut probe,
-                    &["H404", "H406", "H407"],
+                    &[
+                        "H404", "H406", "H407", "H410", "H411", "H412", "H413", "H415", "H416",
+                    ],
                     &format!(
                         "the token endpoint {token_endpoint} is on another origin than the server, and --auth-client's secret is sent only to the server's origin; nothing was sent"
                     ),
@@ -111,6 +142,7 @@ impl Prober {
             Some((id, secret)) => Some(Client {
                 id,
                 secret: Some(secret),
+                registered: false,
             }),
             None => match &endpoints.register {
                 Some(register) => self.register(register).await,
@@ -120,15 +152,167 @@ impl Prober {
         let Some(client) = client else {
             skip(
                 &mut probe,
-                &["H404", "H406", "H407"],
+                &[
+                    "H404", "H406", "H407", "H410", "H411", "H412", "H413", "H415", "H416",
+                ],
                 "no client to get a token with: give one with --auth-client ID:SECRET (the server offers no dynamic registration, or it failed)",
             );
             return probe;
         };
         self.pkce(&mut probe, &endpoints, &token_endpoint, &client)
             .await;
+        self.negative(&mut probe, &endpoints, &token_endpoint, &client)
+            .await;
         self.tokens(&mut probe, &token_endpoint, &client).await;
+        self.scopes(&mut probe, &endpoints, &token_endpoint, &client)
+            .await;
         probe
+    }
+
+    /// An authorization request with these parameters: the server's answer
+    /// (a redirect is read, never followed).
+    async fn authorization(&self, authorize: &str, pairs: &[(&str, String)]) -> Option<Answer> {
+        let separator = if authorize.contains('?') { '&' } else { '?' };
+        let request = self
+            .client
+            .get(format!("{authorize}{separator}{}", encode_form(pairs)));
+        self.send(request).await.ok()
+    }
+
+    /// H410, H411 and H415: what the authorization server must refuse.
+    async fn negative(
+        &self,
+        probe: &mut OAuthProbe,
+        endpoints: &Endpoints,
+        token_endpoint: &str,
+        client: &Client,
+    ) {
+        let Some(authorize) = &endpoints.authorize else {
+            skip(
+                probe,
+                &["H410", "H411", "H412", "H413", "H415"],
+                "the authorization-server metadata names no authorization_endpoint",
+            );
+            return;
+        };
+        let challenge =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(VERIFIER));
+        let base = |client_id: &str, redirect: &str| {
+            vec![
+                ("response_type", "code".to_string()),
+                ("client_id", client_id.to_string()),
+                ("redirect_uri", redirect.to_string()),
+                ("code_challenge", challenge.clone()),
+                ("code_challenge_method", "S256".into()),
+                ("state", "mcpcheck-probe".into()),
+                ("resource", self.url.clone()),
+            ]
+        };
+        probe.redirect_uri = REDIRECT_URI.into();
+        probe.other_redirect_uri = OTHER_REDIRECT_URI.into();
+        if client.registered {
+            probe.redirect_mismatch = self
+                .authorization(authorize, &base(&client.id, OTHER_REDIRECT_URI))
+                .await;
+        } else {
+            skip(
+                probe,
+                &["H410"],
+                "the redirect URIs of --auth-client's client are not known to the probe (it checks with a client it registers itself)",
+            );
+        }
+        probe.unknown_client = self
+            .authorization(authorize, &base(UNKNOWN_CLIENT, REDIRECT_URI))
+            .await;
+        if let Some(secret) = &client.secret {
+            let wrong = Client {
+                id: client.id.clone(),
+                secret: Some(format!("{secret}-wrong")),
+                registered: client.registered,
+            };
+            let form = vec![
+                ("grant_type", "client_credentials".to_string()),
+                ("resource", self.url.clone()),
+            ];
+            probe.wrong_secret = self.token_request(token_endpoint, &wrong, form).await.ok();
+        }
+        // `plain`: the challenge is the verifier.
+        let mut plain = base(&client.id, REDIRECT_URI);
+        for pair in &mut plain {
+            match pair.0 {
+                "code_challenge" => pair.1 = PLAIN_VERIFIER.into(),
+                "code_challenge_method" => pair.1 = "plain".into(),
+                _ => {}
+            }
+        }
+        let code = self
+            .authorization(authorize, &plain)
+            .await
+            .filter(|a| a.status / 100 == 3)
+            .and_then(|a| code_of(&a));
+        if let Some(code) = code {
+            let form = vec![
+                ("grant_type", "authorization_code".to_string()),
+                ("code", code),
+                ("redirect_uri", REDIRECT_URI.into()),
+                ("code_verifier", PLAIN_VERIFIER.into()),
+            ];
+            probe.plain_pkce = self.token_request(token_endpoint, client, form).await.ok();
+        }
+    }
+
+    /// H416: tokens of one scope each, until one is refused; its answer is
+    /// judged.
+    async fn scopes(
+        &self,
+        probe: &mut OAuthProbe,
+        endpoints: &Endpoints,
+        token_endpoint: &str,
+        client: &Client,
+    ) {
+        if endpoints.scopes.len() < 2 {
+            skip(
+                probe,
+                &["H416"],
+                "the authorization server lists fewer than two scopes (scopes_supported): no narrower token to ask for",
+            );
+            return;
+        }
+        for scope in endpoints.scopes.iter().take(MAX_SCOPES_TRIED) {
+            let form = vec![
+                ("grant_type", "client_credentials".to_string()),
+                ("resource", self.url.clone()),
+                ("scope", scope.clone()),
+            ];
+            let Ok(answer) = self.token_request(token_endpoint, client, form).await else {
+                continue;
+            };
+            let doc: Value = serde_json::from_str(answer.body.trim()).unwrap_or(Value::Null);
+            let Some(token) = doc.get("access_token").and_then(Value::as_str) else {
+                continue;
+            };
+            let Some(answer) = self.with_token(token).await else {
+                continue;
+            };
+            let refused = !answer.ok();
+            probe.narrow_scopes.push((scope.clone(), answer));
+            if refused {
+                return;
+            }
+        }
+        if probe.narrow_scopes.is_empty() {
+            skip(
+                probe,
+                &["H416"],
+                "no token of a single scope was issued (client_credentials)",
+            );
+        } else {
+            skip(
+                probe,
+                &["H416"],
+                "a token of each single scope was served: no request needed more",
+            );
+        }
     }
 
     /// H404 and H407: a token for another resource, and one past its expiry.
@@ -231,18 +415,21 @@ impl Prober {
         let separator = if authorize.contains('?') { '&' } else { '?' };
         let request = self.client.get(format!("{authorize}{separator}{query}"));
         let code = match self.send(request).await {
-            Ok(answer) if answer.status / 100 == 3 => answer
-                .header(LOCATION.as_str())
-                .filter(|l| l.starts_with(REDIRECT_URI))
-                .and_then(|l| l.split(['?', '&']).find_map(|p| p.strip_prefix("code=")))
-                .map(str::to_string),
+            Ok(answer) if answer.status / 100 == 3 => {
+                let location = answer
+                    .header(LOCATION.as_str())
+                    .filter(|l| l.starts_with(REDIRECT_URI));
+                probe.authorization_response = location.map(str::to_string);
+                code_of(&answer)
+            }
             _ => None,
         };
         let Some(code) = code else {
-            probe.unverified.push(Unverified {
-                code: "H406".into(),
-                reason: "the authorization endpoint did not redirect back with a code at once (it needs a user to approve)".into(),
-            });
+            skip(
+                probe,
+                &["H406", "H412", "H413"],
+                "the authorization endpoint did not redirect back with a code at once (it needs a user to approve)",
+            );
             return;
         };
         let form = vec![
@@ -326,6 +513,7 @@ impl Prober {
                 .get("client_secret")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            registered: true,
         })
     }
 
@@ -405,5 +593,25 @@ fn endpoints(fetch: &MetadataFetch) -> Endpoints {
         token: get("token_endpoint"),
         authorize: get("authorization_endpoint"),
         register: get("registration_endpoint"),
+        scopes: doc
+            .get("scopes_supported")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
+}
+
+/// The `code` of a redirect back from the authorization endpoint.
+fn code_of(answer: &Answer) -> Option<String> {
+    let location = answer.header(LOCATION.as_str())?;
+    let query = location.split_once('?')?.1;
+    query
+        .split('&')
+        .find_map(|p| p.strip_prefix("code="))
+        .map(str::to_string)
 }
