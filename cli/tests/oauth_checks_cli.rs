@@ -289,3 +289,110 @@ fn conformance_runs_the_authorization_checks_too() {
         assert!(out.contains("H404"), "{format}: {out}");
     }
 }
+
+/// Serves `doc` as JSON to every GET on a loopback port; the URL of
+/// `/client.json` there.
+fn client_metadata_server(doc: impl Fn(&str) -> String + Send + 'static) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!(
+        "http://{}/client.json",
+        listener.local_addr().expect("addr")
+    );
+    let own = url.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { break };
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let body = doc(&own);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+#[test]
+fn a_client_id_metadata_document_is_fetched_and_its_redirect_uris_held() {
+    let server = http_serve(&["--oauth"]);
+    let base = server.url.trim_end_matches("/mcp").to_string();
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let authorize = |client_id: &str, redirect: &str| {
+        let url = format!(
+            "{base}/authorize?response_type=code&client_id={}&redirect_uri={}&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256&state=s",
+            form(client_id),
+            form(redirect)
+        );
+        runtime.block_on(async {
+            let http = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("client");
+            let answer = http.get(url).send().await.expect("answer");
+            let status = answer.status().as_u16();
+            let location = answer
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_string();
+            (status, location)
+        })
+    };
+    let good = client_metadata_server(|url| {
+        format!(
+            r#"{{"client_id": "{url}", "client_name": "test", "redirect_uris": ["http://127.0.0.1:9/cb"]}}"#
+        )
+    });
+    let (status, location) = authorize(&good, "http://127.0.0.1:9/cb");
+    assert_eq!(status, 302, "{location}");
+    assert!(
+        location.contains("code=") && location.contains("iss="),
+        "{location}"
+    );
+    let (status, _) = authorize(&good, "http://127.0.0.1:9/elsewhere");
+    assert_eq!(status, 400, "a redirect URI the document does not list");
+    let forged = client_metadata_server(|_| {
+        r#"{"client_id": "http://127.0.0.1:1/other.json", "client_name": "x", "redirect_uris": ["http://127.0.0.1:9/cb"]}"#.to_string()
+    });
+    let (status, _) = authorize(&forged, "http://127.0.0.1:9/cb");
+    assert_eq!(status, 400, "a document whose client_id is not its URL");
+    // Without CIMD, a URL client_id is an unknown client.
+    let no_cimd = http_serve(&["--oauth", "--fault", "oauth-no-cimd"]);
+    let base = no_cimd.url.trim_end_matches("/mcp").to_string();
+    let url = format!(
+        "{base}/authorize?response_type=code&client_id={}&redirect_uri={}&code_challenge=x&code_challenge_method=S256",
+        form(&good),
+        form("http://127.0.0.1:9/cb")
+    );
+    let status = runtime.block_on(async {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client")
+            .get(url)
+            .send()
+            .await
+            .expect("answer")
+            .status()
+            .as_u16()
+    });
+    assert_eq!(status, 400);
+}
+
+/// A query component, percent-encoded.
+fn form(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                char::from(b).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
