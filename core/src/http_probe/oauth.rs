@@ -334,14 +334,52 @@ fn negative_checks(probe: &OAuthProbe, push: &mut Push<'_>) {
         );
     }
     let doc = server_doc(probe);
+    issuer_check(probe, doc.as_ref(), push);
+    if let Some(doc) = &doc
+        && doc.get("client_id_metadata_document_supported") != Some(&Value::Bool(true))
+    {
+        push(
+            Rule::NoClientIdMetadata,
+            "auth",
+            "the authorization-server metadata does not set client_id_metadata_document_supported: true".into(),
+            String::new(),
+        );
+    }
+    let plain_listed = doc.as_ref().is_some_and(|d| {
+        d.get("code_challenge_methods_supported")
+            .and_then(Value::as_array)
+            .is_some_and(|m| m.iter().any(|v| v == "plain"))
+    });
+    if let Some(a) = probe
+        .plain_pkce
+        .as_ref()
+        .filter(|a| !plain_listed && a.ok() && a.body.contains("access_token"))
+    {
+        push(
+            Rule::PlainPkceAccepted,
+            "auth",
+            "a code asked for with code_challenge_method=plain was issued and redeemed with the challenge as its verifier, though the metadata does not list plain".into(),
+            evidence(&format!("HTTP {}", a.status)),
+        );
+    }
+    scope_check(probe, push);
+}
+
+/// H412 and H413: the `iss` of the authorization response against the
+/// issuer and the metadata's advertisement.
+fn issuer_check(
+    probe: &OAuthProbe,
+    doc: Option<&serde_json::Map<String, Value>>,
+    push: &mut Push<'_>,
+) {
     if let Some(location) = &probe.authorization_response {
-        let advertised = doc.as_ref().is_some_and(|d| {
+        let advertised = doc.is_some_and(|d| {
             d.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true))
         });
         // The issuer the client recorded (the protected-resource metadata
         // named it), as RFC 9207 §2.4 compares it.
         let issuer = if probe.issuer.is_empty() {
-            doc.as_ref()
+            doc
                 .and_then(|d| d.get("issuer").and_then(Value::as_str))
                 .unwrap_or_default()
                 .to_string()
@@ -383,33 +421,11 @@ fn negative_checks(probe: &OAuthProbe, push: &mut Push<'_>) {
             (Some(_), true) => {}
         }
     }
-    if let Some(doc) = &doc
-        && doc.get("client_id_metadata_document_supported") != Some(&Value::Bool(true))
-    {
-        push(
-            Rule::NoClientIdMetadata,
-            "auth",
-            "the authorization-server metadata does not set client_id_metadata_document_supported: true".into(),
-            String::new(),
-        );
-    }
-    let plain_listed = doc.as_ref().is_some_and(|d| {
-        d.get("code_challenge_methods_supported")
-            .and_then(Value::as_array)
-            .is_some_and(|m| m.iter().any(|v| v == "plain"))
-    });
-    if let Some(a) = probe
-        .plain_pkce
-        .as_ref()
-        .filter(|a| !plain_listed && a.ok() && a.body.contains("access_token"))
-    {
-        push(
-            Rule::PlainPkceAccepted,
-            "auth",
-            "a code asked for with code_challenge_method=plain was issued and redeemed with the challenge as its verifier, though the metadata does not list plain".into(),
-            evidence(&format!("HTTP {}", a.status)),
-        );
-    }
+}
+
+/// H416: the first narrow-scope token refused must get a 403
+/// `insufficient_scope` challenge naming the scope.
+fn scope_check(probe: &OAuthProbe, push: &mut Push<'_>) {
     for (scope, a) in &probe.narrow_scopes {
         if a.ok() {
             continue;
