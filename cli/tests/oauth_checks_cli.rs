@@ -55,7 +55,7 @@ fn a_given_client_gets_the_tokens() {
     assert!(
         report["findings"][0]["message"]
             .as_str()
-            .is_some_and(|m| m.starts_with("H410 not verified")),
+            .is_some_and(|m| m.starts_with("H411 not verified")),
         "{report}"
     );
     assert_eq!(code, Some(1), "a note fails at --fail-on info");
@@ -64,7 +64,7 @@ fn a_given_client_gets_the_tokens() {
     assert!(found.iter().all(|c| c == "H409"), "{report}");
     let messages = report["findings"].to_string();
     assert!(
-        ["H404", "H406", "H407", "H410", "H412", "H413", "H416"]
+        ["H404", "H406", "H407", "H411", "H413", "H414", "H417"]
             .iter()
             .all(|c| messages.contains(&format!("{c} not verified"))),
         "{messages}"
@@ -78,7 +78,7 @@ fn each_fault_gives_its_rule() {
         ("oauth-no-resource-metadata", &["H402"]),
         ("oauth-metadata-missing-fields", &["H405"]),
         // No PKCE at all: a plain challenge is taken too.
-        ("oauth-no-pkce", &["H406", "H415"]),
+        ("oauth-no-pkce", &["H406", "H416"]),
         ("oauth-expired-accepted", &["H407"]),
     ] {
         let (code, found, report) = codes(&["--fault", fault], &[]);
@@ -90,17 +90,17 @@ fn each_fault_gives_its_rule() {
 #[test]
 fn each_negative_check_fires_on_its_fault_alone() {
     for (fault, rules) in [
-        ("oauth-redirect-any-uri", &["H410"][..]),
-        ("oauth-any-client", &["H411", "H411"]),
-        ("oauth-no-iss", &["H412"]),
-        ("oauth-wrong-iss", &["H413"]),
-        ("oauth-no-cimd", &["H414"]),
-        ("oauth-plain-pkce", &["H415"]),
-        ("oauth-scope-401", &["H416"]),
+        ("oauth-redirect-any-uri", &["H411"][..]),
+        ("oauth-any-client", &["H412", "H412"]),
+        ("oauth-no-iss", &["H413"]),
+        ("oauth-wrong-iss", &["H414"]),
+        ("oauth-no-cimd", &["H415"]),
+        ("oauth-plain-pkce", &["H416"]),
+        ("oauth-scope-401", &["H417"]),
     ] {
         let (code, found, report) = codes(&["--fault", fault], &[]);
         assert_eq!(found, rules, "{fault}: {report}");
-        // Warnings (H412, H414, H416: what is recommended) fail only at
+        // Warnings (H413, H415, H417: what is recommended) fail only at
         // their severity: this run asks --fail-on info.
         assert_eq!(code, Some(1), "{fault}: {report}");
     }
@@ -108,7 +108,7 @@ fn each_negative_check_fires_on_its_fault_alone() {
     let server = http_serve(&["--oauth", "--fault", "oauth-no-cimd"]);
     let (code, out, err) = run_mcpcheck(&["probe", "--url", &server.url, "--auth"]);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(out.contains("H414"), "{out}");
+    assert!(out.contains("H415"), "{out}");
 }
 
 #[test]

@@ -93,7 +93,7 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 
-    /// Also check the server's OAuth authorization (H404 to H416): its
+    /// Also check the server's OAuth authorization (H404 to H417): its
     /// authorization-server metadata, PKCE, and that tokens for another
     /// resource, expired (when they live at most 10 s) or made up are
     /// refused. Tokens come from --auth-client, else from dynamic client
@@ -157,7 +157,7 @@ pub fn main(args: &ProbeArgs) -> Result<ExitCode> {
 
 /// The authorization checks alone, for `mcpcheck conformance --auth` and
 /// `mcpcheck doctor --url … --auth`: the request without credentials (H401
-/// to H403) and the `--auth` probes (H404 to H416) against `url`, added to
+/// to H403) and the `--auth` probes (H404 to H417) against `url`, added to
 /// `report` (the findings located at `authorization`, and the probe's own
 /// JSON as its `authorization` member). A failure to reach the server is a
 /// failing note.
@@ -207,7 +207,7 @@ pub async fn findings(
     http_probe::judge(&observations, &Options::default()).map_err(|e| e.to_string())
 }
 
-/// The findings H401 to H416 for `url`.
+/// The findings H401 to H417 for `url`.
 async fn authorization_findings(
     url: &str,
     headers: &[String],

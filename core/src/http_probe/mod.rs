@@ -11,7 +11,7 @@
 //! - [`rules`]`()`: the catalogue ([`rules::RuleInfo`] rows, in order).
 //! - [`report`]`(url, findings, fail_on)`: the findings as a
 //!   [`crate::findings::Report`], for the one set of renderers.
-//! - [`oauth`]: the authorization checks of `--auth` (H404 to H416), what
+//! - [`oauth`]: the authorization checks of `--auth` (H404 to H417), what
 //!   they send and where they look.
 //! - What the probes send, so every front end sends the same:
 //!   [`FOREIGN_ORIGIN`], [`REBINDING_HOST`], [`HIDDEN_TOOL_NAMES`],

@@ -1,4 +1,4 @@
-//! The authorization checks of `probe --auth` (H404 to H416): the
+//! The authorization checks of `probe --auth` (H404 to H417): the
 //! authorization server's metadata, which tokens the endpoint and the token
 //! endpoint accept, and the negative checks of its authorization endpoint
 //! (redirect URIs, clients, `iss`, `plain` PKCE) and of scope challenges. The CLI obtains the tokens and records the
@@ -144,7 +144,7 @@ pub fn authorization_server(auth: &AuthProbe) -> Option<String> {
         .map(str::to_string)
 }
 
-/// H404 to H416.
+/// H404 to H417.
 pub(super) fn judge(o: &Observations, push: &mut Push<'_>) {
     let Some(probe) = &o.oauth else {
         return;
@@ -283,7 +283,7 @@ fn redirects_to(answer: &Answer, uri: &str) -> bool {
             .is_some_and(|l| l.starts_with(uri))
 }
 
-/// H410 to H416.
+/// H411 to H417.
 fn negative_checks(probe: &OAuthProbe, push: &mut Push<'_>) {
     if let Some(a) = probe
         .redirect_mismatch
@@ -365,7 +365,7 @@ fn negative_checks(probe: &OAuthProbe, push: &mut Push<'_>) {
     scope_check(probe, push);
 }
 
-/// H412 and H413: the `iss` of the authorization response against the
+/// H413 and H414: the `iss` of the authorization response against the
 /// issuer and the metadata's advertisement.
 fn issuer_check(
     probe: &OAuthProbe,
@@ -423,7 +423,7 @@ fn issuer_check(
     }
 }
 
-/// H416: the first narrow-scope token refused must get a 403
+/// H417: the first narrow-scope token refused must get a 403
 /// `insufficient_scope` challenge naming the scope.
 fn scope_check(probe: &OAuthProbe, push: &mut Push<'_>) {
     for (scope, a) in &probe.narrow_scopes {
@@ -619,32 +619,32 @@ mod tests {
     fn each_negative_check_fires_on_its_own_fault() {
         let mut p = healthy();
         p.redirect_mismatch = Some(redirect("http://127.0.0.1:9/elsewhere?code=x&state=s"));
-        assert_eq!(codes(p), ["H410"]);
+        assert_eq!(codes(p), ["H411"]);
         let mut p = healthy();
         p.unknown_client = Some(redirect("http://127.0.0.1:9/callback?code=x"));
-        assert_eq!(codes(p), ["H411"]);
+        assert_eq!(codes(p), ["H412"]);
         let mut p = healthy();
         p.wrong_secret = Some(answer(200, r#"{"access_token":"t"}"#));
-        assert_eq!(codes(p), ["H411"]);
+        assert_eq!(codes(p), ["H412"]);
         let mut p = healthy();
         p.authorization_response = Some("http://127.0.0.1:9/callback?code=c".into());
-        assert_eq!(codes(p.clone()), ["H413"], "advertised, missing");
+        assert_eq!(codes(p.clone()), ["H414"], "advertised, missing");
         p.server_metadata = metadata(&GOOD.replace(
             ",\"authorization_response_iss_parameter_supported\":true",
             "",
         ));
-        assert_eq!(codes(p), ["H412"], "neither sent nor advertised");
+        assert_eq!(codes(p), ["H413"], "neither sent nor advertised");
         let mut p = healthy();
         p.authorization_response =
             Some("http://127.0.0.1:9/callback?code=c&iss=http%3A%2F%2Fevil".into());
-        assert_eq!(codes(p), ["H413"]);
+        assert_eq!(codes(p), ["H414"]);
         let mut p = healthy();
         p.server_metadata =
             metadata(&GOOD.replace(",\"client_id_metadata_document_supported\":true", ""));
-        assert_eq!(codes(p), ["H414"]);
+        assert_eq!(codes(p), ["H415"]);
         let mut p = healthy();
         p.plain_pkce = Some(answer(200, r#"{"access_token":"t","token_type":"Bearer"}"#));
-        assert_eq!(codes(p.clone()), ["H415"]);
+        assert_eq!(codes(p.clone()), ["H416"]);
         p.server_metadata = metadata(&GOOD.replace("[\"S256\"]", "[\"S256\",\"plain\"]"));
         assert!(
             codes(p).is_empty(),
@@ -652,7 +652,7 @@ mod tests {
         );
         let mut p = healthy();
         p.narrow_scopes = vec![("profile".into(), answer(401, REFUSED))];
-        assert_eq!(codes(p), ["H416"]);
+        assert_eq!(codes(p), ["H417"]);
         let mut p = healthy();
         p.narrow_scopes = vec![("profile".into(), answer(200, SERVED))];
         assert!(codes(p).is_empty(), "a scope that was enough says nothing");

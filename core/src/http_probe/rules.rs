@@ -43,20 +43,20 @@ pub enum Rule {
     MalformedToken,
     /// H409: an authorization check could not run.
     NotVerified,
-    /// H410: a code is sent to a redirect URI the client never registered.
+    /// H411: a code is sent to a redirect URI the client never registered.
     RedirectUriNotChecked,
-    /// H411: an unknown client, or a wrong client secret, is accepted.
+    /// H412: an unknown client, or a wrong client secret, is accepted.
     InvalidClientAccepted,
-    /// H412: the authorization response carries no `iss` (RFC 9207).
+    /// H413: the authorization response carries no `iss` (RFC 9207).
     NoIssuerInResponse,
-    /// H413: the authorization response's `iss` is wrong, or not as the
+    /// H414: the authorization response's `iss` is wrong, or not as the
     /// metadata advertises.
     IssuerMismatch,
-    /// H414: Client ID Metadata Documents are not advertised.
+    /// H415: Client ID Metadata Documents are not advertised.
     NoClientIdMetadata,
-    /// H415: `plain` PKCE is accepted though the metadata says S256 only.
+    /// H416: `plain` PKCE is accepted though the metadata says S256 only.
     PlainPkceAccepted,
-    /// H416: a token without the scope needed is not answered with a 403
+    /// H417: a token without the scope needed is not answered with a 403
     /// `insufficient_scope` challenge.
     NoScopeChallenge,
     /// H501: guessable session ids.
@@ -347,7 +347,7 @@ pub const INFOS: [RuleInfo; 26] = [
         severity: Severity::Info,
         title: crate::findings::prose!("Authorization check not verified"),
         rationale: crate::findings::prose!(
-            "An authorization check (H404 to H408, H410 to H416) could not run, for want of a token, a client, an endpoint or time, so nothing is known of what it checks; it is not reported as holding."
+            "An authorization check (H404 to H408, H411 to H417) could not run, for want of a token, a client, an endpoint or time, so nothing is known of what it checks; it is not reported as holding."
         ),
         source: crate::findings::prose!("mcpcheck: what `probe --auth` could not observe"),
         fix: crate::findings::prose!(
@@ -356,7 +356,7 @@ pub const INFOS: [RuleInfo; 26] = [
         ..BASE
     },
     RuleInfo {
-        code: "H410",
+        code: "H411",
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Redirect URI not checked"),
@@ -372,7 +372,7 @@ pub const INFOS: [RuleInfo; 26] = [
         ..BASE
     },
     RuleInfo {
-        code: "H411",
+        code: "H412",
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Invalid client accepted"),
@@ -388,7 +388,7 @@ pub const INFOS: [RuleInfo; 26] = [
         ..BASE
     },
     RuleInfo {
-        code: "H412",
+        code: "H413",
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("No iss in the authorization response"),
@@ -404,7 +404,7 @@ pub const INFOS: [RuleInfo; 26] = [
         ..BASE
     },
     RuleInfo {
-        code: "H413",
+        code: "H414",
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("Authorization response issuer mismatch"),
@@ -420,7 +420,7 @@ pub const INFOS: [RuleInfo; 26] = [
         ..BASE
     },
     RuleInfo {
-        code: "H414",
+        code: "H415",
         level: Level::Warning,
         severity: Severity::Low,
         title: crate::findings::prose!("Client ID Metadata Documents not advertised"),
@@ -436,7 +436,7 @@ pub const INFOS: [RuleInfo; 26] = [
         ..BASE
     },
     RuleInfo {
-        code: "H415",
+        code: "H416",
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!("plain PKCE accepted"),
@@ -452,7 +452,7 @@ pub const INFOS: [RuleInfo; 26] = [
         ..BASE
     },
     RuleInfo {
-        code: "H416",
+        code: "H417",
         level: Level::Warning,
         severity: Severity::Medium,
         title: crate::findings::prose!("No insufficient_scope challenge"),

@@ -1,4 +1,4 @@
-//! The authorization probes of `probe --auth` (H404 to H416): from the
+//! The authorization probes of `probe --auth` (H404 to H417): from the
 //! protected-resource metadata to the authorization server, then tokens
 //! the endpoint must refuse, and the requests an authorization server must
 //! refuse (a redirect URI never registered, an unknown client, a wrong
@@ -80,8 +80,8 @@ impl Prober {
             skip(
                 &mut probe,
                 &[
-                    "H404", "H405", "H406", "H407", "H408", "H410", "H411", "H412", "H413", "H414",
-                    "H415", "H416",
+                    "H404", "H405", "H406", "H407", "H408", "H411", "H412", "H413", "H414", "H415",
+                    "H416", "H417",
                 ],
                 "the server served a request without a token, so it is not a protected resource",
             );
@@ -92,8 +92,8 @@ impl Prober {
             skip(
                 &mut probe,
                 &[
-                    "H404", "H405", "H406", "H407", "H410", "H411", "H412", "H413", "H414", "H415",
-                    "H416",
+                    "H404", "H405", "H406", "H407", "H411", "H412", "H413", "H414", "H415", "H416",
+                    "H417",
                 ],
                 "no protected-resource metadata naming an authorization server was found",
             );
@@ -104,8 +104,8 @@ impl Prober {
             skip(
                 &mut probe,
                 &[
-                    "H404", "H405", "H406", "H407", "H410", "H411", "H412", "H413", "H414", "H415",
-                    "H416",
+                    "H404", "H405", "H406", "H407", "H411", "H412", "H413", "H414", "H415", "H416",
+                    "H417",
                 ],
                 "the issuer is not a URL",
             );
@@ -118,7 +118,7 @@ impl Prober {
             skip(
                 &mut probe,
                 &[
-                    "H404", "H406", "H407", "H410", "H411", "H412", "H413", "H415", "H416",
+                    "H404", "H406", "H407", "H411", "H412", "H413", "H414", "H416", "H417",
                 ],
                 "the authorization-server metadata names no token_endpoint",
             );
@@ -131,7 +131,7 @@ impl Prober {
                 skip(
                     &mut probe,
                     &[
-                        "H404", "H406", "H407", "H410", "H411", "H412", "H413", "H415", "H416",
+                        "H404", "H406", "H407", "H411", "H412", "H413", "H414", "H416", "H417",
                     ],
                     &format!(
                         "the token endpoint {token_endpoint} is on another origin than the server, and --auth-client's secret is sent only to the server's origin; nothing was sent"
@@ -153,7 +153,7 @@ impl Prober {
             skip(
                 &mut probe,
                 &[
-                    "H404", "H406", "H407", "H410", "H411", "H412", "H413", "H415", "H416",
+                    "H404", "H406", "H407", "H411", "H412", "H413", "H414", "H416", "H417",
                 ],
                 "no client to get a token with: give one with --auth-client ID:SECRET (the server offers no dynamic registration, or it failed)",
             );
@@ -179,7 +179,7 @@ impl Prober {
         self.send(request).await.ok()
     }
 
-    /// H410, H411 and H415: what the authorization server must refuse.
+    /// H411, H412 and H416: what the authorization server must refuse.
     async fn negative(
         &self,
         probe: &mut OAuthProbe,
@@ -190,7 +190,7 @@ impl Prober {
         let Some(authorize) = &endpoints.authorize else {
             skip(
                 probe,
-                &["H410", "H411", "H412", "H413", "H415"],
+                &["H411", "H412", "H413", "H414", "H416"],
                 "the authorization-server metadata names no authorization_endpoint",
             );
             return;
@@ -217,7 +217,7 @@ impl Prober {
         } else {
             skip(
                 probe,
-                &["H410"],
+                &["H411"],
                 "the redirect URIs of --auth-client's client are not known to the probe (it checks with a client it registers itself)",
             );
         }
@@ -261,7 +261,7 @@ impl Prober {
         }
     }
 
-    /// H416: tokens of one scope each, until one is refused; its answer is
+    /// H417: tokens of one scope each, until one is refused; its answer is
     /// judged.
     async fn scopes(
         &self,
@@ -273,7 +273,7 @@ impl Prober {
         if endpoints.scopes.len() < 2 {
             skip(
                 probe,
-                &["H416"],
+                &["H417"],
                 "the authorization server lists fewer than two scopes (scopes_supported): no narrower token to ask for",
             );
             return;
@@ -303,13 +303,13 @@ impl Prober {
         if probe.narrow_scopes.is_empty() {
             skip(
                 probe,
-                &["H416"],
+                &["H417"],
                 "no token of a single scope was issued (client_credentials)",
             );
         } else {
             skip(
                 probe,
-                &["H416"],
+                &["H417"],
                 "a token of each single scope was served: no request needed more",
             );
         }
@@ -427,7 +427,7 @@ impl Prober {
         let Some(code) = code else {
             skip(
                 probe,
-                &["H406", "H412", "H413"],
+                &["H406", "H413", "H414"],
                 "the authorization endpoint did not redirect back with a code at once (it needs a user to approve)",
             );
             return;
