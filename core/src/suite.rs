@@ -427,6 +427,10 @@ pub struct SuiteFile {
     /// composed file's tests with each other; a test file's with the other
     /// test files of its directory that say so.
     pub share_server: bool,
+    /// The file says `share_server: false`: its tests never share a
+    /// session, even in a run that reuses servers (its server keeps state
+    /// between calls that a test must not see).
+    pub isolate: bool,
     pub tests: Vec<Test>,
 }
 
@@ -582,6 +586,7 @@ fn load_file(cx: &mut LoadCx, text: &str, budget: &mut LoadBudget) -> Loaded {
         env: Vec::new(),
         hooks: Hooks::default(),
         share_server: false,
+        isolate: false,
         tests: Vec::new(),
     };
     let root = match yaml::parse_within(
@@ -624,7 +629,9 @@ fn load_file(cx: &mut LoadCx, text: &str, budget: &mut LoadBudget) -> Loaded {
             suite.tests.push(t);
         }
         if let Some(s) = root.get("share_server").filter(|n| !n.is_null()) {
-            suite.share_server = cx.bool(s, "share_server").unwrap_or(false);
+            let share = cx.bool(s, "share_server");
+            suite.share_server = share.unwrap_or(false);
+            suite.isolate = share == Some(false);
         }
     }
     let mut diagnostics = std::mem::take(&mut cx.diags);
@@ -671,7 +678,9 @@ fn load_composed(cx: &mut LoadCx, root: &Node, suite: &mut SuiteFile) {
         suite.env = cx.string_map(e, "env").unwrap_or_default();
     }
     if let Some(s) = get("share_server") {
-        suite.share_server = cx.bool(s, "share_server").unwrap_or(false);
+        let share = cx.bool(s, "share_server");
+        suite.share_server = share.unwrap_or(false);
+        suite.isolate = share == Some(false);
     }
     if let Some(h) = get("hooks") {
         suite.hooks = load_hooks(cx, h);
