@@ -871,6 +871,14 @@ impl Session {
         self.tap.notifications(from, to)
     }
 
+    /// The id of the server's process, for a stdio server still running.
+    pub fn process_id(&self) -> Option<u32> {
+        match &self.conn {
+            Some(Conn::Stdio(child)) => child.id(),
+            _ => None,
+        }
+    }
+
     /// End the session: stop rmcp, end the HTTP session or kill the process
     /// group. Never waits more than a few seconds.
     pub async fn close(&mut self) {

@@ -22,7 +22,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub auth: crate::target::AuthArgs,
 
-    /// How many tests run at once (default: the number of cores).
+    /// How many server sessions are open at once (default: chosen from the
+    /// number of cores and what each server took to start on earlier runs).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 
@@ -108,14 +109,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub shard_timings: Option<PathBuf>,
 
-    /// Let tests with the same server and client mocks share server
-    /// sessions (split over --jobs) instead of starting one each. A test
-    /// that does not pass on a shared session is run again on a fresh one
-    /// and that verdict is reported (marked re-run), so sharing cannot turn
-    /// a pass into a failure. With --fixture every test keeps its own copy
-    /// and server.
-    #[arg(long)]
+    /// The default, accepted for mcp-assert's command lines: tests with the
+    /// same server and client mocks share server sessions, the --fixture
+    /// copy restored before each test. A test that does not pass on a
+    /// shared session is run again on a fresh server and copy, and that
+    /// verdict is reported (marked re-run). The run names the tests it
+    /// does not apply to.
+    #[arg(long, conflicts_with = "isolate")]
     pub reuse_server: bool,
+
+    /// Give every test a server and fixture copy of its own (files that
+    /// set `share_server: true` still share theirs).
+    #[arg(long)]
+    pub isolate: bool,
 
     /// After the tests, list the suite's server and compare what it offers
     /// with this lockfile (`mcpcheck lock --write`): a breaking or suspicious

@@ -306,20 +306,25 @@ pub(crate) fn read_checked_file(path: &Path) -> Result<Option<String>, String> {
     Ok(String::from_utf8(bytes).ok())
 }
 
-/// The server session and fixture copy that the tests of a `share_server`
-/// suite reuse, one test after another.
+/// The server session and fixture copy that tests reuse, one test after
+/// another: those of a composed `share_server` file, or of a reuse group.
 ///
 /// A test reuses the live session when its server (command, arguments,
 /// environment or URL and headers) and client mocks are the same as the
 /// previous test's; otherwise the old session is closed and a new one
 /// started. A test that ends as `error` (a crash, a hang, a malformed
 /// answer) closes the session, so the next test starts a fresh server. The
-/// fixture is copied once for all of them: changes one test makes are seen
-/// by the next, as they would be by the shared server itself.
+/// fixture is copied once for all of them. In a composed `share_server`
+/// file, changes one test makes are seen by the next, as they would be by
+/// the shared server itself; in a reuse group ([`Shared::reused`]) the copy
+/// is put back as it was made before each test, in place, so each test
+/// sees the fixture as a fresh copy would show it.
 #[derive(Default)]
 pub struct Shared {
     fixture: Option<fixture::FixtureCopy>,
     live: Option<Live>,
+    /// Restore the fixture copy before each test but the first.
+    restore: bool,
 }
 
 struct Live {
@@ -331,6 +336,14 @@ struct Live {
 }
 
 impl Shared {
+    /// For a reuse group: the fixture copy is restored before each test.
+    pub fn reused() -> Shared {
+        Shared {
+            restore: true,
+            ..Shared::default()
+        }
+    }
+
     /// The live session for `key`, if there is one; a session for another
     /// server is closed.
     async fn checkout(&mut self, key: &str) -> Option<(Session, usize)> {
@@ -407,15 +420,14 @@ async fn run_test_in(
         .timeout_ms
         .map(Duration::from_millis)
         .unwrap_or(settings.default_timeout);
-    let deadline = Deadline::now() + timeout;
 
     // The test's own fixture copy, or the one its shared session uses.
     let mut fixture_copy = None;
-    let slot = match shared.as_deref_mut() {
-        Some(sh) => &mut sh.fixture,
-        None => &mut fixture_copy,
+    let (slot, restore) = match shared.as_deref_mut() {
+        Some(sh) => (&mut sh.fixture, sh.restore),
+        None => (&mut fixture_copy, false),
     };
-    let fixture_path = match fixture_in(settings.fixture.as_deref(), slot) {
+    let fixture_path = match fixture_in(settings.fixture.as_deref(), slot, restore) {
         Ok(p) => p,
         Err(e) => return error(e),
     };
@@ -462,14 +474,14 @@ async fn run_test_in(
         Some(sh) => sh.checkout(&key).await,
         None => None,
     };
-    let connected = match reused {
-        Some(live) => Ok(live),
-        None => Session::connect(&endpoint, &version, &mocks, deadline)
-            .await
-            .map(|s| {
-                let end = s.tap.mark();
-                (s, end)
-            }),
+    let cost_key = super::schedule::cost_key(
+        server,
+        settings.server_override.as_deref(),
+        settings.docker.as_deref(),
+    );
+    let (connected, deadline) = match reused {
+        Some(live) => (Ok(live), Deadline::now() + timeout),
+        None => start(&endpoint, &version, &mocks, timeout, cost_key.as_deref()).await,
     };
     let (mut session, handshake_end) = match connected {
         Ok(s) => s,
@@ -495,7 +507,11 @@ async fn run_test_in(
     };
 
     let test_start = session.tap.mark();
+    let began = Instant::now();
     let outcome = drive(run, &mut session, &test.file, deadline).await;
+    if let (Some(k), Ok(_)) = (&cost_key, &outcome) {
+        super::schedule::note_test(k, began.elapsed());
+    }
     let checked = outcome.is_ok();
     let result = finish(run, outcome, elapsed(&started), |m| {
         timeout_hint(m, deadline, timeout)
@@ -556,18 +572,60 @@ fn finish(
 }
 
 /// The path of the fixture copy in `slot`, made from `src` when the slot is
-/// empty; `None` without `--fixture`.
+/// empty, else restored first when `restore` says so (a copy that cannot be
+/// restored is replaced by a new one, at another path); `None` without
+/// `--fixture`.
 fn fixture_in(
     src: Option<&Path>,
     slot: &mut Option<fixture::FixtureCopy>,
+    restore: bool,
 ) -> Result<Option<PathBuf>, String> {
     let Some(src) = src else {
         return Ok(None);
     };
+    if restore
+        && let Some(copy) = slot.as_mut()
+        && copy.restore().is_err()
+    {
+        *slot = None;
+    }
     if slot.is_none() {
         *slot = Some(fixture::copy(src)?);
     }
     Ok(slot.as_ref().map(|c| c.path.clone()))
+}
+
+/// Start a fresh session: in a start slot when starting this server keeps a
+/// core busy (see [`super::schedule`]), the start measured. The test's time
+/// runs from when the server is started, not while it waits for a slot.
+async fn start(
+    endpoint: &Endpoint,
+    version: &str,
+    mocks: &crate::client::handler::Mocks,
+    timeout: Duration,
+    cost_key: Option<&str>,
+) -> (
+    Result<(Session, usize), crate::client::SessionError>,
+    Deadline,
+) {
+    let slot = match cost_key {
+        Some(k) => super::schedule::start_slot(k).await,
+        None => None,
+    };
+    let deadline = Deadline::now() + timeout;
+    let began = Instant::now();
+    let connected = Session::connect(endpoint, version, mocks, deadline).await;
+    if let (Ok(session), Some(k)) = (&connected, cost_key) {
+        let wall = began.elapsed();
+        let cpu = session.process_id().and_then(super::schedule::tree_cpu);
+        super::schedule::note_start(k, wall, cpu);
+    }
+    drop(slot);
+    let connected = connected.map(|s| {
+        let end = s.tap.mark();
+        (s, end)
+    });
+    (connected, deadline)
 }
 
 /// The capture of one test: on a shared session, the handshake and then

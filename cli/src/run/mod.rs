@@ -2,16 +2,22 @@
 //! `commands/run.rs`): load them, run every test against its server, check
 //! every answer in core, report.
 //!
-//! Tests run in parallel (`--jobs`, default: the number of cores), each with
-//! its own server, and are reported in suite order whatever finishes first.
-//! A file with per-test hooks runs its tests one at a time so each test sits
-//! inside its `beforeEach`/`afterEach` bracket.
+//! Tests run in parallel and are reported in suite order whatever finishes
+//! first. Tests with the same server share a session unless the run says
+//! `--isolate` (a test that does not pass on a shared session is run again
+//! on a fresh one); how many sessions are open at once is `--jobs`, or is
+//! chosen from the cores and what each server costs to start ([`lanes`],
+//! [`schedule`]). A file with per-test hooks runs its tests one at a time so
+//! each test sits inside its `beforeEach`/`afterEach` bracket.
 
 pub mod exec;
 pub mod fixture;
 pub mod hooks;
+pub mod lanes;
 pub mod list;
 pub mod lockgate;
+pub mod restore;
+pub mod schedule;
 pub mod shard;
 pub mod snapshots;
 
@@ -26,7 +32,7 @@ use mcpcheck_core::diag::{self, Paint};
 use mcpcheck_core::report::text::{TextOptions, summary_line, test_block};
 use mcpcheck_core::results::{Results, TestResult, TestStatus};
 use mcpcheck_core::suite::{self, SuiteFile, Test};
-use tokio::sync::{Mutex, Semaphore};
+use tokio::sync::Mutex;
 
 use crate::commands::run::RunArgs;
 use crate::error::Result;
@@ -245,10 +251,13 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     }
 
     let settings = settings_of(args, server_override)?;
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
-        .max(1);
+    let jobs = match args.jobs {
+        Some(n) => lanes::Jobs::Given(n.max(1)),
+        None => lanes::Jobs::Auto,
+    };
+    if args.reuse_server {
+        say_what_does_not_share(&suites);
+    }
     let per_trial = plan.len();
     let total = per_trial * args.trials as usize;
     let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
@@ -297,6 +306,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     printer.lock().await.finish();
     // No server outlives the run.
     crate::client::stdio::reap_all().await;
+    schedule::save();
 
     if let Some(dir) = &args.capture {
         write_captures(dir, &doc, logs, &redactor);
@@ -358,12 +368,44 @@ fn print_outcome(
     } else {
         out(&format!("\n{}", summary_line(doc, paint)));
     }
-    if let Some(line) = recorded {
+    let rerun = rerun_line(doc);
+    for line in [rerun, recorded].into_iter().flatten() {
         if document.is_some() {
             err(&line);
         } else {
             out(&line);
         }
+    }
+}
+
+/// The line that says how many tests did not pass on a shared server and
+/// were run again fresh, when any was.
+fn rerun_line(doc: &Results) -> Option<String> {
+    let n = lanes::reruns(&doc.tests);
+    (n > 0).then(|| {
+        format!(
+            "{} not pass on a shared server and {} run again on a fresh one; the fresh verdict is reported (--isolate runs every test on its own)\n",
+            mcpcheck_core::report::plural(n, "test did", "tests did"),
+            if n == 1 { "was" } else { "were" }
+        )
+    })
+}
+
+/// `--reuse-server` given: say which tests it does not apply to (reuse is
+/// the default; the flag is there for mcp-assert's command lines).
+fn say_what_does_not_share(suites: &[SuiteFile]) {
+    for s in suites.iter().filter(|s| !s.tests.is_empty()) {
+        let why = if s.isolate {
+            "it says `share_server: false`"
+        } else if s.hooks.has_per_test() && !s.share_server {
+            "each test runs inside its beforeEach/afterEach hooks"
+        } else {
+            continue;
+        };
+        err(&format!(
+            "mcpcheck: note: --reuse-server does not apply to the tests of {}: {why}, so each gets a server of its own\n",
+            s.file
+        ));
     }
 }
 
@@ -395,7 +437,7 @@ fn settings_of(args: &RunArgs, server_override: Option<Vec<String>>) -> Result<R
         default_settle: args.settle,
         keep_answers: args.update_snapshots,
         docker: args.source.docker.clone(),
-        reuse_server: args.reuse_server,
+        reuse_server: !args.isolate,
         auth: args.auth.block()?,
     })
 }
@@ -424,10 +466,19 @@ pub(crate) async fn run_tests(
         .collect();
     let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
     let printer = Arc::new(Mutex::new(Printer::new(plan.len(), false, redactor)));
-    let (results, _, answers) =
-        run_plan(&plan, suites, settings, jobs, false, printer.clone(), 0).await;
+    let (results, _, answers) = run_plan(
+        &plan,
+        suites,
+        settings,
+        lanes::Jobs::Given(jobs),
+        false,
+        printer.clone(),
+        0,
+    )
+    .await;
     printer.lock().await.finish();
     crate::client::stdio::reap_all().await;
+    schedule::save();
     Ran { results, answers }
 }
 
@@ -443,7 +494,7 @@ async fn run_plan(
     plan: &[Planned],
     suites: &[SuiteFile],
     settings: &RunSettings,
-    jobs: usize,
+    jobs: lanes::Jobs,
     record: bool,
     printer: Arc<Mutex<Printer>>,
     offset: usize,
@@ -484,7 +535,7 @@ async fn run_plan(
                     })
                     .collect();
                 let sharing = Sharing::of(suites);
-                run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await
+                lanes::run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await
             }
             Some(fi) => {
                 run_hooked(items, settings, &suites[fi], jobs, record, printer.clone()).await
@@ -510,71 +561,13 @@ fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
     b.build().map(Some).map_err(|e| format!("--filter: {e}"))
 }
 
-/// Run tests `jobs` at a time. The tests of a file in `sharing` (its suite
-/// sets `share_server`) are one unit of work: they run one after another, in
-/// suite order, on one server session (see [`exec::Shared`]).
-async fn run_parallel(
-    items: Vec<(Planned, TestEnv)>,
-    sharing: &Sharing,
-    settings: &RunSettings,
-    jobs: usize,
-    record: bool,
-    printer: Arc<Mutex<Printer>>,
-) -> Vec<(usize, exec::Finished)> {
-    let units = units_of(items, sharing, settings, jobs);
-    let sem = Arc::new(Semaphore::new(jobs));
-    let mut handles = Vec::new();
-    for (share, unit) in units {
-        let sem = sem.clone();
-        let settings = settings.clone();
-        let printer = printer.clone();
-        handles.push(tokio::spawn(async move {
-            let _permit = sem.acquire_owned().await;
-            let mut shared = (share != Share::No).then(exec::Shared::default);
-            let mut done = Vec::new();
-            for (p, tenv) in unit {
-                printer.lock().await.started(&p.test.name);
-                let mut finished =
-                    exec::run_test(&p.test, &settings, &tenv, record, shared.as_mut()).await;
-                if share == Share::Reused && !passed_or_skipped(&finished.result) {
-                    finished = rerun_fresh(&p.test, &settings, &tenv, record, finished).await;
-                }
-                printer.lock().await.finished(p.index, &finished.result);
-                done.push((p.index, finished));
-            }
-            if let Some(sh) = shared.as_mut() {
-                sh.close().await;
-            }
-            done
-        }));
-    }
-    let mut out = Vec::new();
-    for h in handles {
-        if let Ok(r) = h.await {
-            out.extend(r);
-        }
-    }
-    out
-}
-
-/// How a unit of tests uses server sessions.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Share {
-    /// A session per test.
-    No,
-    /// One session for the unit: its file sets `share_server`.
-    File,
-    /// Shared for speed (`--reuse-server`): a test that does not pass is
-    /// run again on a fresh session.
-    Reused,
-}
-
 /// Which files share servers: composed files with `share_server` (their
 /// tests together, in order), and test files with `share_server`, by
-/// directory.
+/// directory; and which never do (`share_server: false`).
 struct Sharing {
     composed: BTreeSet<usize>,
     by_directory: BTreeMap<usize, String>,
+    isolated: BTreeSet<usize>,
 }
 
 impl Sharing {
@@ -582,6 +575,12 @@ impl Sharing {
         let mut sharing = Sharing {
             composed: BTreeSet::new(),
             by_directory: BTreeMap::new(),
+            isolated: suites
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.isolate)
+                .map(|(i, _)| i)
+                .collect(),
         };
         for (i, s) in suites.iter().enumerate().filter(|(_, s)| s.share_server) {
             if s.composed {
@@ -598,90 +597,11 @@ impl Sharing {
     }
 }
 
-/// The units of work: a composed `share_server` file's tests together; test
-/// files with `share_server` grouped by directory, server and client mocks;
-/// with `--reuse-server` (and no fixture), the other tests grouped by server
-/// and client mocks. A group is dealt over at most `jobs` units in plan
-/// order, and a test that does not pass in one is run again fresh. Every
-/// other test is alone.
-fn units_of(
-    items: Vec<(Planned, TestEnv)>,
-    sharing: &Sharing,
-    settings: &RunSettings,
-    jobs: usize,
-) -> Vec<(Share, Vec<(Planned, TestEnv)>)> {
-    let mut units: Vec<(Share, Vec<(Planned, TestEnv)>)> = Vec::new();
-    let mut unit_of_file: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut groups: Vec<(String, Vec<(Planned, TestEnv)>)> = Vec::new();
-    let reuse = settings.reuse_server && settings.fixture.is_none();
-    for (p, tenv) in items {
-        let opted = sharing.by_directory.get(&p.file);
-        if sharing.composed.contains(&p.file) {
-            let u = *unit_of_file.entry(p.file).or_insert_with(|| {
-                units.push((Share::File, Vec::new()));
-                units.len() - 1
-            });
-            units[u].1.push((p, tenv));
-        } else if (reuse || opted.is_some()) && p.test.server.is_some() {
-            // The server block as written (command, args, env, URL, headers,
-            // client capabilities and mocks) and the environment it expands
-            // in: equal keys can share a session. Test files that opted in
-            // share with their own directory only.
-            let key = format!("{:?}|{:?}|{:?}", opted, p.test.server, tenv.env);
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, g)) => g.push((p, tenv)),
-                None => groups.push((key, vec![(p, tenv)])),
-            }
-        } else {
-            units.push((Share::No, vec![(p, tenv)]));
-        }
-    }
-    for (_, group) in groups {
-        let n = jobs.clamp(1, group.len().max(1));
-        let mut dealt: Vec<Vec<(Planned, TestEnv)>> = (0..n).map(|_| Vec::new()).collect();
-        for (i, item) in group.into_iter().enumerate() {
-            dealt[i % n].push(item);
-        }
-        units.extend(dealt.into_iter().map(|u| (Share::Reused, u)));
-    }
-    units
-}
-
-fn passed_or_skipped(r: &TestResult) -> bool {
-    matches!(r.status, TestStatus::Pass | TestStatus::Skip)
-}
-
-/// A test that did not pass on a shared session, run again on its own: the
-/// fresh verdict is the one reported, with what the shared run gave.
-async fn rerun_fresh(
-    test: &Test,
-    settings: &RunSettings,
-    tenv: &TestEnv,
-    record: bool,
-    shared: exec::Finished,
-) -> exec::Finished {
-    let mut fresh = exec::run_test(test, settings, tenv, record, None).await;
-    let was = if shared.result.message.is_empty() {
-        shared.result.status.as_str().to_string()
-    } else {
-        format!(
-            "{}: {}",
-            shared.result.status.as_str(),
-            shared.result.message
-        )
-    };
-    let was: String = was.chars().take(200).collect();
-    fresh.result.warnings.push(format!(
-        "re-run on a fresh server (--reuse-server): on the shared one it was {was}"
-    ));
-    fresh
-}
-
 async fn run_hooked(
     items: Vec<Planned>,
     settings: &RunSettings,
     suite: &SuiteFile,
-    jobs: usize,
+    jobs: lanes::Jobs,
     record: bool,
     printer: Arc<Mutex<Printer>>,
 ) -> Vec<(usize, exec::Finished)> {
@@ -810,8 +730,9 @@ async fn run_hooked(
                 .into_iter()
                 .collect(),
             by_directory: BTreeMap::new(),
+            isolated: items_file.filter(|_| suite.isolate).into_iter().collect(),
         };
-        done = run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await;
+        done = lanes::run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await;
     }
 
     let summary = serde_json::json!({
