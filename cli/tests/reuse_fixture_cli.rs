@@ -146,9 +146,7 @@ fn a_failing_test_on_the_shared_copy_is_run_again_on_a_fresh_one() {
     let w = warnings(&doc);
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(
-        w[0].starts_with(
-            "re-run on a fresh server and fixture copy: on the shared one it was fail"
-        ),
+        w[0] == "re-run on a fresh server and fixture copy (it did not pass on a shared one): the same result",
         "{w:?}"
     );
     // The text report says so too.

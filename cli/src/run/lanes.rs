@@ -44,7 +44,7 @@ pub enum Jobs {
 }
 
 /// The words that start the warning of a test run again fresh.
-pub const RERUN: &str = "re-run on a fresh server and fixture copy";
+pub const RERUN: &str = "re-run on a fresh server";
 
 type Item = (Planned, TestEnv);
 
@@ -320,7 +320,8 @@ fn passed_or_skipped(r: &TestResult) -> bool {
 }
 
 /// A test that did not pass on a shared session, run again on its own: the
-/// fresh verdict is the one reported, with what the shared run gave.
+/// fresh verdict is the one reported, with a warning that says so, and
+/// what the shared run gave when that was different.
 async fn rerun_fresh(
     test: &mcpcheck_core::suite::Test,
     settings: &RunSettings,
@@ -329,20 +330,24 @@ async fn rerun_fresh(
     shared: exec::Finished,
 ) -> exec::Finished {
     let mut fresh = exec::run_test(test, settings, tenv, record, None).await;
-    let was = if shared.result.message.is_empty() {
-        shared.result.status.as_str().to_string()
+    let what = if settings.fixture.is_some() {
+        format!("{RERUN} and fixture copy")
     } else {
-        format!(
-            "{}: {}",
-            shared.result.status.as_str(),
-            shared.result.message
-        )
+        RERUN.to_string()
     };
-    let was: String = was.chars().take(200).collect();
-    fresh
-        .result
-        .warnings
-        .push(format!("{RERUN}: on the shared one it was {was}"));
+    let (was, now) = (&shared.result, &fresh.result);
+    let warning = if was.status == now.status && was.message == now.message {
+        format!("{what} (it did not pass on a shared one): the same result")
+    } else {
+        let was = if was.message.is_empty() {
+            was.status.as_str().to_string()
+        } else {
+            format!("{}: {}", was.status.as_str(), was.message)
+        };
+        let was: String = was.chars().take(200).collect();
+        format!("{what}: on the shared one it was {was}")
+    };
+    fresh.result.warnings.push(warning);
     fresh
 }
 
