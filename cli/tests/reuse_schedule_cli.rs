@@ -169,3 +169,73 @@ fn share_server_false_keeps_a_files_tests_apart_and_the_flag_says_so() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--isolate"), "{err}");
 }
+
+/// A shell server that logs `start` when it starts (after `sleep 0.5`) and
+/// `call WORD` for each `say` call, answering WORD.
+const SAYER: &str = r#"sleep 0.5
+echo start >> "$LOG"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"sayer","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/call"'*)
+      word=$(printf '%s' "$line" | sed -n 's/.*"word":"\([a-z0-9]*\)".*/\1/p')
+      echo "call $word" >> "$LOG"
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"%s"}]}}\n' "$id" "$word" ;;
+    *'"id":'*)
+      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id" ;;
+  esac
+done
+"#;
+
+#[test]
+fn a_re_run_starts_while_the_shared_session_goes_on() {
+    let d = scratch("rerun-alongside");
+    let log = d.join("calls.log");
+    write(&d, "sayer.sh", SAYER);
+    for (i, want) in ["nope", "w2", "w3", "w4"].iter().enumerate() {
+        let word = format!("w{}", i + 1);
+        write(
+            &d.join("suite"),
+            &format!("t{}.yaml", i + 1),
+            &format!(
+                "name: {word}\nserver:\n  command: sh\n  args: ['{}']\n  env: {{LOG: '{}'}}\nassert:\n  tool: say\n  args: {{word: {word}}}\n  expect:\n    equals: {want}\n",
+                d.join("sayer.sh").display(),
+                log.display()
+            ),
+        );
+    }
+    let (code, out, err) = run(&d.join("suite"), &d.join("cache"), &["-j", "2"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let events = lines(&log);
+    let at = |e: &str, nth: usize| {
+        events
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| *x == e)
+            .nth(nth)
+            .map(|(i, _)| i)
+            .unwrap_or_else(|| panic!("no {e} #{nth}: {events:?}"))
+    };
+    // The fresh server for w1's re-run takes half a second to start; the
+    // shared session does not wait for it.
+    assert_eq!(
+        events.iter().filter(|e| *e == "start").count(),
+        2,
+        "{events:?}"
+    );
+    assert!(at("call w1", 1) > at("call w4", 0), "{events:?}");
+    // With one lane, the re-run waits for the shared session to finish.
+    let _ = std::fs::remove_file(&log);
+    let (code, _, _) = run(&d.join("suite"), &d.join("cache"), &["-j", "1"]);
+    assert_eq!(code, Some(1));
+    let events = lines(&log);
+    assert_eq!(
+        events,
+        [
+            "start", "call w1", "call w2", "call w3", "call w4", "start", "call w1"
+        ],
+        "{events:?}"
+    );
+}
