@@ -30,15 +30,18 @@
 # Installs what is missing outside the repository, under
 # $MCPCHECK_BENCH_HOME (default ~/.cache/mcpcheck-bench): mcp-assert
 # 0.12.3 in one venv, the Python servers and fastmcp in another,
-# server-memory with npm; the node servers of the tests come from
-# scripts/setup. A first round warms both tools up (and mcpcheck's cache of
+# server-memory with npm; server-everything is the tests' own
+# (tests/node-servers, installed by scripts/setup when it is missing). A first round warms both tools up (and mcpcheck's cache of
 # server costs, kept in a directory of the run's own) and is not counted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 shift || true
 
-bash scripts/setup >/dev/null
+# server-everything comes with the end-to-end tests' servers (scripts/setup).
+if [ ! -f tests/node-servers/node_modules/@modelcontextprotocol/server-everything/package.json ]; then
+  bash scripts/setup >/dev/null
+fi
 cargo build --release -p mcpcheck >/dev/null 2>&1
 home=${MCPCHECK_BENCH_HOME:-$HOME/.cache/mcpcheck-bench}
 mkdir -p "$home"
