@@ -18,6 +18,7 @@ mod config;
 mod error;
 mod files;
 mod intercept;
+mod mcp;
 mod output;
 mod probe;
 mod replay;
