@@ -589,6 +589,13 @@ fn the_pure_tools_answer_as_the_commands_do() {
     printed["subject"] = got["subject"].clone();
     assert_eq!(got, printed);
     assert!(l.exists());
+    // Its text is what `lint --format json` prints, key for key.
+    let answer = mcp.call("lint_listing", json!({"listing": listing}));
+    let text = answer["content"][0]["text"].as_str().unwrap_or_default();
+    assert_eq!(
+        text.replace("\"subject\": \"listing\"", "\"subject\": \"listing.json\""),
+        out
+    );
     // A rule that does not exist is a tool error naming it.
     let said = mcp.refused(
         "lint_listing",
@@ -614,6 +621,45 @@ fn the_pure_tools_answer_as_the_commands_do() {
         .as_str()
         .unwrap_or_default();
     assert!(hint.contains("not_error"), "{got:#}");
+}
+
+/// `text` with every `"duration_ms": N` written as 0.
+fn without_durations(text: &str) -> String {
+    let key = "\"duration_ms\": ";
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(key) {
+        out.push_str(&rest[..at + key.len()]);
+        rest = rest[at + key.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+        out.push('0');
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn run_suite_answers_with_the_text_run_json_prints() {
+    let dir = project("mcp-run-text");
+    for file in ["add.yaml", "echo.yaml", "fail.yaml"] {
+        let from = root().join("examples/serve").join(file);
+        std::fs::create_dir_all(dir.join("suite")).expect("mkdir");
+        std::fs::copy(from, dir.join("suite").join(file)).expect("copy");
+    }
+    let server = format!("{BIN} serve");
+    let mut mcp = Mcp::start(&dir, &["--allow", BIN], None);
+    let result = mcp.call("run_suite", json!({"suite": "suite", "server": server}));
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    let (code, printed, err) = outcome(
+        &mcpcheck()
+            .current_dir(&dir)
+            .args(["run", "--suite", "suite", "--server", &server, "--json"])
+            .output()
+            .expect("run"),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(without_durations(text), without_durations(&printed));
+    let parsed: Value = serde_json::from_str(text).expect("JSON");
+    assert_eq!(parsed, result["structuredContent"]);
 }
 
 #[test]

@@ -49,6 +49,35 @@ impl Progress {
     }
 }
 
+/// What a tool returns: its document as the command of the same purpose
+/// prints it with `--json` (the text content), and as a value (the
+/// structured content).
+#[derive(Debug)]
+pub struct Answer {
+    pub text: String,
+    pub value: Value,
+}
+
+impl Answer {
+    /// The document a command printed.
+    fn printed(text: String) -> Result<Answer, String> {
+        let value = serde_json::from_str(&text)
+            .map_err(|e| format!("the document does not read back as JSON: {e}"))?;
+        Ok(Answer { text, value })
+    }
+
+    /// A document printed as the commands print theirs: pretty, with a
+    /// final newline.
+    fn of(value: Value) -> Answer {
+        let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        text.push('\n');
+        Answer { text, value }
+    }
+}
+
+/// What a tool call gives: its answer, or why there is none.
+pub type Outcome = Result<Answer, String>;
+
 /// One call: the server's settings, the roots in force (for the tools that
 /// start or read), and where progress goes.
 pub struct Call {
@@ -126,7 +155,7 @@ fn rendered(diagnostics: &[Diagnostic], source: Option<(&str, &str)>) -> String 
 /// `report` under the policy of every analysis: the rules selected in
 /// mcpcheck.toml, and its suppressions (what `--format json` prints after
 /// them, without a baseline).
-fn with_policy(mut report: Report, judged: &[Family]) -> Result<Value, String> {
+fn with_policy(mut report: Report, judged: &[Family]) -> Outcome {
     let selection = crate::verdict::FindingsArgs::default()
         .selection()
         .map_err(|e| e.to_string())?;
@@ -138,7 +167,7 @@ fn with_policy(mut report: Report, judged: &[Family]) -> Result<Value, String> {
             judged,
         );
     }
-    Ok(findings_json::value(&report))
+    Answer::printed(findings_json::render(&report))
 }
 
 #[derive(Deserialize)]
@@ -158,7 +187,7 @@ struct DoctorIn {
 }
 
 /// `doctor`: the report `mcpcheck doctor --format json` prints.
-pub async fn doctor(call: &Call, args: Value) -> Result<Value, String> {
+pub async fn doctor(call: &Call, args: Value) -> Outcome {
     use crate::commands::doctor::{self, DoctorArgs};
     let a: DoctorIn = arguments(args)?;
     let (target, _) = call.target(a.server, a.url, a.headers)?;
@@ -221,7 +250,7 @@ struct RunIn {
 }
 
 /// `run_suite`: the results document `mcpcheck run --json` prints.
-pub async fn run_suite(call: &Call, args: Value) -> Result<Value, String> {
+pub async fn run_suite(call: &Call, args: Value) -> Outcome {
     use crate::commands::run::RunArgs;
     use crate::run::exec::{TestEnv, endpoint_of};
     let a: RunIn = arguments(args)?;
@@ -336,7 +365,7 @@ pub async fn run_suite(call: &Call, args: Value) -> Result<Value, String> {
         Paint::Plain,
         None,
     );
-    serde_json::from_str(&text).map_err(|e| format!("the results document does not read back: {e}"))
+    Answer::printed(text)
 }
 
 /// The suite files under `path` (as the caller gave it), each inside the
@@ -353,6 +382,13 @@ fn suite_texts(call: &Call, path: &str) -> Result<Vec<(String, String)>, String>
     Ok(out)
 }
 
+/// A test's result as `mcpcheck check --json` prints it.
+fn test_result(result: &mcpcheck_core::results::TestResult) -> Outcome {
+    let mut text = serde_json::to_string_pretty(result).map_err(|e| e.to_string())?;
+    text.push('\n');
+    Answer::printed(text)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ResponseIn {
@@ -366,7 +402,7 @@ struct ResponseIn {
 }
 
 /// `check_response`: the test result `mcpcheck check --json` prints.
-pub fn check_response(args: Value) -> Result<Value, String> {
+pub fn check_response(args: Value) -> Outcome {
     let a: ResponseIn = arguments(args)?;
     let doc = api::load_expect_value("expect", &a.expect).map_err(|d| rendered(&d, None))?;
     if let Some(problem) = api::response_kind_error(&a.response) {
@@ -378,7 +414,7 @@ pub fn check_response(args: Value) -> Result<Value, String> {
     let options = json!({"today": today, "files": a.files, "files_before": a.files_before});
     let facts = api::facts_from_json(&options).map_err(|e| e.to_string())?;
     let result = api::check_response(&doc, a.response, &facts);
-    serde_json::to_value(&result).map_err(|e| e.to_string())
+    test_result(&result)
 }
 
 #[derive(Deserialize)]
@@ -391,7 +427,7 @@ struct TrajectoryIn {
 
 /// `check_trajectory`: the test result `mcpcheck check --trace --json`
 /// prints.
-pub fn check_trajectory(args: Value) -> Result<Value, String> {
+pub fn check_trajectory(args: Value) -> Outcome {
     let a: TrajectoryIn = arguments(args)?;
     let entries =
         api::load_trace_value("trace", &Value::Array(a.trace)).map_err(|d| rendered(&d, None))?;
@@ -402,7 +438,7 @@ pub fn check_trajectory(args: Value) -> Result<Value, String> {
     let doc =
         api::load_trajectory_value("trajectory", &assertions).map_err(|d| rendered(&d, None))?;
     let result = api::check_trajectory(&doc, entries);
-    serde_json::to_value(&result).map_err(|e| e.to_string())
+    test_result(&result)
 }
 
 #[derive(Deserialize)]
@@ -417,7 +453,7 @@ struct LintIn {
 
 /// `lint_listing`: the report `mcpcheck lint --listing FILE --format json`
 /// prints.
-pub fn lint_listing(args: Value) -> Result<Value, String> {
+pub fn lint_listing(args: Value) -> Outcome {
     let a: LintIn = arguments(args)?;
     let options = lint::LintOptions {
         skip_rules: a.skip_rules,
@@ -439,7 +475,7 @@ struct ScanIn {
 
 /// `scan_listing`: the report `mcpcheck scan --listing FILE --format json`
 /// prints.
-pub fn scan_listing(args: Value) -> Result<Value, String> {
+pub fn scan_listing(args: Value) -> Outcome {
     let a: ScanIn = arguments(args)?;
     let name = a.name.unwrap_or_else(|| "listing".into());
     let servers = scan::servers_in(&name, a.listing).map_err(|e| e.to_string())?;
@@ -461,7 +497,7 @@ struct RuleIn {
 }
 
 /// `explain_rule`: what `mcpcheck rule CODE --format json` prints.
-pub fn explain_rule(args: Value) -> Result<Value, String> {
+pub fn explain_rule(args: Value) -> Outcome {
     let a: RuleIn = arguments(args)?;
     let Some(rule) = registry::lookup(&a.code) else {
         let hint = registry::suggest(&a.code)
@@ -474,7 +510,7 @@ pub fn explain_rule(args: Value) -> Result<Value, String> {
     };
     let mut doc = rule_render::rule_json(rule);
     doc["example"] = json!(crate::commands::rules::example(rule));
-    Ok(doc)
+    Ok(Answer::of(doc))
 }
 
 #[derive(Deserialize)]
@@ -493,7 +529,7 @@ struct GenerateIn {
 
 /// `generate_tests`: the files `mcpcheck generate` writes, with their text,
 /// written only when `write_to` is given.
-pub async fn generate_tests(call: &Call, args: Value) -> Result<Value, String> {
+pub async fn generate_tests(call: &Call, args: Value) -> Outcome {
     use crate::commands::generate::{self, Destination, PlanArgs};
     let a: GenerateIn = arguments(args)?;
     let (_, endpoint) = call.target(a.server, a.url, a.headers)?;
@@ -560,7 +596,7 @@ pub async fn generate_tests(call: &Call, args: Value) -> Result<Value, String> {
         mcpcheck_core::generate::Kind::Prompt => "prompt",
         mcpcheck_core::generate::Kind::Resource => "resource",
     };
-    Ok(json!({
+    Ok(Answer::of(json!({
         "version": 1,
         "server": endpoint.label(),
         "files": plan.files.iter().map(|f| json!({
@@ -572,7 +608,7 @@ pub async fn generate_tests(call: &Call, args: Value) -> Result<Value, String> {
         "resources_left_out": plan.resources_left_out,
         "unnamed": plan.unnamed,
         "written": written.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-    }))
+    })))
 }
 
 #[derive(Deserialize)]
@@ -584,7 +620,7 @@ struct ValidateIn {
 
 /// `validate_suite`: every file's problems, as `mcpcheck validate` finds
 /// them.
-pub fn validate_suite(call: &Call, args: Value) -> Result<Value, String> {
+pub fn validate_suite(call: &Call, args: Value) -> Outcome {
     let a: ValidateIn = arguments(args)?;
     let texts = match (a.path, a.text) {
         (path, Some(text)) => vec![(path.unwrap_or_else(|| "suite.yaml".into()), text)],
@@ -622,12 +658,12 @@ pub fn validate_suite(call: &Call, args: Value) -> Result<Value, String> {
             rendered: rendered(&loaded.diagnostics, Some((name, text))),
         });
     }
-    Ok(json!({
+    Ok(Answer::of(json!({
         "version": 1,
         "ok": errors == 0,
         "tests": tests,
         "errors": errors,
         "warnings": warnings,
         "files": files,
-    }))
+    })))
 }

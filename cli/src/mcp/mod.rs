@@ -37,7 +37,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use calls::{Call, Progress, Step};
+use calls::{Call, Outcome, Progress, Step};
 
 /// The newest revision served; older ones down to 2024-11-05 are served too.
 const NEWEST_REVISION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
@@ -116,7 +116,7 @@ impl Server {
         args: Value,
         progress: Progress,
         context: &RequestContext<RoleServer>,
-    ) -> Result<Value, String> {
+    ) -> Outcome {
         let roots = match name {
             "doctor" | "run_suite" | "generate_tests" | "validate_suite" => {
                 self.roots(context).await?
@@ -128,7 +128,7 @@ impl Server {
             roots,
             progress,
         };
-        let sync: fn(&Call, Value) -> Result<Value, String> = match name {
+        let sync: fn(&Call, Value) -> Outcome = match name {
             "doctor" => return calls::doctor(&call, args).await,
             "run_suite" => return calls::run_suite(&call, args).await,
             "generate_tests" => return calls::generate_tests(&call, args).await,
@@ -149,17 +149,19 @@ impl Server {
 
     /// The result of a call that gave `outcome`: its document as structured
     /// content (and as JSON text), or a tool error saying why there is none.
-    fn result(&self, outcome: Result<Value, String>) -> CallToolResult {
+    fn result(&self, outcome: Outcome) -> CallToolResult {
         match outcome {
-            Ok(value) => {
-                let size = serde_json::to_string(&value).map_or(0, |t| t.len());
+            Ok(answer) => {
+                let size = answer.text.len();
                 if size > self.shared.max_output {
                     return error(format!(
                         "the result is {size} bytes, more than the {} this server returns (--max-output-kb); ask for less (a filter, fewer files) or start mcpcheck mcp with a larger --max-output-kb",
                         self.shared.max_output
                     ));
                 }
-                CallToolResult::structured(value)
+                let mut result = CallToolResult::structured(answer.value);
+                result.content = vec![ContentBlock::text(answer.text)];
+                result
             }
             Err(message) => error(message),
         }
