@@ -224,6 +224,20 @@ fn servers_hooks_and_paths_outside_the_allow_list_are_refused() {
 }
 
 #[test]
+fn the_projects_mcpcheck_toml_is_read_from_its_root() {
+    let dir = project("mcp-config");
+    write(&dir, "mcpcheck.toml", "[mcp]\nallow = [\"sh\"]\n");
+    let elsewhere = project("mcp-config-elsewhere");
+    let root = dir.to_str().expect("path");
+    let mut mcp = Mcp::start(&elsewhere, &["--root", root], None);
+    // Allowed by the file: it starts, and is found not to be a server.
+    let report = mcp.structured("doctor", json!({"server": "sh -c 'exit 0'"}));
+    assert_eq!(report["passed"], json!(false), "{report:#}");
+    let said = mcp.refused("doctor", json!({"server": "bash -c 'exit 0'"}));
+    assert!(said.contains("--allow bash"), "{said}");
+}
+
+#[test]
 fn a_program_inside_the_project_is_allowed_without_allow() {
     let dir = project("mcp-inside");
     let local = dir.join("bin/mcpcheck");
