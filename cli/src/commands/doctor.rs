@@ -175,7 +175,8 @@ pub(crate) async fn report(
     Ok((report, judged(args)))
 }
 
-/// The parts whose findings the report judges.
+/// The parts the report on `args` runs, in the order they run (and are
+/// told to `progress`).
 pub(crate) fn parts(args: &DoctorArgs) -> Vec<&'static str> {
     let mut parts = vec!["listing", "lint", "scan", "audit", "conformance"];
     if args.target.url.is_some() {
