@@ -158,7 +158,7 @@ pub(crate) async fn report(
     };
     let pinned = match &args.lock {
         Some(path) => {
-            let text = crate::files::read_text(path).map_err(Error::Usage)?;
+            let text = crate::files::read_text(path)?;
             Some(
                 Lock::from_json(&text)
                     .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?,

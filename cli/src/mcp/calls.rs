@@ -93,7 +93,7 @@ impl Call {
     }
 
     /// `given`, which must exist inside the roots; `what` names it.
-    fn existing(&self, given: &str, what: &str) -> Result<PathBuf, String> {
+    fn existing(&self, given: &str, what: &str) -> Result<PathBuf, allow::Refusal> {
         allow::existing(given, self.base(), &self.roots, what)
     }
 
@@ -373,12 +373,15 @@ pub async fn run_suite(call: &Call, args: Value) -> Outcome {
 /// roots, with their names as `mcpcheck run` shows them and their text.
 fn suite_texts(call: &Call, path: &str) -> Result<Vec<(String, String)>, String> {
     call.existing(path, "suite")?;
-    let files = crate::files::suite_files(&[PathBuf::from(path)])?;
+    let files = crate::files::suite_files(&[PathBuf::from(path)]).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for f in files {
         let name = crate::files::display(&f);
         call.existing(&name, "suite file")?;
-        out.push((name, crate::files::read_text(&f)?));
+        out.push((
+            name,
+            crate::files::read_text(&f).map_err(|e| e.to_string())?,
+        ));
     }
     Ok(out)
 }
