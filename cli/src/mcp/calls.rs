@@ -122,7 +122,7 @@ impl Call {
             docker: None,
             auth: Default::default(),
         };
-        let endpoint = target.endpoint()?;
+        let endpoint = target.endpoint().map_err(|e| e.to_string())?;
         self.shared.policy.check_endpoint(&endpoint, &self.roots)?;
         Ok((target, endpoint))
     }
