@@ -84,6 +84,13 @@ pub struct AuthArgs {
 }
 
 impl AuthArgs {
+    /// `--auth-client-id` with `--auth-client-secret`, when both are given.
+    pub fn client(&self) -> Option<(String, String)> {
+        self.auth_client_id
+            .clone()
+            .zip(self.auth_client_secret.clone())
+    }
+
     /// The flags as a suite's `auth` block (values as written), or what
     /// is missing.
     pub fn block(&self) -> crate::error::Result<Option<Auth>> {

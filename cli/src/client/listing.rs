@@ -178,7 +178,7 @@ fn read_page(key: &str, reply: &mut super::Reply) -> Result<(Vec<Value>, Option<
     let Some(result) = &mut reply.result else {
         return Err(Unread::NoResult);
     };
-    let kind = kind_of(result);
+    let kind = mcpcheck_core::type_name(result);
     let Some(object) = result.as_object_mut() else {
         return Err(Unread::NotAnObject {
             kind,
@@ -191,7 +191,7 @@ fn read_page(key: &str, reply: &mut super::Reply) -> Result<(Vec<Value>, Option<
         Some(other) => {
             return Err(Unread::NotAnArray {
                 key: key.to_string(),
-                kind: kind_of(other),
+                kind: mcpcheck_core::type_name(other),
             });
         }
         None => return Err(Unread::NoItems(key.to_string())),
@@ -199,20 +199,9 @@ fn read_page(key: &str, reply: &mut super::Reply) -> Result<(Vec<Value>, Option<
     let next = match object.get("nextCursor") {
         None | Some(Value::Null) => None,
         Some(Value::String(c)) => Some(c.clone()),
-        Some(other) => return Err(Unread::BadCursor(kind_of(other))),
+        Some(other) => return Err(Unread::BadCursor(mcpcheck_core::type_name(other))),
     };
     Ok((items, next))
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Everything a server lists, each list followed through its pages.
