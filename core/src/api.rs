@@ -542,9 +542,11 @@ pub fn validate_suite(file: &str, text: &str, for_client: bool) -> SuiteValidati
 }
 
 /// Check a capture (its JSON text) against the conformance invariants: the
-/// report as the text `mcpcheck invariants --format json` prints
-/// (`invariants::render_json`, see docs/capture.md), so a caller that parses
-/// it keeps the documented key order and can write it back byte for byte;
+/// per-session report (`invariants::render_json`, see docs/capture.md) as
+/// text, whose members have the values of the `version`, `passed`,
+/// `sessions` and `hazards` of the findings document `mcpcheck invariants
+/// --format json` prints, so a caller that parses it keeps the documented
+/// key order and can write it back;
 /// or, when the text is not a usable capture, its problems as diagnostics of
 /// `file` (the JSON pointer of each in its hint).
 pub fn check_capture(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> {
