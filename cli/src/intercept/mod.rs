@@ -85,6 +85,8 @@ impl Recorder {
                 json: serde_json::from_str(text).ok(),
                 http_status: None,
                 version_header: None,
+                request_headers: None,
+                gave_up: None,
             },
         });
         Some(inner.messages.len() - 1)

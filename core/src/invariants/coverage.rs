@@ -42,14 +42,14 @@ pub fn exercised(session: &Session<'_>) -> Vec<Rule> {
                 .and_then(Message::result)
                 .is_some_and(|r| r.contains("\"x-mcp-header\""));
         }
-        if super::modern::gets_probe_prompt(request)
-            || (!ctx.stateless && super::modern::reads_probe_resource(request))
+        let resource = super::modern::reads_probe_resource(request)
+            && super::modern::offers(&ctx, "resources");
+        if (super::modern::gets_probe_prompt(request) && super::modern::offers(&ctx, "prompts"))
+            || (!ctx.stateless && resource)
         {
             seen.probe_not_found = true;
         }
-        if ctx.stateless && super::modern::reads_probe_resource(request) {
-            seen.probe_resource = true;
-        }
+        seen.probe_resource |= ctx.stateless && resource;
         if method.starts_with(super::envelope::PROBE_NAMESPACE) {
             seen.unknown = true;
         }

@@ -257,6 +257,29 @@ fn header_form(value: &Value) -> Option<String> {
     }
 }
 
+/// The `Mcp-Param-{Name}` headers a client sends with a tools/call of a tool
+/// whose input schema is `schema`, with `arguments`: for each annotation that
+/// holds and each argument given (not null), the header's name in lowercase
+/// and its value before the Base64 form (strings as they are, integers in
+/// decimal, booleans in lowercase).
+pub fn param_headers(schema: &Value, arguments: &Value) -> Vec<(String, String)> {
+    annotations(schema)
+        .0
+        .iter()
+        .filter_map(|m| {
+            let value = m
+                .path
+                .iter()
+                .try_fold(arguments, |v, key| v.get(key))
+                .and_then(header_form)?;
+            Some((
+                format!("{PARAM_PREFIX}{}", m.name.to_ascii_lowercase()),
+                value,
+            ))
+        })
+        .collect()
+}
+
 /// Why the recorded `Mcp-Param-*` headers of a tools/call do not mirror its
 /// `arguments` as the tool's `mirrored` annotations ask, if they do not.
 pub(crate) fn param_mismatch<'h>(

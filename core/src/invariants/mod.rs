@@ -39,6 +39,7 @@ pub use conformance::{
     conformance_report, conformance_report_gated, judge_revision, unjudged_revision,
 };
 pub use coverage::exercised;
+pub use headers::param_headers;
 pub use modern::{PROBE_PROMPT, PROBE_RESOURCE};
 pub use render::{render_json, report};
 pub use rules::{HAZARDS, HazardInfo, HazardKind, Rule};

@@ -316,6 +316,9 @@ pub(crate) fn stateless_requests(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     let Some(modern) = ctx.modern() else {
         return;
     };
+    // The results without serverInfo: one finding, at the first, counting
+    // the rest (a server that leaves it out leaves it out everywhere).
+    let mut unnamed: Vec<(usize, std::borrow::Cow<'_, str>)> = Vec::new();
     for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
         let request = &exchange.request;
         if !request.is_request() {
@@ -343,19 +346,27 @@ pub(crate) fn stateless_requests(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
             );
         }
         if !has_server_info(result) {
-            out.push(
-                Rule::ServerInfo,
-                Some(index),
-                format!(
-                    "the result of {method} does not name the server in _meta (io.modelcontextprotocol/serverInfo with a name and a version)"
-                ),
-            );
+            unnamed.push((index, method.clone()));
         }
         if request.method_is("server/discover")
             && let Some(version) = meta(request, META_PROTOCOL_VERSION).and_then(json::as_str)
         {
             discover_result(index, result, &version, out);
         }
+    }
+    if let Some((index, method)) = unnamed.first() {
+        let more = match unnamed.len() - 1 {
+            0 => String::new(),
+            1 => "; neither does 1 more result".to_string(),
+            n => format!("; neither do {n} more results"),
+        };
+        out.push(
+            Rule::ServerInfo,
+            Some(*index),
+            format!(
+                "the result of {method} does not name the server in _meta (io.modelcontextprotocol/serverInfo with a name and a version){more}"
+            ),
+        );
     }
     param_annotations(ctx, out);
     listen_streams(ctx, out);
@@ -967,6 +978,15 @@ pub(crate) fn gets_probe_prompt(request: &Message<'_>) -> bool {
             .is_some_and(|n| n.starts_with(PROBE_NAME_PREFIX))
 }
 
+/// Whether the server advertised `capability` (or its capabilities are not
+/// known): a probe of a prompt or resource is judged only where the server
+/// offers prompts or resources at all (elsewhere -32601 is the answer).
+pub(crate) fn offers(ctx: &SessionCtx<'_, '_>, capability: &str) -> bool {
+    ctx.server_caps
+        .as_ref()
+        .is_none_or(|c| super::session::has_capability(c, capability))
+}
+
 /// INV-056: the probe resource is refused with -32602; no retired code is used.
 fn resource_not_found(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
@@ -976,6 +996,7 @@ fn resource_not_found(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         };
         let code = error_code(response);
         if reads_probe_resource(request)
+            && offers(ctx, "resources")
             && refusal_expected(ctx, index).is_none()
             && code != Some(-32602)
         {
@@ -1019,9 +1040,9 @@ fn not_found_codes(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         if refusal_expected(ctx, index).is_some() {
             continue;
         }
-        let (want, what) = if gets_probe_prompt(request) {
+        let (want, what) = if gets_probe_prompt(request) && offers(ctx, "prompts") {
             (-32602, "prompts/get of a prompt no server has")
-        } else if reads_probe_resource(request) && !ctx.stateless {
+        } else if reads_probe_resource(request) && !ctx.stateless && offers(ctx, "resources") {
             (-32002, "resources/read of a resource no server has")
         } else {
             continue;
