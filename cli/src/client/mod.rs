@@ -175,6 +175,16 @@ struct Waited {
     still_working: Option<String>,
 }
 
+/// A wait in seconds, as a person reads it: `1.5 s`, `12 s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 10.0 {
+        format!("{:.1} s", (s * 10.0).round() / 10.0)
+    } else {
+        format!("{} s", s.round() as u64)
+    }
+}
+
 /// The progress token request `id` went out with, once the tap has it.
 fn progress_token(tap: &Tap, start: usize, id: &Value) -> Option<Value> {
     tap.since(start).iter().find_map(|e| {
@@ -251,8 +261,8 @@ async fn wait_patiently(
                         )
                     };
                     format!(
-                        "the client stopped waiting after {} s while the server was still working on it ({because}); {} raises the wait per step (progress starts a new step) and {} the longest wait",
-                        waited.as_secs_f64().round() as u64,
+                        "the client stopped waiting after {} while the server was still working on it ({because}); {} raises the wait per step (progress starts a new step) and {} the longest wait",
+                        seconds(waited),
                         patience.flags.0,
                         patience.flags.1
                     )

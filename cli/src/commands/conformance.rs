@@ -248,21 +248,41 @@ struct Probed {
 }
 
 impl Probed {
-    /// Whether `server/discover` was answered with a result (a server of the
-    /// stateless era, whatever else went wrong).
-    fn discover_answered(&self) -> bool {
-        let Some(id) = self
-            .events
-            .iter()
-            .find(|e| e.method() == Some("server/discover"))
-            .and_then(|e| e.id().cloned())
-        else {
-            return false;
+    /// The id of the session's opening request: `server/discover` (stateless)
+    /// or `initialize`.
+    fn opening_id(&self, stateless: bool) -> Option<&Value> {
+        let opening = if stateless {
+            "server/discover"
+        } else {
+            "initialize"
         };
-        self.events.iter().any(|e| {
-            e.is_response()
-                && e.id() == Some(&id)
-                && e.json.as_ref().is_some_and(|j| j.get("result").is_some())
+        self.events
+            .iter()
+            .find(|e| e.method() == Some(opening))
+            .and_then(|e| e.id())
+    }
+
+    /// The answer to the session's opening request, if one came.
+    fn opening_answer(&self, stateless: bool) -> Option<&Value> {
+        let id = self.opening_id(stateless)?;
+        self.events
+            .iter()
+            .find(|e| e.is_response() && e.id() == Some(id))
+            .and_then(|e| e.json.as_ref())
+    }
+
+    /// Whether the opening was answered with a result (a server of the era,
+    /// whatever else went wrong).
+    fn opening_answered_with_result(&self, stateless: bool) -> bool {
+        self.opening_answer(stateless)
+            .is_some_and(|j| j.get("result").is_some())
+    }
+
+    /// Whether the opening was refused with a JSON-RPC error from the server.
+    fn opening_refused(&self) -> bool {
+        [true, false].into_iter().any(|stateless| {
+            self.opening_answer(stateless)
+                .is_some_and(|j| j.get("error").is_some())
         })
     }
 }
@@ -277,22 +297,24 @@ pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Repo
         None => vec![HANDSHAKE_VERSION.into(), STATELESS_VERSION.into()],
     };
     let mut outcomes: Vec<RevisionOutcome> = Vec::new();
+    // Eras the server does not offer, with why, when both were asked for.
+    let mut skipped: Vec<(String, String)> = Vec::new();
     let label = endpoint.label();
     for version in &versions {
         let stateless = mcpcheck_core::suite::is_stateless(version);
         let probed = probe(endpoint, version, plan).await;
         let refusal = probed.failure.as_deref().and_then(http_refusal);
-        // A server of the handshake era only: it answers server/discover with
-        // an error, not at all, or over HTTP with 400, 404 or 405 and no
-        // 2026-07-28 error (the versioning page's legacy signature). The
-        // same verdict on every transport: the era is not offered.
-        let legacy = stateless
-            && !probed.opened
-            && !probed.discover_answered()
-            && refusal
-                .as_deref()
-                .is_none_or(|_| legacy_signature(probed.failure.as_deref()));
-        if let (Some(refusal), false) = (refusal, legacy)
+        // A server that does not speak this era: it refuses the session's
+        // opening with a JSON-RPC error, or over HTTP with 400, 404 or 405 and
+        // no error of the era (the versioning page's signature of the other
+        // era), or (2026-07-28) leaves server/discover unanswered. The same
+        // verdict on every transport: the era is not offered.
+        let not_offered = !probed.opened
+            && !probed.opening_answered_with_result(stateless)
+            && (legacy_signature(probed.failure.as_deref())
+                || probed.opening_refused()
+                || (stateless && refusal.is_none()));
+        if let (Some(refusal), false) = (refusal, not_offered)
             && !probed.opened
         {
             // The transport refused the session (401, 403…): there is no
@@ -309,20 +331,16 @@ pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Repo
             outcomes.push(invariants::unjudged_revision(version, refusal));
             break;
         }
-        if legacy {
-            let why = probed.failure.as_deref().unwrap_or("no session");
-            if both && !outcomes.is_empty() {
-                // The server does not offer this era: say so, and judge nothing.
-                err(&format!(
-                    "mcpcheck conformance: {label} does not offer {version} ({}); probed the handshake era only\n",
-                    first_line(why)
-                ));
+        if not_offered {
+            let why = first_line(probed.failure.as_deref().unwrap_or("no session")).to_string();
+            if both {
+                skipped.push((version.clone(), why));
                 continue;
             }
             write_capture(args, &label, endpoint, version, &probed.events, false);
             outcomes.push(invariants::unjudged_revision(
                 version,
-                format!("the server does not offer {version}: {}", first_line(why)),
+                format!("the server does not offer {version}: {why}"),
             ));
             continue;
         }
@@ -341,6 +359,27 @@ pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Repo
                     "the recorded {version} session is not a capture: {d:?}"
                 ));
             }
+        }
+    }
+    if outcomes.is_empty() {
+        // Neither era: the report says why for each.
+        for (version, why) in &skipped {
+            outcomes.push(invariants::unjudged_revision(
+                version,
+                format!("the server does not offer {version}: {why}"),
+            ));
+        }
+    } else {
+        for (version, why) in &skipped {
+            // The server does not offer this era: say so, and judge nothing.
+            err(&format!(
+                "mcpcheck conformance: {label} does not offer {version} ({why}); probed {} only\n",
+                outcomes
+                    .iter()
+                    .map(|o| o.protocol_version.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
     }
     crate::client::stdio::reap_all().await;
@@ -488,9 +527,8 @@ async fn probe(endpoint: &Endpoint, version: &str, plan: &Plan) -> Probed {
         // The session's budget ended it: what the server did not get to
         // answer is the client's limit, not the server's failure.
         session.give_up_on_unanswered(&format!(
-            "the client ended the session when {}",
-            why.trim_start_matches("the ")
-                .replace("; the session was ended", "")
+            "the client ended the session by a limit of its own: {}",
+            why.replace("; the session was ended", "")
         ));
     }
     let events = session.tap.all();
