@@ -575,18 +575,7 @@ pub fn streamable(
                 .header(CONTENT_TYPE, "application/json")
                 .header(ACCEPT, "application/json, text/event-stream");
             if stateless.is_some() {
-                let sent = mcp_headers(
-                    routing_headers(&text),
-                    method
-                        .as_deref()
-                        .and_then(|m| resume.inbound.tap().take_headers(m)),
-                );
-                if let Some(id) = &id {
-                    resume.inbound.tap().note_request_headers(id, sent.clone());
-                }
-                for (name, value) in sent {
-                    req = req.header(name, value);
-                }
+                req = with_mcp_headers(req, resume.inbound.tap(), &text, id.as_ref());
             } else if let Some(s) = session.lock().ok().and_then(|s| s.clone()) {
                 req = req.header(SESSION_HEADER, s);
             }
@@ -762,6 +751,25 @@ fn negotiated_version(inbound: &Inbound) -> Option<String> {
 /// How long the writer waits for a POST's answer headers before sending the
 /// next message (see the writer loop).
 const ORDER_WAIT: Duration = Duration::from_millis(300);
+
+/// `req`, the 2026-07-28 POST of `text` (request `id`), with the MCP headers
+/// it goes out with, noted on its recorded event for captures.
+fn with_mcp_headers(
+    mut req: reqwest::RequestBuilder,
+    tap: &Tap,
+    text: &str,
+    id: Option<&Value>,
+) -> reqwest::RequestBuilder {
+    let asked = message_method(text).and_then(|m| tap.take_headers(&m));
+    let sent = mcp_headers(routing_headers(text), asked);
+    if let Some(id) = id {
+        tap.note_request_headers(id, sent.clone());
+    }
+    for (name, value) in sent {
+        req = req.header(name, value);
+    }
+    req
+}
 
 /// The MCP headers of one 2026-07-28 POST: the ones mirroring its body, with
 /// `change` applied (a header set, added or left out; see

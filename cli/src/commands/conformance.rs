@@ -72,6 +72,7 @@ use tokio::time::Instant as Deadline;
 use crate::capture::{Recording, render};
 use crate::client::handler::Mocks;
 use crate::client::listing::list_all;
+use crate::client::tap::HeaderChange;
 use crate::client::{Endpoint, Patience, Session};
 use crate::error::Result;
 use crate::output::err;
@@ -745,7 +746,7 @@ async fn negative_probes(
         .await;
     // The headers mirroring the body, one wrong at a time: a server must
     // compare them before anything else, so nothing runs.
-    let wrong: [(&str, Value, Vec<(String, Option<String>)>); 3] = [
+    let wrong: [(&str, Value, HeaderChange); 3] = [
         (
             "tools/list",
             full(version),
