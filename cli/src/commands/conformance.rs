@@ -204,14 +204,61 @@ pub fn main(args: &ConformanceArgs) -> Result<ExitCode> {
         }
         Some(report)
     });
-    let Some(report) = report else {
+    let Some(mut report) = report else {
         return Ok(ExitCode::from(1));
     };
+    cases_for_http_findings(&mut report);
     let mut judged = vec![Family::Invariants];
     if args.target.url.is_some() {
         judged.push(Family::Http);
     }
     finish(report, args.format, &args.findings, &judged)
+}
+
+/// The findings of the HTTP checks (`http`, `authorization`) as cases of
+/// their own, one per rule, so that JUnit and TAP show them beside the
+/// revisions' rules.
+fn cases_for_http_findings(report: &mut Report) {
+    use mcpcheck_core::findings::{Case, CaseStatus};
+    let cased: Vec<usize> = report
+        .cases
+        .iter()
+        .flat_map(|c| c.findings.iter().copied())
+        .collect();
+    for (i, f) in report.findings.iter().enumerate() {
+        if cased.contains(&i) {
+            continue;
+        }
+        let suite = f.location.context.clone().unwrap_or_else(|| "http".into());
+        let name = format!("{} {}", f.code(), f.rule.title);
+        let failing = report.gate.fails(f);
+        match report
+            .cases
+            .iter_mut()
+            .find(|c| c.suite == suite && c.name == name)
+        {
+            Some(c) => {
+                c.findings.push(i);
+                if failing {
+                    c.status = CaseStatus::Failed;
+                }
+            }
+            None => report.cases.push(Case {
+                suite: suite.clone(),
+                class: suite,
+                name,
+                status: if failing {
+                    CaseStatus::Failed
+                } else {
+                    CaseStatus::Noted
+                },
+                label: String::new(),
+                detail: String::new(),
+                duration_ms: None,
+                findings: vec![i],
+            }),
+        }
+    }
 }
 
 /// What to probe: which revision (both eras when none), each step's time and

@@ -93,7 +93,7 @@ pub struct ProbeArgs {
     #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 
-    /// Also check the server's OAuth authorization (H404 to H409): its
+    /// Also check the server's OAuth authorization (H404 to H410): its
     /// authorization-server metadata, PKCE, and that tokens for another
     /// resource, expired (when they live at most 10 s) or made up are
     /// refused. Tokens come from --auth-client, else from dynamic client
