@@ -133,7 +133,7 @@ fn raw(e: &Event) -> Box<RawValue> {
     RawValue::from_string(e.raw.trim().to_string()).unwrap_or_else(|_| {
         RawValue::from_string(
             e.json
-                .as_ref()
+                .as_deref()
                 .map(Value::to_string)
                 .unwrap_or_else(|| "null".into()),
         )
@@ -159,9 +159,11 @@ pub fn render(rec: &Recording<'_>) -> String {
             .exchanges
             .iter()
             .rposition(|x| x.id.is_some() && x.response.is_none());
-        let Some(json) = &e.json else {
+        // A message too large to hold as values is still JSON: it goes
+        // where its id says, as its text.
+        let Some(json) = e.json.as_deref().or(e.is_json().then_some(&Value::Null)) else {
             let line = RawLine {
-                text: e.raw.clone(),
+                text: e.raw.to_string(),
                 from: if e.dir == Dir::In { "server" } else { "client" },
                 time: e.time.clone(),
                 after_exchange: None,

@@ -8,13 +8,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use mcpcheck_core::probe::{Observed, Transport};
+use mcpcheck_core::probe::{CallWait, FLOOD_MESSAGES, MAX_CALL_MS, Observed, Transport, call_wait};
 use serde_json::Value;
 use tokio::time::Instant as Deadline;
 
 use crate::client::handler::Mocks;
-use crate::client::listing::{Listings, list_all};
-use crate::client::{Endpoint, Session};
+use crate::client::listing::{Listings, list_surface};
+use crate::client::{Endpoint, ObserveWait, Session};
 use crate::run::fixture::{self, FixtureCopy};
 use crate::target::TargetArgs;
 use crate::verdict::{FindingsArgs, FindingsFormat};
@@ -26,9 +26,10 @@ pub struct ProbeArgs {
     pub target: TargetArgs,
 
     /// Copy DIR and point the server at the copy: `{{fixture}}` in --server,
-    /// and DIR itself where --server names it, become the copy's path. The
+    /// and DIR however --server spells it (`./DIR`, `DIR/`, an absolute
+    /// path, `--flag=DIR`, a path in it), become the copy's path. The
     /// original is never written.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "url")]
     pub fixture: Option<PathBuf>,
 
     /// Also call tools that may write (destructiveHint: true, or
@@ -36,8 +37,11 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub include_writes: bool,
 
-    /// How long each call may take before it counts as a hang (the server
-    /// is then started again). Default: 30s for audit, 10s for fuzz.
+    /// How long each call may go without an answer before it counts as a
+    /// hang (the server is then started again). Default: 30s. A tool that
+    /// documents a longer duration (an input's default `duration`, "takes
+    /// up to 2 minutes") is waited for twice that, and progress it reports
+    /// starts the wait again, up to 5 minutes.
     #[arg(long, value_name = "DURATION", value_parser = crate::output::parse_duration)]
     pub timeout: Option<Duration>,
 
@@ -77,21 +81,14 @@ impl Prober {
                     return Err(format!("--fixture {} is not a directory", dir.display()));
                 }
                 let copy = fixture::copy(dir)?;
-                if let Endpoint::Stdio { args: argv, .. } = &mut endpoint {
-                    let original = dir.display().to_string();
-                    let absolute = std::fs::canonicalize(dir)
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_else(|_| original.clone());
-                    let to = copy.path.display().to_string();
-                    for a in argv.iter_mut() {
-                        *a = a.replace("{{fixture}}", &to);
-                        for from in [&original, &absolute] {
-                            if let Some(rest) = a.strip_prefix(from.as_str())
-                                && (rest.is_empty() || rest.starts_with('/'))
-                            {
-                                *a = format!("{to}{rest}");
-                            }
-                        }
+                if let Endpoint::Stdio { command, args, env } = &mut endpoint {
+                    let before = (command.clone(), args.clone(), env.clone());
+                    fixture::point_at_copy(command, args, env, dir, &copy.path)?;
+                    if before == (command.clone(), args.clone(), env.clone()) {
+                        let original = dir.display();
+                        crate::output::err(&format!(
+                            "mcpcheck: warning: --fixture {original}: --server names neither {{{{fixture}}}} nor {original}, so the server is not pointed at the copy\n"
+                        ));
                     }
                 }
                 Some(copy)
@@ -178,37 +175,68 @@ impl Prober {
             .ok_or_else(|| "the session is closed".to_string())
     }
 
-    /// List everything the server offers.
+    /// List everything the server offers; an error names a list the server
+    /// advertises that could not be read (see `client::listing`).
     pub async fn list(&mut self) -> Result<Listings, String> {
         let step = self.timeout;
         let session = self.session().await?;
-        Ok(Listings {
-            tools: list_all(session, "tools/list", "tools", step).await,
-            prompts: list_all(session, "prompts/list", "prompts", step).await,
-            resources: list_all(session, "resources/list", "resources", step).await,
-            templates: list_all(
-                session,
-                "resources/templates/list",
-                "resourceTemplates",
-                step,
-            )
-            .await,
-            discover: session.discover_result(),
-        })
+        list_surface(session, &|| step).await
     }
 
-    /// One request. A server that crashed, hung or closed the connection is
-    /// closed here and started again by the next call.
+    /// One request, waited for `--timeout` (or the command's default). A
+    /// server that crashed, hung, flooded or closed the connection is closed
+    /// here and started again by the next call.
     pub async fn call(&mut self, method: &str, params: Value) -> Observed {
-        let timeout = self.timeout;
+        let idle = self.timeout;
+        let wait = ObserveWait {
+            idle,
+            cap: idle.max(Duration::from_millis(MAX_CALL_MS)),
+        };
+        self.call_waiting(method, params, wait).await
+    }
+
+    /// A `tools/call` of `tool` (its `tools/list` item), waited for as long
+    /// as the tool documents ([`mcpcheck_core::probe::call_wait`]); the
+    /// wait, to classify the answer with.
+    pub async fn call_tool(&mut self, tool: &Value, params: Value) -> (Observed, CallWait) {
+        let wait = call_wait(tool, self.timeout_ms());
+        let observed = self
+            .call_waiting(
+                "tools/call",
+                params,
+                ObserveWait {
+                    idle: Duration::from_millis(wait.idle_ms),
+                    cap: Duration::from_millis(wait.cap_ms),
+                },
+            )
+            .await;
+        (observed, wait)
+    }
+
+    async fn call_waiting(&mut self, method: &str, params: Value, wait: ObserveWait) -> Observed {
+        // A session that has carried many messages is started afresh, so
+        // the flood limit (per session, as in `run`) only ever catches what
+        // one call brought.
+        if self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.tap.mark() > FLOOD_MESSAGES / 2)
+            && let Some(mut session) = self.session.take()
+        {
+            session.close().await;
+        }
         let observed = match self.session().await {
-            Ok(session) => session.observe(method, Some(params), timeout).await,
+            Ok(session) => session.observe(method, Some(params), wait).await,
             Err(message) => Observed {
                 exited: Some(format!("could not be started again: {message}")),
                 ..Observed::default()
             },
         };
-        if observed.timed_out || observed.exited.is_some() || observed.response.is_none() {
+        if observed.timed_out
+            || observed.exited.is_some()
+            || observed.response.is_none()
+            || observed.flood.is_some()
+        {
             self.restart().await;
         }
         observed

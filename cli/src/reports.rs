@@ -220,8 +220,8 @@ pub struct ReportOutcome {
 
 /// Read a baseline file.
 pub fn load_baseline(path: &Path) -> Result<Baseline, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the baseline {}: {e}", path.display()))?;
+    let text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES)
+        .map_err(|why| format!("cannot read the baseline {}: {why}", path.display()))?;
     Baseline::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 

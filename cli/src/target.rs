@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use mcpcheck_core::suite::{Auth, Grant};
 
 use crate::client::Endpoint;
-use crate::client::auth::{AuthConfig, Authorizer};
+use crate::client::auth::{AuthConfig, AuthError, Authorizer};
 
 /// Where the server is.
 #[derive(Debug, Args)]
@@ -116,7 +116,7 @@ pub fn authorizer(
     url: &str,
     auth: &Auth,
     mut expand: impl FnMut(&str) -> String,
-) -> Result<Authorizer, String> {
+) -> Result<Authorizer, AuthError> {
     let mut text = |v: &Option<String>| v.as_deref().map(&mut expand);
     let cfg = AuthConfig {
         grant: auth.grant,

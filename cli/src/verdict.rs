@@ -21,6 +21,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use mcpcheck_core::findings::render::{self, Format};
 use mcpcheck_core::findings::{Family, Report, Selection, baseline};
+use mcpcheck_core::redact::Redactor;
 
 use crate::error::{Error, Result, verdict};
 use crate::output::{err, out, paint_for_stdout};
@@ -144,18 +145,48 @@ pub fn today() -> String {
 ///
 /// A usage error for a `--select`/`--ignore` entry that names no rule.
 pub fn finish(
-    mut report: Report,
+    report: Report,
     format: FindingsFormat,
     args: &FindingsArgs,
     judged: &[Family],
 ) -> Result<ExitCode> {
+    finish_with(report, format, args, judged, None)
+}
+
+/// [`finish`], with `redactor` hiding secrets in every rendering (what
+/// `scan --config` expanded from `${VAR}`s).
+///
+/// # Errors
+///
+/// As [`finish`].
+pub fn finish_redacted(
+    report: Report,
+    format: FindingsFormat,
+    args: &FindingsArgs,
+    judged: &[Family],
+    redactor: &Redactor,
+) -> Result<ExitCode> {
+    finish_with(report, format, args, judged, Some(redactor))
+}
+
+fn finish_with(
+    mut report: Report,
+    format: FindingsFormat,
+    args: &FindingsArgs,
+    judged: &[Family],
+    redactor: Option<&Redactor>,
+) -> Result<ExitCode> {
+    let hide = |text: String| match redactor {
+        Some(r) => r.redact_str(&text),
+        None => text,
+    };
     let selection = args.selection()?;
     report.retain(|f| selection.runs(f.rule));
     if let Some(loaded) = crate::config::loaded() {
         report.suppress(&loaded.config.suppressions, &today(), judged);
     }
     if let Some(path) = &args.baseline {
-        match std::fs::read_to_string(path)
+        match crate::files::read_text(path)
             .map_err(|e| e.to_string())
             .and_then(|t| baseline::read(&t).map_err(|e| e.to_string()))
         {
@@ -177,10 +208,12 @@ pub fn finish(
             err(&format!("mcpcheck: {e}\n"));
         }
     }
-    out(&render::render(&report, format.format(), paint_for_stdout()).unwrap_or_default());
+    let shown = render::render(&report, format.format(), paint_for_stdout()).unwrap_or_default();
+    out(&hide(shown));
     for (format, path) in &args.reports {
         let text =
             render::render(&report, *format, mcpcheck_core::diag::Paint::Plain).unwrap_or_default();
+        let text = hide(text);
         if let Err(e) = write(path, &text) {
             err(&format!("mcpcheck: {e}\n"));
         }

@@ -134,6 +134,48 @@ fn check_bad_input_exits_2_with_file_line_and_hint() {
 }
 
 #[test]
+fn a_response_that_holds_no_answer_is_refused_with_exit_2_not_passed() {
+    let d = scratch("shape");
+    let e = write(
+        &d,
+        "e.yaml",
+        "expect:\n  not_error: true\n  not_contains: [error]\n",
+    );
+    for (file, text, says) in [
+        ("empty.json", "{}", "an empty object was given"),
+        (
+            "content.json",
+            r#"{"content": "Paris"}"#,
+            "`content` is a string, not a list of content blocks",
+        ),
+        (
+            "listing.json",
+            r#"{"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}"#,
+            "set `method: tools/list`",
+        ),
+        (
+            "inspector.json",
+            r#"{"request": "{\"method\":\"tools/call\"}", "response": "{\"content\":[]}"}"#,
+            "MCP Inspector history entry",
+        ),
+    ] {
+        let r = write(&d, file, text);
+        let o = mcpcheck()
+            .args(["check", "--expect"])
+            .arg(&e)
+            .arg("--response")
+            .arg(&r)
+            .output()
+            .unwrap();
+        let (_, out, err) = outcome(&o);
+        assert_eq!(o.status.code(), Some(2), "{file}: {out}{err}");
+        assert!(err.contains(&format!("{file}:1:1")), "{err}");
+        assert!(err.contains(says), "{file}: {err}");
+        assert!(!out.contains("PASS"), "{out}");
+    }
+}
+
+#[test]
 fn check_trajectory_against_a_jsonl_audit_log() {
     let d = scratch("traj");
     let log = write(

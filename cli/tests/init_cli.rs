@@ -166,7 +166,16 @@ fn with_a_server_the_tests_and_their_snapshots_are_written() {
     let dir = d.join("evals");
     let shown = dir.to_str().unwrap();
     let (code, out, err) = run_mcpcheck(&["init", shown, "--server", &serve_cmd()]);
-    assert_eq!(code, Some(0), "{out}\n{err}");
+    // serve's `fail` tool fails, and the tools that ask the client need
+    // capabilities the starter tests do not declare: their answers are
+    // tool errors, named, and the recording run does not pass.
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(out.contains("42 tests: 32 passed, 10 failed"), "{out}");
+    assert!(
+        out.contains("10 answers are tool errors, recorded as what the test expects")
+            && out.contains("  fail returns expected result: the answer is a tool error (isError: true): the fail tool always fails\n"),
+        "{out}"
+    );
     let files = tree(&dir);
     // serve's own 15 tools, 3 prompts and 3 resources, the conformance
     // fixtures' 14, 4 and 3, and the snapshots file.
@@ -228,10 +237,11 @@ fn dir_and_server_are_taken_in_either_order() {
     let d = scratch("init-orders");
     let run_in = |args: &[&str]| outcome(&mcpcheck().current_dir(&d).args(args).output().unwrap());
     let serve = serve_cmd();
+    // 1: serve's tool errors (above); the files are written all the same.
     let (code, out, err) = run_in(&["init", "evals", "--server", &serve]);
-    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert_eq!(code, Some(1), "{out}\n{err}");
     let (code, out, err) = run_in(&["init", "--server", &serve, "evals2"]);
-    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert_eq!(code, Some(1), "{out}\n{err}");
     for dir in ["evals", "evals2"] {
         let files = tree(&d.join(dir));
         assert!(
@@ -327,10 +337,147 @@ fn over_http_the_answers_are_recorded_once_the_header_variable_is_set() {
     assert!(files.values().all(|t| !t.contains("s3cret")));
 
     let (code, out, err) = init(true, Some("Bearer s3cret"));
-    assert_eq!(code, Some(0), "{out}\n{err}");
+    // 1: serve's tool errors, as on stdio; every answer is recorded.
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(out.contains("snapshots: 29 new"), "{out}");
     let snapshots = std::fs::read_to_string(dir.join(".snapshots.json")).unwrap();
     assert!(
         snapshots.contains("bearer#1") && !snapshots.contains("s3cret"),
         "{snapshots}"
     );
+}
+
+/// A stdio server in sh that serves the directory given as `$1`: `where_is`
+/// answers with a path into it; with `$2` = `errors`, `get_time` answers
+/// with a tool error and `convert_time` with text that reads as one.
+const FIXTURE_SERVER: &str = r#"root="$1"; mode="$2"
+while IFS= read -r line; do
+  case "$line" in *'"id":'*) ;; *) continue ;; esac
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  case "$line" in
+    *'"method":"initialize"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"notes","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/list"'*)
+      extra=""
+      if [ "$mode" = errors ]; then
+        extra=',{"name":"get_time","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}},{"name":"convert_time","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}'
+      fi
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"where_is","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}%s]}}\n' "$id" "$extra" ;;
+    *'"name":"where_is"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"the notes are in %s/notes.txt"}]}}\n' "$id" "$root" ;;
+    *'"name":"get_time"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"Invalid timezone: No time zone found with key example"}],"isError":true}}\n' "$id" ;;
+    *'"name":"convert_time"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"Invalid timezone: example"}]}}\n' "$id" ;;
+    *)
+      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}\n' "$id" ;;
+  esac
+done
+"#;
+
+/// `init DIR --server "sh server.sh FIXTURE [mode]" --fixture FIXTURE` in a
+/// scratch directory: (the directory, the fixture, init's outcome).
+fn init_with_fixture(
+    name: &str,
+    mode: &str,
+) -> (std::path::PathBuf, String, (Option<i32>, String, String)) {
+    let d = scratch(name);
+    write(&d, "server.sh", FIXTURE_SERVER);
+    let fixture = d.join("fs");
+    write(&fixture, "notes.txt", "remember\n");
+    let fixture = fixture.to_str().unwrap().to_string();
+    let server = format!("sh {} {fixture} {mode}", d.join("server.sh").display());
+    let dir = d.join("evals");
+    let outcome = run_mcpcheck(&[
+        "init",
+        dir.to_str().unwrap(),
+        "--server",
+        &server,
+        "--fixture",
+        &fixture,
+    ]);
+    (dir, fixture, outcome)
+}
+
+#[test]
+fn with_a_fixture_the_run_init_prints_passes_right_away() {
+    let (dir, fixture, (code, out, err)) = init_with_fixture("init-fixture", "plain");
+    let shown = dir.to_str().unwrap();
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let next = format!("mcpcheck run --suite {shown} --fixture {fixture} --snapshots");
+    assert!(out.contains(&next), "{out}");
+    // The answer named the fixture copy, a fresh temporary directory on
+    // every run: it is recorded as <temp-copy>.
+    let snapshots = std::fs::read_to_string(dir.join(".snapshots.json")).unwrap();
+    assert!(
+        snapshots.contains("the notes are in <temp-copy>/fs/notes.txt"),
+        "{snapshots}"
+    );
+    assert!(!snapshots.contains("mcpcheck-fixture-"), "{snapshots}");
+    // The next command, as printed (with JSON to read its verdict), twice:
+    // each run makes another copy.
+    for _ in 0..2 {
+        let (code, json, err) = run_mcpcheck(&[
+            "run",
+            "--suite",
+            shown,
+            "--fixture",
+            &fixture,
+            "--snapshots",
+            "--json",
+        ]);
+        assert_eq!(code, Some(0), "{json}\n{err}");
+        assert_eq!(summary(&json)["passed"], 1, "{json}");
+    }
+    // Recording again changes nothing.
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        shown,
+        "--fixture",
+        &fixture,
+        "--update-snapshots",
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    assert!(
+        out.contains("snapshots: 0 new, 0 changed, 1 unchanged"),
+        "{out}"
+    );
+}
+
+#[test]
+fn answers_that_are_tool_errors_are_named_and_not_called_passes() {
+    let (dir, fixture, (code, out, err)) = init_with_fixture("init-tool-errors", "errors");
+    let shown = dir.to_str().unwrap();
+    assert_eq!(code, Some(1), "{out}\n{err}");
+    assert!(!out.contains("3 passed"), "{out}");
+    assert!(out.contains("3 tests: 1 passed, 2 failed"), "{out}");
+    assert!(
+        out.contains("2 answers are tool errors, recorded as what the test expects"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  get_time returns expected result: the answer is a tool error (isError: true): Invalid timezone: No time zone found with key example\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  convert_time returns expected result: the answer reads as an error (isError is not set): Invalid timezone: example\n"),
+        "{out}"
+    );
+    assert!(
+        err.contains("give the failing tests arguments the tool accepts"),
+        "{err}"
+    );
+    // Recorded all the same: the next command passes, and says nothing new.
+    let (code, json, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        shown,
+        "--fixture",
+        &fixture,
+        "--snapshots",
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{json}\n{err}");
+    assert_eq!(summary(&json)["passed"], 3, "{json}");
 }

@@ -52,17 +52,41 @@ fn a_pinned_surface_checks_clean_and_changes_are_classified() {
     // The pinned `echo` said something else: the server's words for the
     // model changed under the same name (the rug-pull signal), and a tool
     // the lock knew is gone from the server's point of view.
+    // The old lock is written from the listing as it was (a lock whose
+    // hashes do not match its definitions is refused).
     let text = std::fs::read_to_string(&lockfile).expect("lockfile");
-    let mut lock: serde_json::Value = serde_json::from_str(&text).expect("lockfile JSON");
-    let items = lock["items"].as_array_mut().expect("items");
-    for item in items.iter_mut() {
+    let lock: serde_json::Value = serde_json::from_str(&text).expect("lockfile JSON");
+    let mut listing =
+        serde_json::json!({"tools": [], "prompts": [], "resources": [], "resourceTemplates": []});
+    for item in lock["items"].as_array().expect("items") {
+        let section = match item["kind"].as_str() {
+            Some("tool") => "tools",
+            Some("prompt") => "prompts",
+            Some("resource") => "resources",
+            _ => "resourceTemplates",
+        };
+        let mut definition = item["definition"].clone();
         if item["name"] == "echo" {
-            item["definition"]["description"] = "Returns `message`.".into();
-            item["hash"] = "sha256:0".into();
+            definition["description"] = "Returns `message`.".into();
         }
+        listing[section]
+            .as_array_mut()
+            .expect("a section")
+            .push(definition);
     }
-    items.push(serde_json::json!({"kind": "tool", "name": "retired", "hash": "sha256:1", "definition": {"name": "retired"}}));
-    write(&d, "changed-lock.json", &lock.to_string());
+    listing["tools"]
+        .as_array_mut()
+        .expect("tools")
+        .push(serde_json::json!({"name": "retired"}));
+    let old_listing = write(&d, "old-listing.json", &listing.to_string());
+    let (code, out, err) = run_mcpcheck(&[
+        "lock",
+        "--listing",
+        old_listing.to_str().unwrap(),
+        "--write",
+        d.join("changed-lock.json").to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
     let (code, out, _) = run_mcpcheck(&[
         "lock",
         "--server",

@@ -383,14 +383,21 @@ fn audit_writes_starter_tests_for_the_healthy_calls_only() {
         );
     }
     // The starters' arguments are placeholders, as their header says: the
-    // `{}` of `json_schema_2020_12_tool` misses the `email` its schema
-    // requires through `if`/`else`, so it gets a real one first.
+    // required properties only, so `json_schema_2020_12_tool`'s miss the
+    // `email` its schema requires through `if`/`else`, and get a real one
+    // first.
     let contact = out_dir.join("json_schema_2020_12_tool.yaml");
     let starter = std::fs::read_to_string(&contact).expect("json_schema_2020_12_tool.yaml");
-    assert!(starter.contains("args: {}"), "{starter}");
+    assert!(
+        starter.contains(r#"args: {"phone": "example"}"#),
+        "{starter}"
+    );
     std::fs::write(
         &contact,
-        starter.replace("args: {}", r#"args: {"email": "ada@example.com"}"#),
+        starter.replace(
+            r#"args: {"phone": "example"}"#,
+            r#"args: {"email": "ada@example.com"}"#,
+        ),
     )
     .expect("written");
     let (code, out, err) = run_mcpcheck(&["run", "--suite", out_dir.to_str().unwrap()]);
@@ -404,4 +411,209 @@ fn audit_writes_starter_tests_for_the_healthy_calls_only() {
         out_dir.to_str().unwrap(),
     ]);
     assert_eq!(code, Some(2), "{err}");
+}
+
+/// A stdio server in Node with two bugs: every tool answers `arguments`
+/// null or an array with -32603 (a crash of its argument handling, for all
+/// tools alike), and `lookup` answers -32603 for a key with a quote. With
+/// `fixed` as its argument it answers -32602 and a result instead.
+const LOOKUP_SERVER: &str = r#"const fixed = process.argv[2] === 'fixed';
+const rl = require('readline').createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+rl.on('line', (line) => {
+  let m;
+  try { m = JSON.parse(line); } catch { return; }
+  if (m.id === undefined || m.method === undefined) return;
+  const ok = (r) => send({ jsonrpc: '2.0', id: m.id, result: r });
+  const fail = (code, message) => send({ jsonrpc: '2.0', id: m.id, error: { code, message } });
+  switch (m.method) {
+    case 'initialize':
+      return ok({ protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'lookup', version: '1' } });
+    case 'tools/list':
+      return ok({ tools: [
+        { name: 'lookup', inputSchema: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] }, annotations: { readOnlyHint: true } },
+        { name: 'pong', inputSchema: { type: 'object', properties: {} }, annotations: { readOnlyHint: true } },
+      ] });
+    case 'tools/call': {
+      const a = m.params.arguments;
+      if (a !== undefined && (a === null || typeof a !== 'object' || Array.isArray(a)))
+        return fixed ? fail(-32602, 'arguments must be an object') : fail(-32603, "Cannot read properties of null (reading 'key')");
+      if (m.params.name === 'lookup') {
+        const key = (a || {}).key;
+        if (typeof key !== 'string') return ok({ content: [{ type: 'text', text: 'key must be a string' }], isError: true });
+        if (!fixed && key.includes("'")) return fail(-32603, "SQL syntax error near '");
+        return ok({ content: [{ type: 'text', text: 'no entry for ' + key.slice(0, 20) }] });
+      }
+      return ok({ content: [{ type: 'text', text: 'pong' }] });
+    }
+    default:
+      return fail(-32601, 'method not found');
+  }
+});
+"#;
+
+#[test]
+fn fuzz_writes_one_test_per_cause_and_none_a_suite_cannot_send() {
+    let d = scratch("fuzz-causes");
+    let script = write(&d, "server.js", LOOKUP_SERVER);
+    let buggy = format!("node {}", script.display());
+    let fixed = format!("{buggy} fixed");
+    let out_dir = d.join("regressions");
+    let (code, out, err) = run_mcpcheck(&[
+        "fuzz",
+        "--server",
+        &buggy,
+        "--runs",
+        "40",
+        "--output",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    // Four findings for null and [] on two tools are one cause, and a suite
+    // cannot send that input: no test, and the output says why.
+    assert!(
+        err.contains("mcpcheck fuzz: 2 causes in 6 serious findings; wrote 1 regression test to"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  not written: protocol_error for `arguments` null or an array, on any tool (4 findings, 2 tools): a suite cannot send `arguments: null` (it always sends an object as `arguments`)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  wrote regression_lookup_protocol_error.yaml: protocol_error of tool `lookup`: format_breaking inputs (2 findings)"),
+        "{err}"
+    );
+    let files: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, ["regression_lookup_protocol_error.yaml"]);
+    let test = out_dir.join(&files[0]);
+    let test = test.to_str().unwrap();
+    // Against the server with the bug, the test fails; once fixed, it passes.
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", test, "--server", &buggy]);
+    assert_eq!(code, Some(1), "fails while the bug is there: {out}{err}");
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", test, "--server", &fixed]);
+    assert_eq!(code, Some(0), "passes once it is fixed: {out}{err}");
+}
+
+/// A stdio server in Node with three tools that take their time: `slow`
+/// waits 3 s (its `duration` input documents a default of 3 seconds),
+/// `ticking` works 3 s and reports progress every half second, `spam`
+/// sends one progress notification per step (no maximum: a huge `steps` is
+/// an unbounded stream).
+const SLOW_SERVER: &str = r#"const rl = require('readline').createInterface({ input: process.stdin });
+const send = (m) => process.stdout.write(JSON.stringify(m) + '\n');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+rl.on('line', async (line) => {
+  let m;
+  try { m = JSON.parse(line); } catch { return; }
+  if (m.id === undefined || m.method === undefined) return;
+  const ok = (r) => send({ jsonrpc: '2.0', id: m.id, result: r });
+  const text = (t) => ok({ content: [{ type: 'text', text: t }] });
+  const token = m.params && m.params._meta && m.params._meta.progressToken;
+  const progress = (i, total) => token !== undefined &&
+    send({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: i, total } });
+  switch (m.method) {
+    case 'initialize':
+      return ok({ protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'slow', version: '1' } });
+    case 'tools/list':
+      return ok({ tools: [
+        { name: 'slow', description: 'Waits as long as asked.', annotations: { readOnlyHint: true },
+          inputSchema: { type: 'object', properties: { duration: { type: 'number', default: 3, description: 'Duration of the wait in seconds' } } } },
+        { name: 'ticking', description: 'Works for a while and reports its progress.', annotations: { readOnlyHint: true },
+          inputSchema: { type: 'object', properties: {} } },
+        { name: 'spam', description: 'Reports one progress notification per step.', annotations: { readOnlyHint: true },
+          inputSchema: { type: 'object', properties: { steps: { type: 'integer', default: 3 } } } },
+      ] });
+    case 'tools/call': {
+      const a = (m.params.arguments && typeof m.params.arguments === 'object') ? m.params.arguments : {};
+      if (m.params.name === 'slow') { await sleep(3000); return text('waited'); }
+      if (m.params.name === 'ticking') {
+        for (let i = 1; i <= 6; i++) { await sleep(500); progress(i, 6); }
+        return text('done');
+      }
+      const steps = typeof a.steps === 'number' && a.steps > 0 ? Math.min(a.steps, 1e6) : 3;
+      for (let i = 1; i <= steps; i++) { progress(i, steps); if (i % 100 === 0) await new Promise((r) => setImmediate(r)); }
+      return text('done');
+    }
+    default:
+      return send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'method not found' } });
+  }
+});
+"#;
+
+#[test]
+fn a_tool_that_documents_its_duration_or_reports_progress_is_not_a_hang() {
+    let d = scratch("probe-slow");
+    let script = write(&d, "server.js", SLOW_SERVER);
+    let server = format!("node {}", script.display());
+    let (code, out, err) = run_mcpcheck(&[
+        "audit",
+        "--server",
+        &server,
+        "--timeout",
+        "2s",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let report = json_of(&out);
+    for tool in ["slow", "ticking", "spam"] {
+        assert_eq!(status_of(&report, tool), "healthy", "{tool}: {report}");
+    }
+}
+
+#[test]
+fn an_unbounded_stream_of_progress_is_a_flood_not_a_crash() {
+    let d = scratch("fuzz-flood");
+    let script = write(&d, "server.js", SLOW_SERVER);
+    let server = format!("node {}", script.display());
+    let out_dir = d.join("regressions");
+    let (code, out, err) = run_mcpcheck(&[
+        "fuzz",
+        "--server",
+        &server,
+        "--tool",
+        "spam",
+        "--timeout",
+        "2s",
+        "--runs",
+        "14",
+        "--format",
+        "json",
+        "--output",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let report = json_of(&out);
+    let failures = report["tools"][0]["failures"].as_array().expect("failures");
+    let floods: Vec<&Value> = failures.iter().filter(|f| f["status"] == "flood").collect();
+    assert_eq!(floods.len(), 2, "{report}");
+    for f in &floods {
+        assert!(
+            f["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("more than 10000 messages")),
+            "{f}"
+        );
+        // Not shrunk to an input that only hangs or crashes.
+        assert!(
+            f["input"]["steps"].as_f64().is_some_and(|s| s > 10_000.0),
+            "{f}"
+        );
+    }
+    assert!(
+        failures
+            .iter()
+            .all(|f| f["status"] != "crash" && f["status"] != "timeout"),
+        "{report}"
+    );
+    assert_eq!(report["summary"]["floods"], 2, "{report}");
+    // The regression test of the flood fails while the bug is there.
+    let test = out_dir.join("regression_spam_flood.yaml");
+    assert!(test.is_file(), "{err}");
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", test.to_str().unwrap()]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(out.contains("more than 10000 messages"), "{out}");
 }

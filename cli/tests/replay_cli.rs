@@ -370,3 +370,125 @@ async fn http_sessions_follow_streamable_http() {
         .unwrap();
     assert_eq!(again.status(), 404);
 }
+
+#[test]
+fn captures_recorded_by_mcp_assert_answer_a_client_with_other_fixture_copies() {
+    let captures = format!(
+        "{}/tests/data/mcp-assert-captures",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let d = scratch("replay-mcp-assert");
+    let fixture = d.join("fixture");
+    write(&fixture, "hello.txt", "Hello, world\n");
+    let server =
+        "server:\n  command: node\n  args: [server-filesystem/dist/index.js, \"{{fixture}}\"]\n";
+    for (file, test) in [
+        (
+            "read.yaml",
+            "name: read file\nassert:\n  tool: read_text_file\n  args: {path: '{{fixture}}/hello.txt'}\n  expect:\n    not_error: true\n    equals: Hello, world\n",
+        ),
+        (
+            "list.yaml",
+            "name: list directory\nassert:\n  tool: list_directory\n  args: {path: '{{fixture}}'}\n  expect:\n    contains: ['[FILE] hello.txt', '[DIR] docs']\n",
+        ),
+        (
+            "outside.yaml",
+            "name: outside is denied\nassert:\n  tool: read_text_file\n  args: {path: /etc/hostname}\n  expect:\n    is_error: true\n    contains: [Access denied]\n",
+        ),
+    ] {
+        write(&d.join("suite"), file, &format!("{server}{test}"));
+    }
+    let (code, json, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        d.join("suite").to_str().unwrap(),
+        "--server",
+        &format!("{BIN} replay {captures}"),
+        "--fixture",
+        fixture.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{json}\n{err}");
+    let passed: Vec<String> = verdicts(&json)
+        .into_iter()
+        .filter(|(_, status, _)| status == "pass")
+        .map(|(name, _, _)| name)
+        .collect();
+    assert_eq!(
+        passed,
+        ["list directory", "outside is denied", "read file"],
+        "{json}"
+    );
+
+    // Only the suite's server used `{{fixture}}`, and --server replaced it:
+    // no fixture is needed.
+    let (code, json, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        d.join("suite/outside.yaml").to_str().unwrap(),
+        "--server",
+        &format!("{BIN} replay {captures}"),
+        "--json",
+    ]);
+    assert_eq!(code, Some(0), "{json}\n{err}");
+    assert_eq!(verdicts(&json)[0].1, "pass", "{json}");
+}
+
+/// A stdio server in sh whose one tool answers with two of its environment
+/// values, a marker and a token.
+const ENV_SERVER: &str = r#"while IFS= read -r line; do
+  case "$line" in *'"id":'*) ;; *) continue ;; esac
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  case "$line" in
+    *'"method":"initialize"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"env","version":"1"}}}\n' "$id" ;;
+    *'"method":"tools/call"'*)
+      printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"{\\"marker\\": \\"%s\\", \\"token\\": \\"%s\\"}"}]}}\n' "$id" "$ACCEPTANCE_MARKER" "$API_TOKEN" ;;
+    *)
+      printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"method not found"}}\n' "$id" ;;
+  esac
+done
+"#;
+
+#[test]
+fn a_capture_hides_secrets_but_not_a_marker_so_the_replay_gives_the_live_verdict() {
+    let d = scratch("replay-marker");
+    write(&d, "server.sh", ENV_SERVER);
+    let suite = write(
+        &d,
+        "marker.yaml",
+        &format!(
+            "name: the marker comes back\nserver:\n  command: sh\n  args: [{}]\n  env:\n    ACCEPTANCE_MARKER: mcpcheck-42\n    API_TOKEN: tok-secret-1\nassert:\n  tool: env\n  expect:\n    json_path:\n      $.marker: mcpcheck-42\n",
+            d.join("server.sh").display()
+        ),
+    );
+    let suite = suite.to_str().unwrap();
+    let recorded = d.join("recorded");
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        suite,
+        "--capture",
+        recorded.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    let capture = std::fs::read_to_string(recorded.join("the_marker_comes_back.json")).unwrap();
+    assert!(
+        capture.contains("mcpcheck-42"),
+        "a marker is not a secret: {capture}"
+    );
+    assert!(!capture.contains("tok-secret-1"), "{capture}");
+    assert!(capture.contains(r#"\"token\": \"***\""#), "{capture}");
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        suite,
+        "--server",
+        &format!("{BIN} replay {}", recorded.display()),
+    ]);
+    assert_eq!(
+        code,
+        Some(0),
+        "the replay gives the live verdict: {out}\n{err}"
+    );
+}

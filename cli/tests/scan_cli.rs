@@ -80,6 +80,7 @@ fn a_client_config_of_live_servers_shows_shadowing() {
         "scan",
         "--config",
         config.to_str().unwrap(),
+        "--start-servers",
         "--format",
         "json",
     ]);
@@ -100,6 +101,7 @@ fn a_client_config_of_live_servers_shows_shadowing() {
         "scan",
         "--config",
         config.to_str().unwrap(),
+        "--start-servers",
         "--skip-rules",
         "S901,S902",
     ]);
@@ -134,18 +136,38 @@ fn a_config_entry_gets_its_env_and_unknown_keys_are_refused() {
         )
     };
     let open = config(serde_json::json!({"SCAN_GATE": "open"}));
-    let (code, out, err) = run_mcpcheck(&["scan", "--config", open.to_str().unwrap()]);
+    let (code, out, err) = run_mcpcheck(&[
+        "scan",
+        "--config",
+        open.to_str().unwrap(),
+        "--start-servers",
+    ]);
     assert_eq!(code, Some(0), "{out}{err}");
     let closed = config(serde_json::json!({"SCAN_GATE": "shut"}));
-    let (code, out, err) = run_mcpcheck(&["scan", "--config", closed.to_str().unwrap()]);
+    let (code, out, err) = run_mcpcheck(&[
+        "scan",
+        "--config",
+        closed.to_str().unwrap(),
+        "--start-servers",
+    ]);
     assert_eq!(code, Some(1), "{out}{err}");
     assert!(err.contains("gated"), "{err}");
     // `${VAR}` is expanded from mcpcheck's environment, as clients do.
     let expanded = config(serde_json::json!({"SCAN_GATE": "${SCAN_GATE_FROM_ENV:-open}"}));
-    let (code, out, err) = run_mcpcheck(&["scan", "--config", expanded.to_str().unwrap()]);
+    let (code, out, err) = run_mcpcheck(&[
+        "scan",
+        "--config",
+        expanded.to_str().unwrap(),
+        "--start-servers",
+    ]);
     assert_eq!(code, Some(0), "{out}{err}");
     let unset = config(serde_json::json!({"SCAN_GATE": "${SCAN_GATE_NEVER_SET}"}));
-    let (code, _, err) = run_mcpcheck(&["scan", "--config", unset.to_str().unwrap()]);
+    let (code, _, err) = run_mcpcheck(&[
+        "scan",
+        "--config",
+        unset.to_str().unwrap(),
+        "--start-servers",
+    ]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("SCAN_GATE_NEVER_SET"), "{err}");
     let typo = write(

@@ -81,7 +81,10 @@ fn update_records_then_verify_matches_and_names_changes() {
     let (code, out, _) = run_mcpcheck(&["snapshot", "--suite", dir]);
     assert_eq!(code, Some(1), "{out}");
     assert!(out.contains("DIFF   add\n"), "{out}");
-    assert!(out.contains("expected \"3\", got \"2\""), "{out}");
+    assert!(
+        out.contains("the answer differs from its snapshot at character 1: want \"3\", got \"2\""),
+        "{out}"
+    );
     assert!(out.contains("1 matched, 1 changed"), "{out}");
 
     let (code, out, _) = run_mcpcheck(&["snapshot", "--suite", dir, "--update"]);

@@ -24,7 +24,7 @@ fn bench(c: &mut Criterion) {
     for (name, response) in [("structured", &structured), ("text", &in_text)] {
         // Sanity: the block passes on this response.
         let v: Value = serde_json::from_str(response).unwrap_or(Value::Null);
-        let r = api::check_response(&doc, v, &facts);
+        let r = api::check_response(&doc, v, &facts).expect("a tool result");
         assert_eq!(r.status.as_str(), "pass", "{name}: {}", r.message);
 
         let mut g = c.benchmark_group(name);

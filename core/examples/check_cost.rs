@@ -40,7 +40,10 @@ fn measured_check(
     facts: &mcpcheck_core::Facts,
 ) -> mcpcheck_core::results::TestResult {
     let v: serde_json::Value = serde_json::from_str(response).unwrap_or_default();
-    mcpcheck_core::api::check_response(doc, v, facts)
+    match mcpcheck_core::api::check_response(doc, v, facts) {
+        Ok(result) => result,
+        Err(why) => panic!("the measured response is not a tool result: {why}"),
+    }
 }
 
 fn main() {

@@ -99,8 +99,20 @@ pub fn load_expect_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Diagno
 }
 
 /// Check one response (a raw MCP result, a JSON-RPC envelope or an
-/// Observation) against an expectation document.
-pub fn check_response(doc: &ExpectDoc, response: Value, facts: &Facts) -> TestResult {
+/// Observation) against an expectation document. A response that holds no
+/// answer the document's method could have given (`{}`, a tools/call
+/// result whose `content` is text, a listing checked as a tool result, an
+/// MCP Inspector history entry) is refused with what was given and what was
+/// expected ([`observation::response_shape_error`]): checking it would give
+/// a verdict about nothing.
+pub fn check_response(
+    doc: &ExpectDoc,
+    response: Value,
+    facts: &Facts,
+) -> Result<TestResult, String> {
+    if let Some(why) = observation::response_shape_error(&doc.method, &response) {
+        return Err(why);
+    }
     let (obs, _) = observation::from_response(&doc.method, response);
     let duration = obs.get("duration_ms").and_then(Value::as_u64).unwrap_or(0);
     let scored = score::score(&doc.expect, &obs, facts);
@@ -108,12 +120,22 @@ pub fn check_response(doc: &ExpectDoc, response: Value, facts: &Facts) -> TestRe
     if doc.expect.checks().all(|c| c.key == "no_rpc_error") {
         result.warnings.push(NO_CHECKS.to_string());
     }
-    result
+    Ok(result)
 }
 
 /// The warning of an expectation document that checks nothing (at most
 /// mcp-assert's implicit "no JSON-RPC error"): it passes whatever the answer.
+/// Every warning that nothing was checked starts with `no checks:`.
 pub const NO_CHECKS: &str = "no checks: the expectations check nothing (beyond the answer not being a JSON-RPC error), so any answer passes";
+
+/// The warning of trajectory assertions that assert nothing: any trace passes.
+pub const NO_ASSERTIONS: &str =
+    "no checks: there are no trajectory assertions, so any trace passes";
+
+/// The warning of a trajectory check on an empty trace: no call was made,
+/// so every `absence` holds and nothing else was looked at.
+pub const EMPTY_TRACE: &str =
+    "no checks: the trace is empty (no tool was called), so there was no call to check";
 
 /// Read a trace: a YAML/JSON list of `{tool, args}` entries, an object with a
 /// `trace` list, or a JSONL audit log.
@@ -195,11 +217,20 @@ pub fn load_trajectory_node(file: &str, root: &Node) -> Result<ExpectDoc, Vec<Di
     }
 }
 
-/// Check a trace against trajectory assertions.
+/// Check a trace against trajectory assertions. An empty trace, or no
+/// assertions, is checked with the warning that nothing was
+/// ([`EMPTY_TRACE`], [`NO_ASSERTIONS`]).
 pub fn check_trajectory(doc: &ExpectDoc, trace: Vec<TraceEntry>) -> TestResult {
+    let empty = trace.is_empty();
     let obs = trajectory::observation(trace);
     let scored = score::score(&doc.expect, &obs, &Facts::default());
-    TestResult::scored(&doc.name, "", None, &scored, 0)
+    let mut result = TestResult::scored(&doc.name, "", None, &scored, 0);
+    if doc.expect.checks().next().is_none() {
+        result.warnings.push(NO_ASSERTIONS.to_string());
+    } else if empty {
+        result.warnings.push(EMPTY_TRACE.to_string());
+    }
+    result
 }
 
 /// Read check inputs given as JSON (`{"today": "2026-01-31", "files":
@@ -288,6 +319,9 @@ pub fn load_trajectory_value(file: &str, v: &Value) -> Result<ExpectDoc, Vec<Dia
 /// What a response document may be, for messages.
 const RESPONSE_KINDS: &str =
     "a raw MCP result ({\"content\": [...]}), a JSON-RPC response envelope, or an Observation";
+
+/// The hint of a response that holds no answer to check.
+pub const RESPONSE_HINT: &str = "give the answer to the request the expectations check: a raw MCP result ({\"content\": [...]} for tools/call), a JSON-RPC response envelope, or an Observation";
 
 /// Read a response document (a raw MCP result, a JSON-RPC envelope or an
 /// Observation) from JSON text, or from the one Server-Sent Event that
@@ -470,9 +504,15 @@ pub struct SuiteValidation {
 
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. A bad suite is not an error: its problems are
-/// the result.
-pub fn validate_suite(file: &str, text: &str) -> SuiteValidation {
-    let loaded = crate::suite::load(file, text);
+/// the result. `for_client`: the suite runs on a client it is given (the
+/// npm package's `runSuite`), so a test needs no `server`
+/// ([`crate::suite::load_for_client`]).
+pub fn validate_suite(file: &str, text: &str, for_client: bool) -> SuiteValidation {
+    let loaded = if for_client {
+        crate::suite::load_for_client(file, text)
+    } else {
+        crate::suite::load(file, text)
+    };
     SuiteValidation {
         file: file.to_string(),
         ok: !loaded.has_errors(),
@@ -622,21 +662,40 @@ mod tests {
     fn expectations_that_check_nothing_warn() {
         let facts = Facts::default();
         let empty = load_expect("e.yaml", "expect: {}").unwrap_or_else(|d| panic!("{d:?}"));
-        let r = check_response(&empty, json!({"content": []}), &facts);
+        let r = check_response(&empty, json!({"content": []}), &facts).expect("a response");
         assert_eq!(r.warnings, vec![NO_CHECKS.to_string()]);
         let some =
             load_expect("e.yaml", "expect: {not_error: true}").unwrap_or_else(|d| panic!("{d:?}"));
         assert!(
             check_response(&some, json!({"content": []}), &facts)
+                .expect("a response")
                 .warnings
                 .is_empty()
         );
     }
 
     #[test]
+    fn an_empty_trace_is_checked_with_the_warning_that_nothing_was() {
+        let doc = load_trajectory("t.yaml", "- {type: absence, tools: [rm]}\n")
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let r = check_trajectory(&doc, Vec::new());
+        assert_eq!(r.status.as_str(), "pass");
+        assert_eq!(r.warnings, vec![EMPTY_TRACE.to_string()]);
+        let calls = load_trace("t.yaml", "- {tool: ls}\n").unwrap_or_else(|d| panic!("{d:?}"));
+        assert!(check_trajectory(&doc, calls).warnings.is_empty());
+        // No assertions: any trace passes, with the warning.
+        let none = load_trajectory("t.yaml", "trajectory: []").unwrap_or_else(|d| panic!("{d:?}"));
+        let calls = load_trace("t.yaml", "- {tool: ls}\n").unwrap_or_else(|d| panic!("{d:?}"));
+        assert_eq!(
+            check_trajectory(&none, calls).warnings,
+            vec![NO_ASSERTIONS.to_string()]
+        );
+    }
+
+    #[test]
     fn validate_suite_lists_tests_and_diagnostics_with_positions() {
         let text = "name: demo\nserver:\n  command: srv\ntests:\n  - name: a\n    assert:\n      tool: t\n      expect:\n        not_eror: true\n";
-        let v = validate_suite("demo.yaml", text);
+        let v = validate_suite("demo.yaml", text, false);
         assert!(!v.ok);
         assert_eq!(v.file, "demo.yaml");
         assert_eq!(
@@ -650,6 +709,14 @@ mod tests {
         assert_eq!((d.severity, d.line), ("error", Some(9)));
         assert!(d.message.contains("not_eror"), "{}", d.message);
         assert!(v.rendered.contains("demo.yaml:9"), "{}", v.rendered);
+        // For a given client, a test needs no server; without, it does.
+        let serverless = "name: t\nassert: {tool: x, expect: {not_error: true}}\n";
+        assert!(validate_suite("t.yaml", serverless, true).ok);
+        let v = validate_suite("t.yaml", serverless, false);
+        assert!(
+            !v.ok && v.diagnostics[0].message.contains("has no `server`"),
+            "{v:?}"
+        );
         // The JSON form is the same document, key for key.
         let json = diagnostic_json(&crate::suite::load("demo.yaml", text).diagnostics[0]);
         assert_eq!(json["line"], 9);
@@ -673,7 +740,9 @@ mod assert_on_tests {
     fn checks(expect: &str, response: Value) -> Vec<crate::results::CheckResult> {
         let doc = load_expect("e.yaml", expect).expect("expectations load");
         let response = json!({"jsonrpc": "2.0", "id": 1, "result": response});
-        check_response(&doc, response, &Facts::default()).checks
+        check_response(&doc, response, &Facts::default())
+            .expect("a response")
+            .checks
     }
 
     #[test]

@@ -8,9 +8,11 @@
 //!
 //! * A tool's `args` hold every *required* property of its `inputSchema`,
 //!   with an example value ([`example_value`]).
-//! * A tool whose annotations say it may write
-//!   ([`crate::probe::write_risk`]) gets `skip:` with the reason, unless
-//!   [`Options::include_writes`].
+//! * A tool whose annotations say it may write, or that shares its name
+//!   with a listed tool whose annotations say so
+//!   ([`crate::probe::WriteRisks`]), gets `skip:` with the reason, unless
+//!   [`Options::include_writes`]; so does a tool whose input schema asks
+//!   for more than mcpcheck builds ([`crate::probe::arguments_within_bounds`]).
 //! * A prompt's `arguments` hold its required arguments, each `"example"`.
 //! * At most [`MAX_RESOURCES`] resources get a `read` test.
 //! * File names keep `[A-Za-z0-9_.-]` and replace the rest with `_`; a name
@@ -33,9 +35,6 @@ pub const MAX_RESOURCES: usize = 20;
 
 /// The string example for a string without a better one.
 pub const EXAMPLE_STRING: &str = "example";
-
-/// How deep an input schema is followed (nesting and `$ref`s together).
-const MAX_DEPTH: usize = 32;
 
 /// How the server was reached.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -82,7 +81,9 @@ pub struct Placeholder {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Skipped {
     pub tool: String,
-    /// Why it may write, as [`crate::probe::write_risk`] says.
+    /// Why: it may write, as [`crate::probe::WriteRisks`] says (its own
+    /// annotations, or those of another listed tool of the same name); or
+    /// no arguments can be built for it within mcpcheck's bounds.
     pub reason: String,
 }
 
@@ -185,18 +186,32 @@ pub fn plan_with(
     };
     let mut taken: Vec<String> = Vec::new();
     let mut entries: Vec<Entry> = Vec::new();
+    let risks = crate::probe::WriteRisks::new(tools);
 
     for t in tools {
         let Some(name) = t.get("name").and_then(Value::as_str) else {
             out.unnamed += 1;
             continue;
         };
-        let args = t
-            .get("inputSchema")
-            .map(example_args)
-            .unwrap_or_else(|| json!({}));
-        let skip = crate::probe::write_risk(t).filter(|_| !options.include_writes);
-        if let Some(reason) = &skip {
+        let (args, unbuildable) = match t.get("inputSchema").map(crate::probe::required_arguments) {
+            Some(Err(why)) => (json!({}), Some(why)),
+            Some(Ok(args)) => (args, None),
+            None => (json!({}), None),
+        };
+        let skip = risks
+            .of(t)
+            .filter(|_| !options.include_writes)
+            .map(|r| (format!("may write ({r}): remove this line to call it"), r))
+            .or_else(|| {
+                unbuildable.map(|why| {
+                    let r = format!("no arguments within mcpcheck's bounds: {why}");
+                    (
+                        format!("{r}: write the arguments, then remove this line"),
+                        r,
+                    )
+                })
+            });
+        if let Some((_, reason)) = &skip {
             out.skipped.push(Skipped {
                 tool: name.to_string(),
                 reason: reason.clone(),
@@ -213,7 +228,7 @@ pub fn plan_with(
             item: name.to_string(),
             file: unique_name(&sanitize(name), &mut taken),
             name: format!("{name} returns expected result"),
-            skip: skip.map(|r| format!("may write ({r}): remove this line to call it")),
+            skip: skip.map(|(line, _)| line),
             block: format!(
                 "{recorded}assert:\n  tool: {}\n  args: {}\n{expect}",
                 quote(name),
@@ -591,169 +606,27 @@ pub fn placeholder_variable(header: &str) -> String {
 }
 
 /// Example arguments for a tool: every required property of its input
-/// schema (an object schema), with [`example_value`]s.
+/// schema (an object schema), with [`example_value`]s; `{}` when the
+/// schema asks for more than mcpcheck builds (see
+/// [`crate::probe::arguments_within_bounds`]).
 pub fn example_args(input_schema: &Value) -> Value {
-    match object_example(input_schema, input_schema, 0) {
-        Value::Object(m) => Value::Object(m),
-        _ => json!({}),
-    }
+    crate::probe::required_arguments(input_schema).unwrap_or_else(|_| json!({}))
 }
 
-/// An example value for a schema: its `default`, else its first `examples`
-/// item, else its first `enum` value, else its `const`, else by type: string
-/// `"example"`, integer or number 1 (moved into `minimum`/`maximum`),
-/// boolean `true`, array `[]` (or `minItems` examples of its `items`), object
-/// `{}` with its required properties, null `null`. A type list takes its
-/// first type other than `null`; without a type, `properties` means an object
-/// and anything else a string. `anyOf`/`oneOf`/`allOf` take their first
-/// branch and a local `$ref` (`#/…`) is followed. A string that holds a
-/// template (`{{…}}` or `${…}`) is passed over, since the suite loader would
-/// substitute it.
+/// An example value for a schema, as audit's valid arguments pick it
+/// ([`crate::probe::valid_arguments`]), with required properties only: a
+/// value the schema gives and satisfies — its `const`, an `enum` value, an
+/// `examples` item, its `default`, an example its `description` gives
+/// (`e.g. 'America/New_York'`, `such as "asc"`, a quoted value) — else one
+/// built from its type, `format`, `pattern`, lengths and bounds (string
+/// `"example"`, number 1 moved into its bounds, boolean `true`, array of
+/// `minItems` items, object with its required properties, `null`), with
+/// a local `$ref` followed, `allOf` merged and the first usable branch of
+/// `anyOf`/`oneOf`. A string that holds a template (`{{…}}` or `${…}`) is
+/// passed over, since the suite loader would substitute it. `null` when
+/// the schema asks for more than mcpcheck builds.
 pub fn example_value(schema: &Value) -> Value {
-    example(schema, schema, 0)
-}
-
-fn example(schema: &Value, root: &Value, depth: usize) -> Value {
-    if depth > MAX_DEPTH {
-        return Value::Null;
-    }
-    let Some(obj) = schema.as_object() else {
-        // `true`, `false` or something that is not a schema.
-        return json!(EXAMPLE_STRING);
-    };
-    if let Some(v) = obj.get("default").filter(|v| usable(v)) {
-        return v.clone();
-    }
-    if let Some(v) = obj
-        .get("examples")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-        .filter(|v| usable(v))
-    {
-        return v.clone();
-    }
-    if let Some(v) = obj
-        .get("enum")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-        .filter(|v| usable(v))
-    {
-        return v.clone();
-    }
-    if let Some(v) = obj.get("const").filter(|v| usable(v)) {
-        return v.clone();
-    }
-    if let Some(target) = obj
-        .get("$ref")
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix('#'))
-        .and_then(|pointer| root.pointer(pointer))
-    {
-        return example(target, root, depth + 1);
-    }
-    for key in ["anyOf", "oneOf", "allOf"] {
-        if let Some(first) = obj
-            .get(key)
-            .and_then(Value::as_array)
-            .and_then(|a| a.first())
-        {
-            return example(first, root, depth + 1);
-        }
-    }
-    let ty = match obj.get("type") {
-        Some(Value::String(t)) => Some(t.as_str()),
-        Some(Value::Array(types)) => types
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .or_else(|| types.iter().filter_map(Value::as_str).next()),
-        _ => None,
-    };
-    let ty = ty.unwrap_or(if obj.contains_key("properties") {
-        "object"
-    } else {
-        "string"
-    });
-    match ty {
-        "integer" => number_example(obj, true),
-        "number" => number_example(obj, false),
-        "boolean" => json!(true),
-        "null" => Value::Null,
-        "array" => {
-            let n = obj.get("minItems").and_then(Value::as_u64).unwrap_or(0);
-            let item = obj.get("items").filter(|i| i.is_object());
-            match item {
-                Some(item) if n > 0 => {
-                    let one = example(item, root, depth + 1);
-                    Value::Array((0..n.min(16)).map(|_| one.clone()).collect())
-                }
-                _ => json!([]),
-            }
-        }
-        "object" => object_example(schema, root, depth),
-        _ => json!(EXAMPLE_STRING),
-    }
-}
-
-/// An object with an example for each required property.
-fn object_example(schema: &Value, root: &Value, depth: usize) -> Value {
-    let mut out = Map::new();
-    let properties = schema.get("properties").and_then(Value::as_object);
-    for name in schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-    {
-        let value = match properties.and_then(|p| p.get(name)) {
-            Some(s) => example(s, root, depth + 1),
-            None => json!(EXAMPLE_STRING),
-        };
-        out.insert(name.to_string(), value);
-    }
-    Value::Object(out)
-}
-
-/// 1, moved into the schema's bounds.
-fn number_example(obj: &Map<String, Value>, integer: bool) -> Value {
-    let bound = |k: &str| obj.get(k).and_then(Value::as_f64);
-    let mut n = 1.0_f64;
-    if let Some(min) = bound("minimum").filter(|m| n < *m) {
-        n = min;
-    }
-    if let Some(min) = bound("exclusiveMinimum").filter(|m| n <= *m) {
-        n = if integer {
-            min.floor() + 1.0
-        } else {
-            min + 1.0
-        };
-    }
-    if let Some(max) = bound("maximum").filter(|m| n > *m) {
-        n = max;
-    }
-    if let Some(max) = bound("exclusiveMaximum").filter(|m| n >= *m) {
-        n = if integer { max.ceil() - 1.0 } else { max - 1.0 };
-    }
-    if integer {
-        n = n.ceil();
-    }
-    if n.fract() == 0.0 && n.abs() < 9.0e15 {
-        json!(n as i64)
-    } else {
-        serde_json::Number::from_f64(n).map_or(json!(1), Value::Number)
-    }
-}
-
-/// Whether a value from `default`/`examples`/`enum`/`const` can be written
-/// as it is: no string in it holds a template.
-fn usable(v: &Value) -> bool {
-    match v {
-        Value::String(s) => !(s.contains("{{") || s.contains("${")),
-        Value::Array(a) => a.iter().all(usable),
-        Value::Object(o) => o.iter().all(|(k, x)| usable(&json!(k)) && usable(x)),
-        _ => true,
-    }
+    crate::probe::example_for(schema).unwrap_or(Value::Null)
 }
 
 /// A file name stem: `[A-Za-z0-9_.-]` kept, anything else `_`; never empty,
@@ -869,20 +742,31 @@ mod tests {
     }
 
     #[test]
-    fn example_values_follow_default_examples_enum_const_then_type() {
+    fn example_values_follow_const_enum_examples_default_description_then_type() {
+        // A value the schema itself rules out is passed over.
         assert_eq!(
             example_value(
                 &json!({"type": "string", "default": "d", "examples": ["e"], "enum": ["n"]})
             ),
-            json!("d")
+            json!("n")
         );
         assert_eq!(
-            example_value(&json!({"type": "string", "examples": ["e", "f"], "enum": ["n"]})),
+            example_value(&json!({"type": "string", "default": "d", "examples": ["e", "f"]})),
             json!("e")
         );
         assert_eq!(
+            example_value(&json!({"type": "string", "default": "d", "maxLength": 0})),
+            json!("")
+        );
+        assert_eq!(
             example_value(&json!({"type": "string", "enum": ["n", "m"], "const": "c"})),
-            json!("n")
+            json!("c")
+        );
+        assert_eq!(
+            example_value(
+                &json!({"type": "string", "description": "IANA timezone name (e.g., 'America/New_York')"})
+            ),
+            json!("America/New_York")
         );
         assert_eq!(example_value(&json!({"const": 7})), json!(7));
         assert_eq!(example_value(&json!({"type": "string"})), json!("example"));
@@ -921,7 +805,7 @@ mod tests {
         );
         assert_eq!(
             example_value(&json!({"type": "array", "minItems": 2, "items": {"type": "integer"}})),
-            json!([1, 1])
+            json!([1, 2])
         );
         assert_eq!(
             example_value(&json!({"anyOf": [{"type": "boolean"}, {"type": "string"}]})),
@@ -934,8 +818,9 @@ mod tests {
             "$defs": {"P": {"type": "integer"}}
         });
         assert_eq!(example_args(&with_ref), json!({"p": 1}));
+        // A reference to itself says nothing: a placeholder.
         let cycle = json!({"$ref": "#"});
-        assert_eq!(example_value(&cycle), Value::Null);
+        assert_eq!(example_value(&cycle), json!("example"));
     }
 
     #[test]

@@ -39,6 +39,7 @@ pub mod setup;
 pub mod shard;
 pub mod snapshot;
 pub mod suite;
+pub mod temp_copy;
 pub mod template;
 pub mod trajectory;
 

@@ -256,6 +256,148 @@ pub fn from_response(method: &Method, mut doc: Value) -> (Value, ResponseShape) 
     )
 }
 
+/// What a result of `method` must hold: its member and what that member
+/// is (`None`: any object, e.g. `ping`'s `{}`).
+fn result_member(method: &Method) -> Option<(&'static str, &'static str)> {
+    Some(match method.name() {
+        "tools/call" => ("content", "a list of content blocks"),
+        "prompts/get" => ("messages", "a list of messages"),
+        "resources/read" => ("contents", "a list of contents"),
+        "tools/list" => ("tools", "a list of tools"),
+        "prompts/list" => ("prompts", "a list of prompts"),
+        "resources/list" => ("resources", "a list of resources"),
+        "resources/templates/list" => ("resourceTemplates", "a list of resource templates"),
+        "completion/complete" => ("completion", "an object"),
+        _ => return None,
+    })
+}
+
+/// The members that name a result of another method, and that method.
+const OTHER_RESULTS: &[(&str, &str)] = &[
+    ("tools", "tools/list"),
+    ("prompts", "prompts/list"),
+    ("resources", "resources/list"),
+    ("resourceTemplates", "resources/templates/list"),
+    ("messages", "prompts/get"),
+    ("contents", "resources/read"),
+    ("completion", "completion/complete"),
+    ("content", "tools/call"),
+];
+
+/// What a JSON value is, for messages: "a string", "an empty object".
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(o) if o.is_empty() => "an empty object",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Why `result` cannot be what `method` answers, if it cannot: not an
+/// object, or without the member that holds the answer (`content` of a
+/// tools/call result, `tools` of a listing, …), or with it of the wrong
+/// kind. A check of such a result would give a verdict about nothing.
+/// `within` names the document the result came in (a JSON-RPC response, an
+/// Observation), or `None` for a result given on its own.
+pub fn result_shape_error(method: &Method, result: &Value, within: Option<&str>) -> Option<String> {
+    let name = method.name();
+    let member = result_member(method);
+    let expected = match member {
+        Some((member, holds)) => format!("a {name} result (an object with `{member}`, {holds})"),
+        None => format!("a {name} result (an object)"),
+    };
+    let Value::Object(o) = result else {
+        return Some(match within {
+            Some(doc) => format!(
+                "the {doc}'s `result` is {}, not {expected}",
+                kind_of(result)
+            ),
+            None => format!("{} was given, not {expected}", kind_of(result)),
+        });
+    };
+    let (member, holds) = member?;
+    let array = holds.starts_with("a list");
+    match o.get(member) {
+        Some(v) if v.is_array() == array && (array || v.is_object()) => None,
+        // A tool result may carry its answer as structured content only.
+        None if *method == Method::ToolsCall && o.contains_key("structuredContent") => None,
+        Some(v) => Some(format!(
+            "the {name} result's `{member}` is {}, not {holds}",
+            kind_of(v)
+        )),
+        None => {
+            let inspector =
+                o.contains_key("request") && o.keys().all(|k| k == "request" || k == "response");
+            let other = OTHER_RESULTS
+                .iter()
+                .find(|(k, m)| *m != name && o.contains_key(*k));
+            let given = if inspector {
+                "an MCP Inspector history entry ({request, response})".to_string()
+            } else if let Some((key, other)) = other {
+                format!("a {other} result (with `{key}`)")
+            } else if o.is_empty() {
+                "an empty object".to_string()
+            } else {
+                let mut keys: Vec<String> = o.keys().take(5).map(|k| format!("`{k}`")).collect();
+                if o.len() > 5 {
+                    keys.push("…".into());
+                }
+                format!("an object with {}", keys.join(", "))
+            };
+            let given = match within {
+                Some(doc) => format!("the {doc}'s `result` is {given}"),
+                None => format!("{given} was given"),
+            };
+            let advice = if inspector {
+                "; check the entry's `response`".to_string()
+            } else if let Some((_, other)) = other {
+                format!("; to check a {other} answer, set `method: {other}` in the expectations")
+            } else {
+                String::new()
+            };
+            Some(format!("{given}, not {expected}{advice}"))
+        }
+    }
+}
+
+/// Why a response document given to `check` holds no answer `method`
+/// could have given, if it holds none (see [`result_shape_error`]): the
+/// result of an envelope or an Observation, or the document itself as a
+/// raw result. An envelope or Observation must hold a result or an error.
+pub fn response_shape_error(method: &Method, doc: &Value) -> Option<String> {
+    let has = |k: &str| doc.as_object().is_some_and(|o| o.contains_key(k));
+    let envelope = has("jsonrpc") || (has("id") && (has("result") || has("error")));
+    let observation = ["text", "json", "notifications", "duration_ms"]
+        .iter()
+        .any(|k| has(k))
+        && (has("result") || has("error"));
+    if !envelope && !observation {
+        return result_shape_error(method, doc, None);
+    }
+    let what = if envelope {
+        "JSON-RPC response"
+    } else {
+        "Observation"
+    };
+    let error = doc.get("error").filter(|v| !v.is_null());
+    // An envelope's `"result": null` is an answer of the wrong kind; an
+    // Observation's is the absence of one.
+    let result = doc.get("result").filter(|v| envelope || !v.is_null());
+    match (result, error) {
+        (_, Some(e)) if !e.is_object() => Some(format!(
+            "the {what}'s `error` is {}, not an object with `code` and `message`",
+            kind_of(e)
+        )),
+        (_, Some(_)) => None,
+        (Some(r), None) => result_shape_error(method, r, Some(what)),
+        (None, None) => Some(format!("the {what} has neither a `result` nor an `error`")),
+    }
+}
+
 /// The Observation with its `json` member written out (a copy of
 /// `result.structuredContent` when that is the JSON view), for display.
 pub fn materialize(obs: &Value) -> Value {

@@ -18,12 +18,22 @@
 //!   other authorization schemes, the token alone), at least 4 characters
 //!   long — except headers that only describe the request (`Accept`,
 //!   `Content-Type`, `User-Agent`, `MCP-Protocol-Version`, …);
-//! - every environment value of at least 8 characters, and of at least 4 when
-//!   the variable's name looks secret (`TOKEN`, `KEY`, `SECRET`, `PASS`,
-//!   `AUTH`, `CREDENTIAL`, `COOKIE`, `SESSION`, `PRIVATE`). Shorter values are
-//!   left alone: hiding every `1`, `true` or `test` would shred reports
-//!   without protecting anything a secret could be;
+//! - an environment value of at least 4 characters whose variable's name
+//!   looks secret (it contains `TOKEN`, `KEY`, `SECRET`, `PASS`, `AUTH`,
+//!   `CREDENTIAL`, `COOKIE`, `SESSION`, `PRIVATE` or `DSN`, in any case);
+//! - in any environment value, whatever its name: what looks like a live
+//!   credential (the patterns of scan's S602: `ghp_…`, `sk-…`, `AKIA…`, a
+//!   JWT, a private key block) and the password of a URL
+//!   (`postgres://user:PASSWORD@host/db`);
+//! - the values of the names a server's `redact.secret` lists (env variables
+//!   or headers, any length);
 //! - anything given to [`Redactor::secret`] (no length rule).
+//!
+//! Other environment values are not secret, whatever their length: a marker
+//! (`ACCEPTANCE_MARKER: mcpcheck-42`), a log level or a path is shown, so an
+//! answer that quotes one is recorded as it was and replays the same. The
+//! names a server's `redact.keep` lists are never hidden, whatever their
+//! name or value looks like.
 //!
 //! The caller supplies values already expanded (`${TOKEN}` resolved);
 //! [`Redactor::for_suite`] does that for a loaded suite with an environment
@@ -74,7 +84,7 @@ pub fn header_is_plain(name: &str) -> bool {
 }
 
 /// Parts of an environment variable's name that mark its value as secret.
-const SECRET_NAME_PARTS: [&str; 9] = [
+pub const SECRET_NAME_PARTS: [&str; 10] = [
     "TOKEN",
     "KEY",
     "SECRET",
@@ -84,6 +94,7 @@ const SECRET_NAME_PARTS: [&str; 9] = [
     "COOKIE",
     "SESSION",
     "PRIVATE",
+    "DSN",
 ];
 
 /// Whether an environment variable's name says its value is secret.
@@ -102,7 +113,17 @@ pub struct Redactor {
     members: Vec<String>,
     authorization: Option<Regex>,
     bearer: Option<Regex>,
+    /// Upper-case names (env or header) whose values are always hidden.
+    secret_names: Vec<String>,
+    /// Upper-case names whose values are never hidden.
+    keep_names: Vec<String>,
 }
+
+/// The password of a URL with credentials (`scheme://user:PASSWORD@host`):
+/// group 1.
+static URL_PASSWORD: std::sync::LazyLock<Option<Regex>> = std::sync::LazyLock::new(|| {
+    Regex::new(r"[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@]*:([^/\s@]+)@").ok()
+});
 
 impl Default for Redactor {
     fn default() -> Self {
@@ -123,7 +144,35 @@ impl Redactor {
             )
             .ok(),
             bearer: Regex::new(r"(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*").ok(),
+            secret_names: Vec::new(),
+            keep_names: Vec::new(),
         }
+    }
+
+    /// Names whose values are secret whatever the rule says (a server's
+    /// `redact.secret`), and names whose values are not (`redact.keep`).
+    pub fn names(&mut self, secret: &[String], keep: &[String]) -> &mut Self {
+        for (list, names) in [
+            (&mut self.secret_names, secret),
+            (&mut self.keep_names, keep),
+        ] {
+            for n in names {
+                let upper = n.trim().to_ascii_uppercase();
+                if !upper.is_empty() && !list.contains(&upper) {
+                    list.push(upper);
+                }
+            }
+        }
+        self
+    }
+
+    fn kept(&self, name: &str) -> bool {
+        self.keep_names.contains(&name.trim().to_ascii_uppercase())
+    }
+
+    fn marked_secret(&self, name: &str) -> bool {
+        self.secret_names
+            .contains(&name.trim().to_ascii_uppercase())
     }
 
     /// Hide `value` wherever it occurs (ignored when empty).
@@ -136,11 +185,28 @@ impl Redactor {
         self
     }
 
-    /// An environment variable the suite sets or references.
+    /// An environment variable the suite sets or references: its value is
+    /// hidden when the module's rule says it is secret.
     pub fn env(&mut self, name: &str, value: &str) -> &mut Self {
-        let len = value.chars().count();
-        if len >= 8 || (len >= 4 && looks_secret(name)) {
+        if self.kept(name) {
+            return self;
+        }
+        if self.marked_secret(name) || (value.chars().count() >= 4 && looks_secret(name)) {
             self.secret(value);
+            return self;
+        }
+        for (start, end) in crate::scan::secrets(value) {
+            self.secret(&value[start..end]);
+        }
+        if let Some(re) = URL_PASSWORD.as_ref() {
+            let passwords: Vec<String> = re
+                .captures_iter(value)
+                .filter_map(|c| c.get(1).map(|m| m.as_str().to_string()))
+                .filter(|p| p.chars().count() >= 4)
+                .collect();
+            for p in passwords {
+                self.secret(&p);
+            }
         }
         self
     }
@@ -151,7 +217,10 @@ impl Redactor {
     /// `Content-Type`, `User-Agent`, …).
     pub fn header(&mut self, name: &str, value: &str) -> &mut Self {
         let lower = name.trim().to_ascii_lowercase();
-        if lower.is_empty() || header_is_plain(&lower) {
+        if self.marked_secret(name) && !value.is_empty() {
+            self.secret(value);
+        }
+        if lower.is_empty() || self.kept(name) || header_is_plain(&lower) {
             return self;
         }
         if !self.members.contains(&lower) {
@@ -177,6 +246,7 @@ impl Redactor {
     /// only when its name says so (`API_KEY`, `TOKEN`, …): `${MCP_URL}` is
     /// an address, and hiding it would hide every label built from it.
     pub fn server(&mut self, server: &Server, env: &dyn Fn(&str) -> Option<String>) -> &mut Self {
+        self.names(&server.redact.secret, &server.redact.keep);
         let referenced = RefCell::new(Vec::<String>::new());
         let lookup = |name: &str| {
             referenced.borrow_mut().push(name.to_string());
@@ -221,6 +291,14 @@ impl Redactor {
     /// each test's server, expanded with `env`.
     pub fn for_suite(files: &[SuiteFile], env: &dyn Fn(&str) -> Option<String>) -> Redactor {
         let mut r = Redactor::new();
+        // Every server's `redact` first: the file's `env` is every server's.
+        for s in files
+            .iter()
+            .flat_map(|f| &f.tests)
+            .filter_map(|t| t.server.as_ref())
+        {
+            r.names(&s.redact.secret, &s.redact.keep);
+        }
         for f in files {
             for (name, value) in &f.env {
                 let (v, _) = expand_env(value, env);
@@ -380,6 +458,32 @@ mod tests {
     }
 
     #[test]
+    fn a_servers_redact_block_is_read_and_covers_the_files_env() {
+        let yaml = "env:\n  RUN_ID: abcd\n  API_TOKEN: tok-1234\nserver:\n  command: srv\n  env:\n    ACCEPTANCE_MARKER: mcpcheck-42\n  redact:\n    secret: [run_id]\n    keep: [API_TOKEN]\ntests:\n  - name: t\n    assert: {tool: echo}\n";
+        let loaded = crate::suite::load("t.yaml", yaml);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let r = Redactor::for_suite(&[loaded.suite], &|_| None);
+        assert_eq!(
+            r.redact_str("abcd tok-1234 mcpcheck-42"),
+            "*** tok-1234 mcpcheck-42"
+        );
+        let bad = "name: t\nserver:\n  command: srv\n  redact:\n    secret: [A]\n    keep: [a]\n    hide: [B]\nassert: {tool: echo}\n";
+        let loaded = crate::suite::load("t.yaml", bad);
+        let messages: Vec<String> = loaded
+            .diagnostics
+            .iter()
+            .map(|d| d.message.clone())
+            .collect();
+        assert!(
+            messages
+                .iter()
+                .any(|m| m.contains("`A` is in both `redact.secret` and `redact.keep`")),
+            "{messages:?}"
+        );
+        assert!(messages.iter().any(|m| m.contains("hide")), "{messages:?}");
+    }
+
+    #[test]
     fn strings() {
         let table: &[(&[&str], &str, &str)] = &[
             (&["sk-123456"], "token sk-123456 leaked", "token *** leaked"),
@@ -424,9 +528,15 @@ mod tests {
             ("API_TOKEN", "abc", false),
             ("gh_auth", "ghp_1", true),
             ("NODE_ENV", "test", false),
-            ("NODE_ENV", "production", true),
+            ("NODE_ENV", "production", false),
+            // A marker is not a secret, however long.
+            ("ACCEPTANCE_MARKER", "mcpcheck-42", false),
+            ("LOG_DIR", "/var/log/some-long-place", false),
             ("DEBUG", "1", false),
             ("MY_PASSWORD", "hunter2", true),
+            ("SENTRY_DSN", "https://abc@o1.ingest.sentry.io/2", true),
+            // A credential's own shape, whatever the name.
+            ("GH", "ghp_0123456789abcdefghij0123456789abcdef", true),
         ];
         for (name, value, hidden) in table {
             let mut r = Redactor::new();
@@ -437,6 +547,33 @@ mod tests {
                 "{name}={value}"
             );
         }
+        // The password of a URL, not the rest of it.
+        let mut r = Redactor::new();
+        r.env("DATABASE_URL", "postgres://app:hunter22@db.local:5432/main");
+        assert_eq!(
+            r.redact_str("postgres://app:hunter22@db.local:5432/main"),
+            "postgres://app:***@db.local:5432/main"
+        );
+        // redact.secret and redact.keep: env names and headers, any case.
+        let mut r = Redactor::new();
+        r.names(
+            &["run_label".into(), "X-Trace".into()],
+            &["SESSION_MARKER".into()],
+        );
+        r.env("RUN_LABEL", "ab");
+        r.env("session_marker", "marker-value-1");
+        r.header("X-Trace", "t1");
+        r.header("Accept", "application/json");
+        assert_eq!(
+            r.redact_str("ab marker-value-1 t1 application/json"),
+            "*** marker-value-1 *** application/json"
+        );
+        let mut r = Redactor::new();
+        r.names(&["Accept".into()], &["X-Api-Key".into()]);
+        r.header("Accept", "application/json");
+        r.header("X-Api-Key", "k3y-value");
+        assert_eq!(r.redact_str("application/json k3y-value"), "*** k3y-value");
+
         let mut r = Redactor::new();
         r.header("X-Api-Key", "k3y-value");
         r.header("Authorization", "Token abcdef");

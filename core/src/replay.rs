@@ -11,9 +11,13 @@
 //! **Matching.** A request matches a recorded one when their `method`s are
 //! equal and their `params` are equal under the [`Matching`] chosen. The
 //! JSON-RPC `id` and `params._meta.progressToken` never matter, nor does the
-//! name of a fixture copy (`…/mcpcheck-fixture-` and six random characters, which `mcpcheck run`
-//! makes afresh for every test): the recorded one is replaced by the
-//! client's in what is sent back.
+//! name of a temporary fixture copy (`…/mcpcheck-fixture-` and six random
+//! characters, which `mcpcheck run` makes afresh for every test; mcp-assert's
+//! `mcp-assert-fixture-NNN`; `mkdtemp`-style directories under the temporary
+//! directory: [`crate::temp_copy`]): the recorded one is replaced by the
+//! client's in what is sent back. With `name` matching, among the recorded
+//! requests of the same name the one whose arguments are closest to the
+//! client's answers, the recorded order deciding only between equals.
 //!
 //! **Which recording answers.** Every recorded session starts as a
 //! candidate. A request is answered by the first candidate (in library
@@ -33,12 +37,9 @@
 //! `-32601` when no recording has the method, `-32602` otherwise.
 //! Client notifications and answers are taken without a reply.
 
+use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::LazyLock;
-
-use regex::Regex;
-use serde_json::{Map, Value, json};
 
 use crate::capture::{self, Message};
 
@@ -55,7 +56,9 @@ pub enum Matching {
     IgnoreIds,
     /// Only the `method` and what the request is about: the `name`, `uri`
     /// and `ref` members of `params` when present (the tool, prompt or
-    /// resource). Arguments are ignored; recorded exchanges answer in order.
+    /// resource). Among those, the recorded request whose arguments are
+    /// closest to the client's answers; recorded order decides between
+    /// equally close ones.
     Name,
 }
 
@@ -75,7 +78,7 @@ impl Matching {
         (
             Matching::Name,
             "name",
-            "method and the tool, prompt or resource named (name, uri, ref); arguments ignored",
+            "method and the tool, prompt or resource named (name, uri, ref); the closest arguments answer",
         ),
     ];
 
@@ -137,10 +140,13 @@ impl fmt::Display for LoadError {
 
 /// One step of an exchange before its response.
 #[derive(Clone, Debug)]
+/// Recorded server messages are kept as their text and read when they are
+/// played: a library holds its captures' text, not every message as JSON
+/// values (which take many times their size).
 enum Step {
-    Send(Value),
+    Send(String),
     Raw(String),
-    Ask(Value),
+    Ask(String),
 }
 
 /// One recorded request and what answered it.
@@ -151,7 +157,8 @@ struct Entry {
     request: Value,
     /// The normalized request, as text: equal keys, equal requests.
     key: String,
-    response: Option<Value>,
+    /// The response as its text (read when it is played).
+    response: Option<String>,
     steps: Vec<Step>,
     /// What arrived after the response and before the next request.
     after: Vec<Step>,
@@ -163,6 +170,9 @@ struct Recorded {
     /// The file it came from, and its place in the file when the file holds
     /// several sessions.
     source: String,
+    /// Exchanges whose request is nested deeper than JSON values are read:
+    /// they cannot be matched, and loading says so.
+    deep_requests: Vec<usize>,
     entries: Vec<Entry>,
     server_capabilities: Option<Value>,
     protocol_version: Option<String>,
@@ -181,13 +191,8 @@ pub struct Library {
     keyed: Vec<Vec<(usize, Vec<usize>)>>,
 }
 
-/// A fixture copy made by `mcpcheck run`: a temporary directory
-/// `mcpcheck-fixture-` + six characters, with the path leading to it.
-static FIXTURE: LazyLock<Option<Regex>> =
-    LazyLock::new(|| Regex::new(r"(?:/[^/\s\x22'\\]+)*/mcpcheck-fixture-[A-Za-z0-9]{6}").ok());
-
-/// What fixture copies are normalized to for matching.
-const FIXTURE_PLACEHOLDER: &str = "{{fixture}}";
+/// What temporary fixture copies are normalized to for matching.
+const FIXTURE_PLACEHOLDER: &str = crate::temp_copy::PLACEHOLDER;
 
 /// Requests with a method and an id: what a client waits an answer for.
 fn is_request(v: &Value) -> bool {
@@ -196,6 +201,74 @@ fn is_request(v: &Value) -> bool {
 
 fn parse_raw(m: &Message<'_>) -> Value {
     serde_json::from_str(m.text()).unwrap_or(Value::Null)
+}
+
+/// The step of a recorded server message.
+fn step_of(m: &Message<'_>, ask: bool) -> Step {
+    let text = m.text().to_string();
+    if ask {
+        Step::Ask(text)
+    } else {
+        Step::Send(text)
+    }
+}
+
+/// Whether a JSON text is nested deeper than JSON values are read.
+fn too_deep(text: &str) -> bool {
+    matches!(
+        serde_json::from_str::<serde::de::IgnoredAny>(text),
+        Err(e) if e.to_string().contains("recursion limit")
+    ) || serde_json::from_str::<Value>(text)
+        .is_err_and(|e| e.to_string().contains("recursion limit"))
+}
+
+/// A message's text with its top-level `id` set to `id` (the other members
+/// as written, never read as values) and, with a live fixture, recorded
+/// fixture copies replaced by it.
+fn with_id(text: &str, id: Option<&Value>, live_fixture: Option<&str>) -> String {
+    let text = match live_fixture {
+        Some(live) => {
+            // The path as it stands inside a JSON string.
+            let escaped = serde_json::to_string(live).unwrap_or_default();
+            let escaped = escaped.trim_matches('"');
+            crate::temp_copy::replace_known(text, escaped, &[]).into_owned()
+        }
+        None => text.to_string(),
+    };
+    let Some(id) = id else {
+        return text;
+    };
+    match serde_json::from_str::<BTreeMap<String, Box<serde_json::value::RawValue>>>(&text) {
+        Ok(mut members) => {
+            if let Ok(raw) = serde_json::value::RawValue::from_string(id.to_string()) {
+                members.insert("id".into(), raw);
+            }
+            serde_json::to_string(&members).unwrap_or(text)
+        }
+        Err(_) => text,
+    }
+}
+
+/// Recorded messages longer than this are played as their text (the id and
+/// fixture paths replaced in it), never read as JSON values: a 100 MB
+/// answer of small objects would take gigabytes as values.
+const AS_TEXT_ABOVE: usize = 256 * 1024;
+
+/// A recorded message as JSON values, when it is short enough and nested
+/// within the 128 levels values are read to; `Err` when it is played as
+/// text.
+fn as_values(text: &str) -> Result<Value, ()> {
+    if text.len() > AS_TEXT_ABOVE {
+        return Err(());
+    }
+    serde_json::from_str(text).map_err(|_| ())
+}
+
+/// The `id` of a message too deep to read as values, from its top level.
+fn top_level_id(text: &str) -> Option<Value> {
+    let members =
+        serde_json::from_str::<BTreeMap<String, Box<serde_json::value::RawValue>>>(text).ok()?;
+    serde_json::from_str(members.get("id")?.get()).ok()
 }
 
 impl Library {
@@ -218,7 +291,25 @@ impl Library {
                         } else {
                             name.clone()
                         };
-                        sessions.push(recorded(source, s, matching));
+                        let r = recorded(source, s, matching);
+                        if !r.deep_requests.is_empty() {
+                            let at = if many {
+                                format!("/sessions/{i}/exchanges")
+                            } else {
+                                "/exchanges".to_string()
+                            };
+                            errors.push(LoadError {
+                                source: name.clone(),
+                                problems: r
+                                    .deep_requests
+                                    .iter()
+                                    .map(|x| format!(
+                                        "{at}/{x}/request: nested deeper than the 128 levels replay reads, so no request could be matched with it; remove the exchange or record it again"
+                                    ))
+                                    .collect(),
+                            });
+                        }
+                        sessions.push(r);
                     }
                 }
                 Err(diags) => errors.push(LoadError {
@@ -283,9 +374,13 @@ fn recorded(source: String, s: &capture::Session<'_>, matching: Matching) -> Rec
     let mut entries: Vec<Entry> = Vec::new();
     // Exchange index -> entry index, for what arrived after an exchange.
     let mut entry_of: Vec<Option<usize>> = Vec::new();
+    let mut deep_requests = Vec::new();
     for (i, x) in s.exchanges.iter().enumerate() {
         let request = parse_raw(&x.request);
         if !is_request(&request) {
+            if too_deep(x.request.text()) {
+                deep_requests.push(i);
+            }
             entry_of.push(entries.len().checked_sub(1));
             continue;
         }
@@ -293,7 +388,7 @@ fn recorded(source: String, s: &capture::Session<'_>, matching: Matching) -> Rec
         entries.push(Entry {
             index: i,
             key: key(&request, matching),
-            response: x.response.as_ref().map(parse_raw),
+            response: x.response.as_ref().map(|r| r.text().to_string()),
             steps: steps_of(x),
             after: Vec::new(),
             request,
@@ -301,12 +396,8 @@ fn recorded(source: String, s: &capture::Session<'_>, matching: Matching) -> Rec
     }
     let after_of = |after: Option<usize>| after.and_then(|a| entry_of.get(a).copied().flatten());
     for u in &s.unmatched {
-        let message = parse_raw(&u.message);
-        let step = if is_request(&message) && u.response.is_some() {
-            Step::Ask(message)
-        } else {
-            Step::Send(message)
-        };
+        let ask = u.response.is_some() && is_request(&parse_raw(&u.message));
+        let step = step_of(&u.message, ask);
         if let Some(e) = after_of(u.after_exchange) {
             entries[e].after.push(step);
         }
@@ -318,6 +409,7 @@ fn recorded(source: String, s: &capture::Session<'_>, matching: Matching) -> Rec
     }
     Recorded {
         source,
+        deep_requests,
         entries,
         server_capabilities: s
             .server_capabilities
@@ -341,10 +433,10 @@ fn steps_of(x: &capture::Exchange<'_>) -> Vec<Step> {
     }
     let times = x.more.as_ref().map_or(&[][..], |m| &m.notification_times);
     for (i, n) in x.notifications().iter().enumerate() {
-        timed.push((times.get(i).copied(), Step::Send(parse_raw(n))));
+        timed.push((times.get(i).copied(), step_of(n, false)));
     }
     for r in x.server_requests() {
-        timed.push((r.request_time, Step::Ask(parse_raw(&r.request))));
+        timed.push((r.request_time, step_of(&r.request, true)));
     }
     if timed.iter().all(|(t, _)| t.is_some()) {
         // RFC 3339 instants, checked when the capture was parsed.
@@ -358,28 +450,29 @@ fn progress_token(request: &Value) -> Option<&Value> {
     request.get("params")?.get("_meta")?.get("progressToken")
 }
 
-/// Strings with every fixture copy replaced by `to`.
+/// Strings with every temporary fixture copy replaced by `to`.
 fn map_fixture(v: &Value, to: &str) -> Value {
-    let Some(re) = FIXTURE.as_ref() else {
-        return v.clone();
-    };
+    map_strings(v, &|s| crate::temp_copy::replace(s, to).into_owned())
+}
+
+/// `v` with `f` applied to every string.
+fn map_strings(v: &Value, f: &dyn Fn(&str) -> String) -> Value {
     match v {
-        Value::String(s) => Value::String(re.replace_all(s, regex::NoExpand(to)).into_owned()),
-        Value::Array(a) => Value::Array(a.iter().map(|x| map_fixture(x, to)).collect()),
+        Value::String(s) => Value::String(f(s)),
+        Value::Array(a) => Value::Array(a.iter().map(|x| map_strings(x, f)).collect()),
         Value::Object(o) => Value::Object(
             o.iter()
-                .map(|(k, x)| (k.clone(), map_fixture(x, to)))
+                .map(|(k, x)| (k.clone(), map_strings(x, f)))
                 .collect(),
         ),
         other => other.clone(),
     }
 }
 
-/// The first fixture copy a value names.
+/// The first temporary fixture copy a value names.
 fn fixture_in(v: &Value) -> Option<String> {
-    let re = FIXTURE.as_ref()?;
     match v {
-        Value::String(s) => re.find(s).map(|m| m.as_str().to_string()),
+        Value::String(s) => crate::temp_copy::find(s).map(str::to_string),
         Value::Array(a) => a.iter().find_map(fixture_in),
         Value::Object(o) => o.values().find_map(fixture_in),
         _ => None,
@@ -528,9 +621,9 @@ pub struct Replayer<'l> {
     lib: &'l Library,
     /// Per session: still a candidate.
     candidates: Vec<bool>,
-    /// Per key, per session that has it: how many of its entries of that
-    /// key have answered.
-    cursors: Vec<Vec<usize>>,
+    /// Per key, per session that has it: which of its entries of that key
+    /// have answered.
+    used: Vec<Vec<Vec<bool>>>,
     /// The fixture copy the client names, once it has named one.
     fixture: Option<String>,
     next_ask: u64,
@@ -541,7 +634,11 @@ impl<'l> Replayer<'l> {
         Replayer {
             lib,
             candidates: vec![true; lib.sessions.len()],
-            cursors: lib.keyed.iter().map(|k| vec![0; k.len()]).collect(),
+            used: lib
+                .keyed
+                .iter()
+                .map(|k| k.iter().map(|(_, es)| vec![false; es.len()]).collect())
+                .collect(),
             fixture: None,
             next_ask: 0,
         }
@@ -551,6 +648,20 @@ impl<'l> Replayer<'l> {
     pub fn receive_text(&mut self, text: &str) -> Reply {
         match serde_json::from_str::<Value>(text) {
             Ok(v) => self.receive(&v),
+            Err(e) if e.to_string().contains("recursion limit") => {
+                // Answered, not dropped: the client waits for its id.
+                let id = top_level_id(text).unwrap_or(Value::Null);
+                let why = "a request nested deeper than the 128 levels replay reads";
+                Reply {
+                    outs: vec![Out::Send(error_response(
+                        &id,
+                        -32600,
+                        &format!("Invalid Request: {why}"),
+                        None,
+                    ))],
+                    unmatched: Some(why.to_string()),
+                }
+            }
             Err(e) => Reply {
                 outs: vec![Out::Send(error_response(
                     &Value::Null,
@@ -584,7 +695,7 @@ impl<'l> Replayer<'l> {
             self.fixture = Some(root);
         }
         let key = key(message, self.lib.matching);
-        if let Some(a) = self.find(&key) {
+        if let Some(a) = self.find(&key, message) {
             return Reply {
                 outs: self.play(a, message),
                 unmatched: None,
@@ -606,14 +717,28 @@ impl<'l> Replayer<'l> {
     }
 
     /// The recorded exchange that answers `key`, as the module doc says;
-    /// narrows the candidates and marks it used.
-    fn find(&mut self, key: &str) -> Option<Answer<'l>> {
+    /// narrows the candidates and marks it used. With `name` matching, each
+    /// session offers its unused entry of the key whose request is closest
+    /// to `request` (the first of equals), and the closest of those answers
+    /// (the first session of equals); in the other modes every entry of a
+    /// key is equal, so this is each session's next one.
+    fn find(&mut self, key: &str, request: &Value) -> Option<Answer<'l>> {
         let lib = self.lib;
         let k = *lib.index.get(key)?;
         let groups = &lib.keyed[k];
-        let cursors = &self.cursors[k];
-        // (slot, session, entry): per session its next unused entry of this
-        // key; when no session has one, its last one again.
+        let used = &self.used[k];
+        let wanted = (lib.matching == Matching::Name).then(|| normalized(request, Matching::Exact));
+        let far = |s: usize, e: usize| {
+            wanted.as_ref().map_or(0, |w| {
+                distance(
+                    &normalized(&lib.sessions[s].entries[e].request, Matching::Exact),
+                    w,
+                )
+            })
+        };
+        // (slot, session, entry, distance): per session its closest unused
+        // entry of this key; when no session has one, its closest entry
+        // again (the last of equals, so an exact repeat gets the last answer).
         let pick = |pool: &dyn Fn(usize) -> bool| {
             let mut fresh = Vec::new();
             let mut repeat = Vec::new();
@@ -621,9 +746,22 @@ impl<'l> Replayer<'l> {
                 if !pool(*s) {
                     continue;
                 }
-                match entries.get(cursors[slot]) {
-                    Some(e) => fresh.push((slot, *s, *e)),
-                    None => repeat.extend(entries.last().map(|e| (slot, *s, *e))),
+                let scored = entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (i, *e, far(*s, *e)));
+                let unused = scored
+                    .clone()
+                    .filter(|(i, _, _)| !used[slot][*i])
+                    .min_by_key(|(_, _, d)| *d);
+                match unused {
+                    Some((_, e, d)) => fresh.push((slot, *s, e, d)),
+                    None => repeat.extend(
+                        scored
+                            .rev()
+                            .min_by_key(|(_, _, d)| *d)
+                            .map(|(_, e, d)| (slot, *s, e, d)),
+                    ),
                 }
             }
             if fresh.is_empty() { repeat } else { fresh }
@@ -632,12 +770,13 @@ impl<'l> Replayer<'l> {
         if chosen.is_empty() {
             chosen = pick(&|_| true);
         }
-        let &(_, first_s, first_e) = chosen.first()?;
+        let &(_, first_s, first_e, _) = chosen.iter().min_by_key(|(_, _, _, d)| *d)?;
         self.candidates = vec![false; lib.sessions.len()];
-        for &(slot, s, _) in &chosen {
+        for &(slot, s, e, _) in &chosen {
             self.candidates[s] = true;
-            let c = &mut self.cursors[k][slot];
-            *c = (*c + 1).min(groups[slot].1.len());
+            if let Some(i) = groups[slot].1.iter().position(|x| *x == e) {
+                self.used[k][slot][i] = true;
+            }
         }
         Some(Answer {
             entry: &lib.sessions[first_s].entries[first_e],
@@ -660,15 +799,20 @@ impl<'l> Replayer<'l> {
                 recorded_fixture.as_deref(),
             );
         }
-        if let Some(r) = &a.entry.response {
-            let mut r = self.localize(r, recorded_fixture.as_deref());
-            if let Some(o) = r.as_object_mut() {
-                o.insert(
-                    "id".into(),
-                    request.get("id").cloned().unwrap_or(Value::Null),
-                );
+        if let Some(text) = &a.entry.response {
+            let id = request.get("id").cloned().unwrap_or(Value::Null);
+            match as_values(text) {
+                Ok(r) => {
+                    let mut r = self.localize(&r, recorded_fixture.as_deref());
+                    if let Some(o) = r.as_object_mut() {
+                        o.insert("id".into(), id);
+                    }
+                    outs.push(Out::Send(r));
+                }
+                // Nested deeper than values are read: as written, with
+                // the live id.
+                Err(_) => outs.push(Out::Raw(with_id(text, Some(&id), self.fixture.as_deref()))),
             }
-            outs.push(Out::Send(r));
         }
         for step in &a.entry.after {
             self.push_step(
@@ -692,7 +836,11 @@ impl<'l> Replayer<'l> {
     ) {
         match step {
             Step::Raw(line) => outs.push(Out::Raw(line.clone())),
-            Step::Send(m) => {
+            Step::Send(text) => {
+                let Ok(m) = as_values(text) else {
+                    outs.push(Out::Raw(with_id(text, None, self.fixture.as_deref())));
+                    return;
+                };
                 let is_progress =
                     m.get("method").and_then(Value::as_str) == Some("notifications/progress");
                 let names_recorded =
@@ -701,12 +849,16 @@ impl<'l> Replayer<'l> {
                     // The live request asked for no progress.
                     return;
                 }
-                let mut m = self.localize(m, fixture);
+                let mut m = self.localize(&m, fixture);
                 retoken(&mut m, "/params/progressToken", recorded, live);
                 outs.push(Out::Send(m));
             }
-            Step::Ask(m) => {
-                let mut m = self.localize(m, fixture);
+            Step::Ask(text) => {
+                let Ok(m) = as_values(text) else {
+                    outs.push(Out::Raw(with_id(text, None, self.fixture.as_deref())));
+                    return;
+                };
+                let mut m = self.localize(&m, fixture);
                 retoken(&mut m, "/params/_meta/progressToken", recorded, live);
                 let id = json!(self.next_ask);
                 self.next_ask += 1;
@@ -718,11 +870,18 @@ impl<'l> Replayer<'l> {
         }
     }
 
-    /// `v` with the recorded fixture copy replaced by the client's.
+    /// `v` with the recorded fixture copies replaced by the client's: a
+    /// known test runner's copy anywhere, another temporary directory only
+    /// where it is the one the recorded request named.
     fn localize(&self, v: &Value, recorded_fixture: Option<&str>) -> Value {
-        match (&self.fixture, recorded_fixture) {
-            (Some(live), _) => map_fixture(v, live),
-            _ => v.clone(),
+        match &self.fixture {
+            Some(live) => {
+                let also: Vec<&str> = recorded_fixture.into_iter().collect();
+                map_strings(v, &|s| {
+                    crate::temp_copy::replace_known(s, live, &also).into_owned()
+                })
+            }
+            None => v.clone(),
         }
     }
 
@@ -1122,6 +1281,84 @@ mod tests {
     }
 
     #[test]
+    fn every_runners_temporary_copies_match_and_answers_name_the_live_one() {
+        for (rec, live) in [
+            (
+                "/tmp/mcp-assert-fixture-2817361/data",
+                "/tmp/mcp-assert-fixture-99/data",
+            ),
+            ("/tmp/tmpab3_x9yz/data", "/tmp/tmpqq7_k2ww/data"),
+            (
+                "/tmp/mcp-assert-fixture-5/data",
+                "/tmp/mcpcheck-fixture-Zz9Yy8/data",
+            ),
+        ] {
+            let s = session(
+                "fs",
+                vec![
+                    json!({"request": call(1, "read", json!({"path": format!("{rec}/a.txt")}), None),
+                            "response": text_result(1, &format!("read {rec}/a.txt"))}),
+                ],
+            );
+            let lib = library(&[("fs.json", s)], Matching::Exact);
+            let mut r = Replayer::new(&lib);
+            let out = sent(&r.receive(&call(
+                4,
+                "read",
+                json!({"path": format!("{live}/a.txt")}),
+                None,
+            )));
+            assert_eq!(
+                out[0]["result"]["content"][0]["text"],
+                format!("read {live}/a.txt"),
+                "{rec} -> {live}"
+            );
+        }
+    }
+
+    #[test]
+    fn name_matching_answers_from_the_closest_arguments() {
+        let read = |id: u64, path: &str| call(id, "read_file", json!({"path": path}), None);
+        let s = session(
+            "fs",
+            vec![
+                json!({"request": read(1, "/data/a.txt"), "response": text_result(1, "contents of a")}),
+                json!({"request": read(2, "/data/../outside.txt"), "response": text_result(2, "Access denied: outside")}),
+                json!({"request": read(3, "/data/b.txt"), "response": text_result(3, "contents of b")}),
+            ],
+        );
+        let lib = library(&[("fs.json", s)], Matching::Name);
+        let text = |r: &mut Replayer<'_>, path: &str| {
+            sent(&r.receive(&read(9, path)))[0]["result"]["content"][0]["text"].clone()
+        };
+        let mut r = Replayer::new(&lib);
+        assert_eq!(
+            text(&mut r, "/data/../outside.txt"),
+            "Access denied: outside"
+        );
+        assert_eq!(text(&mut r, "/data/b.txt"), "contents of b");
+        // Arguments never recorded: the closest unused, then the order.
+        assert_eq!(text(&mut r, "/data/c.txt"), "contents of a");
+        // Everything used: the closest again.
+        assert_eq!(
+            text(&mut r, "/data/../outside.txt"),
+            "Access denied: outside"
+        );
+        // Equal arguments answer in recorded order.
+        let twice = session(
+            "calls",
+            vec![
+                json!({"request": read(1, "/n"), "response": text_result(1, "first")}),
+                json!({"request": read(2, "/n"), "response": text_result(2, "second")}),
+            ],
+        );
+        let lib = library(&[("calls.json", twice)], Matching::Name);
+        let mut r = Replayer::new(&lib);
+        let texts: Vec<Value> = (0..3).map(|_| text(&mut r, "/n")).collect();
+        assert_eq!(texts, [json!("first"), json!("second"), json!("second")]);
+    }
+
+    #[test]
     fn server_requests_are_asked_in_order_with_fresh_ids() {
         let s = session(
             "sampling",
@@ -1201,6 +1438,58 @@ mod tests {
             errors[0].to_string().contains("no recorded request"),
             "{}",
             errors[0]
+        );
+    }
+
+    #[test]
+    fn deep_messages_are_played_as_text_answered_or_named_never_dropped() {
+        let deep = |n: usize| format!("{}1{}", "[".repeat(n), "]".repeat(n));
+        // A recorded result nested 300 levels: played as written, with the
+        // live id, not as `null`.
+        let call =
+            json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "deep"}});
+        let response = format!(
+            r#"{{"jsonrpc":"2.0","id":5,"result":{{"structuredContent":{}}}}}"#,
+            deep(300)
+        );
+        let text = session("s", vec![json!({"request": call, "response": "RESPONSE"})])
+            .replace("\"RESPONSE\"", &response);
+        let lib = library(&[("deep.json", text)], Matching::IgnoreIds);
+        let mut r = Replayer::new(&lib);
+        let live =
+            json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": {"name": "deep"}});
+        let reply = r.receive(&live);
+        let [Out::Raw(played)] = reply.outs.as_slice() else {
+            panic!("{:?}", reply.outs);
+        };
+        assert!(played.contains(r#""id":77"#), "{played}");
+        assert!(played.contains(&deep(300)), "the result as recorded");
+        assert!(!played.contains(r#""id":5"#));
+
+        // A live request nested 300 levels: an error with its id.
+        let asked = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"x":{}}}}}"#,
+            deep(300)
+        );
+        let reply = r.receive_text(&asked);
+        let answer = sent(&reply);
+        assert_eq!(answer[0]["id"], 9, "{answer:?}");
+        assert_eq!(answer[0]["error"]["code"], -32600);
+        assert!(reply.unmatched.is_some());
+
+        // A recorded request nested 300 levels cannot be matched: loading
+        // says where it is.
+        let request = format!(
+            r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"x":{}}}}}"#,
+            deep(300)
+        );
+        let text = session("s", vec![json!({"request": "REQUEST", "response": {"jsonrpc": "2.0", "id": 6, "result": {}}})])
+            .replace("\"REQUEST\"", &request);
+        let files = vec![("deep-request.json".to_string(), text)];
+        let e = Library::load(&files, Matching::Exact).expect_err("named");
+        assert!(
+            e[0].problems[0].contains("/exchanges/2/request: nested deeper than the 128 levels"),
+            "{e:?}"
         );
     }
 }

@@ -444,6 +444,12 @@ fn reassemble(docs: &[(String, Results)]) -> Result<Vec<TestResult>, MergeError>
     }
     let mut by_index: BTreeMap<u32, &str> = BTreeMap::new();
     for &(name, rec, _) in &records {
+        if rec.total == 0 || rec.index == 0 || rec.index > rec.total {
+            return Err(MergeError(format!(
+                "{name} records shard {}/{}, which no split has (shards are counted from 1 to n): the document was damaged or edited",
+                rec.index, rec.total
+            )));
+        }
         if let Some(other) = by_index.insert(rec.index, name) {
             return Err(MergeError(format!(
                 "{other} and {name} are both shard {}/{}: each shard once",
@@ -451,16 +457,25 @@ fn reassemble(docs: &[(String, Results)]) -> Result<Vec<TestResult>, MergeError>
             )));
         }
     }
-    let missing: Vec<String> = (1..=first.total)
-        .filter(|i| !by_index.contains_key(i))
-        .map(|i| format!("{i}/{}", first.total))
-        .collect();
-    if !missing.is_empty() {
+    // Every index is within 1..=total and none is given twice, so the
+    // shards missing are counted, not listed one by one: a forged total of
+    // 4294967295 must not become four billion names.
+    let missing_count = first.total as usize - by_index.len();
+    if missing_count > 0 {
+        const SHOWN: usize = 10;
+        let mut missing: Vec<String> = (1..=first.total)
+            .filter(|i| !by_index.contains_key(i))
+            .take(SHOWN)
+            .map(|i| format!("{i}/{}", first.total))
+            .collect();
+        if missing_count > SHOWN {
+            missing.push(format!("and {} more", missing_count - SHOWN));
+        }
         let given: Vec<&str> = records.iter().map(|(n, _, _)| *n).collect();
         return Err(MergeError(format!(
             "shard{} {} missing (given: {}): merge the results of all {} shards",
-            if missing.len() == 1 { "" } else { "s" },
-            if missing.len() == 1 {
+            if missing_count == 1 { "" } else { "s" },
+            if missing_count == 1 {
                 format!("{} is", missing[0])
             } else {
                 format!("{} are", missing.join(", "))
@@ -854,6 +869,22 @@ mod tests {
         );
         let e = merge(&[docs[0].clone(), docs[2].clone()]).unwrap_err().0;
         assert!(e.contains("shards 2/4, 4/4 are missing"), "{e}");
+
+        // A forged total: counted, never listed in full.
+        let mut forged = vec![docs[0].clone()];
+        forged[0].1.shard.as_mut().unwrap().total = u32::MAX;
+        let e = merge(&forged).unwrap_err().0;
+        assert!(
+            e.contains("shards 2/4294967295, 3/4294967295")
+                && e.contains("and 4294967284 more are missing"),
+            "{e}"
+        );
+        forged[0].1.shard.as_mut().unwrap().index = 0;
+        let e = merge(&forged).unwrap_err().0;
+        assert!(
+            e.contains("records shard 0/4294967295, which no split has"),
+            "{e}"
+        );
 
         let mut twice = docs.clone();
         twice[1] = (String::from("again.json"), docs[0].1.clone());

@@ -143,7 +143,20 @@ pub struct Server {
     pub protocol_version: Option<String>,
     /// `auth`: how to get an OAuth access token for an HTTP server.
     pub auth: Option<Auth>,
+    /// `redact`: which `env` and `headers` names hold secrets beyond the
+    /// rule of [`crate::redact`], and which do not.
+    pub redact: Redact,
     pub span: Span,
+}
+
+/// A server's `redact` block: names (of `env` variables or headers,
+/// compared without regard to case) whose values are secret although the
+/// rule of [`crate::redact`] would show them (`secret`), or are not secret
+/// although it would hide them (`keep`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Redact {
+    pub secret: Vec<String>,
+    pub keep: Vec<String>,
 }
 
 /// The OAuth 2.1 grant a run uses to get its access token.
@@ -513,6 +526,7 @@ const SERVER_KEYS: &[&str] = &[
     "client_capabilities",
     "protocol_version",
     "auth",
+    "redact",
 ];
 
 const AUTH_KEYS: &[&str] = &[
@@ -761,6 +775,7 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
         client: ClientCaps::default(),
         protocol_version: None,
         auth: None,
+        redact: Redact::default(),
         span: node.span,
     };
     for (k, _, v) in &entries {
@@ -818,6 +833,7 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
                 }
             }
             "auth" => s.auth = load_auth(cx, v),
+            "redact" => s.redact = load_redact(cx, v),
             _ => {}
         }
     }
@@ -863,6 +879,35 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
         cx.error(node.span, "`docker` works with the stdio transport only");
     }
     Some(s)
+}
+
+/// The `redact` block: `secret` and `keep`, each a list of names; a name
+/// in both is an error.
+fn load_redact(cx: &mut LoadCx, node: &Node) -> Redact {
+    let mut r = Redact::default();
+    for (k, _, v) in cx.struct_entries(node, "redact", &["secret", "keep"]) {
+        let names: Vec<String> = cx
+            .strings(v, k)
+            .map(|l| l.into_iter().map(|(x, _)| x).collect())
+            .unwrap_or_default();
+        if k == "secret" {
+            r.secret = names;
+        } else {
+            r.keep = names;
+        }
+    }
+    if let Some(both) = r
+        .secret
+        .iter()
+        .find(|n| r.keep.iter().any(|k| k.eq_ignore_ascii_case(n)))
+    {
+        cx.error_hint(
+            node.span,
+            format!("`{both}` is in both `redact.secret` and `redact.keep`"),
+            "keep it in one of them",
+        );
+    }
+    r
 }
 
 /// The `auth` block: a `type` and the keys that grant needs.

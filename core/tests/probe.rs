@@ -681,6 +681,7 @@ fn statuses_levels_and_seriousness() {
             "invalid_result",
             "non_json_output",
             "protocol_error",
+            "flood",
             "timeout",
             "crash"
         ]
@@ -1085,6 +1086,7 @@ struct RegressionRow {
     arguments: Arguments,
     status: Status,
     label: &'static str,
+    category: Option<Category>,
     schema_valid: bool,
     method: Method,
     buggy: Vec<Value>,
@@ -1115,6 +1117,7 @@ fn tool_regressions() -> Vec<RegressionRow> {
         arguments,
         status,
         label,
+        category: None,
         schema_valid,
         method: Method::ToolsCall,
         buggy,
@@ -1156,12 +1159,13 @@ fn tool_regressions() -> Vec<RegressionRow> {
 }
 
 fn more_regressions() -> Vec<RegressionRow> {
-    let echo = |arguments, status, label, buggy, fixed| RegressionRow {
+    let echo = |arguments, status, label, category, buggy, fixed| RegressionRow {
         kind: ItemKind::Tool,
         item: "echo",
         arguments,
         status,
         label,
+        category: Some(category),
         schema_valid: false,
         method: Method::ToolsCall,
         buggy,
@@ -1173,6 +1177,7 @@ fn more_regressions() -> Vec<RegressionRow> {
             Arguments::Value(huge),
             Status::Crash,
             "`message` is a 100 KiB string",
+            Category::HugeString,
             vec![envelope_error(-32603), ok_tool()],
             vec![tool_error()],
         ),
@@ -1180,6 +1185,7 @@ fn more_regressions() -> Vec<RegressionRow> {
             Arguments::Omitted,
             Status::Crash,
             "`arguments` omitted",
+            Category::ArgumentsMissing,
             vec![envelope_error(-32603)],
             vec![tool_error()],
         ),
@@ -1187,6 +1193,7 @@ fn more_regressions() -> Vec<RegressionRow> {
             Arguments::Null,
             Status::Timeout,
             "`arguments` is null",
+            Category::ArgumentsNull,
             vec![ok_tool()],
             vec![envelope_error(-32602)],
         ),
@@ -1196,6 +1203,7 @@ fn more_regressions() -> Vec<RegressionRow> {
             arguments: Arguments::Value(json!({"who": "example"})),
             status: Status::ProtocolError,
             label: "",
+            category: None,
             schema_valid: true,
             method: Method::PromptsGet,
             buggy: vec![
@@ -1213,6 +1221,7 @@ fn more_regressions() -> Vec<RegressionRow> {
             arguments: Arguments::Omitted,
             status: Status::InvalidResult,
             label: "",
+            category: None,
             schema_valid: true,
             method: Method::ResourcesRead,
             buggy: vec![
@@ -1244,10 +1253,11 @@ fn regression_tests_load_and_fail_while_the_bug_is_there() {
             label: r.label,
             schema_valid: r.schema_valid,
             output_schema: Some(&REGRESSION_OUTPUT),
+            category: r.category,
         })
         .collect();
-    let files = probe::regression_tests(&server(), &findings, "30s");
-    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    let written = probe::regressions(&server(), &findings, "30s");
+    let names: Vec<&str> = written.files.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(
         names,
         [
@@ -1255,15 +1265,33 @@ fn regression_tests_load_and_fail_while_the_bug_is_there() {
             "regression_add_accepted_invalid.yaml",
             "regression_add_schema_mismatch.yaml",
             "regression_echo_crash.yaml",
-            "regression_echo_crash_2.yaml",
-            "regression_echo_timeout.yaml",
             "regression_prompt_greet_protocol_error.yaml",
             "regression_resource_file____tmp_a_b.txt_invalid_result.yaml",
         ]
     );
-    for (file, row) in files.iter().zip(&rows) {
+    assert_eq!(
+        written.causes.len(),
+        rows.len(),
+        "one finding per cause here"
+    );
+    for cause in &written.causes {
+        let row = &rows[cause.findings[0]];
+        let file = match &cause.written {
+            Ok(name) => written.files.iter().find(|f| &f.name == name).unwrap(),
+            Err(why) => {
+                // No test: a suite cannot send the input exactly.
+                assert!(
+                    row.kind != ItemKind::Resource && !probe::regression_exact(&row.arguments),
+                    "{}: {why:?}",
+                    cause.summary
+                );
+                assert!(why.0.contains("a suite cannot send"), "{why:?}");
+                continue;
+            }
+        };
         let test = load(file);
         assert!(file.text.contains("#   status: "), "{}", file.text);
+        assert!(!file.text.contains("# Note:"), "{}", file.text);
         for b in &row.buggy {
             assert!(
                 !passes(&test, &row.method, b.clone()),
@@ -1280,18 +1308,132 @@ fn regression_tests_load_and_fail_while_the_bug_is_there() {
                 file.text
             );
         }
-        let noted = file.text.contains("# Note:");
-        let inexact = row.kind != ItemKind::Resource && !probe::regression_exact(&row.arguments);
-        assert_eq!(noted, inexact, "{}", file.name);
     }
-    match &load(&files[3]).action {
+    match &load(&written.files[3]).action {
         suite::Action::Tool { args, .. } => {
             assert_eq!(Some(args), rows[3].arguments.as_value().as_ref());
         }
         other => panic!("{other:?}"),
     }
-    insta::assert_snapshot!("regression_schema_mismatch", files[2].text);
-    insta::assert_snapshot!("regression_prompt", files[6].text);
+    insta::assert_snapshot!("regression_schema_mismatch", written.files[2].text);
+    insta::assert_snapshot!("regression_prompt", written.files[4].text);
+}
+
+#[test]
+fn a_malformed_tool_result_fails_its_regression_test() {
+    let args = Arguments::Value(json!({"a": 1}));
+    let f = Finding {
+        kind: ItemKind::Tool,
+        item: "add",
+        arguments: &args,
+        status: Status::InvalidResult,
+        detail: "`result.isError` is not a boolean",
+        label: "",
+        schema_valid: true,
+        output_schema: None,
+        category: None,
+    };
+    let test = load(&probe::regression_test(&server(), &f, "30s").expect("exact"));
+    for bad in [
+        json!({"content": [], "isError": "yes"}),
+        json!({"content": [{"type": "text"}]}),
+        json!({"content": [{"type": "picture", "data": "x"}]}),
+        json!({"content": [{"type": "image", "data": "AA=="}]}),
+        json!({"content": [], "structuredContent": [1]}),
+    ] {
+        assert!(
+            !passes(&test, &Method::ToolsCall, envelope_result(bad.clone())),
+            "passes on {bad}"
+        );
+    }
+    for good in [
+        json!({"content": [{"type": "text", "text": "3"}], "isError": false}),
+        json!({"content": [{"type": "resource_link", "uri": "a://b", "name": "b"}], "structuredContent": {"x": 1}}),
+        json!({"content": [{"type": "text", "text": "no"}], "isError": true}),
+    ] {
+        assert!(
+            passes(&test, &Method::ToolsCall, envelope_result(good.clone())),
+            "fails on {good}"
+        );
+    }
+}
+
+#[test]
+fn findings_are_grouped_by_cause_and_one_a_suite_cannot_send_is_not_written() {
+    // Ten tools answer -32603 for `arguments` null and for `[]` (the SDK's
+    // doing, one cause for the server); `lookup` answers -32603 for quotes
+    // (two format-breaking cases and a random one: one cause).
+    let mut cases: Vec<(String, Arguments, Category)> = Vec::new();
+    for i in 0..10 {
+        cases.push((
+            format!("tool_{i}"),
+            Arguments::Null,
+            Category::ArgumentsNull,
+        ));
+        cases.push((
+            format!("tool_{i}"),
+            Arguments::Value(json!([])),
+            Category::ArgumentsWrongType,
+        ));
+    }
+    for (key, category) in [
+        ("'", Category::FormatBreaking),
+        ("a'b", Category::Random),
+        ("<b>", Category::FormatBreaking),
+    ] {
+        cases.push((
+            "lookup".into(),
+            Arguments::Value(json!({"key": key})),
+            category,
+        ));
+    }
+    let findings: Vec<Finding<'_>> = cases
+        .iter()
+        .map(|(item, arguments, category)| Finding {
+            kind: ItemKind::Tool,
+            item,
+            arguments,
+            status: Status::ProtocolError,
+            detail: "JSON-RPC error -32603 (internal error): boom",
+            label: "a case",
+            schema_valid: arguments.as_value().is_some_and(|v| v.is_object()),
+            output_schema: None,
+            category: Some(*category),
+        })
+        .collect();
+    let written = probe::regressions(&server(), &findings, "30s");
+    assert_eq!(written.causes.len(), 2, "{:?}", written.causes);
+    let envelope = &written.causes[0];
+    assert_eq!(envelope.findings.len(), 20);
+    assert_eq!(
+        envelope.summary,
+        "protocol_error for `arguments` null or an array, on any tool (20 findings, 10 tools)"
+    );
+    assert!(
+        envelope
+            .written
+            .as_ref()
+            .is_err_and(|why| why.0.contains("a suite cannot send `arguments: null`")),
+        "{envelope:?}"
+    );
+    let lookup = &written.causes[1];
+    assert_eq!(lookup.findings, [20, 21, 22]);
+    assert_eq!(
+        lookup.summary,
+        "protocol_error of tool `lookup`: format_breaking inputs (3 findings)"
+    );
+    assert_eq!(
+        lookup.written.as_deref(),
+        Ok("regression_lookup_protocol_error.yaml")
+    );
+    assert_eq!(written.files.len(), 1);
+    let text = &written.files[0].text;
+    assert!(text.contains("args: {\"key\": \"'\"}"), "{text}");
+    assert!(
+        text.contains("# The same cause (protocol_error status, the same kind of input) also gave:\n#   tool lookup: a case\n#   tool lookup: a case\n"),
+        "{text}"
+    );
+    load(&written.files[0]);
 }
 
 fn probe_nested(depth: usize) -> Value {
@@ -1322,8 +1464,9 @@ fn regression_servers_keep_secrets_out() {
         label: "",
         schema_valid: true,
         output_schema: None,
+        category: None,
     };
-    let file = probe::regression_test(&server, &f, "1m");
+    let file = probe::regression_test(&server, &f, "1m").expect("exact arguments");
     assert!(!file.text.contains("s3cret"));
     assert!(file.text.contains("${MCPCHECK_HEADER_AUTHORIZATION}"));
     load(&file);
@@ -1357,8 +1500,15 @@ fn a_regression_test_for_every_fuzz_case_loads_and_sends_the_case() {
                 label: &case.label,
                 schema_valid: case.schema_valid,
                 output_schema: tool.get("outputSchema"),
+                category: Some(case.category),
             };
-            let file = probe::regression_test(&server(), &f, "30s");
+            let file = match probe::regression_test(&server(), &f, "30s") {
+                Ok(file) => file,
+                Err(why) => {
+                    assert!(!probe::regression_exact(&case.arguments), "{why:?}");
+                    continue;
+                }
+            };
             let test = load(&file);
             let suite::Action::Tool { args, .. } = &test.action else {
                 panic!("{}", file.text);

@@ -205,7 +205,7 @@ fn scan_findings_point_at_fields_and_spans_at_evidence() {
                     .chars()
                     .map(|c| {
                         let hidden = c.is_control()
-                            || matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xE0000..=0xE007F | 0xE0100..=0xE01EF | 0xFE00..=0xFE0F | 0x00AD);
+                            || matches!(c as u32, 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0xFEFF | 0xE0000..=0xE007F | 0xE0100..=0xE01EF | 0xFE00..=0xFE0F | 0x00AD | 0xFFFD);
                         if hidden {
                             format!("\\u{{{:X}}}", c as u32)
                         } else {

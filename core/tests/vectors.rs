@@ -61,7 +61,24 @@ fn run_case(path: &Path) -> Result<(), String> {
     })?;
     let facts = api::facts_from_json(case.get("options").unwrap_or(&Value::Null))
         .map_err(|e| format!("{name}: bad options: {e}"))?;
-    let result = api::check_response(&doc, case["observation"].clone(), &facts);
+    let result = match api::check_response(&doc, case["observation"].clone(), &facts) {
+        Ok(result) => result,
+        Err(why) => {
+            let want_messages = strings(case.get("messages"));
+            if want != "refused" || want_messages != [why.as_str()] {
+                return Err(format!(
+                    "{name}: the response was refused ({why}), want {want} {want_messages:?}"
+                ));
+            }
+            return Ok(());
+        }
+    };
+    if want == "refused" {
+        return Err(format!(
+            "{name}: the response was checked ({}), want it refused",
+            result.status.as_str()
+        ));
+    }
     let verdict = result.status.as_str();
     let messages: Vec<&str> = result
         .checks

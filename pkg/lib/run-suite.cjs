@@ -16,6 +16,10 @@
 //   {type:'wait', ms} | {type:'wait', resourceUpdated: uri}
 //                                           → the notifications meanwhile
 //   {type:'done', result}                   → the test's result
+//
+// A step it cannot carry out (a file that cannot be read safely, a server
+// request the test's mocks answer that the client took no handler for) is
+// answered with {unreadable: why}: the test's error.
 'use strict';
 
 const { McpcheckError, formatResult, kindOf } = require('./support.cjs');
@@ -24,12 +28,29 @@ const { McpcheckError, formatResult, kindOf } = require('./support.cjs');
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The largest file a file check or an audit log reads (as the CLI). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
-/** The server requests a test's mocks answer. */
+/** The server requests a test's mocks answer, and the client capability
+ * each needs. */
 const SERVER_REQUESTS = [
-  ['sampling/createMessage', 'CreateMessageRequestSchema'],
-  ['elicitation/create', 'ElicitRequestSchema'],
-  ['roots/list', 'ListRootsRequestSchema'],
+  ['sampling/createMessage', 'sampling'],
+  ['elicitation/create', 'elicitation'],
+  ['roots/list', 'roots'],
 ];
+
+/** The request schema `setRequestHandler` takes for `method`: the SDK reads
+ * the method from the schema's `shape.method` literal (Zod 3's form) and
+ * parses each request with `safeParse`; the SDK validates sampling and
+ * elicitation requests and answers with its own schemas as well. Made here
+ * rather than imported from the SDK, so no module is loaded at run time (a
+ * dynamic `import()` is refused by Jest's CommonJS runtime). */
+function requestSchema(method) {
+  const literal = { value: method, _def: { typeName: 'ZodLiteral', value: method } };
+  return Object.freeze({
+    shape: { method: literal },
+    _def: { typeName: 'ZodObject', shape: () => ({ method: literal }) },
+    safeParse: (data) => ({ success: true, data }),
+    parse: (data) => data,
+  });
+}
 
 /** A result schema the SDK's `Client.request` accepts (it calls Zod 3's
  * `safeParse`/`parse` on schemas without `_zod`) that passes every result
@@ -200,7 +221,9 @@ class Wire {
     this.inBlock = false;
   }
 
-  /** Send one request and wait for its answer until `deadline`. */
+  /** Send one request and wait for its answer until `deadline`. The call
+   * is raced against the deadline, so a client that ignores the abort
+   * signal cannot hold the test past its timeout. */
   async send(step, deadline, timeoutMs) {
     const { method } = step;
     if (step.kind === 'setup' || !this.inBlock) {
@@ -210,38 +233,39 @@ class Wire {
     }
     const began = now();
     const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`no answer to ${method} in time`));
-    }, Math.max(0, deadline - began));
     const pending = (this.pending = { method, id: undefined, response: undefined, progressToken: undefined });
     const progress = [];
     const request = step.params === undefined ? { method } : { method, params: step.params };
-    let value;
-    let thrown;
-    let failed = false;
-    try {
-      value = await this.client.request(request, ANY_RESULT, {
-        signal: controller.signal,
-        // The SDK's own timeout stays out of the way of the test's.
-        timeout: Math.max(1, deadline - began) + 1000,
-        onprogress: (p) => progress.push(p),
-      });
-    } catch (e) {
-      failed = true;
-      thrown = e;
-    } finally {
-      clearTimeout(timer);
-      this.pending = null;
-    }
+    const call = new Promise((resolve) => {
+      resolve(
+        this.client.request(request, ANY_RESULT, {
+          signal: controller.signal,
+          // The SDK's own timeout stays out of the way of the test's.
+          timeout: Math.max(1, deadline - began) + 1000,
+          onprogress: (p) => progress.push(p),
+        }),
+      );
+    }).then(
+      (value) => ({ value }),
+      (thrown) => ({ thrown, failed: true }),
+    );
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => resolve({ timedOut: true }), Math.max(0, deadline - began));
+    });
+    const { value, thrown, failed = false, timedOut = false } = await Promise.race([call, late]);
+    clearTimeout(timer);
+    this.pending = null;
+    if (timedOut) controller.abort(new Error(`no answer to ${method} in time`));
     const reply = { durationMs: Math.round(now() - began) };
     if (pending.progressToken !== undefined) reply.progressToken = pending.progressToken;
     const raw = pending.response;
-    if (raw && raw.error !== undefined) reply.error = raw.error;
-    else if (raw && raw.result !== undefined) reply.result = raw.result;
-    else if (!failed) reply.result = value;
-    else if (timedOut) reply.failure = timeoutMessage(`no answer to ${method} in time`, timeoutMs);
+    if (timedOut) reply.failure = timeoutMessage(`no answer to ${method} in time`, timeoutMs);
+    else if (raw && raw.error !== undefined) reply.error = raw.error;
+    else if (raw && 'result' in raw) reply.result = raw.result;
+    // Whatever the client resolved to, `null` and `undefined` included: the
+    // core decides whether it is a result.
+    else if (!failed) reply.result = value === undefined ? null : value;
     else if (!this.raw && Number.isInteger(thrown?.code) && thrown.code !== -32000 && thrown.code !== -32001) {
       // An SDK McpError made from the server's JSON-RPC error.
       const prefix = `MCP error ${thrown.code}: `;
@@ -297,34 +321,30 @@ function timeoutMessage(message, timeoutMs) {
   return `${message}\n(the test's timeout of ${timeoutMs} ms ran out: raise it with \`timeout:\` in the test or the timeoutMs option)`;
 }
 
-/** The SDK's request schemas, if its types module can be loaded. */
-async function sdkTypes() {
-  try {
-    return await import('@modelcontextprotocol/sdk/types.js');
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Answer the server's sampling, elicitation and roots requests from the
- * current test's mocks, for as long as the run lasts; the returned function
- * puts the client's own handlers back. A method whose capability the client
- * did not declare is left alone (the SDK refuses a handler for it).
+ * current test's mocks, for as long as the run lasts. Returns `restore`,
+ * which puts the client's own handlers back, and `refused`: for each method
+ * the client took no handler for (the SDK refuses one for a capability the
+ * client did not declare), the client's reason. A test whose mocks answer
+ * such a method ends as `error` with that reason ({@link unanswered}),
+ * instead of the server's request failing with "Method not found".
  */
-async function answerServerRequests(client, runner) {
-  if (typeof client.setRequestHandler !== 'function') return () => {};
-  const types = await sdkTypes();
-  if (!types) return () => {};
+function answerServerRequests(client, runner) {
+  const refused = new Map();
+  if (typeof client.setRequestHandler !== 'function') return { restore: () => {}, refused };
   const handlers = client._requestHandlers instanceof Map ? client._requestHandlers : null;
   const undo = [];
-  for (const [method, schemaName] of SERVER_REQUESTS) {
-    const schema = types[schemaName];
-    if (!schema) continue;
+  for (const [method, capability] of SERVER_REQUESTS) {
     const before = handlers?.get(method);
     try {
-      client.setRequestHandler(schema, async (request) => runner.answer(method, request.params));
-    } catch {
+      client.setRequestHandler(requestSchema(method), async (request) => runner.answer(method, request.params));
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      refused.set(
+        method,
+        `the server's ${method} requests are answered from this test's mocks, but the client took no handler for them (${why}); create the client with the \`${capability}\` capability: new Client(info, { capabilities: { ${capability}: {} } })`,
+      );
       continue;
     }
     undo.push(() => {
@@ -332,8 +352,28 @@ async function answerServerRequests(client, runner) {
       else if (typeof client.removeRequestHandler === 'function') client.removeRequestHandler(method);
     });
   }
-  return () => undo.forEach((u) => u());
+  return { restore: () => undo.forEach((u) => u()), refused };
 }
+
+/** Why the test just started cannot be run on this client: its mocks
+ * answer a server request the client took no handler for. */
+function unanswered(runner, refused) {
+  for (const [method, why] of refused) {
+    try {
+      runner.answer(method, {});
+    } catch {
+      // This test has no answer for it: the server's request fails as it
+      // would in `mcpcheck run`.
+      continue;
+    }
+    return why;
+  }
+  return null;
+}
+
+/** The clients a run is using: tests that share a client run one at a
+ * time, or their notifications and server requests would mix. */
+const busy = new WeakMap();
 
 /**
  * Make the functions over one WebAssembly instance: `SuiteRunner` is its
@@ -345,7 +385,7 @@ function make({ SuiteRunner, files, defaultEnv = processEnv }) {
     const source = suiteSource(suite, settings.file);
     settings.file = source.file;
     const runner = new SuiteRunner(source.yaml, source.file, settings.core);
-    return { runner, settings, tests: runner.tests() };
+    return { runner, settings, tests: runner.tests(), yaml: source.yaml };
   }
 
   /** Read the files of a `readFiles` step. */
@@ -365,12 +405,14 @@ function make({ SuiteRunner, files, defaultEnv = processEnv }) {
   }
 
   /** One test, from its first step to its result. */
-  async function runTest(runner, info, wire, settings) {
+  async function runTest(runner, info, wire, settings, refused) {
     const started = now();
     const timeoutMs = info.timeoutMs ?? settings.timeoutMs;
     const deadline = started + timeoutMs;
     wire.begin();
     let step = runner.start(info.index);
+    const cannot = step.type === 'done' ? null : unanswered(runner, refused);
+    if (cannot) step = runner.next({ unreadable: cannot }, now() - started);
     while (step.type !== 'done') {
       let input;
       try {
@@ -400,18 +442,28 @@ function make({ SuiteRunner, files, defaultEnv = processEnv }) {
   }
 
   /** Run `infos` on `client`: the tap and the server-request handlers are
-   * installed for the run and removed after it. */
+   * installed for the run and removed after it. A client another run is
+   * using is refused. */
   async function runOn(runner, infos, client, settings) {
+    const other = busy.get(client);
+    if (other) {
+      throw argumentError(
+        `the client is already running ${other} (tests that share one client must run one at a time: their notifications and the server's requests would mix); do not run them concurrently (no test.concurrent), or give each concurrent test a client of its own`,
+      );
+    }
+    busy.set(client, infos.length === 1 ? `the test \`${infos[0].name}\` of ${settings.file}` : `the suite ${settings.file}`);
     const wire = new Wire(client);
     let restoreHandlers = () => {};
     try {
-      restoreHandlers = await answerServerRequests(client, runner);
+      const handlers = answerServerRequests(client, runner);
+      restoreHandlers = handlers.restore;
       const results = [];
-      for (const info of infos) results.push(await runTest(runner, info, wire, settings));
+      for (const info of infos) results.push(await runTest(runner, info, wire, settings, handlers.refused));
       return results;
     } finally {
       restoreHandlers();
       wire.restore();
+      busy.delete(client);
     }
   }
 
@@ -434,35 +486,39 @@ function make({ SuiteRunner, files, defaultEnv = processEnv }) {
       const client = getClient;
       getClient = () => client;
     }
-    const { settings, tests } = load(suite, options);
+    const { settings, tests, yaml } = load(suite, options);
     const { test, describe } = framework;
+    const lines = yaml.split('\n');
     const register = () => {
       for (const info of tests) {
+        const at = where(settings.file, info.line, lines);
         if (info.skip !== null && typeof test.skip === 'function') {
-          test.skip(`${info.name} (${info.skip})`, () => {});
+          callAt(at, test.skip, [`${info.name} (${info.skip})`, () => {}], test);
           continue;
         }
-        test(
-          info.name,
-          async () => {
-            const client = await getClient();
-            checkClient(client);
-            // A runner of its own: a framework may run tests concurrently.
-            const { runner } = load(suite, options);
-            const [result] = await runOn(runner, [info], client, settings);
-            if (result.status === 'pass' || result.status === 'skip') return;
-            const error = new Error(formatResult(result));
-            error.name = 'McpcheckTestFailure';
-            error.result = result;
-            throw error;
-          },
-          // Vitest and Jest take the framework's timeout third (node:test
-          // has none by default): the test's own, and time to connect.
-          (info.timeoutMs ?? settings.timeoutMs) + 10_000,
+        callAt(
+          at,
+          test,
+          [
+            info.name,
+            async () => {
+              const client = await getClient();
+              checkClient(client);
+              // A runner of its own: a framework may run tests concurrently.
+              const { runner } = load(suite, options);
+              const [result] = await runOn(runner, [info], client, settings);
+              if (result.status === 'pass' || result.status === 'skip') return;
+              throw testFailure(result, at);
+            },
+            // Vitest, Jest and bun take the framework's timeout third
+            // (node:test has none by default): the test's own, and time to
+            // connect.
+            (info.timeoutMs ?? settings.timeoutMs) + 10_000,
+          ],
         );
       }
     };
-    if (typeof describe === 'function') describe(settings.file, register);
+    if (typeof describe === 'function') callAt(where(settings.file, 1, lines), describe, [settings.file, register], framework);
     else register();
   }
 
@@ -471,6 +527,85 @@ function make({ SuiteRunner, files, defaultEnv = processEnv }) {
 
 /** A file that cannot be read safely: the test's error. */
 class Unreadable extends Error {}
+
+/**
+ * A new Error. Under bun, made by code compiled at the suite test's place
+ * (with a stack of that one frame): bun locates a failure by where its
+ * error was made and ignores an assigned `stack`; Node's frameworks read the
+ * `stack` text, which the caller sets.
+ */
+function errorAt(message, at) {
+  if (typeof process !== 'object' || !process.versions?.bun) return new Error(message);
+  const make = compiledAt(require('node:vm'), at, 'new Error(f)');
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 1;
+  try {
+    return make(message);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/**
+ * Call `fn(...args)` (a framework's `test`) from code compiled at the suite
+ * test's place in its YAML file, when that file is there to show: a
+ * framework that records where a test was registered from its caller's
+ * frame (node:test's reported location, bun's) records the suite test's
+ * file and line, not this file's.
+ */
+function callAt(at, fn, args, self) {
+  let vm;
+  try {
+    if (!require('node:fs').statSync(at.file).isFile()) return fn.apply(self, args);
+    vm = require('node:vm');
+  } catch {
+    return fn.apply(self, args);
+  }
+  // Bound, so the compiled code is the frame that calls `fn`.
+  return compiledAt(vm, at, 'f()')(fn.bind(self, ...args));
+}
+
+/** `(f) => EXPRESSION` compiled so that EXPRESSION starts at `at`'s file,
+ * line and column. */
+function compiledAt(vm, at, expression) {
+  const code = `(f) =>\n${' '.repeat(Math.max(0, at.column - 1))}${expression}`;
+  return vm.runInThisContext(code, { filename: at.file, lineOffset: at.line - 2 });
+}
+
+/** Where a suite test is written: the file (absolute when it can be made
+ * so), its line, and the column its first key starts at. */
+function where(file, line, lines) {
+  const text = lines[line - 1] ?? '';
+  const column = (text.match(/^[\s-]*/)?.[0].length ?? 0) + 1;
+  return { file: locate(file), line, column };
+}
+
+/** `file` as an absolute path in Node (frameworks read the frame's file to
+ * show its lines), as given elsewhere. */
+function locate(file) {
+  if (typeof process !== 'object' || typeof process.cwd !== 'function') return file;
+  try {
+    return require('node:path').resolve(file);
+  } catch {
+    return file;
+  }
+}
+
+/**
+ * The error a framework test fails with: the text `mcpcheck run` prints for
+ * the test, and a stack of one frame, the test in its YAML file. The
+ * frameworks locate a failure by its stack's first frame outside
+ * node_modules (the code frame Vitest, Jest and bun print; the location
+ * node:test reports), so the failure points at the suite test, not at this
+ * file.
+ */
+function testFailure(result, at) {
+  const error = errorAt(formatResult(result), at);
+  error.name = 'McpcheckTestFailure';
+  error.result = result;
+  error.stack = `${error.name}: ${error.message}\n    at ${at.file}:${at.line}:${at.column}`;
+  return error;
+}
 
 /** Node's file access for file checks and audit logs, as `mcpcheck run`. */
 function nodeFiles(fs, path) {

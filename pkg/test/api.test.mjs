@@ -303,4 +303,21 @@ test('validateSuite: anything but text throws a readable error', () => {
   assert.throws(() => validateSuite({ name: 'x' }), /not an object/);
   assert.throws(() => validateSuite('name: x', 7), /the file name must be a string, not a number/);
   assert.equal(validateSuite('name: x', undefined).file, 'suite.yaml');
+  assert.throws(() => validateSuite('name: x', 'a.yaml', { for_client: true }), (e) => e.code === 'MCPCHECK_INVALID_OPTION' && /for_client/.test(e.message));
+});
+
+test('validateSuite: for runSuite (forClient), a test needs no server block', () => {
+  const serverless = 'name: t\nassert: {tool: echo, expect: {not_error: true}}\n';
+  assert.equal(validateSuite(serverless, 't.yaml', { forClient: true }).ok, true);
+  const cli = validateSuite(serverless, 't.yaml');
+  assert.equal(cli.ok, false);
+  assert.match(cli.diagnostics[0].message, /has no `server`/);
+});
+
+test('checkTrajectory: an empty trace, or no assertions, passes with the warning that nothing was checked', () => {
+  const empty = checkTrajectory([], [{ type: 'absence', tools: ['rm'] }]);
+  assert.equal(empty.status, 'pass');
+  assert.deepEqual(empty.warnings, ['no checks: the trace is empty (no tool was called), so there was no call to check']);
+  const none = checkTrajectory([{ tool: 'ls' }], { trajectory: [] });
+  assert.deepEqual(none.warnings, ['no checks: there are no trajectory assertions, so any trace passes']);
 });

@@ -1,6 +1,7 @@
 // Results made to assert on: `ok` on every result, errors of one class with
 // a code, the CLI's text from formatResult, and the Vitest/Jest matchers
-// (with Jest's own `expect`; Vitest runs test-frameworks/ in a child).
+// (with Jest's own `expect`; frameworks.test.mjs runs them under each
+// framework).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -8,7 +9,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 import { cliBinary } from '../scripts/cli-bin.mjs';
 
@@ -138,10 +138,29 @@ test('Jest matchers: pass, fail with every failing check named, and .not', () =>
   assert.throws(() => expect(checkResponse(EXPECT, GOOD)).not.toPassMcpcheck(), /not to pass/);
 });
 
+test('matchers: a result that checked nothing neither passes nor fails, with or without .not', () => {
+  const unchecked = [
+    checkResponse({}, GOOD),
+    checkTrajectory([], [{ type: 'absence', tools: ['rm'] }]),
+    checkTrajectory([{ tool: 'ls' }], { trajectory: [] }),
+  ];
+  for (const r of unchecked) {
+    assert.equal(r.status, 'pass');
+    assert.throws(() => expect(r).toPassMcpcheck(), (e) => e instanceof McpcheckError && /checked nothing: /.test(e.message));
+    assert.throws(() => expect(r).not.toPassMcpcheck(), McpcheckError);
+  }
+  assert.throws(() => expect(GOOD).toSatisfyMcpcheck({}), (e) => e instanceof McpcheckError && /the expectations check nothing/.test(e.message));
+  assert.throws(() => expect(GOOD).not.toSatisfyMcpcheck({}), McpcheckError);
+});
+
 test('matchers: unreadable input is an error, never a verdict, with or without .not', () => {
   assert.throws(() => expect(42).toSatisfyMcpcheck(EXPECT), (e) => e instanceof McpcheckError);
   assert.throws(() => expect(GOOD).not.toSatisfyMcpcheck('expect: ['), (e) => e instanceof McpcheckError);
-  assert.throws(() => expect('text').toPassMcpcheck(), /takes a result of mcpcheck/);
+  assert.throws(() => expect('text').toPassMcpcheck(), (e) => e instanceof McpcheckError && /takes a result of mcpcheck.*not a string/.test(e.message));
+  assert.throws(
+    () => expect({ content: [{ type: 'text', text: 'x' }] }).toPassMcpcheck(),
+    (e) => e instanceof McpcheckError && /not an object with `content` \(to check a response, use toSatisfyMcpcheck\)/.test(e.message),
+  );
 });
 
 test('matchers: a results document from the CLI passes or names its failing tests', () => {
@@ -164,37 +183,4 @@ test('matchers: a results document from the CLI passes or names its failing test
   assert.throws(() => expect(doc).toPassMcpcheck(), /FAIL two: expected text to contain "x"[\s\S]*Received: 'y'/);
   doc.tests.pop();
   expect(doc).toPassMcpcheck();
-});
-
-test('Vitest runs the matchers, and defineMcpcheckTests, in real test files', () => {
-  const vitest = fileURLToPath(new URL('../node_modules/vitest/vitest.mjs', import.meta.url));
-  const run = spawnSync(process.execPath, [vitest, 'run', '--root', 'test-frameworks', '--reporter', 'verbose'], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', CI: '1' },
-  });
-  const out = run.stdout + run.stderr;
-  assert.equal(run.status, 0, out);
-  // matchers.test.mjs: 4 tests; run-suite.test.mjs: 2 suite tests that
-  // pass on `mcpcheck serve` and 1 skipped.
-  assert.match(out, /Tests +6 passed \| 1 skipped \(7\)/);
-  assert.match(out, /✓ .*vitest-suite\.yaml > echo answers/);
-});
-
-test('Jest runs defineMcpcheckTests and the matchers: one Jest test per suite test, failures with the CLI text', () => {
-  const jest = fileURLToPath(new URL('../node_modules/jest/bin/jest.js', import.meta.url));
-  const run = spawnSync(process.execPath, [jest, '--rootDir', 'test-jest', '--verbose'], {
-    cwd: fileURLToPath(new URL('..', import.meta.url)),
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', CI: '1', MCPCHECK_BIN: cliBinary() },
-  });
-  const out = run.stdout + run.stderr;
-  // The suite has a test that fails on purpose: Jest exits 1 and names it.
-  assert.equal(run.status, 1, out);
-  assert.match(out, /Tests: +1 failed, 1 skipped, 2 passed, 4 total/);
-  assert.match(out, /✓ echo answers/);
-  assert.match(out, /✕ add is wrong on purpose/);
-  assert.match(out, /○ skipped later/);
-  assert.match(out, /FAIL {2}add is wrong on purpose[\s\S]*expected exact match: want '6', got '5'/);
-  assert.match(out, /✓ toSatisfyMcpcheck in Jest/);
 });

@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { checkCapture, checkResponse, checkTrajectory } from '../lib/node.mjs';
+import { checkCapture, checkResponse, checkTrajectory, validateSuite } from '../lib/node.mjs';
 import { EXAMPLES } from '../../web/play/examples/data.mjs';
+import { buildSuiteExamples } from '../../web/play/js/examples.js';
 
 test('the playground has examples for each tab', () => {
   assert.ok(EXAMPLES.filter((x) => x.tab === 'response').length >= 5);
@@ -40,5 +41,14 @@ for (const x of EXAMPLES.filter((e) => e.tab === 'capture')) {
       assert.deepEqual(ids, []);
       assert.equal(report.passed, true);
     }
+  });
+}
+
+for (const x of buildSuiteExamples()) {
+  test(`suite example ${x.id}: ${x.verdict}`, () => {
+    const v = validateSuite(x.fields.suite, 'suite.yaml', { forClient: x.options.forClient });
+    assert.equal(v.ok, x.verdict === 'valid', v.rendered);
+    const errors = v.diagnostics.filter((d) => d.severity === 'error').map((d) => d.line);
+    assert.deepEqual(errors, x.errorLines, v.rendered);
   });
 }

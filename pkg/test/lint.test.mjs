@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { lintListing } from '../lib/node.mjs';
+import { lintListing, scanListing } from '../lib/node.mjs';
 import { members } from '../scripts/json-members.mjs';
 
 const dir = new URL('../../core/tests/vectors/lint/', import.meta.url);
@@ -46,4 +46,12 @@ test('lintListing: wrong input throws, naming what was given', () => {
   assert.throws(() => lintListing('{"tools": ['), /not JSON/);
   assert.throws(() => lintListing({ tools: [] }, { skip_rules: ['E999'] }), /unknown rule `E999`/);
   assert.throws(() => lintListing({ tools: [] }, { strictness: true }), /the options/);
+});
+
+test('lintListing and scanListing: what is not a listing is an input error, a bad option an option error', () => {
+  const code = (c) => (e) => e.name === 'McpcheckError' && e.code === c;
+  assert.throws(() => lintListing({ foo: 1 }), (e) => code('MCPCHECK_INVALID_INPUT')(e) && /not a listing/.test(e.message));
+  assert.throws(() => scanListing({ foo: 1 }), (e) => code('MCPCHECK_INVALID_INPUT')(e) && /not a listing/.test(e.message));
+  assert.throws(() => lintListing({ tools: [] }, { skip_rules: ['E999'] }), code('MCPCHECK_INVALID_OPTION'));
+  assert.throws(() => scanListing({ tools: [] }, { skip_rules: ['S999'] }), code('MCPCHECK_INVALID_OPTION'));
 });

@@ -400,6 +400,72 @@ tests:
   assert.equal(client.fallbackNotificationHandler, undefined);
 });
 
+test('a client that ignores the abort signal is bounded by the test timeout', async () => {
+  let calls = 0;
+  const client = {
+    // Never settles, whatever the signal says.
+    request: () => {
+      calls++;
+      return new Promise(() => {});
+    },
+  };
+  const started = performance.now();
+  const doc = await runSuite('name: t\nassert: {tool: slow, expect: {not_error: true}}\n', client, { timeoutMs: 300 });
+  const took = performance.now() - started;
+  assert.equal(calls, 1);
+  assert.equal(doc.tests[0].status, 'error');
+  assert.match(doc.tests[0].message, /no answer to tools\/call in time[\s\S]*timeout of 300 ms/);
+  assert.ok(took < 5000, `took ${Math.round(took)} ms`);
+});
+
+test('a client answering null, a string or nothing gets a protocol error, not a verdict', async () => {
+  for (const [answer, says] of [
+    [null, 'its `result` is null, not an object'],
+    ['hi', 'its `result` is a string, not an object'],
+    [undefined, 'its `result` is null, not an object'],
+    [42, 'its `result` is a number, not an object'],
+  ]) {
+    const doc = await runSuite('name: t\nassert: {tool: echo, expect: {not_error: true, not_contains: [x]}}\n', { request: async () => answer });
+    assert.equal(doc.tests[0].status, 'error', `${answer}: ${formatResult(doc.tests[0])}`);
+    assert.ok(doc.tests[0].message.includes(`protocol error: the answer to tools/call is not a JSON-RPC response: ${says}`), doc.tests[0].message);
+  }
+});
+
+test('two runs on one client at once: the second is refused, naming the first', async () => {
+  let release;
+  const client = { request: () => new Promise((resolve) => (release = () => resolve({ content: [] }))) };
+  const first = runSuite('name: first\nassert: {tool: a, expect: {not_error: true}}\n', client, { file: 'a.yaml' });
+  await new Promise((r) => setTimeout(r, 20));
+  await assert.rejects(
+    runSuite('name: second\nassert: {tool: b}\n', client),
+    (e) => e instanceof McpcheckError && /already running the test `first` of a\.yaml.*one at a time/.test(e.message),
+  );
+  release();
+  assert.equal((await first).tests[0].status, 'pass');
+  // Once the first is done, the client is free again.
+  const again = runSuite('name: third\nassert: {tool: c, expect: {not_error: true}}\n', client);
+  await new Promise((r) => setTimeout(r, 20));
+  release();
+  assert.equal((await again).tests[0].status, 'pass');
+});
+
+test('a test without a server block answers sampling from its mock; a client that cannot take the handler ends the test with why', async () => {
+  const SAMPLING = 'name: sampled\nassert_sampling:\n  tool: sample\n  args: {prompt: "Capital of France?"}\n  mock_text: Paris\n  expect: {equals: Paris}\n';
+  const yes = await connect(bin, ['serve']);
+  const ok = await runSuite(SAMPLING, yes);
+  assert.equal(ok.tests[0].status, 'pass', formatResult(ok.tests[0]));
+  // A client that did not declare sampling: the SDK refuses the handler.
+  const no = new Client({ name: 'no-sampling', version: '1.0.0' }, { capabilities: {} });
+  await no.connect(new StdioClientTransport({ command: bin, args: ['serve'], stderr: 'ignore' }));
+  clients.push(no);
+  const refused = await runSuite(SAMPLING, no);
+  assert.equal(refused.tests[0].status, 'error');
+  assert.match(refused.tests[0].message, /sampling\/createMessage requests are answered from this test's mocks, but the client took no handler for them \(Client does not support sampling capability.*\); create the client with the `sampling` capability/);
+  // A test of the same run without a mock to answer runs as usual.
+  const plain = await runSuite('name: plain\nassert: {tool: echo, args: {message: hi}, expect: {equals: hi}}\n', no);
+  assert.equal(plain.tests[0].status, 'pass', formatResult(plain.tests[0]));
+});
+
 describe('runSuite refuses what it cannot run, with a McpcheckError', () => {
   const client = { request: async () => ({}) };
   const SUITE = 'name: x\nserver: {command: x}\nassert:\n  tool: echo\n';

@@ -44,6 +44,16 @@ for (const file of files) {
       }
       return;
     }
+    if (c.verdict === 'refused') {
+      // No verdict: an input error saying what was given and what was expected.
+      for (const observation of [raw.observation, c.observation]) {
+        assert.throws(
+          () => checkResponse(expect, observation, c.options),
+          (e) => e.name === 'McpcheckError' && e.code === 'MCPCHECK_INVALID_INPUT' && e.message === c.messages[0],
+        );
+      }
+      return;
+    }
     const r = checkResponse(expect, raw.observation, c.options);
     assert.equal(r.status, c.verdict, `verdict; messages: ${JSON.stringify(reasons(r))}`);
     assert.deepEqual(reasons(r), c.messages);
@@ -71,7 +81,7 @@ test('as objects, every case gives the same verdict (and messages)', () => {
   for (const file of files) {
     const text = readFileSync(new URL(file, dir), 'utf8');
     const c = JSON.parse(text);
-    if (c.verdict === 'invalid') continue;
+    if (c.verdict === 'invalid' || c.verdict === 'refused') continue;
     const r = checkResponse(c.expect, c.observation, c.options);
     assert.equal(r.status, c.verdict, file);
     if (!/\d\.0\b/.test(members(text).expect ?? '')) {

@@ -18,8 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 import { DATA, EXAMPLES } from '../play/examples/data.mjs';
-import { buildLintExamples, buildScanExamples } from '../play/js/examples.js';
-import { scanListing } from '../../pkg/lib/node.mjs';
+import { buildLintExamples, buildScanExamples, buildSuiteExamples } from '../play/js/examples.js';
+import { checkResponse, runSuite, scanListing, validateSuite } from '../../pkg/lib/node.mjs';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const dist = join(root, 'dist');
@@ -54,7 +54,18 @@ before(async () => {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    const headers = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', vary: 'accept-encoding' };
+    // As a static server set to send precompressed files does (docs/web.md):
+    // the .wasm's brotli or gzip copy, when the browser accepts it.
+    const accepts = String(req.headers['accept-encoding'] ?? '');
+    for (const [encoding, suffix] of [['br', '.br'], ['gzip', '.gz']]) {
+      if (file.endsWith('.wasm') && accepts.includes(encoding) && existsSync(file + suffix)) {
+        res.writeHead(200, { ...headers, 'content-encoding': encoding });
+        res.end(readFileSync(file + suffix));
+        return;
+      }
+    }
+    res.writeHead(200, headers);
     res.end(readFileSync(file));
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -154,7 +165,11 @@ test('pasted cases get the verdicts and messages of the shared vectors', async (
     const response = c.verdict === 'invalid' ? '{"content": []}' : JSON.stringify(c.observation, null, 2);
     await setEditors(page, { expect, response });
     const got = await verdict(page);
-    if (c.verdict === 'invalid') {
+    if (c.verdict === 'refused') {
+      // No verdict: the core's message of what was given and what was expected.
+      assert.equal(got, 'invalid', file);
+      assert.equal(await page.locator('#result-response .load-error pre.diag').textContent(), c.messages[0], file);
+    } else if (c.verdict === 'invalid') {
       assert.equal(got, 'invalid', file);
       const shown = await page.locator('#result-response .diagnostics li').allTextContents();
       c.messages.forEach((m, i) => assert.ok(shown[i]?.includes(m), `${file}: ${shown[i]} should say ${m}`));
@@ -584,11 +599,11 @@ test('the keyboard reaches every tab; the page fits a phone', async () => {
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-capture');
   await page.keyboard.press('End');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-suite');
+  assert.equal(await page.locator('#panel-suite').isVisible(), true);
+  await page.keyboard.press('ArrowLeft');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-scan');
   assert.equal(await page.locator('#panel-scan').isVisible(), true);
-  await page.keyboard.press('ArrowLeft');
-  assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-lint');
-  assert.equal(await page.locator('#panel-lint').isVisible(), true);
   await page.keyboard.press('End');
   await page.keyboard.press('ArrowRight');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'tab-response', 'the arrows wrap around');
@@ -696,7 +711,8 @@ test('in dark mode every badge and gutter mark has a contrast of 4.5:1 at least'
   const pairs = await page.evaluate(() => {
     const box = document.createElement('div');
     document.body.append(box);
-    const classes = ['pass', 'fail', 'error', 'warning', 'invalid', 'skip', 'info', 'high', 'medium', 'low'];
+    const classes = ['pass', 'fail', 'error', 'warning', 'invalid', 'skip', 'info', 'high', 'medium', 'low',
+      'sev-error', 'sev-warning', 'sev-info', 'sev-high', 'sev-medium', 'sev-low'];
     const out = classes.map((c) => {
       const b = document.createElement('span');
       b.className = `badge ${c}`;
@@ -705,7 +721,7 @@ test('in dark mode every badge and gutter mark has a contrast of 4.5:1 at least'
       const s = getComputedStyle(b);
       return [c, s.color, s.backgroundColor];
     });
-    for (const c of ['', 'error', 'warning', 'info', 'high', 'medium', 'low']) {
+    for (const c of ['', 'error', 'warning', 'info', 'high', 'medium', 'low', 'read-pass', 'read-fail']) {
       const g = document.createElement('pre');
       g.className = 'gutter';
       const m = document.createElement('span');
@@ -770,3 +786,274 @@ test('Copy link refuses when an editor is too large for a link, and the example 
   await context.close();
 });
 
+
+// ---------------------------------------------------------------- accessibility
+
+const AXE = readFileSync(fileURLToPath(new URL('./node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
+const WIDTHS = [390, 1280, 1920];
+
+/** axe's serious and critical violations on the page as it is now. */
+async function axeViolations(page) {
+  const { ran, violations } = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return {
+      ran: r.passes.length + r.violations.length,
+      violations: r.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    };
+  });
+  assert.ok(ran > 20, `axe ran only ${ran} rules`);
+  return violations;
+}
+
+/** Pick an example from the menu and wait for its check. */
+async function pick(page, id) {
+  const n = await checkedCount(page);
+  await page.locator('#examples').selectOption(id);
+  await settled(page, n);
+}
+
+test('axe finds no serious or critical violation on any tab, at 390, 1280 and 1920 px', async () => {
+  // Each tab with what it shows most: results with tables, a finding
+  // opened in the timeline, diagnostics with the excerpt.
+  const states = [
+    ['response', async (page) => pick(page, 'sum-fail')],
+    ['response (an input error)', async (page) => setEditors(page, { expect: 'expect:\n  contain: [x]\n' })],
+    ['capture', async (page) => pick(page, EXAMPLES.find((x) => x.tab === 'capture' && x.finding).id)],
+    ['trajectory', async (page) => pick(page, 'trajectory-fail')],
+    ['lint', async (page) => pick(page, 'lint-notes')],
+    ['scan', async (page) => pick(page, 'scan-sidenote')],
+    ['suite', async (page) => pick(page, 'suite-typos')],
+  ];
+  const found = [];
+  for (const width of WIDTHS) {
+    // bypassCSP only to inject axe: the page's own scripts are as served.
+    const { page, context } = await open(`${origin}/`, { viewport: { width, height: 900 }, bypassCSP: true });
+    await page.locator('#result-response #verdict').waitFor();
+    await page.addScriptTag({ content: AXE });
+    for (const [name, show] of states) {
+      await show(page);
+      for (const v of await axeViolations(page)) found.push(`${width}px, ${name}: ${v}`);
+    }
+    await page.screenshot({ path: join(out, `axe-${width}.png`), fullPage: true });
+    if (width === WIDTHS[0]) {
+      // axe sees what it is asked for here: a scrolling excerpt the
+      // keyboard cannot reach (as the page had one) is reported.
+      await page.evaluate(() => {
+        const pre = document.createElement('pre');
+        pre.id = 'unreachable';
+        pre.style.cssText = 'width: 5em; overflow: auto';
+        pre.textContent = 'x'.repeat(400);
+        document.querySelector('main').append(pre);
+      });
+      assert.ok((await axeViolations(page)).some((v) => v.startsWith('scrollable-region-focusable') && v.includes('#unreachable')));
+    }
+    await context.close();
+  }
+  assert.deepEqual(found, []);
+});
+
+test('a scrolling excerpt or message takes the keyboard focus; the checks table has no empty header', async () => {
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  await setEditors(page, { expect: `expect:\n  contain: ["${'x'.repeat(400)}"]\n` });
+  assert.equal(await page.locator('#result-response pre.diag').first().getAttribute('tabindex'), '0');
+  await setEditors(page, { expect: 'expect:\n  contains: [x]\n' });
+  const headers = await page.locator('#result-response table.checks th').allTextContents();
+  assert.ok(headers.every((h) => h.trim() !== ''), JSON.stringify(headers));
+  await context.close();
+});
+
+// ---------------------------------------------------------------- badges, timeline, input errors
+
+test('lint and scan badges tell errors from warnings (and scan severities from each other)', async () => {
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  const colours = await page.evaluate(() => {
+    const bg = (cls) => {
+      const b = document.createElement('span');
+      b.className = `badge ${cls}`;
+      document.body.append(b);
+      const c = getComputedStyle(b).backgroundColor;
+      b.remove();
+      return c;
+    };
+    return Object.fromEntries(['sev-error', 'sev-warning', 'sev-info', 'sev-high', 'sev-medium', 'sev-low'].map((c) => [c, bg(c)]));
+  });
+  assert.notEqual(colours['sev-error'], colours['sev-warning']);
+  assert.notEqual(colours['sev-warning'], colours['sev-info']);
+  assert.equal(new Set([colours['sev-high'], colours['sev-medium'], colours['sev-low'], colours['sev-info']]).size, 4, JSON.stringify(colours));
+  // And a real listing's badges carry them.
+  await pick(page, 'lint-notes');
+  const lint = await page.locator('#result-lint tr.finding td[data-label=severity] .badge').evaluateAll((bs) => bs.map((b) => [b.textContent, b.className]));
+  assert.ok(lint.some(([s]) => s === 'error') && lint.some(([s]) => s === 'warning'), JSON.stringify(lint));
+  for (const [severity, cls] of lint) assert.equal(cls, `badge sev-${severity}`);
+  await context.close();
+});
+
+test('what is not a listing shows the input error, for lint and scan alike', async () => {
+  const { page, context, errors } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  await page.locator('#tab-lint').click();
+  await setEditors(page, { listing: '{"foo": 1}' });
+  assert.equal(await verdict(page, 'lint'), 'invalid');
+  assert.match(await page.locator('#result-lint .load-error').textContent(), /not a listing: .*got an object with/);
+  await page.locator('#tab-scan').click();
+  await setEditors(page, { surface: '{"foo": 1}' });
+  assert.equal(await verdict(page, 'scan'), 'invalid');
+  assert.match(await page.locator('#result-scan .load-error').textContent(), /not a listing/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the timeline shows each message without the indentation it had inside the capture', async () => {
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  await pick(page, EXAMPLES.find((x) => x.tab === 'capture' && x.finding).id);
+  const texts = await page.locator('#result-capture .timeline details[open] pre').allTextContents();
+  const multi = texts.filter((t) => t.includes('\n'));
+  assert.ok(multi.length > 0, 'a pretty-printed message is shown');
+  for (const t of multi) {
+    const lines = t.split('\n');
+    assert.match(lines[lines.length - 1], /^[}\]]/, t);
+    assert.ok(lines.slice(1, -1).every((l) => /^ {2}\S|^ {4,}|^$/.test(l)), t);
+  }
+  await context.close();
+});
+
+// ---------------------------------------------------------------- validate a suite
+
+test('the suite tab validates as mcpcheck validate does, each problem at its line, for runSuite or the CLI', async () => {
+  const { page, context, errors } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  for (const x of buildSuiteExamples()) {
+    await pick(page, x.id);
+    const want = validateSuite(x.fields.suite, 'suite.yaml', x.options);
+    assert.equal(await verdict(page, 'suite'), want.ok ? 'pass' : 'invalid', x.id);
+    const marked = await page.locator('#panel-suite .gutter .bad').evaluateAll((s) => s.map((m) => Number(m.dataset.line)));
+    assert.deepEqual(marked, [...new Set(want.diagnostics.map((d) => d.line))].sort((a, b) => a - b), x.id);
+    const tests = await page.locator('#result-suite .suite-tests li button').allTextContents();
+    assert.deepEqual(tests, want.tests.map((t) => t.name), x.id);
+  }
+  // The same file for the CLI needs a server; for runSuite it does not.
+  await pick(page, 'suite-valid');
+  const n = await checkedCount(page);
+  await page.locator('#suite-client').uncheck();
+  await settled(page, n);
+  assert.equal(await verdict(page, 'suite'), 'invalid');
+  assert.match(await page.locator('#result-suite .diagnostics').textContent(), /has no `server`/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+// ---------------------------------------------------------------- the response tab's new tools
+
+test('each check links to what it read in the response, and the lines are marked', async () => {
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  await pick(page, 'weather-pass');
+  const marks = await page.locator('#panel-response .editor[data-file="<response>"] .gutter .bad').evaluateAll((s) => s.map((m) => m.className));
+  assert.ok(marks.length > 0 && marks.every((c) => c === 'bad read-pass'), JSON.stringify(marks));
+  const selection = () => page.evaluate(() => {
+    const t = document.getElementById('response');
+    return t.value.slice(t.selectionStart, t.selectionEnd);
+  });
+  // mcp-assert's json_path reads the JSON in the text: the text block.
+  await page.locator('#result-response tr.check', { hasText: '$.temperature' }).locator('button.read').click();
+  assert.match(await selection(), /^"text": "\{\\"temperature\\":33,/);
+  // A list-form target into the structured content: that value.
+  await setEditors(page, { expect: 'expect:\n  - {target: json.conditions, matcher: {exact: Cloudy}}\n' });
+  await page.locator('#result-response tr.check', { hasText: 'json.conditions' }).locator('button.read').click();
+  assert.equal(await selection(), '"conditions": "Cloudy"');
+  // A failing check's line is marked as failing.
+  await pick(page, 'sum-fail');
+  const failing = await page.locator('#panel-response .editor[data-file="<response>"] .gutter .bad.read-fail').count();
+  assert.ok(failing > 0);
+  await context.close();
+});
+
+test('Copy as test gives the YAML test that sends the request and makes the same checks', async () => {
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  await pick(page, 'sum-fail');
+  await page.locator('#copy-test').click();
+  await page.locator('#test-yaml').waitFor();
+  const yaml = await page.locator('#test-yaml').textContent();
+  assert.match(yaml, /^name: "tools\/call get-sum"\nassert:\n {2}tool: "get-sum"\n {2}args: \{"a":2,"b":3\}\n {2}expect:\n/);
+  // The core loads it for runSuite, and running it on a client that answers
+  // with the example's response makes the checks the page made.
+  const x = EXAMPLES.find((e) => e.id === 'sum-fail');
+  assert.equal(validateSuite(yaml, 'test.yaml', { forClient: true }).ok, true);
+  const answer = JSON.parse(x.fields.response).result;
+  const doc = await runSuite({ yaml, file: 'test.yaml' }, { request: async () => answer });
+  const page_ = checkResponse(x.fields.expect, x.fields.response);
+  assert.deepEqual(doc.tests[0].checks.map((c) => [c.name, c.status, c.reason]), page_.checks.map((c) => [c.name, c.status, c.reason]));
+  // Without a request there is nothing to send: it says so.
+  await page.evaluate(() => {
+    const r = document.getElementById('request');
+    r.value = '';
+    r.dispatchEvent(new Event('input'));
+  });
+  await page.locator('#copy-test').click();
+  await page.waitForFunction(() => document.querySelector('.copy-test [role=status]').textContent.includes('needs the request'));
+  await context.close();
+});
+
+test('an MCP Inspector history is imported: an entry fills the response and the request', async () => {
+  const { page, context, errors } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  const history = [
+    { request: JSON.stringify({ method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } }), response: JSON.stringify({ content: [{ type: 'text', text: 'Echo: hi' }] }) },
+    { request: JSON.stringify({ method: 'tools/call', params: { name: 'nope', arguments: {} } }), response: JSON.stringify({ error: 'MCP error -32602: Tool nope not found' }) },
+    { request: JSON.stringify({ method: 'tools/call', params: { name: 'slow' } }), response: JSON.stringify({ error: 'Request timed out' }) },
+  ];
+  await setEditors(page, { expect: 'expect:\n  contains: ["Echo: hi"]\n' });
+  await page.locator('#inspector summary').click();
+  await page.locator('#inspector-text').fill(JSON.stringify(history));
+  await page.waitForFunction(() => !document.getElementById('inspector-entry').disabled);
+  let n = await checkedCount(page);
+  await page.locator('#inspector-entry').selectOption('0');
+  await settled(page, n);
+  assert.equal(await verdict(page), 'pass');
+  assert.deepEqual(JSON.parse(await page.locator('#request').inputValue()), { method: 'tools/call', params: { name: 'echo', arguments: { message: 'hi' } } });
+  // A JSON-RPC error the SDK threw is checked as that error.
+  n = await checkedCount(page);
+  await page.locator('#inspector-entry').selectOption('1');
+  await settled(page, n);
+  assert.equal(await verdict(page), 'fail');
+  assert.equal(JSON.parse(await page.locator('#response').inputValue()).error.code, -32602);
+  // A call that got no answer has nothing to check: it says so.
+  await page.locator('#inspector-entry').selectOption('2');
+  await page.waitForFunction(() => document.getElementById('inspector-status').textContent.includes('got no answer'));
+  // What is not a history says what was expected.
+  await page.locator('#inspector-text').fill('{"tools": []}');
+  await page.waitForFunction(() => document.getElementById('inspector-status').textContent.includes("expected the Inspector's history"));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+// ---------------------------------------------------------------- the .wasm, compressed
+
+test('the .wasm is in dist/ precompressed, and the page shows what it downloaded', async () => {
+  const wasm = readFileSync(join(dist, 'mcpcheck-web_bg.wasm'));
+  const { gunzipSync, brotliDecompressSync } = await import('node:zlib');
+  assert.ok(gunzipSync(readFileSync(join(dist, 'mcpcheck-web_bg.wasm.gz'))).equals(wasm));
+  assert.ok(brotliDecompressSync(readFileSync(join(dist, 'mcpcheck-web_bg.wasm.br'))).equals(wasm));
+  const br = statSync(join(dist, 'mcpcheck-web_bg.wasm.br')).size;
+  const gz = statSync(join(dist, 'mcpcheck-web_bg.wasm.gz')).size;
+  assert.ok(br < gz && gz < wasm.length / 2, `${br} < ${gz} < ${wasm.length} / 2`);
+  const kb = (n) => `${Math.round(n / 1024).toLocaleString('en')} KB`;
+  // The loading line, as first painted, gives the real sizes.
+  assert.ok(readFileSync(join(dist, 'index.html'), 'utf8').includes(`${kb(br)} with brotli, ${kb(gz)} with gzip, ${kb(wasm.length)} uncompressed`));
+  // Chromium asks for brotli: the page says what came over the wire.
+  const { page, context } = await open();
+  await page.locator('#result-response #verdict').waitFor();
+  const line = await page.locator('#version').textContent();
+  const m = /checker ([\d,]+) KB downloaded \(([\d,]+) KB unpacked\)/.exec(line);
+  assert.ok(m, line);
+  const [wire, unpacked] = [Number(m[1].replace(/,/g, '')), Number(m[2].replace(/,/g, ''))];
+  assert.equal(unpacked, Math.round(wasm.length / 1024));
+  assert.ok(wire < unpacked / 2 && wire >= Math.floor(br / 1024), line);
+  await context.close();
+});

@@ -24,7 +24,7 @@ fn main() -> Result<(), String> {
         let start = Instant::now();
         let doc = api::load_expect("<expect>", &etext).map_err(|d| format!("{d:?}"))?;
         let value = api::load_response("<response>", &rtext).map_err(|d| d.one_line())?;
-        let result = api::check_response(&doc, value, &facts);
+        let result = api::check_response(&doc, value, &facts)?;
         times.push(start.elapsed().as_secs_f64() * 1000.0);
         status = format!(
             "{} ({} checks)",

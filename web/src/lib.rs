@@ -98,28 +98,51 @@ export interface LintOptions {
   skip_rules?: string[];
   /** Warnings count as failures for `passed`. */
   strict?: boolean;
+  /** What the report calls the listing (its `subject`; default `"listing"`,
+   * the CLI names the file). */
+  name?: string;
+}
+
+/** How a finding weighs on the verdict (docs/findings.md): `error` fails,
+ * `warning` (recommended, not met) fails only when asked, `note` never. */
+export type FindingLevel = "error" | "warning" | "note";
+
+/** What every findings document counts. */
+export interface FindingCounts {
+  error: number;
+  warning: number;
+  note: number;
 }
 
 /** One lint finding (docs/lint.md lists the codes). */
 export interface LintFinding {
-  /** The tool or prompt name, the resource URI or the template. */
-  tool: string;
-  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
   code: string;
+  family: "lint";
+  level: FindingLevel;
   severity: "error" | "warning" | "info";
-  message: string;
+  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
+  /** The tool or prompt name, the resource URI or the template. */
+  item: string;
+  /** The same as `item` (mcp-assert's field name). */
+  tool: string;
   /** RFC 6901 pointer to the offending field in the listing as given. */
   field: string;
+  message: string;
+  evidence: string;
 }
 
-/** What `mcpcheck lint --format json` prints, plus the verdict. */
+/** What `mcpcheck lint --format json` prints, plus `ok`. */
 export interface LintReport {
   version: 1;
+  command: "lint";
+  /** What the listing is called (the `name` option). */
+  subject: string;
+  /** No error (with `strict`, no warning either). */
+  passed: boolean;
+  counts: FindingCounts;
   findings: LintFinding[];
   errors: number;
   warnings: number;
-  /** No error (with `strict`, no warning either). */
-  passed: boolean;
 }
 
 /** Lint a server's listing, as `mcpcheck lint --listing` does. Throws a
@@ -141,11 +164,13 @@ export interface ScanOptions {
 /** One scan finding (docs/scan.md lists the codes and the attacks). */
 export interface ScanFinding {
   code: string;
+  family: "scan";
+  level: FindingLevel;
   severity: "high" | "medium" | "low" | "info";
   server: string;
+  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
   /** The tool or prompt name, the resource URI or template. */
   item: string;
-  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
   /** RFC 6901 pointer to the offending field in the listing as given. */
   field: string;
   message: string;
@@ -155,12 +180,16 @@ export interface ScanFinding {
   span?: [number, number];
 }
 
-/** What `mcpcheck scan --format json` prints, plus the verdict. */
+/** What `mcpcheck scan --format json` prints, plus `ok`. */
 export interface ScanReport {
   version: 1;
-  findings: ScanFinding[];
+  command: "scan";
+  /** The servers' labels, comma-separated. */
+  subject: string;
   /** No finding at `fail_on` or above. */
   passed: boolean;
+  counts: FindingCounts;
+  findings: ScanFinding[];
 }
 
 /** Scan a server's listing (or an array of listings, one per server, also
@@ -186,11 +215,19 @@ export interface McpcheckError extends Error {
   rendered: string;
 }
 
+/** How {@link validateSuite} loads the suite. */
+export interface ValidateOptions {
+  /** The suite runs on a client it is given ({@link runSuite}), so a test
+   * needs no `server` block. */
+  forClient?: boolean;
+}
+
 /** Load a suite file (either form) and report every problem in it, as
  * `mcpcheck validate` does; `fileName` (default `suite.yaml`) names it in
  * the diagnostics. The problems are the result; it throws a
- * {@link McpcheckError} only when given something other than text. */
-export function validateSuite(yamlText: string, fileName?: string): SuiteValidation;
+ * {@link McpcheckError} when given something other than text, or an
+ * unknown option. */
+export function validateSuite(yamlText: string, fileName?: string, options?: ValidateOptions): SuiteValidation;
 
 /** How {@link captureTimeline} gives the messages. */
 export interface TimelineOptions {
@@ -398,7 +435,8 @@ pub fn check_response(
         None => Value::Null,
     };
     let facts = api::facts_from_json(&options).map_err(|e| option_error(&e.to_string()))?;
-    Ok(test_result_js(&api::check_response(&doc, response, &facts)))
+    let result = api::check_response(&doc, response, &facts).map_err(|why| input_error(&why))?;
+    Ok(test_result_js(&result))
 }
 
 /// Check a trace against trajectory assertions; returns the test outcome.
@@ -459,19 +497,36 @@ pub fn capture_timeline(capture: JsValue, options: JsValue) -> Result<JsValue, J
     Ok(js_sys::JSON::parse(&timeline).unwrap_or(JsValue::NULL))
 }
 
+/// The options of `lintListing`: the core's, and the name the report calls
+/// the listing by (the CLI names its file).
+#[derive(Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct LintJsOptions {
+    skip_rules: Vec<String>,
+    strict: bool,
+    name: Option<String>,
+}
+
 /// Lint a server's listing, as `mcpcheck lint --listing` does (typed in
 /// `TS_INPUTS`).
 #[wasm_bindgen(js_name = lintListing, skip_typescript)]
 pub fn lint_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsValue> {
     use mcpcheck_core::lint::{self, LintOptions};
     let listing = listing_from_js(&listing)?;
-    let options: LintOptions = options_from_js(&options)?;
-    let findings =
-        lint::lint_listing(&listing, &options).map_err(|e| option_error(&e.to_string()))?;
+    let js: LintJsOptions = options_from_js(&options)?;
+    let options = LintOptions {
+        skip_rules: js.skip_rules,
+        strict: js.strict,
+    };
+    let findings = lint::lint_listing(&listing, &options).map_err(|e| match e {
+        lint::LintInputError::UnknownRule { .. } => option_error(&e.to_string()),
+        _ => input_error(&e.to_string()),
+    })?;
     // Parsed from the CLI's own text, so the keys come in the documented
     // order and the report is what `mcpcheck lint --format json` prints.
     let passed = lint::passed(&findings, options.strict);
-    let doc = lint::report(findings, options.strict, "listing");
+    let name = js.name.unwrap_or_else(|| "listing".to_string());
+    let doc = lint::report(findings, options.strict, &name);
     let report = js_sys::JSON::parse(&mcpcheck_core::findings::render::json::render(&doc))
         .unwrap_or(JsValue::NULL);
     let _ = js_sys::Reflect::set(&report, &"passed".into(), &JsValue::from_bool(passed));
@@ -502,8 +557,10 @@ pub fn scan_listing(listing: JsValue, options: JsValue) -> Result<JsValue, JsVal
         skip_rules: options.skip_rules,
         fail_on: options.fail_on.unwrap_or(scan::Severity::High),
     };
-    let findings =
-        scan::scan_listings(&servers, &options).map_err(|e| option_error(&e.to_string()))?;
+    let findings = scan::scan_listings(&servers, &options).map_err(|e| match e {
+        scan::ScanInputError::UnknownRule { .. } => option_error(&e.to_string()),
+        _ => input_error(&e.to_string()),
+    })?;
     // The CLI's own text, parsed: the report `mcpcheck scan --format json`
     // prints, key for key.
     let passed = scan::passed(&findings, options.fail_on);
@@ -542,9 +599,13 @@ fn options_from_js<T: serde::de::DeserializeOwned + Default>(
 
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. The problems are the result; it throws only
-/// when given something other than text.
+/// when given something other than text, or a wrong option.
 #[wasm_bindgen(js_name = validateSuite, skip_typescript)]
-pub fn validate_suite(yaml_text: JsValue, file_name: JsValue) -> Result<JsValue, JsValue> {
+pub fn validate_suite(
+    yaml_text: JsValue,
+    file_name: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsValue> {
     let Some(text) = yaml_text.as_string() else {
         return Err(argument_error(&format!(
             "the suite must be YAML text (a string), not {}",
@@ -561,7 +622,26 @@ pub fn validate_suite(yaml_text: JsValue, file_name: JsValue) -> Result<JsValue,
             ))
         })?
     };
-    Ok(to_js(&api::validate_suite(&file, &text)))
+    // `{forClient?: boolean}`, read by hand: a serde type of its own costs
+    // the module more than these lines.
+    let mut for_client = false;
+    if !options.is_undefined() && !options.is_null() {
+        let Value::Object(o) = from_js(&options, "the options")? else {
+            return Err(option_error("the options must be an object"));
+        };
+        for (k, v) in o {
+            match (k.as_str(), v) {
+                ("forClient", Value::Bool(b)) => for_client = b,
+                ("forClient", _) => return Err(option_error("`forClient` must be a boolean")),
+                (other, _) => {
+                    return Err(option_error(&format!(
+                        "the options: unknown field `{other}`, expected `forClient`"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(to_js(&api::validate_suite(&file, &text, for_client)))
 }
 
 /// What a JavaScript value is, for messages.

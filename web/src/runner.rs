@@ -95,7 +95,9 @@ fn input_of(v: &Value) -> Result<Input, String> {
     let some = |v: &Value| (!v.is_null()).then(|| v.clone());
     for (k, v) in o {
         match k.as_str() {
-            "result" => reply.result = some(v),
+            // `null` too: a result that is not an object is the core's to
+            // call a protocol error.
+            "result" => reply.result = Some(v.clone()),
             "error" => reply.error = some(v),
             "failure" if v.is_null() => {}
             "failure" => reply.failure = Some(v.as_str().ok_or("`failure` must be text")?.into()),

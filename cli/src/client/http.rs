@@ -56,9 +56,9 @@ fn bounded_stream(
     })
 }
 
-/// A body as text, at most `limit` bytes; `Err` holds how far it got when
-/// it was longer.
-async fn text_within(mut resp: reqwest::Response, limit: usize) -> Result<String, usize> {
+/// A body as bytes, at most `limit`; `Err` holds how far it got when it
+/// was longer.
+async fn bytes_within(mut resp: reqwest::Response, limit: usize) -> Result<Vec<u8>, usize> {
     let mut body = Vec::new();
     while let Ok(Some(chunk)) = resp.chunk().await {
         if body.len() + chunk.len() > limit {
@@ -66,7 +66,7 @@ async fn text_within(mut resp: reqwest::Response, limit: usize) -> Result<String
         }
         body.extend_from_slice(&chunk);
     }
-    Ok(String::from_utf8_lossy(&body).into_owned())
+    Ok(body)
 }
 
 /// An error body, cut at [`MAX_ERROR_BODY`] (the message quotes its start).
@@ -310,8 +310,8 @@ async fn read_body(
     } else {
         tokio::select! {
             _ = stop.cancelled() => {}
-            body = text_within(resp, MAX_MESSAGE_BYTES) => match body {
-                Ok(text) => inbound.deliver_http(&text, to, status),
+            body = bytes_within(resp, MAX_MESSAGE_BYTES) => match body {
+                Ok(bytes) => inbound.deliver_bytes(&bytes, to, status),
                 Err(_) => inbound.exceed(format!(
                     "the server's HTTP answer{} is longer than {} MiB (one message at most); the session was ended",
                     to.map(|m| format!(" to {m}")).unwrap_or_default(),

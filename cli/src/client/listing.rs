@@ -1,5 +1,16 @@
 //! Listing what a server offers: each list followed through its pages.
-//! Shared by `conformance`, `coverage` and `generate`.
+//! Shared by `audit`, `fuzz`, `lint`, `lock`, `scan` (through the
+//! `Prober`), `conformance`, `coverage`, `generate` and the lock gate.
+//!
+//! A listing is untrusted input, and what cannot be read is an error, never
+//! an empty surface: a list the server advertises (its `tools`, `prompts`
+//! or `resources` capability) that fails — a JSON-RPC error, no answer in
+//! time, a malformed answer, a result without its array, a cursor that is
+//! not a string, more pages than are followed — fails the whole listing.
+//! A list the server does not advertise is still asked for (a client may
+//! ask without looking at the capabilities, and show what comes back);
+//! when it fails, it is empty. A lone surrogate escape (`\udfff`) is read
+//! as U+FFFD, as lenient clients show it, and noted.
 
 use std::time::Duration;
 
@@ -13,36 +24,145 @@ use crate::client::{Endpoint, Session};
 /// The most pages one list is followed through.
 const MAX_PAGES: usize = 50;
 
-/// Follow a list through its pages; returns every item of `key`.
+/// Whether a list must be read, or may be missing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// Its failure fails the listing.
+    Required,
+    /// Its failure leaves it empty.
+    Optional,
+}
+
+/// One list, followed through its pages.
+#[derive(Debug, Default)]
+pub struct Listed {
+    pub items: Vec<Value>,
+    /// What was read with a problem beside it (a lone surrogate escape, a
+    /// line that is not JSON-RPC while the list was open), in words.
+    pub notes: Vec<String>,
+}
+
+/// Follow a list through its pages; returns every item of `key`. With
+/// [`Need::Required`], a page that cannot be read is an error naming why;
+/// with [`Need::Optional`], it ends the list (never an error).
 pub async fn list_all(
     session: &mut Session,
     method: &str,
     key: &str,
     step: Duration,
-) -> Vec<Value> {
-    let mut items = Vec::new();
+    need: Need,
+) -> Result<Listed, String> {
+    let mut listed = Listed::default();
     let mut seen: Vec<String> = Vec::new();
     let mut cursor: Option<String> = None;
-    for _ in 0..MAX_PAGES {
+    for page in 1..=MAX_PAGES {
         let params = cursor.as_ref().map(|c| json!({"cursor": c}));
         let reply = session
             .request(method, params, Deadline::now() + step)
             .await;
-        let Some(result) = reply.result else { break };
-        if let Some(list) = result.get(key).and_then(Value::as_array) {
-            items.extend(list.iter().cloned());
+        let mut reply = reply;
+        let read = read_page(method, key, page, &mut reply);
+        let (items, next) = match (read, need) {
+            (Ok(page), _) => page,
+            (Err(why), Need::Required) => return Err(why),
+            (Err(_), Need::Optional) => return Ok(listed),
+        };
+        if let Some(note) = reply.failure.filter(|_| reply.answered) {
+            listed.notes.push(note);
         }
-        match result.get("nextCursor").and_then(Value::as_str) {
-            Some(next) if !seen.iter().any(|c| c == next) => {
-                seen.push(next.to_string());
-                cursor = Some(next.to_string());
+        listed.items.extend(items);
+        match next {
+            Some(next) if !seen.contains(&next) => {
+                seen.push(next.clone());
+                cursor = Some(next);
             }
-            // No more pages, or a cursor seen before: the invariant reports
-            // the loop from the capture; the probe stops here.
-            _ => break,
+            // No more pages, or a cursor seen before: every page of the
+            // loop was read once; the invariant reports the loop from the
+            // capture.
+            _ => return Ok(listed),
         }
     }
-    items
+    match need {
+        Need::Required => Err(format!(
+            "{method}: the server still had more pages after {MAX_PAGES}; mcpcheck reads at most {MAX_PAGES} pages, and a listing it cannot read to the end cannot be judged"
+        )),
+        Need::Optional => Ok(listed),
+    }
+}
+
+/// The items and the next cursor of one page's answer, or why it cannot be
+/// read.
+fn read_page(
+    method: &str,
+    key: &str,
+    page: usize,
+    reply: &mut super::Reply,
+) -> Result<(Vec<Value>, Option<String>), String> {
+    let which = if page == 1 {
+        method.to_string()
+    } else {
+        format!("{method} (page {page})")
+    };
+    if !reply.answered
+        && let Some(failure) = &reply.failure
+    {
+        return Err(format!("{which} failed: {failure}"));
+    }
+    if let Some(error) = &reply.error {
+        let code = error
+            .get("code")
+            .map_or_else(|| "no code".to_string(), Value::to_string);
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("no message");
+        return Err(format!(
+            "{which} failed: the server answered with error {code} ({})",
+            mcpcheck_core::truncate(message, 200)
+        ));
+    }
+    let Some(result) = &mut reply.result else {
+        return Err(format!("{which} failed: no result came back"));
+    };
+    let what = kind_of(result);
+    let Some(object) = result.as_object_mut() else {
+        return Err(format!(
+            "{which}: the result is {what}, not an object with `{key}`"
+        ));
+    };
+    // Moved, not copied: a listing of 100,000 tools is held once.
+    let items = match object.get_mut(key) {
+        Some(Value::Array(items)) => std::mem::take(items),
+        Some(other) => {
+            return Err(format!(
+                "{which}: `{key}` is {}, not an array",
+                kind_of(other)
+            ));
+        }
+        None => return Err(format!("{which}: the result has no `{key}` array")),
+    };
+    let next = match object.get("nextCursor") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) => Some(c.clone()),
+        Some(other) => {
+            return Err(format!(
+                "{which}: `nextCursor` is {}, not a string; the pages after it cannot be read",
+                kind_of(other)
+            ));
+        }
+    };
+    Ok((items, next))
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 /// Everything a server lists, each list followed through its pages.
@@ -54,9 +174,19 @@ pub struct Listings {
     /// A 2026-07-28 server's answer to `server/discover` (`None` in the
     /// `initialize` era).
     pub discover: Option<Value>,
+    /// What was read with a problem beside it, in words (see [`Listed`]).
+    pub notes: Vec<String>,
 }
 
 impl Listings {
+    /// Say on stderr what was read with a problem beside it, one line each
+    /// (`mcpcheck COMMAND: LABEL: note: …`).
+    pub fn print_notes(&self, command: &str, label: &str) {
+        for note in &self.notes {
+            crate::output::err(&format!("mcpcheck {command}: {label}: note: {note}\n"));
+        }
+    }
+
     /// The surface lock of what was listed (and of the `server/discover`
     /// answer, when there is one), for the server labelled `label`.
     pub fn to_lock(&self, label: &str) -> Result<Lock, String> {
@@ -74,6 +204,75 @@ impl Listings {
     }
 }
 
+/// The four lists: method, key of the items, the capability that
+/// advertises it.
+const LISTS: [(&str, &str, &str); 4] = [
+    ("tools/list", "tools", "tools"),
+    ("prompts/list", "prompts", "prompts"),
+    ("resources/list", "resources", "resources"),
+    ("resources/templates/list", "resourceTemplates", "resources"),
+];
+
+/// Whether the session's server advertises `capability` (in its
+/// `initialize` result, or its `server/discover` answer).
+fn advertises(session: &Session, capability: &str) -> bool {
+    session
+        .initialize_result()
+        .or_else(|| session.discover_result())
+        .and_then(|r| r.get("capabilities")?.get(capability).cloned())
+        .is_some_and(|c| !matches!(c, Value::Null | Value::Bool(false)))
+}
+
+/// List everything the session's server offers, each request within
+/// `step()`; an error names the list that could not be read and why.
+pub async fn list_surface(
+    session: &mut Session,
+    step: &(dyn Fn() -> Duration + Sync),
+) -> Result<Listings, String> {
+    let mut lists: Vec<Vec<Value>> = Vec::new();
+    let mut notes = Vec::new();
+    for (method, key, capability) in LISTS {
+        let need = if advertises(session, capability) {
+            Need::Required
+        } else {
+            Need::Optional
+        };
+        let listed = list_all(session, method, key, step(), need).await?;
+        notes.extend(listed.notes);
+        lists.push(listed.items);
+    }
+    let mut lists = lists.into_iter();
+    let mut next = || lists.next().unwrap_or_default();
+    Ok(Listings {
+        tools: next(),
+        prompts: next(),
+        resources: next(),
+        templates: next(),
+        discover: session.discover_result(),
+        notes,
+    })
+}
+
+/// A saved listing's text (`--listing FILE`, named `name`) as a value, read
+/// as a live one is: a lone surrogate escape as U+FFFD, said on stderr.
+/// The error names the line and column where it is not JSON.
+pub fn read_saved(command: &str, name: &str, text: &str) -> Result<Value, String> {
+    let (value, lone) = super::wire::parse_lossy(text).map_err(|e| {
+        format!(
+            "{name}:{}:{}: the listing is not JSON: {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    if lone > 0 {
+        crate::output::err(&format!(
+            "mcpcheck {command}: {name}: note: {} (such as \\udfff) read as U+FFFD, as lenient clients show it\n",
+            mcpcheck_core::report::plural(lone, "lone surrogate escape", "lone surrogate escapes")
+        ));
+    }
+    Ok(value)
+}
+
 /// Start (or connect to) the server once, list everything it offers, and
 /// close the session; all of it within `timeout`.
 pub async fn list_everything(
@@ -86,23 +285,7 @@ pub async fn list_everything(
         .await
         .map_err(|e| e.message)?;
     let left = || deadline.saturating_duration_since(Deadline::now());
-    let tools = list_all(&mut session, "tools/list", "tools", left()).await;
-    let prompts = list_all(&mut session, "prompts/list", "prompts", left()).await;
-    let resources = list_all(&mut session, "resources/list", "resources", left()).await;
-    let templates = list_all(
-        &mut session,
-        "resources/templates/list",
-        "resourceTemplates",
-        left(),
-    )
-    .await;
-    let discover = session.discover_result();
+    let listed = list_surface(&mut session, &left).await;
     session.close().await;
-    Ok(Listings {
-        tools,
-        prompts,
-        resources,
-        templates,
-        discover,
-    })
+    listed
 }

@@ -128,6 +128,15 @@ pub struct Session {
     listens: Vec<(String, Value, rmcp::service::RequestHandle<RoleClient>)>,
 }
 
+/// How long [`Session::observe`] waits for an answer.
+#[derive(Clone, Copy, Debug)]
+pub struct ObserveWait {
+    /// Without an answer or progress.
+    pub idle: Duration,
+    /// In all, however often progress arrives.
+    pub cap: Duration,
+}
+
 /// The raw answer to one request.
 #[derive(Clone, Debug, Default)]
 pub struct Reply {
@@ -143,6 +152,11 @@ pub struct Reply {
     /// Why the client stopped waiting by a limit of its own while the server
     /// was still working (see [`Session::request_patiently`]).
     pub gave_up: Option<String>,
+    /// The server's own answer arrived and is a well-formed JSON-RPC
+    /// response (`result` or `error`): a `failure` beside it is about
+    /// something else on the wire while the request was open (a line that
+    /// is not JSON-RPC, a lone surrogate escape read as U+FFFD).
+    pub answered: bool,
 }
 
 /// How long [`Session::request_patiently`] waits for one answer.
@@ -520,7 +534,7 @@ impl Session {
         match events.iter().position(answered) {
             Some(i) => {
                 reply.end = start + i + 1;
-                let json = events[i].json.clone().unwrap_or(Value::Null);
+                let json = events[i].json.as_deref().cloned().unwrap_or(Value::Null);
                 if events[i].is_response() {
                     reply.result = json.get("result").cloned();
                     reply.error = json.get("error").cloned();
@@ -706,16 +720,20 @@ impl Session {
     }
 
     /// One request as `audit` and `fuzz` see it: the raw answer, the lines
-    /// that were not JSON, whether the process ended, its stderr tail.
+    /// that were not JSON, whether the process ended, its stderr tail, and
+    /// whether the server flooded the session while it was open. It waits
+    /// `wait.idle` for the answer, again after progress for the request's
+    /// token (which the SDK gives every request), and `wait.cap` in all.
     pub async fn observe(
         &mut self,
         method: &str,
         params: Option<Value>,
-        timeout: Duration,
+        wait: ObserveWait,
     ) -> mcpcheck_core::probe::Observed {
         use mcpcheck_core::probe::Observed;
         let start = self.tap.mark();
-        let began = Instant::now();
+        let flooded_before = self.tap.exceeded().is_some();
+        let began = Deadline::now();
         let mut observed = Observed::default();
         let params = self.envelope(params);
         let sent = match self.service.as_ref() {
@@ -731,20 +749,65 @@ impl Session {
         };
         if let Some(handle) = sent {
             let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
-            let outcome = tokio::time::timeout(timeout, handle.await_response()).await;
-            observed.timed_out = outcome.is_err() && self.tap.response_to(start, &id).is_none();
-            observed.response = self.tap.response_to(start, &id).map(|(_, json)| json);
+            // The progress token the SDK gave the request, read from the
+            // request as it went out (once it has).
+            let token_of = |tap: &Tap| {
+                tap.since(start).iter().find_map(|e| {
+                    let json = e.json.as_ref()?;
+                    (e.dir == Dir::Out && json.get("id") == Some(&id))
+                        .then(|| json.pointer("/params/_meta/progressToken").cloned())
+                        .flatten()
+                })
+            };
+            let mut token = None;
+            let mut answer = Box::pin(handle.await_response());
+            let cap = began + wait.cap;
+            let mut since = start;
+            let mut last = began;
+            let answered = loop {
+                let deadline = (last + wait.idle).min(cap);
+                if tokio::time::timeout_at(deadline, &mut answer).await.is_ok() {
+                    break true;
+                }
+                // Progress for this call since the last look starts the wait again.
+                let now = self.tap.mark();
+                if token.is_none() {
+                    token = token_of(&self.tap);
+                }
+                let progressed = token.is_some()
+                    && self.tap.notifications(since, now).iter().any(|n| {
+                        n.get("method").and_then(Value::as_str) == Some("notifications/progress")
+                            && n.pointer("/params/progressToken") == token.as_ref()
+                    });
+                since = now;
+                if !progressed || Deadline::now() >= cap {
+                    break false;
+                }
+                last = Deadline::now();
+            };
+            observed.timed_out = !answered && self.tap.response_to(start, &id).is_none();
+            observed.response = self
+                .tap
+                .response_to(start, &id)
+                .map(|(_, json)| Value::clone(&json));
         }
         observed.duration_ms = began.elapsed().as_millis() as u64;
-        observed.non_json_lines = self
+        let events = self.tap.since(start);
+        let incoming = events.iter().filter(|e| e.dir == Dir::In);
+        let (messages, bytes) = incoming
+            .clone()
+            .fold((0, 0), |(n, b), e| (n + 1, b + e.raw.len()));
+        observed.flood = self
             .tap
-            .since(start)
-            .into_iter()
-            .filter(|e| e.dir == Dir::In && e.json.is_none())
+            .exceeded()
+            .filter(|_| !flooded_before)
+            .or_else(|| mcpcheck_core::probe::flood(messages, bytes));
+        observed.non_json_lines = incoming
+            .filter(|e| !e.is_json())
             .map(|e| mcpcheck_core::truncate(e.raw.trim(), 500))
             .collect();
         if let Some(Conn::Stdio(child)) = self.conn.as_mut() {
-            if observed.response.is_none() && !observed.timed_out {
+            if observed.response.is_none() && !observed.timed_out && observed.flood.is_none() {
                 // Give a crashing process a moment to be reaped.
                 for _ in 0..40 {
                     if child.exit_status().is_some() {
@@ -903,11 +966,19 @@ impl Session {
             self.give_up(method, &id, request_id, &why).await;
             reply.gave_up = Some(why);
         }
-        let raw = self.tap.response_to(start, &id);
-        if let Some((idx, json)) = &raw {
-            reply.end = idx + 1;
-            reply.result = json.get("result").cloned();
-            reply.error = json.get("error").cloned();
+        // A large answer is moved out of the tap, not copied: the handshake's
+        // stays, for what reads it later.
+        let take_above = if matches!(method, "initialize" | "server/discover") {
+            usize::MAX
+        } else {
+            TAKE_ABOVE_BYTES
+        };
+        let mut raw = self.tap.take_response(start, &id, take_above);
+        let envelope = raw.as_ref().and_then(|(_, j)| envelope_problem(Some(j)));
+        if let Some((idx, json)) = &mut raw {
+            reply.end = *idx + 1;
+            reply.result = json.get_mut("result").map(Value::take);
+            reply.error = json.get_mut("error").map(Value::take);
         } else {
             reply.end = self.tap.mark();
         }
@@ -922,19 +993,23 @@ impl Session {
                 reply.failure = Some(format!("no answer to {method} in time{detail}"));
             }
             Ok(Err(ServiceError::McpError(_))) | Ok(Ok(_)) if raw.is_some() => {
-                if let Some(bad) = envelope_problem(raw.as_ref().map(|(_, j)| j)) {
+                if let Some(bad) = envelope {
                     reply.failure = Some(format!(
                         "the server's answer to {method} is malformed: {bad}"
                     ));
-                } else if let Some(p) = problems.first() {
-                    // The answer is fine, but the server also wrote something
-                    // that is not JSON-RPC while the request was open (the
-                    // problem names what it answered, when that is known).
-                    reply.failure = Some(if p.message.contains(" in the HTTP answer to ") {
-                        p.message.clone()
-                    } else {
-                        format!("{} (while {method} was open)", p.message)
-                    });
+                } else {
+                    reply.answered = true;
+                    if let Some(p) = problems.first() {
+                        // The answer is fine, but the server also wrote
+                        // something that is not JSON-RPC while the request
+                        // was open (the problem names what it answered,
+                        // when that is known).
+                        reply.failure = Some(if p.message.contains(" in the HTTP answer to ") {
+                            p.message.clone()
+                        } else {
+                            format!("{} (while {method} was open)", p.message)
+                        });
+                    }
                 }
             }
             Ok(Err(ServiceError::McpError(e))) => {
@@ -1018,7 +1093,7 @@ impl Session {
     ) -> bool {
         self.tap
             .wait_for_event(from, deadline, |e| {
-                e.dir == Dir::In && e.is_notification() && e.json.as_ref().is_some_and(&pred)
+                e.dir == Dir::In && e.is_notification() && e.json.as_deref().is_some_and(&pred)
             })
             .await
     }
@@ -1050,6 +1125,10 @@ impl Session {
 /// input-required `result`: the first round's own parameters, with
 /// `inputResponses` (each input request answered from `mocks`) and the
 /// `requestState` exactly as the server sent it (none when it sent none).
+/// Answers longer than this are moved out of the tap for the reply (see
+/// [`tap::Tap::take_response`]).
+const TAKE_ABOVE_BYTES: usize = 256 * 1024;
+
 /// Whether `error` is an `UnsupportedProtocolVersionError` whose supported
 /// versions include `version`.
 fn lists_version(error: &Value, version: &str) -> bool {

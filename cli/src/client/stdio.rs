@@ -304,8 +304,7 @@ pub fn spawn(
                         break;
                     }
                     Ok(_) => {
-                        let text = String::from_utf8_lossy(&buf);
-                        inbound.deliver(&text);
+                        inbound.deliver_bytes(&buf, None, None);
                         if inbound.is_exceeded() {
                             break;
                         }

@@ -21,16 +21,25 @@ pub enum Dir {
     In,
 }
 
-/// One recorded message.
+/// One recorded message. Cloning one is cheap: the text and the parsed
+/// JSON are shared.
 #[derive(Clone, Debug)]
 pub struct Event {
     pub dir: Dir,
     /// Wall-clock time, RFC 3339 UTC.
     pub time: String,
     /// The text as it crossed the wire.
-    pub raw: String,
-    /// The parsed JSON, when the text was JSON.
-    pub json: Option<Value>,
+    pub raw: Arc<str>,
+    /// The parsed JSON, when the text was JSON and small enough to hold as
+    /// values (see [`MAX_HELD_BYTES`]); a larger message keeps only its
+    /// text and what [`Head`] reads from it.
+    pub json: Option<Arc<Value>>,
+    head: Head,
+    /// The memory its values were estimated at, counted against the
+    /// session's and the run's bounds while the tap holds them.
+    held: usize,
+    /// How many lone surrogate escapes (`\udfff`) were read as U+FFFD.
+    pub lone_surrogates: usize,
     /// Over HTTP, the status of the answer that carried an incoming message.
     pub http_status: Option<u16>,
     /// Over HTTP, the `MCP-Protocol-Version` header an outgoing message was
@@ -44,26 +53,210 @@ pub struct Event {
     pub gave_up: Option<String>,
 }
 
+/// What a message is, read when it is recorded: its id, its method, and
+/// whether it holds `result` or `error`.
+#[derive(Clone, Debug, Default)]
+struct Head {
+    /// The text is JSON.
+    json: bool,
+    id: Option<Value>,
+    method: Option<String>,
+    answer: bool,
+}
+
+impl Head {
+    fn of(v: &Value) -> Head {
+        Head {
+            json: true,
+            id: v.get("id").filter(|i| !i.is_null()).cloned(),
+            method: v.get("method").and_then(Value::as_str).map(str::to_string),
+            answer: v.get("result").is_some() || v.get("error").is_some(),
+        }
+    }
+
+    /// The head of a message too large to hold as values, read without
+    /// building them.
+    fn skim(text: &str) -> Head {
+        #[derive(serde::Deserialize)]
+        struct Skim {
+            id: Option<Value>,
+            method: Option<Value>,
+            result: Option<serde::de::IgnoredAny>,
+            error: Option<serde::de::IgnoredAny>,
+        }
+        match serde_json::from_str::<Skim>(text) {
+            Ok(m) => Head {
+                json: true,
+                id: m
+                    .id
+                    .filter(|i| !i.is_null() && !i.is_object() && !i.is_array()),
+                method: m.method.and_then(|v| v.as_str().map(str::to_string)),
+                answer: m.result.is_some() || m.error.is_some(),
+            },
+            Err(_) => Head {
+                json: serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok(),
+                ..Head::default()
+            },
+        }
+    }
+}
+
+/// How much memory a message may take once parsed into JSON values (an
+/// estimate from its text: a 41 MB answer of small objects takes about 1.2
+/// GB as values). A larger message is recorded as text only, and a request
+/// it answers fails with the reason.
+pub const MAX_HELD_BYTES: usize = 512 * 1024 * 1024;
+
+/// An estimate of the memory `text` takes as `serde_json::Value`s: each
+/// value's slot, each non-empty object's tree node, each string's bytes.
+pub fn held_estimate(text: &str) -> usize {
+    let mut values = 1usize;
+    let mut objects = 0usize;
+    let mut strings = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for b in text.bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = true;
+                strings += 1;
+            }
+            b'{' => objects += 1,
+            b',' | b':' => values += 1,
+            _ => {}
+        }
+    }
+    values
+        .saturating_mul(48)
+        .saturating_add(objects.saturating_mul(640))
+        .saturating_add(strings.saturating_mul(24))
+        .saturating_add(text.len())
+}
+
 impl Event {
+    /// A message as it crossed the wire, parsed when it is JSON and within
+    /// [`MAX_HELD_BYTES`].
+    pub fn new(dir: Dir, raw: &str, http_status: Option<u16>) -> Event {
+        Event::parsed_if(
+            dir,
+            raw,
+            http_status,
+            held_estimate(raw.trim()) <= MAX_HELD_BYTES,
+        )
+    }
+
+    /// A message, parsed into values only when `hold` (else its text and
+    /// [`Head`] only).
+    pub fn parsed_if(dir: Dir, raw: &str, http_status: Option<u16>, hold: bool) -> Event {
+        let text = raw.trim();
+        let mut lone_surrogates = 0;
+        let (json, head) = if !hold {
+            (None, Head::skim(text))
+        } else {
+            // A lone surrogate escape is read as U+FFFD, as lenient clients
+            // show it (the listing notes it).
+            match super::wire::parse_lossy(text) {
+                Ok((v, lone)) => {
+                    lone_surrogates = lone;
+                    let head = Head::of(&v);
+                    (Some(Arc::new(v)), head)
+                }
+                Err(_) => (None, Head::default()),
+            }
+        };
+        Event {
+            dir,
+            time: now_rfc3339(),
+            raw: Arc::from(raw),
+            json,
+            head,
+            held: 0,
+            lone_surrogates,
+            http_status,
+            version_header: None,
+            request_headers: None,
+            gave_up: None,
+        }
+    }
+
+    /// A message recorded elsewhere (intercept keeps its messages as text
+    /// while a session runs): its time as read, its text, and the JSON made
+    /// of it (reduced to what places it, when the caller chose so).
+    pub fn from_parts(dir: Dir, time: String, raw: &str, json: Option<Value>) -> Event {
+        let head = json.as_ref().map(Head::of).unwrap_or_default();
+        Event {
+            dir,
+            time,
+            raw: Arc::from(raw),
+            json: json.map(Arc::new),
+            head,
+            held: 0,
+            lone_surrogates: 0,
+            http_status: None,
+            version_header: None,
+            request_headers: None,
+            gave_up: None,
+        }
+    }
+
+    /// The event with `estimate` counted as what its values hold (see
+    /// [`Tap::hold`]).
+    pub fn holding(mut self, estimate: usize) -> Event {
+        if self.json.is_some() {
+            self.held = estimate;
+        }
+        self
+    }
+
+    /// A message that is not text the protocol allows (bytes that are not
+    /// UTF-8, shown with replacement characters): recorded as not JSON.
+    pub fn not_json(dir: Dir, raw: &str, http_status: Option<u16>) -> Event {
+        Event {
+            dir,
+            time: now_rfc3339(),
+            raw: Arc::from(raw),
+            json: None,
+            head: Head::default(),
+            held: 0,
+            lone_surrogates: 0,
+            http_status,
+            version_header: None,
+            request_headers: None,
+            gave_up: None,
+        }
+    }
+
+    /// The text is JSON (held as values or not).
+    pub fn is_json(&self) -> bool {
+        self.head.json
+    }
+
+    /// The text is JSON too large to hold as values.
+    pub fn is_too_large(&self) -> bool {
+        self.head.json && self.json.is_none()
+    }
+
     pub fn id(&self) -> Option<&Value> {
-        self.json
-            .as_ref()
-            .and_then(|j| j.get("id"))
-            .filter(|v| !v.is_null())
+        self.head.id.as_ref()
     }
 
     pub fn method(&self) -> Option<&str> {
-        self.json
-            .as_ref()
-            .and_then(|j| j.get("method"))
-            .and_then(Value::as_str)
+        self.head.method.as_deref()
     }
 
     /// A response: has an id and `result` or `error`, and no method.
     pub fn is_response(&self) -> bool {
-        self.json.as_ref().is_some_and(|j| {
-            j.get("method").is_none() && (j.get("result").is_some() || j.get("error").is_some())
-        })
+        self.head.method.is_none() && self.head.answer
     }
 
     /// A notification: a method and no id.
@@ -81,11 +274,9 @@ impl Event {
 /// lowercase, `None` to leave a header out.
 pub type HeaderChange = Vec<(String, Option<String>)>;
 
-/// How many messages a server may send in one session before the session is
-/// ended (a notification or ping flood).
-pub const MAX_MESSAGES: usize = 10_000;
-/// How many bytes a server may send in one session, over all its messages.
-pub const MAX_BYTES: usize = 160 * 1024 * 1024;
+/// How many bytes a server may send in one session, over all its messages
+/// (the flood bound of `mcpcheck_core::probe::flood`, with its message count).
+pub const MAX_BYTES: usize = mcpcheck_core::probe::FLOOD_BYTES;
 /// The largest single message (a stdio line, an HTTP body, an SSE event).
 pub const MAX_MESSAGE_BYTES: usize = 80 * 1024 * 1024;
 
@@ -94,17 +285,47 @@ pub const MAX_MESSAGE_BYTES: usize = 80 * 1024 * 1024;
 /// keeps N floods from adding up past it.
 pub const MAX_RUN_BYTES: usize = 512 * 1024 * 1024;
 
+/// The flag that sets how many sessions run at once, for the advice when
+/// the run's byte budget is passed: `--jobs` (the runner) unless a command
+/// named its own ([`set_concurrency_flag`]).
+static CONCURRENCY_FLAG: OnceLock<&'static str> = OnceLock::new();
+
+/// Name the flag that sets how many sessions of this command run at once
+/// (`load`'s `--concurrency`), for the messages of the run's byte budget.
+pub fn set_concurrency_flag(flag: &'static str) {
+    let _ = CONCURRENCY_FLAG.set(flag);
+}
+
+/// The flag the run's byte budget names: `--jobs`, or the command's own.
+fn concurrency_flag() -> &'static str {
+    CONCURRENCY_FLAG.get().copied().unwrap_or("--jobs")
+}
+
 /// The run's count of bytes held by live sessions.
 fn run_bytes() -> Arc<AtomicUsize> {
     static RUN: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
     RUN.get_or_init(Arc::default).clone()
 }
 
+/// The memory the messages of the sessions still held take as JSON values
+/// (estimated, see [`held_estimate`]), together.
+fn run_held() -> Arc<AtomicUsize> {
+    static HELD: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+    HELD.get_or_init(Arc::default).clone()
+}
+
+/// How much memory the messages of the sessions running at once may take
+/// as JSON values together: with `--jobs N`, N large answers are held at
+/// once.
+pub const MAX_RUN_HELD_BYTES: usize = 1024 * 1024 * 1024;
+
 /// What the server has sent so far in this session, against the limits.
 #[derive(Debug, Default)]
 struct Budget {
     messages: usize,
     bytes: usize,
+    /// The estimated memory of the messages held as values.
+    held: usize,
     /// Why the session was ended, once a limit was passed.
     exceeded: Option<String>,
 }
@@ -131,18 +352,21 @@ pub struct Tap {
     /// The bytes every live session of the run holds (see [`MAX_RUN_BYTES`]);
     /// this session's share is given back when it is dropped.
     run: Arc<AtomicUsize>,
+    /// The same for the memory of messages held as values.
+    run_held: Arc<AtomicUsize>,
 }
 
 impl Default for Tap {
     fn default() -> Self {
-        Tap::sharing(run_bytes())
+        Tap::sharing_held(run_bytes(), run_held())
     }
 }
 
 impl Drop for Tap {
     fn drop(&mut self) {
-        let held = self.budget.get_mut().map_or(0, |b| b.bytes);
-        self.run.fetch_sub(held, Ordering::AcqRel);
+        let (bytes, held) = self.budget.get_mut().map_or((0, 0), |b| (b.bytes, b.held));
+        self.run.fetch_sub(bytes, Ordering::AcqRel);
+        self.run_held.fetch_sub(held, Ordering::AcqRel);
     }
 }
 
@@ -157,8 +381,16 @@ pub fn now_rfc3339() -> String {
 }
 
 impl Tap {
-    /// A tap counting against `run`, the bytes held by the run's sessions.
+    /// A tap counting against `run`, the bytes held by the run's sessions
+    /// (and a count of held values of its own).
+    #[cfg(test)]
     fn sharing(run: Arc<AtomicUsize>) -> Self {
+        Tap::sharing_held(run, Arc::default())
+    }
+
+    /// A tap counting against `run` and `run_held`, what the run's
+    /// sessions hold as bytes and as values.
+    fn sharing_held(run: Arc<AtomicUsize>, run_held: Arc<AtomicUsize>) -> Self {
         Tap {
             events: Mutex::new(Vec::new()),
             problems: Mutex::new(Vec::new()),
@@ -167,7 +399,50 @@ impl Tap {
             headers: Mutex::new(Vec::new()),
             changed: Notify::new(),
             run,
+            run_held,
         }
+    }
+
+    /// Whether an incoming message of `text` may be held as JSON values:
+    /// its estimated memory ([`held_estimate`]) within [`MAX_HELD_BYTES`],
+    /// and with what the run's live sessions hold, within
+    /// [`MAX_RUN_HELD_BYTES`]. Counted when it is (the estimate is
+    /// returned, for [`Event::holding`]); `Err` says why not.
+    pub fn hold(&self, text: &str) -> Result<usize, String> {
+        let estimate = held_estimate(text);
+        let mib = |n: usize| n.div_ceil(1 << 20);
+        if estimate > MAX_HELD_BYTES {
+            return Err(format!(
+                "the server sent a message of {} MiB that would take about {} MiB of memory as JSON values, more than the {} MiB mcpcheck holds for one message; it is kept as text in --capture",
+                mib(text.len()),
+                mib(estimate),
+                MAX_HELD_BYTES >> 20
+            ));
+        }
+        let before = self.run_held.fetch_add(estimate, Ordering::AcqRel);
+        if before + estimate > MAX_RUN_HELD_BYTES {
+            self.run_held.fetch_sub(estimate, Ordering::AcqRel);
+            return Err(format!(
+                "the server sent a message of {} MiB that would take about {} MiB of memory as JSON values, and the sessions running at once already hold {} MiB of the {} MiB mcpcheck holds for a run (run fewer tests at once with {}); it is kept as text in --capture",
+                mib(text.len()),
+                mib(estimate),
+                mib(before),
+                MAX_RUN_HELD_BYTES >> 20,
+                concurrency_flag()
+            ));
+        }
+        let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
+        b.held += estimate;
+        Ok(estimate)
+    }
+
+    /// Give back what an event's values were counted at: they left the tap
+    /// (or were never built).
+    pub fn release(&self, held: usize) {
+        let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
+        let held = held.min(b.held);
+        b.held -= held;
+        self.run_held.fetch_sub(held, Ordering::AcqRel);
     }
 
     /// Record a message; returns its index.
@@ -178,24 +453,20 @@ impl Tap {
     /// Record a message that came in an HTTP answer with `status`; returns
     /// its index.
     pub fn record_http(&self, dir: Dir, raw: &str, status: Option<u16>) -> usize {
-        let json = serde_json::from_str::<Value>(raw.trim()).ok();
-        let ev = Event {
-            dir,
-            time: now_rfc3339(),
-            raw: raw.to_string(),
-            json,
-            http_status: status,
-            version_header: None,
-            request_headers: None,
-            gave_up: None,
-        };
+        self.record_event(Event::new(dir, raw, status)).0
+    }
+
+    /// Record an event; returns its index and the event as recorded (its
+    /// text and JSON shared, not copied).
+    pub fn record_event(&self, ev: Event) -> (usize, Event) {
+        let shared = ev.clone();
         let idx = {
             let mut events = self.lock_events();
             events.push(ev);
             events.len() - 1
         };
         self.changed.notify_waiters();
-        idx
+        (idx, shared)
     }
 
     /// Count one incoming message of `len` bytes against the session's
@@ -210,19 +481,13 @@ impl Tap {
         b.messages += 1;
         b.bytes += len;
         let run = self.run.fetch_add(len, Ordering::AcqRel) + len;
-        let why = if b.messages > MAX_MESSAGES {
-            format!(
-                "the server sent more than {MAX_MESSAGES} messages in one session; the session was ended (a notification or request flood)"
-            )
-        } else if b.bytes > MAX_BYTES {
-            format!(
-                "the server sent more than {} MiB in one session; the session was ended",
-                MAX_BYTES >> 20
-            )
+        let why = if let Some(flood) = mcpcheck_core::probe::flood(b.messages, b.bytes) {
+            format!("{flood}; the session was ended")
         } else if run > MAX_RUN_BYTES {
             format!(
-                "the servers of this run sent more than {} MiB to the sessions running at once; this session was ended (run fewer tests at once with --jobs)",
-                MAX_RUN_BYTES >> 20
+                "the servers of this run sent more than {} MiB to the sessions running at once; this session was ended (run fewer at once with {})",
+                MAX_RUN_BYTES >> 20,
+                concurrency_flag()
             )
         } else {
             return Ok(());
@@ -244,6 +509,36 @@ impl Tap {
         }
         let at = self.mark();
         self.problem(at, why);
+    }
+
+    /// Let go of the text of every message before `upto` (each event stays,
+    /// empty, so indices hold): what the server sent there no longer counts
+    /// against the session's and the run's byte budgets. For a long session
+    /// whose answers are read as they come (`load`), so memory follows what
+    /// is in flight rather than everything sent.
+    pub fn release_upto(&self, upto: usize) {
+        let mut freed = 0usize;
+        let mut held = 0usize;
+        {
+            let mut events = self.lock_events();
+            let end = upto.min(events.len());
+            for e in events.iter_mut().take(end) {
+                if e.dir == Dir::In {
+                    freed += e.raw.len();
+                }
+                held += std::mem::take(&mut e.held);
+                e.raw = Arc::from("");
+                e.json = None;
+            }
+        }
+        self.release(held);
+        if freed == 0 {
+            return;
+        }
+        let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
+        let freed = freed.min(b.bytes);
+        b.bytes -= freed;
+        self.run.fetch_sub(freed, Ordering::AcqRel);
     }
 
     /// Why the session was ended by a limit, if it was.
@@ -386,8 +681,8 @@ impl Tap {
     }
 
     /// Find the server's answer to the request with `id` (sent at or after
-    /// `from`): its index and JSON.
-    pub fn response_to(&self, from: usize, id: &Value) -> Option<(usize, Value)> {
+    /// `from`): its index and JSON (shared with the tap).
+    pub fn response_to(&self, from: usize, id: &Value) -> Option<(usize, Arc<Value>)> {
         let events = self.lock_events();
         events
             .iter()
@@ -395,6 +690,32 @@ impl Tap {
             .skip(from)
             .find(|(_, e)| e.dir == Dir::In && e.is_response() && e.id() == Some(id))
             .and_then(|(i, e)| e.json.clone().map(|j| (i, j)))
+    }
+
+    /// [`Tap::response_to`], owned: an answer longer than `take_above` bytes
+    /// is moved out of the tap (its text stays, for captures), so a large
+    /// answer is held as values once, not twice; a smaller one is copied.
+    pub fn take_response(
+        &self,
+        from: usize,
+        id: &Value,
+        take_above: usize,
+    ) -> Option<(usize, Value)> {
+        let mut events = self.lock_events();
+        let (i, e) = events
+            .iter_mut()
+            .enumerate()
+            .skip(from)
+            .find(|(_, e)| e.dir == Dir::In && e.is_response() && e.id() == Some(id))?;
+        if e.raw.len() > take_above
+            && let Some(json) = e.json.take()
+        {
+            let held = std::mem::take(&mut e.held);
+            drop(events);
+            self.release(held);
+            return Some((i, Arc::unwrap_or_clone(json)));
+        }
+        e.json.as_deref().map(|j| (i, j.clone()))
     }
 
     /// Server notifications in `[from, to)`.
@@ -406,7 +727,7 @@ impl Tap {
             .unwrap_or_default()
             .iter()
             .filter(|e| e.dir == Dir::In && e.is_notification())
-            .filter_map(|e| e.json.clone())
+            .filter_map(|e| e.json.as_deref().cloned())
             .collect()
     }
 
@@ -460,7 +781,7 @@ mod tests {
         }
         let why = refused.expect("the run's budget is passed");
         assert!(why.contains("more than 512 MiB"), "{why}");
-        assert!(why.contains("--jobs"), "{why}");
+        assert!(why.contains(concurrency_flag()), "{why}");
         drop(taps);
         assert_eq!(run.load(Ordering::Acquire), 0, "every share is given back");
         let next = Tap::sharing(run.clone());
@@ -470,7 +791,7 @@ mod tests {
     #[test]
     fn a_flood_passes_the_message_limit_once_and_is_refused_after() {
         let tap = Tap::default();
-        for _ in 0..MAX_MESSAGES {
+        for _ in 0..mcpcheck_core::probe::FLOOD_MESSAGES {
             assert_eq!(tap.admit(10), Ok(()));
         }
         let why = tap
@@ -514,6 +835,74 @@ mod tests {
         assert_eq!(events[0].http_status, None);
         assert_eq!(events[1].version_header, None, "only the request");
         assert_eq!(events[1].http_status, Some(200));
+    }
+
+    #[test]
+    fn values_are_counted_while_the_tap_holds_them() {
+        let held = Arc::new(AtomicUsize::new(0));
+        let tap = Tap::sharing_held(Arc::default(), held.clone());
+        let item = r#"{"type":"text","text":"x"}"#;
+        let big = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{}]}}}}"#,
+            vec![item; 20_000].join(",")
+        );
+        let estimate = tap.hold(&big).expect("within the bounds");
+        assert!(estimate > 20 * big.len(), "{estimate} for {}", big.len());
+        tap.record_event(Event::new(Dir::In, &big, None).holding(estimate));
+        assert_eq!(held.load(Ordering::Acquire), estimate);
+        // Taken out for the reply: no longer the tap's.
+        let (_, v) = tap
+            .take_response(0, &serde_json::json!(1), 1024)
+            .expect("the answer");
+        assert_eq!(
+            v["result"]["content"].as_array().map(Vec::len),
+            Some(20_000)
+        );
+        assert_eq!(held.load(Ordering::Acquire), 0);
+        // What it says about the message stays: it is still a response.
+        assert!(tap.all()[0].is_response());
+        // One message past the bound is refused, with the reason.
+        let huge = "[1,".repeat(12_000_000) + "1" + &"]".repeat(0);
+        let why = tap.hold(&huge).expect_err("too large");
+        assert!(why.contains("more than the 512 MiB"), "{why}");
+        // Together, the sessions of a run hold at most 1 GiB.
+        held.store(MAX_RUN_HELD_BYTES - 10, Ordering::Release);
+        let why = tap.hold(&big).expect_err("the run's bound");
+        assert!(why.contains(concurrency_flag()), "{why}");
+        drop(tap);
+    }
+
+    #[test]
+    fn the_run_budget_names_the_flag_the_command_set() {
+        set_concurrency_flag("--concurrency");
+        assert_eq!(concurrency_flag(), "--concurrency");
+        let run = Arc::new(AtomicUsize::new(MAX_RUN_BYTES));
+        let tap = Tap::sharing(run.clone());
+        let why = tap.admit(1).expect_err("over").expect("the reason");
+        assert!(
+            why.ends_with("(run fewer at once with --concurrency)"),
+            "{why}"
+        );
+        // This session's byte goes back; the rest was never its own.
+        drop(tap);
+        assert_eq!(run.load(Ordering::Acquire), MAX_RUN_BYTES);
+    }
+
+    #[test]
+    fn released_messages_give_their_bytes_back() {
+        let run = Arc::new(AtomicUsize::new(0));
+        let tap = Tap::sharing(run.clone());
+        let answer = "x".repeat(1 << 20);
+        // Two hundred 1 MiB answers, each released once read, stay far
+        // below the 160 MiB a session may hold.
+        for _ in 0..200 {
+            assert_eq!(tap.admit(answer.len()), Ok(()));
+            let at = tap.record(Dir::In, &answer);
+            tap.release_upto(at + 1);
+        }
+        assert_eq!(run.load(Ordering::Acquire), 0);
+        assert_eq!(tap.mark(), 200, "the events stay, empty");
+        assert!(tap.all().iter().all(|e| e.raw.is_empty()));
     }
 
     #[test]

@@ -20,7 +20,7 @@ use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::tap::{Dir, Tap};
+use super::tap::{Dir, Event, Tap};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WireError {
@@ -36,6 +36,10 @@ pub type Pending = Arc<Mutex<HashSet<String>>>;
 /// The `initialize` request sent, if any: its id (as JSON text) and the
 /// protocol version it asked for.
 type Initialize = Arc<Mutex<Option<(String, String)>>>;
+
+/// Answers longer than this reach rmcp as an empty result (see
+/// `Inbound::decode`).
+const STUB_BYTES: usize = 256 * 1024;
 
 /// The rmcp side of a transport.
 pub struct WireTransport {
@@ -82,6 +86,80 @@ pub fn pair(tap: Arc<Tap>) -> (WireTransport, mpsc::UnboundedReceiver<String>, I
 
 fn id_key(v: &Value) -> String {
     v.to_string()
+}
+
+/// JSON text as a value, the way lenient clients read it: a lone surrogate
+/// escape in a string (`\udfff`, or a high surrogate not followed by a low
+/// one), which the TypeScript and Python SDKs accept and strict parsers
+/// refuse, is read as U+FFFD instead of failing the whole message. Returns
+/// the value and how many such escapes were replaced; the error is
+/// serde_json's, for text that is not JSON for another reason.
+pub fn parse_lossy(text: &str) -> Result<(Value, usize), serde_json::Error> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) => Ok((v, 0)),
+        Err(e) => match replace_lone_surrogates(text) {
+            Some((fixed, n)) => serde_json::from_str::<Value>(&fixed).map(|v| (v, n)),
+            None => Err(e),
+        },
+    }
+}
+
+/// `text` with every lone surrogate escape inside a JSON string replaced
+/// by `\ufffd`, and how many were; `None` when there is none. Only escapes
+/// are rewritten: every other byte is copied as it is.
+pub fn replace_lone_surrogates(text: &str) -> Option<(String, usize)> {
+    let bytes = text.as_bytes();
+    let hex = |at: usize| -> Option<u32> {
+        let digits = bytes.get(at..at + 4)?;
+        let digits = std::str::from_utf8(digits).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let escape_at = |at: usize| -> Option<u32> {
+        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
+            .then(|| hex(at + 2))
+            .flatten()
+    };
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut replaced = 0;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                in_string = !in_string;
+                i += 1;
+            }
+            b'\\' if in_string => match escape_at(i) {
+                Some(0xD800..=0xDBFF) => {
+                    if matches!(escape_at(i + 6), Some(0xDC00..=0xDFFF)) {
+                        i += 12;
+                    } else {
+                        out.push_str(&text[copied..i]);
+                        out.push_str("\\ufffd");
+                        replaced += 1;
+                        i += 6;
+                        copied = i;
+                    }
+                }
+                Some(0xDC00..=0xDFFF) => {
+                    out.push_str(&text[copied..i]);
+                    out.push_str("\\ufffd");
+                    replaced += 1;
+                    i += 6;
+                    copied = i;
+                }
+                Some(_) => i += 6,
+                None => i += 2,
+            },
+            _ => i += 1,
+        }
+    }
+    if replaced == 0 {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some((out, replaced))
 }
 
 impl Transport<RoleClient> for WireTransport {
@@ -161,21 +239,100 @@ impl Inbound {
             }
             return;
         }
-        let idx = self.tap.record_http(Dir::In, text, status);
-        match serde_json::from_str::<Value>(text) {
-            Err(_) => self.tap.problem(
+        let held = self.tap.hold(text);
+        let event = Event::parsed_if(Dir::In, text, status, held.is_ok())
+            .holding(held.as_ref().copied().unwrap_or(0));
+        if event.json.is_none()
+            && let Ok(counted) = held
+        {
+            self.tap.release(counted);
+        }
+        let (idx, event) = self.tap.record_event(event);
+        if event.lone_surrogates > 0 {
+            self.tap.problem(
+                idx,
+                format!(
+                    "the server sent {} (such as \\udfff) in a JSON string: not a character; it was read as U+FFFD, as lenient clients show it",
+                    mcpcheck_core::report::plural(
+                        event.lone_surrogates,
+                        "lone surrogate escape",
+                        "lone surrogate escapes"
+                    )
+                ),
+            );
+        }
+        // Parsed once, by the tap; shared here, not copied.
+        match &event.json {
+            None if event.is_too_large() => {
+                self.too_large(idx, &event, held.err().unwrap_or_default());
+            }
+            None => self.tap.problem(
                 idx,
                 format!(
                     "the server sent text that is not JSON-RPC: {}",
                     mcpcheck_core::truncate(text, 200)
                 ),
             ),
-            Ok(Value::Array(items)) => {
-                for item in items {
-                    self.decode(idx, item, to);
+            Some(json) => match json.as_ref() {
+                Value::Array(items) => {
+                    for item in items {
+                        self.decode(idx, item, text.len(), to);
+                    }
                 }
+                v => self.decode(idx, v, text.len(), to),
+            },
+        }
+    }
+
+    /// A message too large to hold as values: recorded as text; the request
+    /// it answers fails with the reason, so its test ends as `error`.
+    fn too_large(&self, idx: usize, event: &Event, why: String) {
+        self.tap.problem(idx, why.clone());
+        match event.id() {
+            Some(id) if event.is_response() => self.answer_with_error(id, why),
+            _ => {}
+        }
+    }
+
+    /// Deliver one message as it came, in bytes: MCP messages are UTF-8
+    /// JSON, so bytes that are not UTF-8 are a protocol error (the Python
+    /// SDK fails on them), not text to repair. Such a message is recorded
+    /// as not JSON-RPC, with a problem naming the first bad byte, and the
+    /// request it answers fails with that reason.
+    pub fn deliver_bytes(&self, bytes: &[u8], to: Option<&str>, status: Option<u16>) {
+        let e = match std::str::from_utf8(bytes) {
+            Ok(text) => return self.deliver_http(text, to, status),
+            Err(e) => e,
+        };
+        let lossy = String::from_utf8_lossy(bytes);
+        let text = lossy.trim();
+        if text.is_empty() {
+            return;
+        }
+        if let Err(why) = self.tap.admit(text.len()) {
+            if let Some(why) = why {
+                self.fail_pending(&why);
             }
-            Ok(v) => self.decode(idx, v, to),
+            return;
+        }
+        let (idx, _) = self
+            .tap
+            .record_event(Event::not_json(Dir::In, text, status));
+        let context = to
+            .map(|m| format!(" in the HTTP answer to {m}"))
+            .unwrap_or_default();
+        let why = format!(
+            "the server sent a message that is not UTF-8 text{context} (an invalid byte at offset {}); MCP messages are UTF-8 JSON: {}",
+            e.valid_up_to(),
+            mcpcheck_core::truncate(text, 200)
+        );
+        self.tap.problem(idx, why.clone());
+        // The request it answers, when its id can still be read.
+        if let Ok(v) = serde_json::from_str::<Value>(text)
+            && v.get("method").is_none()
+            && let Some(id) = v.get("id").filter(|i| !i.is_null())
+        {
+            self.answer_with_error(id, why);
         }
     }
 
@@ -185,23 +342,24 @@ impl Inbound {
     /// opened. rmcp is given the version the client asked for instead; the
     /// tap has already recorded what the server sent, for the invariants to
     /// judge (INV-019).
-    fn keep_handshake_era(&self, id: &Value, v: &mut Value) {
+    fn keep_handshake_era(&self, id: &Value, v: &Value) -> Option<Value> {
         let asked = self.initialize.lock().ok().and_then(|slot| {
             slot.as_ref()
                 .filter(|(key, _)| *key == id_key(id))
                 .map(|(_, asked)| asked.clone())
-        });
-        let Some(asked) = asked else {
-            return;
-        };
-        if let Some(version) = v.pointer_mut("/result/protocolVersion")
-            && version
-                .as_str()
-                .is_some_and(mcpcheck_core::suite::is_stateless)
-            && !mcpcheck_core::suite::is_stateless(&asked)
-        {
+        })?;
+        let stateless = v
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+            .is_some_and(mcpcheck_core::suite::is_stateless);
+        if !stateless || mcpcheck_core::suite::is_stateless(&asked) {
+            return None;
+        }
+        let mut changed = v.clone();
+        if let Some(version) = changed.pointer_mut("/result/protocolVersion") {
             *version = Value::String(asked);
         }
+        Some(changed)
     }
 
     /// Stop taking messages from the server: a limit was passed (a message
@@ -266,14 +424,39 @@ impl Inbound {
         let _ = self.tx.send(err);
     }
 
-    fn decode(&self, idx: usize, mut v: Value, to: Option<&str>) {
+    fn decode(&self, idx: usize, v: &Value, len: usize, to: Option<&str>) {
         let id = v.get("id").filter(|i| !i.is_null()).cloned();
         let is_answer =
             v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
-        if let (true, Some(id)) = (is_answer, id.as_ref()) {
-            self.keep_handshake_era(id, &mut v);
-        }
-        match <ServerJsonRpcMessage as serde::Deserialize>::deserialize(&v) {
+        let kept;
+        let v = match (is_answer, &id) {
+            (true, Some(id)) => match self.keep_handshake_era(id, v) {
+                Some(changed) => {
+                    kept = changed;
+                    &kept
+                }
+                None => v,
+            },
+            _ => v,
+        };
+        // rmcp needs an answer only to end the request: what the server said
+        // is read from the tap. A large result goes to rmcp as an empty one
+        // (its envelope checked here), instead of as a second copy.
+        let stub;
+        let v = match (is_answer, &id) {
+            (true, Some(id)) if len > STUB_BYTES && v.get("error").is_none() => {
+                let envelope_ok = v.get("jsonrpc") == Some(&Value::from("2.0"))
+                    && (id.is_string() || id.is_i64() || id.is_u64());
+                if envelope_ok {
+                    stub = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {}});
+                    &stub
+                } else {
+                    v
+                }
+            }
+            _ => v,
+        };
+        match <ServerJsonRpcMessage as serde::Deserialize>::deserialize(v) {
             Ok(msg) => {
                 if let (true, Some(id)) = (is_answer, id.as_ref()) {
                     let known = self
@@ -337,6 +520,38 @@ mod tests {
             panic!("an initialize result: {:?}", r.result);
         };
         assert_eq!(result.protocol_version.as_str(), "2025-11-25");
+    }
+
+    #[test]
+    fn a_lone_surrogate_escape_is_read_as_a_replacement_character() {
+        let (v, n) = parse_lossy(r#"{"d": "a\udfffb", "k\ud800": "\ud83d\ude00"}"#).unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(v["d"], "a\u{fffd}b");
+        assert_eq!(v["k\u{fffd}"], "\u{1f600}", "a pair is kept");
+        // An escaped backslash before `u` is not an escape; valid text is
+        // not rewritten at all.
+        assert_eq!(replace_lone_surrogates(r#"{"a": "\\udfff"}"#), None);
+        assert_eq!(parse_lossy(r#"{"a": "\\udfff"}"#).unwrap().1, 0);
+        // Text that is not JSON for another reason is still an error.
+        assert!(parse_lossy(r#"{"a": "\udfff", }"#).is_err());
+        assert!(parse_lossy("not json").is_err());
+    }
+
+    #[test]
+    fn an_answer_with_a_lone_surrogate_reaches_its_request_and_is_noted() {
+        let tap = Arc::new(Tap::default());
+        let (_transport, _out, inbound) = pair(tap.clone());
+        inbound.deliver(
+            r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"t","description":"x\udfff"}]}}"#,
+        );
+        let events = tap.all();
+        let json = events[0].json.as_ref().expect("read, not refused");
+        assert_eq!(json["result"]["tools"][0]["description"], "x\u{fffd}");
+        let problems = tap.problems_since(0);
+        assert!(
+            problems[0].message.contains("1 lone surrogate escape"),
+            "{problems:?}"
+        );
     }
 
     #[test]

@@ -19,7 +19,8 @@ use crate::probe::{ProbeArgs, Prober, tool_params};
 use crate::verdict::finish;
 
 /// How long one call may take, unless --timeout says otherwise.
-const AUDIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+const AUDIT_TIMEOUT: std::time::Duration =
+    std::time::Duration::from_millis(probe::DEFAULT_CALL_TIMEOUT_MS);
 
 /// The most prompts and the most resources that are fetched.
 const MAX_ITEMS: usize = 50;
@@ -28,14 +29,15 @@ const MAX_ITEMS: usize = 50;
 /// resource, and report what is broken.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Statuses: healthy, tool_error (isError: true — a fine answer), \
+    after_help = concat!("Statuses: healthy, tool_error (isError: true — a fine answer), \
 protocol_error (a JSON-RPC error where a result or a tool error belongs, e.g. -32603), \
 non_json_output, crash, timeout, schema_mismatch (structuredContent against outputSchema), \
 invalid_result (a result of the wrong shape), skipped (a tool that may write, without \
---include-writes). Rules: `mcpcheck rules --family audit`.\n\nExit status: 0 nothing serious; 1 a crash, \
-hang, protocol error, non-JSON output, invalid result or schema mismatch, or the server could \
-not be reached; 2 a usage error."
-)]
+--include-writes).\n\nExit status: 0 nothing serious; 1 a crash, hang, flood, protocol error, \
+non-JSON output, invalid result or schema mismatch, or the server could not be reached; 2 a \
+usage error.\n\n",
+    crate::help::docs_line!("probe")
+))]
 pub struct AuditArgs {
     #[command(flatten)]
     probe: ProbeArgs,
@@ -52,7 +54,7 @@ pub struct AuditArgs {
 
 pub fn main(args: &AuditArgs) -> Result<ExitCode> {
     // A healthy tool may take a while with its default arguments (a long
-    // operation): audit waits 30 s by default, fuzz 10 s.
+    // operation): 30 s by default, longer for a tool that says so.
     let mut prober = Prober::new(&args.probe, AUDIT_TIMEOUT)?;
     let runtime = crate::error::runtime()?;
     let report = runtime.block_on(async {
@@ -110,11 +112,13 @@ pub(crate) async fn audit(
     include_writes: bool,
 ) -> std::result::Result<(AuditReport, Listings), String> {
     let listings = prober.list().await?;
+    listings.print_notes("audit", &prober.label());
     let timeout_ms = Some(prober.timeout_ms());
     let mut results = Vec::new();
+    let risks = probe::WriteRisks::new(&listings.tools);
     for tool in &listings.tools {
         let name = tool["name"].as_str().unwrap_or_default();
-        if let Some(reason) = probe::write_risk(tool).filter(|_| !include_writes) {
+        if let Some(reason) = risks.of(tool).filter(|_| !include_writes) {
             results.push(AuditResult::skipped(
                 ItemKind::Tool,
                 name,
@@ -123,16 +127,24 @@ pub(crate) async fn audit(
             continue;
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
-        let arguments = Arguments::Value(probe::valid_arguments(&schema));
-        let observed = prober
-            .call("tools/call", tool_params(name, &arguments))
-            .await;
+        let arguments = match probe::arguments_within_bounds(&schema) {
+            Ok(v) => Arguments::Value(v),
+            Err(why) => {
+                results.push(AuditResult::skipped(
+                    ItemKind::Tool,
+                    name,
+                    &format!("no arguments within mcpcheck's bounds: {why}"),
+                ));
+                continue;
+            }
+        };
+        let (observed, wait) = prober.call_tool(tool, tool_params(name, &arguments)).await;
         let negotiated = prober.negotiated();
         let cx = ClassifyCx {
             output_schema: tool.get("outputSchema"),
             protocol_version: negotiated.as_deref(),
             input_valid: probe::input_valid(&schema, &arguments),
-            timeout_ms,
+            timeout_ms: Some(wait.idle_ms),
             ..ClassifyCx::new(Request::ToolsCall)
         };
         let outcome = probe::classify(&observed, &cx);

@@ -18,7 +18,10 @@ use crate::output::{out, paint_for_stderr, paint_for_stdout};
 /// Check a saved response against expectations, or a trace against
 /// trajectory assertions.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("mode").required(true).args(["expect", "trace"])))]
+#[command(
+    group(clap::ArgGroup::new("mode").required(true).args(["expect", "trace"])),
+    after_help = crate::help::docs_line!("suites")
+)]
 pub struct CheckArgs {
     /// An expectation document: `expect:` (map or list form), optionally
     /// `threshold`, `derivedMetrics` and `method` (default tools/call).
@@ -90,7 +93,11 @@ fn check_response(
         today: Some(today.unwrap_or_else(|| chrono::Utc::now().date_naive())),
         ..Facts::default()
     };
-    Ok(api::check_response(&doc, value, &facts))
+    api::check_response(&doc, value, &facts).map_err(|why| {
+        let d = diag::Diagnostic::error(&rname, diag::Span::new(1, 1, 1, 2), why)
+            .with_hint(api::RESPONSE_HINT);
+        bad_input(&[d], &rname, &rtext)
+    })
 }
 
 fn check_trace(trace: &Path, traj: &Path) -> Result<TestResult> {

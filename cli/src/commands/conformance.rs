@@ -71,7 +71,7 @@ use tokio::time::Instant as Deadline;
 
 use crate::capture::{Recording, render};
 use crate::client::handler::Mocks;
-use crate::client::listing::list_all;
+use crate::client::listing::{Need, list_all};
 use crate::client::tap::HeaderChange;
 use crate::client::{Endpoint, Patience, Session};
 use crate::error::Result;
@@ -101,9 +101,12 @@ const SETTLE: Duration = Duration::from_secs(1);
 /// the conformance invariants of its revision.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit status: 0 every invariant exercised holds in every revision probed (recommendations not met \
-fail only with --strict); 1 a finding (or the server could not be reached or opened no session); 2 a usage error."
-)]
+    after_help = concat!("Exit status: 0 every invariant exercised holds in every revision probed (recommendations not met \
+fail only with --strict); 1 a finding (or the server could not be reached or opened no session); 2 a usage error.\n\n",
+    crate::help::docs_line!("conformance"),
+    "\n",
+    crate::help::rules_lines!("invariants", "INV-001", "their categories and sources")
+))]
 pub struct ConformanceArgs {
     #[command(flatten)]
     target: TargetArgs,
@@ -316,7 +319,7 @@ impl Probed {
         self.events
             .iter()
             .find(|e| e.is_response() && e.id() == Some(id))
-            .and_then(|e| e.json.as_ref())
+            .and_then(|e| e.json.as_deref())
     }
 
     /// Whether the opening was answered with a result (a server of the era,
@@ -615,16 +618,19 @@ struct Listed {
 async fn read_only_sequence(session: &mut Session, plan: &Plan, mirror: bool) -> Listed {
     let step = plan.timeout;
     let patience = plan.patience(None);
-    let tools = list_all(session, "tools/list", "tools", step).await;
-    let prompts = list_all(session, "prompts/list", "prompts", step).await;
-    let resources = list_all(session, "resources/list", "resources", step).await;
-    let _ = list_all(
-        session,
-        "resources/templates/list",
-        "resourceTemplates",
-        step,
-    )
-    .await;
+    // The lists are part of the sequence, not its verdict: a list that
+    // fails is in the capture, where the invariants judge it, and what
+    // follows works with what was read.
+    let mut list = async |method: &str, key: &str| {
+        list_all(session, method, key, step, Need::Optional)
+            .await
+            .map(|l| l.items)
+            .unwrap_or_default()
+    };
+    let tools = list("tools/list", "tools").await;
+    let prompts = list("prompts/list", "prompts").await;
+    let resources = list("resources/list", "resources").await;
+    let _ = list("resources/templates/list", "resourceTemplates").await;
     for p in prompts.iter().take(MAX_ITEMS) {
         let Some(name) = p.get("name").and_then(Value::as_str) else {
             continue;
@@ -645,12 +651,24 @@ async fn read_only_sequence(session: &mut Session, plan: &Plan, mirror: bool) ->
                 .await;
         }
     }
-    for tool in tools.iter().filter(|t| is_read_only(t)).take(MAX_ITEMS) {
+    // A call names its tool: a name listed twice is called only when every
+    // tool of that name says it is read-only.
+    let risks = mcpcheck_core::probe::WriteRisks::new(&tools);
+    for tool in tools.iter().filter(|t| risks.read_only(t)).take(MAX_ITEMS) {
         let Some(name) = tool.get("name").and_then(Value::as_str) else {
             continue;
         };
         let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
-        let arguments = mcpcheck_core::probe::valid_arguments(&schema);
+        let arguments = match mcpcheck_core::probe::arguments_within_bounds(&schema) {
+            Ok(v) => v,
+            Err(why) => {
+                crate::output::err(&format!(
+                    "mcpcheck conformance: not calling {}: no arguments within mcpcheck's bounds: {why}\n",
+                    Value::from(name)
+                ));
+                continue;
+            }
+        };
         if mirror {
             let headers = invariants::param_headers(&schema, &arguments)
                 .into_iter()
@@ -681,12 +699,6 @@ async fn read_only_sequence(session: &mut Session, plan: &Plan, mirror: bool) ->
             .await;
     }
     Listed { tools, resources }
-}
-
-/// Whether a listed tool says it changes nothing (`annotations.readOnlyHint`
-/// is `true`): the only tools the probe calls.
-fn is_read_only(tool: &Value) -> bool {
-    tool.pointer("/annotations/readOnlyHint") == Some(&Value::Bool(true))
 }
 
 /// How long a call's own arguments ask the tool to take: the largest number
@@ -818,10 +830,11 @@ async fn negative_probes(
     }
     // A read-only tool with an x-mcp-header argument: its header differs
     // from the argument, so a server refuses the call before running it.
-    let annotated = tools.iter().filter(|t| is_read_only(t)).find_map(|t| {
+    let risks = mcpcheck_core::probe::WriteRisks::new(tools);
+    let annotated = tools.iter().filter(|t| risks.read_only(t)).find_map(|t| {
         let name = t.get("name")?.as_str()?;
         let schema = t.get("inputSchema")?;
-        let arguments = mcpcheck_core::probe::valid_arguments(schema);
+        let arguments = mcpcheck_core::probe::arguments_within_bounds(schema).ok()?;
         let mut headers: Vec<(String, Option<String>)> =
             invariants::param_headers(schema, &arguments)
                 .into_iter()

@@ -24,7 +24,7 @@ use crate::run::{Sources, SuiteSource, fixture};
 /// which names they use that the server does not offer.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Each server the suites name is started (or connected to) once and listed; no \
+    after_help = concat!("Each server the suites name is started (or connected to) once and listed; no \
 tool is called. A test uses what its block calls (`assert` and the other tool blocks their \
 `tool`, `assert_prompts.get` its prompt, `assert_resources.read`/`subscribe` their URI and any \
 template that expands to it, `assert_completion` its `ref`); tools called only in `setup` are shown but \
@@ -32,8 +32,9 @@ not counted; tests with `skip:` are left out. Tests whose servers differ only in
 or headers share one listing.\n\nWith --results (the `mcpcheck run --json` output of the same \
 suites), each item is also marked passing when a test that uses it passed.\n\nExit status: 0 done \
 (and at least --min percent used, --min-passing percent passing); 1 below either, or a server could \
-not be listed; 2 a usage or configuration error."
-)]
+not be listed; 2 a usage or configuration error.\n\n",
+    crate::help::docs_line!("suites")
+))]
 pub struct CoverageArgs {
     #[command(flatten)]
     source: SuiteSource,
@@ -193,8 +194,7 @@ async fn coverage(args: CoverageArgs) -> Result<ExitCode> {
 
 /// The results document `--results` names.
 fn read_results(path: &Path) -> Result<Results> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read the results: {e}", path.display()))?;
+    let text = crate::files::read_text(path).map_err(|e| format!("{e} (the results document)"))?;
     Ok(Results::from_json(&text).map_err(|e| {
         format!(
             "{}: {e} (write one with `mcpcheck run --json > FILE`)",
@@ -206,6 +206,7 @@ fn read_results(path: &Path) -> Result<Results> {
 /// Start (or connect to) the server once and list everything it offers.
 async fn list(endpoint: &Endpoint, args: &CoverageArgs) -> Result<Offered, String> {
     let l = list_everything(endpoint, &args.protocol_version, args.timeout).await?;
+    l.print_notes("coverage", &endpoint.label());
     Ok(Offered::from_lists(
         &l.tools,
         &l.prompts,

@@ -21,8 +21,10 @@ use crate::output::err;
 use crate::probe::{ProbeArgs, Prober, server_of, tool_params};
 use crate::verdict::finish;
 
-/// How long one call may take, unless --timeout says otherwise.
-const FUZZ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long one call may go without an answer, unless --timeout or the
+/// tool itself says otherwise: audit's default.
+const FUZZ_TIMEOUT: std::time::Duration =
+    std::time::Duration::from_millis(probe::DEFAULT_CALL_TIMEOUT_MS);
 
 /// The most calls spent shrinking one failure.
 const SHRINK_CALLS: usize = 100;
@@ -31,13 +33,14 @@ const SHRINK_CALLS: usize = 100;
 /// crashes, hangs and protocol errors, each shrunk to a smallest input.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "A server that rejects bad input with a proper error (a tool error, or \
+    after_help = concat!("A server that rejects bad input with a proper error (a tool error, or \
 -32602 for input its schema forbids) is healthy. Findings: crash, timeout, protocol_error \
 (e.g. -32603), non_json_output, invalid_result, schema_mismatch; accepted_invalid (input the \
 schema forbids answered as a success) is a warning. Same --seed, same inputs in the same \
-order, same report. Rules: `mcpcheck rules --family fuzz`.\n\nExit status: 0 nothing serious; 1 a \
-serious finding, or the server could not be reached; 2 a usage error."
-)]
+order, same report.\n\nExit status: 0 nothing serious; 1 a serious finding, or the server \
+could not be reached; 2 a usage error.\n\n",
+    crate::help::docs_line!("probe")
+))]
 pub struct FuzzArgs {
     #[command(flatten)]
     pub(crate) probe: ProbeArgs,
@@ -103,8 +106,11 @@ pub(crate) struct Kept {
     arguments: Arguments,
     outcome: Classification,
     label: String,
+    category: probe::Category,
     schema_valid: bool,
     output_schema: Option<Value>,
+    /// How long the tool's calls were waited for.
+    wait_ms: u64,
 }
 
 pub(crate) async fn fuzz(
@@ -112,6 +118,7 @@ pub(crate) async fn fuzz(
     args: &FuzzArgs,
 ) -> std::result::Result<(FuzzReport, Vec<Kept>), String> {
     let listings = prober.list().await?;
+    listings.print_notes("fuzz", &prober.label());
     let unknown: Vec<&String> = args
         .tools
         .iter()
@@ -122,20 +129,31 @@ pub(crate) async fn fuzz(
     }
     let mut tools = Vec::new();
     let mut kept = Vec::new();
+    let risks = probe::WriteRisks::new(&listings.tools);
     for tool in &listings.tools {
         let name = tool["name"].as_str().unwrap_or_default();
         if !args.tools.is_empty() && !args.tools.iter().any(|t| t == name) {
             continue;
         }
-        if let Some(reason) = probe::write_risk(tool).filter(|_| !args.probe.include_writes) {
+        if let Some(reason) = risks.of(tool).filter(|_| !args.probe.include_writes) {
             tools.push(FuzzToolReport::skipped(
                 name,
                 &format!("{reason}; --include-writes fuzzes it"),
             ));
             continue;
         }
+        let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
+        if let Err(why) = probe::arguments_within_bounds(&schema) {
+            tools.push(FuzzToolReport::skipped(
+                name,
+                &format!("no valid arguments within mcpcheck's bounds: {why}"),
+            ));
+            continue;
+        }
         let mut report = FuzzToolReport::new(name);
-        for case in probe::fuzz_cases(tool, args.seed, args.runs) {
+        // One case at a time: a tool of thousands of properties never has
+        // all its cases in memory.
+        for case in probe::fuzz_iter(tool, args.seed, args.runs) {
             let outcome = attempt(prober, tool, &case.arguments, Some(case.schema_valid)).await;
             if !outcome.status.is_serious() {
                 report.record(&case, &outcome, None, None);
@@ -157,7 +175,9 @@ pub(crate) async fn fuzz(
                 arguments,
                 outcome: outcome.clone(),
                 label: case.label.clone(),
+                category: case.category,
                 output_schema: tool.get("outputSchema").cloned(),
+                wait_ms: probe::call_wait(tool, prober.timeout_ms()).idle_ms,
             });
             report.record(&case, &outcome, shrunk, None);
         }
@@ -175,16 +195,14 @@ async fn attempt(
     input_valid: Option<bool>,
 ) -> Classification {
     let name = tool["name"].as_str().unwrap_or_default();
-    let observed = prober
-        .call("tools/call", tool_params(name, arguments))
-        .await;
+    let (observed, wait) = prober.call_tool(tool, tool_params(name, arguments)).await;
     let negotiated = prober.negotiated();
     let cx = ClassifyCx {
         output_schema: tool.get("outputSchema"),
         protocol_version: negotiated.as_deref(),
         input_valid,
         // The limit, not the time measured: the report stays the same.
-        timeout_ms: Some(prober.timeout_ms()),
+        timeout_ms: Some(wait.idle_ms),
         ..ClassifyCx::new(Request::ToolsCall)
     };
     probe::classify(&observed, &cx)
@@ -242,15 +260,37 @@ fn write_regressions(
             label: &k.label,
             schema_valid: k.schema_valid,
             output_schema: k.output_schema.as_ref(),
+            category: Some(k.category),
         })
         .collect();
-    let timeout = crate::output::duration_text(probe_args.timeout.unwrap_or(FUZZ_TIMEOUT));
-    let files = probe::regression_tests(server, &findings, &timeout);
-    crate::probe::write_files(dir, &files, force)?;
-    err(&format!(
-        "mcpcheck fuzz: wrote {} to {}\n",
-        mcpcheck_core::report::plural(files.len(), "regression test", "regression tests"),
-        dir.display()
-    ));
+    // The longest wait any of these tools got (a tool documented to take
+    // long gets as long in its test).
+    let base = probe_args.timeout.unwrap_or(FUZZ_TIMEOUT);
+    let longest = kept
+        .iter()
+        .map(|k| std::time::Duration::from_millis(k.wait_ms))
+        .fold(base, std::cmp::max);
+    let written = probe::regressions(server, &findings, &crate::output::duration_text(longest));
+    crate::probe::write_files(dir, &written.files, force)?;
+    err(&regressions_said(dir, &written, findings.len()));
     Ok(())
+}
+
+/// What `--output` did, cause by cause: the file written, or why none is.
+fn regressions_said(dir: &std::path::Path, r: &probe::Regressions, findings: usize) -> String {
+    use mcpcheck_core::report::plural;
+    let mut text = format!(
+        "mcpcheck fuzz: {} in {}; wrote {} to {}\n",
+        plural(r.causes.len(), "cause", "causes"),
+        plural(findings, "serious finding", "serious findings"),
+        plural(r.files.len(), "regression test", "regression tests"),
+        dir.display()
+    );
+    for c in &r.causes {
+        match &c.written {
+            Ok(file) => text.push_str(&format!("  wrote {file}: {}\n", c.summary)),
+            Err(why) => text.push_str(&format!("  not written: {}: {}\n", c.summary, why.0)),
+        }
+    }
+    text
 }

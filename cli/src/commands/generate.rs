@@ -5,7 +5,7 @@
 //! writes. `mcpcheck init --server` writes through [`generate_into`] too.
 
 use std::io::Write;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -13,6 +13,7 @@ use clap::Args;
 use mcpcheck_core::generate::{self, Layout, MAX_RESOURCES, Options, Plan, Server};
 use mcpcheck_core::report::plural;
 
+use crate::client::Endpoint;
 use crate::client::listing::list_everything;
 use crate::error::{Result, verdict};
 use crate::output::{duration_text, err, out};
@@ -21,7 +22,7 @@ use crate::target::TargetArgs;
 /// Write a starter test for every tool, prompt and resource a server lists.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "With --output DIR: one file per tool (`<tool>.yaml`: its required arguments with \
+    after_help = concat!("With --output DIR: one file per tool (`<tool>.yaml`: its required arguments with \
 example values, expecting no error), per prompt (`prompt_<name>.yaml`) and per resource \
 (`resource_<uri>.yaml`, at most 20), each with a `server:` block that reaches the server the \
 same way. With --composed FILE: the same tests in one composed file, the server written once, \
@@ -31,8 +32,9 @@ run on one session (share_server). A tool whose annotations say it may write \
 are written as ${MCPCHECK_HEADER_<NAME>} placeholders; server arguments that point into \
 --fixture DIR as {{fixture}}. An existing file is never overwritten without --force.\n\n\
 Exit status: 0 written; 1 the server could not be reached or listed nothing; 2 a usage error, \
-or a file exists (without --force) or cannot be written."
-)]
+or a file exists (without --force) or cannot be written.\n\n",
+    crate::help::docs_line!("init")
+))]
 pub struct GenerateArgs {
     #[command(flatten)]
     target: TargetArgs,
@@ -175,15 +177,33 @@ pub fn generate_into(
     let server = crate::probe::server_of(&endpoint)?;
     check_destination(call.destination)?;
     let options = options(flags, &server, call)?;
+    // With --fixture, the server is listed on a copy, pointed at it as
+    // `run --fixture` points its servers: what it writes while it is
+    // listed never reaches the original.
+    let (listed_at, copy) = match &flags.fixture {
+        Some(dir) => {
+            let copy = crate::run::fixture::copy(dir)?;
+            let mut bare = target.bare_endpoint()?;
+            if let Endpoint::Stdio { command, args, env } = &mut bare {
+                crate::run::fixture::point_at_copy(command, args, env, dir, &copy.path)?;
+            }
+            (target.contain(bare, Some(&copy.path)), Some(copy))
+        }
+        None => (endpoint.clone(), None),
+    };
     let runtime = crate::error::runtime()?;
     let listed = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
-        let listed = list_everything(&endpoint, &flags.protocol_version, flags.timeout).await;
+        let listed = list_everything(&listed_at, &flags.protocol_version, flags.timeout).await;
         crate::client::stdio::reap_all().await;
         listed
     });
+    drop(copy);
     let listings = match listed {
-        Ok(l) => l,
+        Ok(l) => {
+            l.print_notes(call.command, &endpoint.label());
+            l
+        }
         Err(e) => {
             err(&format!(
                 "mcpcheck {}: {}: cannot list what it offers: {e}\n",
@@ -209,14 +229,16 @@ pub fn generate_into(
         ));
         return Ok(None);
     }
-    let written = write_plan(flags.force, call, &plan)?;
+    let written = write_plan(flags.force, call, &plan, &mut |path| {
+        out(&format!("wrote {}\n", path.display()));
+    })?;
     tell(flags, call.command, &plan);
     Ok(Some(Generated { plan, written }))
 }
 
 /// `--output` must be a directory when it exists; `--composed` must not be
 /// one.
-fn check_destination(destination: Destination<'_>) -> Result<()> {
+pub(crate) fn check_destination(destination: Destination<'_>) -> Result<()> {
     match destination {
         Destination::Dir(dir) if dir.exists() && !dir.is_dir() => {
             Err(format!("{} exists and is not a directory", dir.display()).into())
@@ -230,7 +252,7 @@ fn check_destination(destination: Destination<'_>) -> Result<()> {
 
 /// The core's options: the fixture resolved (it must be a directory), and
 /// each stdio argument that names a path resolved the same way.
-fn options(flags: &PlanArgs, server: &Server, call: &Call<'_>) -> Result<Options> {
+pub(crate) fn options(flags: &PlanArgs, server: &Server, call: &Call<'_>) -> Result<Options> {
     let mut options = Options {
         include_writes: flags.include_writes,
         snapshots: call.snapshots,
@@ -251,71 +273,23 @@ fn options(flags: &PlanArgs, server: &Server, call: &Call<'_>) -> Result<Options
     if let Server::Stdio { args, .. } = server {
         let cwd = std::env::current_dir()
             .map_err(|e| format!("cannot read the current directory: {e}"))?;
-        options.resolved_args = args.iter().map(|a| resolve_arg(a, &cwd)).collect();
+        options.resolved_args = args
+            .iter()
+            .map(|a| crate::run::fixture::resolve_arg(a, &cwd))
+            .collect();
     }
     Ok(options)
 }
 
-/// The absolute path an argument (or the value of its `--flag=`) names,
-/// symbolic links followed, or `None` when it names no path: a relative
-/// argument names one when it starts with `./` or `../` (or is `.` or `..`)
-/// or its first component exists in the current directory.
-fn resolve_arg(arg: &str, cwd: &Path) -> Option<String> {
-    let value = generate::path_part(arg);
-    if value.is_empty() {
-        return None;
-    }
-    let path = Path::new(value);
-    let names_a_path = path.is_absolute()
-        || matches!(
-            path.components().next(),
-            Some(Component::CurDir | Component::ParentDir)
-        )
-        || path
-            .components()
-            .next()
-            .is_some_and(|first| cwd.join(first).symlink_metadata().is_ok());
-    names_a_path.then(|| resolve(&cwd.join(path)).to_string_lossy().into_owned())
-}
-
-/// An absolute path with symbolic links followed as far as it exists, the
-/// rest (`.` and `..` worked out) appended.
-fn resolve(path: &Path) -> PathBuf {
-    if let Ok(p) = std::fs::canonicalize(path) {
-        return p;
-    }
-    let mut normal = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other),
-        }
-    }
-    let mut rest = Vec::new();
-    let mut existing = normal.clone();
-    loop {
-        if let Ok(mut p) = std::fs::canonicalize(&existing) {
-            p.extend(rest.iter().rev());
-            return p;
-        }
-        match existing.file_name() {
-            Some(name) => {
-                rest.push(name.to_owned());
-                existing.pop();
-            }
-            None => return normal,
-        }
-    }
-}
-
-/// The core's view of the endpoint; a header given twice cannot be one
-/// mapping key, so it is refused.
 /// Write the plan's files (or its composed file); nothing at all when one
-/// of them (or of `call.also_refuse`) exists, unless `force`.
-fn write_plan(force: bool, call: &Call<'_>, plan: &Plan) -> Result<Vec<PathBuf>> {
+/// of them (or of `call.also_refuse`) exists, unless `force`. Each path is
+/// told to `wrote` once written; all of them are returned, in order.
+pub(crate) fn write_plan(
+    force: bool,
+    call: &Call<'_>,
+    plan: &Plan,
+    wrote: &mut dyn FnMut(&Path),
+) -> Result<Vec<PathBuf>> {
     let files: Vec<(PathBuf, &str)> = match call.destination {
         Destination::Dir(dir) => plan
             .files
@@ -344,7 +318,7 @@ fn write_plan(force: bool, call: &Call<'_>, plan: &Plan) -> Result<Vec<PathBuf>>
     for (path, text) in files {
         write_file(&path, text, force)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        out(&format!("wrote {}\n", path.display()));
+        wrote(&path);
         written.push(path);
     }
     Ok(written)
@@ -380,7 +354,7 @@ pub fn refuse_existing<'a>(
 fn tell(flags: &PlanArgs, command: &str, plan: &Plan) {
     if !plan.skipped.is_empty() {
         let mut text = format!(
-            "{} with `skip:`: the tools' annotations say they may write (remove `skip:`, or pass --include-writes, to call them):\n",
+            "{} with `skip:` (remove `skip:` to call them; --include-writes calls the tools that may write):\n",
             plural(plan.skipped.len(), "test is written", "tests are written"),
         );
         for s in &plan.skipped {

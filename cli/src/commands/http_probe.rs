@@ -53,10 +53,10 @@ enum FailOn {
 /// arguments.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Probes, rules and the faults of `mcpcheck serve` to try them on: \
-docs/http-probes.md.\n\nExit status: 0 no finding at --fail-on or above; 1 one at least, or \
-the server could not be reached; 2 a usage error (a bad URL or header, an unknown rule)."
-)]
+    after_help = concat!("Exit status: 0 no finding at --fail-on or above; 1 one at least, or \
+the server could not be reached; 2 a usage error (a bad URL or header, an unknown rule).\n\n",
+    crate::help::rules_lines!("http-probes", "H101", "the probes and the faults of `mcpcheck serve` to try them on")
+))]
 pub struct ProbeArgs {
     /// The server's Streamable HTTP endpoint (http:// or https://).
     #[arg(long, value_name = "URL")]

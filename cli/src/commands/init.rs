@@ -25,7 +25,11 @@ use crate::target::TargetArgs;
 #[derive(Debug, Args)]
 #[command(
     mut_arg("server", |a| a.required_unless_present(clap::builder::Resettable::Reset)),
-    after_help = "Without a server: DIR/mcpcheck.yaml (a composed suite of five tests against \
+    // Without a server the starter suite is written: nothing connects.
+    group(clap::ArgGroup::new("target").multiple(false).args(["server", "url"])),
+    mut_arg("timeout", |a| a.requires("target")),
+    mut_arg("protocol_version", |a| a.requires("target")),
+    after_help = concat!("Without a server: DIR/mcpcheck.yaml (a composed suite of five tests against \
 `mcpcheck serve`), DIR/fixture/hello.txt (a file one test reads through {{fixture}}) and \
 DIR/README.md; run it with `mcpcheck run --suite DIR/mcpcheck.yaml --fixture DIR/fixture`.\n\n\
 With --server CMD or --url URL: what `mcpcheck generate --output DIR` writes (tools that may \
@@ -34,9 +38,15 @@ run with --update-snapshots in DIR/.snapshots.json; later, `mcpcheck run --suite
 --snapshots` fails a test whose answer changed.\n\n\
 DIR (default: the current directory) is created when missing; an existing file is never \
 overwritten without --force.\n\n\
-Exit status: 0 written; 1 the server could not be reached, listed nothing, or the recording run \
-failed; 2 a usage error, or a file exists (without --force) or cannot be written."
-)]
+A tool test whose answer is a tool error (isError: true, or text that reads as an error) fails \
+the recording run and is named: the answer is recorded, but it shows the arguments are wrong, \
+not what the tool does. Paths into the fixture copy are recorded as <temp-copy>, so a later run \
+with a fresh copy matches them.\n\n\
+Exit status: 0 written and recorded; 1 the server could not be reached, listed nothing, or the \
+recording run failed (a tool error among the answers fails it); 2 a usage error, or a file \
+exists (without --force) or cannot be written.\n\n",
+    crate::help::docs_line!("init")
+))]
 pub struct InitArgs {
     /// The directory to write to (created when missing).
     #[arg(value_name = "DIR", default_value = ".")]
@@ -180,20 +190,23 @@ fn from_server(args: &InitArgs) -> Result<ExitCode> {
         argv.push("--fixture".into());
         argv.push(f.to_string_lossy().into_owned());
     }
-    let recording = Recording::try_parse_from(&argv).map_err(|e| format!("cannot record: {e}"))?;
+    let mut recording =
+        Recording::try_parse_from(&argv).map_err(|e| format!("cannot record: {e}"))?;
+    // A starter test's answer that is an error shows its arguments are
+    // wrong, not what the tool does: it is not called a pass.
+    recording.run.fail_tool_errors = true;
     let outcome = crate::error::runtime()?.block_on(crate::run::run(&recording.run, false));
     let passed = match outcome {
         Ok(code) => code == ExitCode::SUCCESS,
         Err(e) => {
             err(&e.report("init"));
-            false
+            return Ok(verdict(false));
         }
     };
     if !passed {
         err(&format!(
-            "mcpcheck init: the recording run did not pass: fix the failing tests' arguments, then record again with `{again}`\n"
+            "mcpcheck init: the recording run did not pass: a tool test whose answer is a tool error fails it (the answer is recorded all the same, so `--snapshots` compares with it); give the failing tests arguments the tool accepts, then record again with `{again}`\n"
         ));
-        return Ok(verdict(false));
     }
     out(&format!(
         "\nNext steps:\n  \
@@ -202,5 +215,5 @@ fn from_server(args: &InitArgs) -> Result<ExitCode> {
          {again}\n  \
          3. mcpcheck coverage --suite {shown_dir}{fixture}\n"
     ));
-    Ok(ExitCode::SUCCESS)
+    Ok(verdict(passed))
 }

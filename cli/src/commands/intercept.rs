@@ -18,12 +18,16 @@ use crate::output::Format;
 /// unchanged, record the session, and check it when it ends.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Examples:\n  mcpcheck intercept --capture c.json -- node server.js\n  mcpcheck intercept --http 127.0.0.1:8931 --url http://127.0.0.1:3000/mcp --capture c.json\n\n\
+    after_help = concat!("Examples:\n  mcpcheck intercept --capture c.json -- node server.js\n  mcpcheck intercept --http 127.0.0.1:8931 --url http://127.0.0.1:3000/mcp --capture c.json\n\n\
 The report goes to stderr (stdout is the client's channel on stdio).\n\
-Exit status: 0 every invariant and trajectory assertion holds; 1 a finding or a failed assertion; 2 usage error."
-)]
+Exit status: 0 every invariant and trajectory assertion holds; 1 a finding or a failed assertion; 2 usage error.\n\n",
+    crate::help::docs_line!("intercept"),
+    "\nThe capture format: ",
+    crate::help::doc_url!("capture")
+))]
 pub struct InterceptArgs {
-    /// Where to write the session's capture (docs/capture.md), written when
+    /// Where to write the session's capture (its format: see the
+    /// documentation), written when
     /// the session ends, however it ends.
     #[arg(long, value_name = "FILE")]
     capture: PathBuf,
@@ -79,7 +83,8 @@ pub struct InterceptArgs {
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
-        value_name = "CMD"
+        value_name = "CMD",
+        conflicts_with_all = ["url", "path", "allow_remote", "duration", "request_timeout"]
     )]
     command: Vec<String>,
 }
@@ -106,7 +111,13 @@ pub fn main(args: &InterceptArgs) -> Result<ExitCode> {
         }
     }
     let runtime = crate::error::runtime()?;
-    let recorder = Arc::new(Recorder::default());
+    // Secrets on the server's command line (or in the URL's query) are
+    // hidden wherever the session is shown, as the trace hides arguments.
+    let shown: Vec<String> = match &args.url {
+        Some(url) if args.http.is_some() => vec![url.clone()],
+        _ => args.command.clone(),
+    };
+    let recorder = Arc::new(Recorder::hiding(intercept::command_line_secrets(&shown)));
     let (label, transport, ended) = match (&args.http, &args.url) {
         (Some(addr), Some(url)) => {
             let options = intercept::http::Options {

@@ -27,11 +27,16 @@ pub enum ComplianceCommand {
 /// Options of `mcpcheck invariants` (and `mcpcheck compliance invariants`).
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit status: 0 every invariant holds and no composition hazard is found; \
-1 a finding or hazard; 2 the capture cannot be read or is not a capture."
-)]
+    after_help = concat!("Exit status: 0 every invariant holds and no composition hazard is found; \
+1 a finding or hazard; 2 the capture cannot be read or is not a capture.\n\n\
+The capture format: ",
+    crate::help::doc_url!("capture"),
+    "\n",
+    crate::help::rules_lines!("invariants", "INV-001", "their categories and sources")
+))]
 pub struct InvariantsArgs {
-    /// The capture to check: a session object or an array of them (see docs/capture.md).
+    /// The capture to check: a session object or an array of them (the
+    /// format is linked below).
     #[arg(long, value_name = "FILE", required_unless_present = "list")]
     capture: Option<PathBuf>,
 
@@ -59,8 +64,7 @@ pub fn main(args: &InvariantsArgs) -> Result<ExitCode> {
         .capture
         .as_ref()
         .ok_or("give --capture FILE (or --list)")?;
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let text = crate::files::read_text(path)?;
     let (report, exercised) = invariants::check_text_exercised(&text).map_err(|diagnostics| {
         let mut message = format!("{} is not a usable capture:", path.display());
         for diagnostic in &diagnostics {

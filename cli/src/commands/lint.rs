@@ -13,7 +13,7 @@ use mcpcheck_core::lint::{self, Finding, LintOptions, Response};
 use mcpcheck_core::probe::{self, Arguments};
 use serde_json::{Value, json};
 
-use crate::client::listing::Listings;
+use crate::client::listing::{Listings, read_saved};
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
 use crate::output::err;
@@ -26,11 +26,11 @@ use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 #[derive(Debug, Args)]
 #[command(
     group(clap::ArgGroup::new("source").required(true).args(["server", "url", "listing"])),
-    after_help = "Rules, codes and the failure each catches: `mcpcheck rules --family lint`, \
-`mcpcheck rule CODE`.\n\nExit status: 0 no errors (with --strict, no warnings either); 1 a \
-finding that fails, or the server could not be reached; 2 a usage error (an unreadable listing, \
-an unknown rule)."
-)]
+    after_help = concat!("Exit status: 0 no errors (with --strict, no warnings either); 1 a \
+finding that fails, or the server could not be reached; 2 a usage error (an unreadable listing, an \
+unknown rule).\n\n",
+    crate::help::rules_lines!("lint", "W601", "their codes and the attack or failure each catches")
+))]
 pub struct LintArgs {
     /// The server to start on stdio (split like a shell would).
     #[arg(long, value_name = "CMD")]
@@ -80,15 +80,15 @@ pub struct LintArgs {
     detect_nondeterminism: bool,
 
     /// With --call-tools, also call tools that may write.
-    #[arg(long)]
+    #[arg(long, requires = "call_tools")]
     include_writes: bool,
 
     /// Copy DIR and point the server at the copy (see `mcpcheck audit`).
     #[arg(long, value_name = "DIR", conflicts_with = "listing")]
     fixture: Option<PathBuf>,
 
-    /// How long each request may take.
-    #[arg(long, value_name = "DURATION", default_value = "10s", value_parser = crate::output::parse_duration)]
+    /// How long each request may take (a live server only).
+    #[arg(long, value_name = "DURATION", default_value = "10s", conflicts_with = "listing", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 
     /// Output format.
@@ -98,8 +98,13 @@ pub struct LintArgs {
     #[command(flatten)]
     findings: FindingsArgs,
 
-    /// The protocol version to ask for at initialize.
-    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    /// The protocol version to ask for at initialize (a live server only).
+    #[arg(
+        long,
+        value_name = "VERSION",
+        default_value = "2025-11-25",
+        conflicts_with = "listing"
+    )]
     protocol_version: String,
 }
 
@@ -126,14 +131,8 @@ pub fn main(args: &LintArgs) -> Result<ExitCode> {
 
 fn offline(path: &std::path::Path, options: &LintOptions) -> Result<Vec<Finding>> {
     let name = display(path);
-    let text = read_text(path).map_err(Error::Usage)?;
-    let doc: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::Usage(format!(
-            "{name}:{}:{}: the listing is not JSON: {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let text = read_text(path)?;
+    let doc = read_saved("lint", &name, &text).map_err(Error::Usage)?;
     lint::lint_listing(&doc, options).map_err(|e| Error::Usage(format!("{name}: {e}")))
 }
 
@@ -189,6 +188,7 @@ async fn lint_live(
     options: &LintOptions,
 ) -> std::result::Result<Vec<Finding>, String> {
     let listings = prober.list().await?;
+    listings.print_notes("lint", &prober.label());
     let doc = document(&listings);
     let mut findings = lint::lint_listing(&doc, options).map_err(|e| e.to_string())?;
     if args.detect_nondeterminism {
@@ -197,16 +197,24 @@ async fn lint_live(
             .extend(lint::lint_nondeterminism(&doc, &again, options).map_err(|e| e.to_string())?);
     }
     if args.call_tools {
+        let risks = probe::WriteRisks::new(&listings.tools);
         for tool in &listings.tools {
             let name = tool["name"].as_str().unwrap_or_default();
-            if probe::write_risk(tool).is_some() && !args.include_writes {
+            if risks.of(tool).is_some() && !args.include_writes {
                 continue;
             }
             let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
-            let arguments = Arguments::Value(probe::valid_arguments(&schema));
-            let observed = prober
-                .call("tools/call", tool_params(name, &arguments))
-                .await;
+            let arguments = match probe::arguments_within_bounds(&schema) {
+                Ok(v) => Arguments::Value(v),
+                Err(why) => {
+                    crate::output::err(&format!(
+                        "mcpcheck lint: not calling {}: no arguments within mcpcheck's bounds: {why}\n",
+                        serde_json::Value::from(name)
+                    ));
+                    continue;
+                }
+            };
+            let (observed, _) = prober.call_tool(tool, tool_params(name, &arguments)).await;
             let Some(result) = observed.response.as_ref().and_then(|r| r.get("result")) else {
                 continue;
             };

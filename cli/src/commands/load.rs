@@ -14,7 +14,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -45,12 +45,23 @@ pub const MAX_DURATION: Duration = Duration::from_secs(600);
 pub const MAX_CONCURRENCY: u32 = 256;
 /// Requests sent without `--requests` or `--duration`.
 pub const DEFAULT_REQUESTS: u64 = 1_000;
-/// A session is replaced by a fresh one after this many requests, so what
-/// one session records stays small (the client keeps every message).
+/// A session is replaced by a fresh one after this many requests (its
+/// answers are let go of as they are read, so what one session holds stays
+/// small however large they are).
 pub const REQUESTS_PER_SESSION: u64 = 1_000;
+/// A server that could not be started (or reached) this many times in a
+/// row, with no session opened between, ends the run: sending on would only
+/// start it again and again.
+pub const MAX_CONNECT_FAILURES: u32 = 10;
+/// The first wait after a session could not be opened; it doubles with
+/// every failure in a row, up to [`MAX_BACKOFF`].
+pub const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+/// The longest wait between two attempts to open a session.
+pub const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
 /// Load-test a server: concurrent sessions, every answer checked.
 #[derive(Debug, Args)]
+#[command(after_help = crate::help::docs_line!("load"))]
 pub struct LoadArgs {
     /// The server to start on stdio, once per session (split like a shell
     /// would).
@@ -87,12 +98,22 @@ pub struct LoadArgs {
     call: Option<String>,
 
     /// The arguments of --call, as a JSON object.
-    #[arg(long, value_name = "JSON", requires = "call")]
+    #[arg(
+        long,
+        value_name = "JSON",
+        requires = "call",
+        conflicts_with = "suites"
+    )]
     args: Option<String>,
 
     /// What --call's answers must satisfy: an expectation file as `mcpcheck
     /// check --expect` reads. Default: not a tool error (`not_error: true`).
-    #[arg(long, value_name = "FILE", requires = "call")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "call",
+        conflicts_with = "suites"
+    )]
     expect: Option<PathBuf>,
 
     /// Sessions (HTTP) or server processes (stdio) sending at once.
@@ -125,7 +146,7 @@ pub struct LoadArgs {
     max_error_rate: Option<f64>,
 
     /// Allow a --url that is not on this machine (loopback).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "server")]
     allow_remote: bool,
 
     /// Print the report as JSON on stdout instead of text.
@@ -300,6 +321,20 @@ struct Plan {
     rate: Option<f64>,
     timeout: Duration,
     facts: Facts,
+    /// Sessions that could not be opened in a row, over every worker (a
+    /// session opened sets it back to 0).
+    connect_failures: AtomicU32,
+    /// Set when [`MAX_CONNECT_FAILURES`] was reached: every worker stops.
+    given_up: AtomicBool,
+}
+
+/// How long to wait after the `failures`-th session in a row could not be
+/// opened: [`FIRST_BACKOFF`], doubled each time, at most [`MAX_BACKOFF`].
+fn backoff(failures: u32) -> Duration {
+    let doublings = failures.saturating_sub(1).min(16);
+    FIRST_BACKOFF
+        .saturating_mul(1 << doublings)
+        .min(MAX_BACKOFF)
 }
 
 /// What one worker measured: (request number, sample) and its failures.
@@ -311,6 +346,9 @@ async fn worker(plan: Arc<Plan>) -> Measured {
     let mut session: Option<Session> = None;
     let mut used = 0u64;
     loop {
+        if plan.given_up.load(Ordering::Relaxed) {
+            break;
+        }
         let n = plan.next.fetch_add(1, Ordering::Relaxed);
         if n >= plan.max_requests {
             break;
@@ -342,6 +380,7 @@ async fn worker(plan: Arc<Plan>) -> Measured {
             .await
             {
                 Ok(s) => {
+                    plan.connect_failures.store(0, Ordering::Relaxed);
                     session = Some(s);
                     used = 0;
                 }
@@ -353,9 +392,18 @@ async fn worker(plan: Arc<Plan>) -> Measured {
                             class: Class::Connect,
                         },
                     ));
-                    failures.push(failure(n, call, Class::Connect, e.message));
-                    // Do not spin on a server that will not start.
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    if failures.len() < load::FAILURES_KEPT {
+                        failures.push(failure(n, call, Class::Connect, e.message));
+                    }
+                    // Do not start a server that will not start again and
+                    // again: wait longer after each failure in a row, and
+                    // stop after too many.
+                    let in_a_row = plan.connect_failures.fetch_add(1, Ordering::Relaxed) + 1;
+                    if in_a_row >= MAX_CONNECT_FAILURES {
+                        plan.given_up.store(true, Ordering::Relaxed);
+                        break;
+                    }
+                    tokio::time::sleep(backoff(in_a_row)).await;
                     continue;
                 }
             }
@@ -400,6 +448,11 @@ async fn worker(plan: Arc<Plan>) -> Measured {
         samples.push((n, Sample { latency_us, class }));
         if class != Class::Ok && failures.len() < load::FAILURES_KEPT {
             failures.push(failure(n, call, class, detail));
+        }
+        // The answer was judged: let go of it, so a long session of large
+        // answers holds only what is in flight.
+        if let Some(s) = session.as_ref() {
+            s.tap.release_upto(reply.end);
         }
     }
     if let Some(mut s) = session.take() {
@@ -446,6 +499,7 @@ fn endpoint(args: &LoadArgs, url: Option<&str>) -> Result<Endpoint> {
 }
 
 pub fn main(args: &LoadArgs) -> Result<ExitCode> {
+    crate::client::tap::set_concurrency_flag("--concurrency");
     if args.server.is_some() && !args.headers.is_empty() {
         return Err("--header is for --url and --instances".into());
     }
@@ -492,6 +546,8 @@ pub fn main(args: &LoadArgs) -> Result<ExitCode> {
                 today: Some(chrono::Utc::now().date_naive()),
                 ..Facts::default()
             },
+            connect_failures: AtomicU32::new(0),
+            given_up: AtomicBool::new(false),
         });
         let began = Instant::now();
         let handles: Vec<_> = (0..args.concurrency)
@@ -509,8 +565,13 @@ pub fn main(args: &LoadArgs) -> Result<ExitCode> {
         crate::client::stdio::reap_all().await;
         samples.sort_by_key(|(n, _)| *n);
         let samples: Vec<Sample> = samples.into_iter().map(|(_, s)| s).collect();
-        load::summarize(setup, &samples, failures, elapsed)
+        let given_up = plan.given_up.load(Ordering::Relaxed);
+        (
+            load::summarize(setup, &samples, failures, elapsed),
+            given_up,
+        )
     });
+    let (report, given_up) = report;
     let limits = Limits {
         max_p95_ms: args.max_p95.map(|d| d.as_secs_f64() * 1000.0),
         max_error_rate: args.max_error_rate.map(|p| p / 100.0),
@@ -530,7 +591,13 @@ pub fn main(args: &LoadArgs) -> Result<ExitCode> {
     for r in &reasons {
         err(&format!("mcpcheck load: {r}\n"));
     }
-    Ok(verdict(reasons.is_empty()))
+    if given_up {
+        err(&format!(
+            "mcpcheck load: stopped early: a session could not be opened {MAX_CONNECT_FAILURES} times in a row (waiting up to {} s between attempts); the server does not start, or cannot be reached\n",
+            MAX_BACKOFF.as_secs()
+        ));
+    }
+    Ok(verdict(reasons.is_empty() && !given_up))
 }
 
 /// Requests the statelessness check sends without `--requests`.
@@ -558,6 +625,7 @@ async fn sequence(
             reply.error.as_ref(),
             reply.failure.as_deref(),
         ));
+        s.tap.release_upto(reply.end);
     }
     answers
 }
@@ -641,4 +709,18 @@ fn stateless_main(args: &LoadArgs) -> Result<ExitCode> {
         out(&load::stateless_text(&report));
     }
     Ok(verdict(report.stateless()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_after_a_failed_start_doubles_up_to_its_bound() {
+        assert_eq!(backoff(1), FIRST_BACKOFF);
+        assert_eq!(backoff(2), FIRST_BACKOFF * 2);
+        assert_eq!(backoff(4), FIRST_BACKOFF * 8);
+        assert_eq!(backoff(7), MAX_BACKOFF);
+        assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
+    }
 }

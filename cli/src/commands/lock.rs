@@ -9,7 +9,6 @@ use std::time::Duration;
 use clap::Args;
 use mcpcheck_core::findings::Family;
 use mcpcheck_core::lock::{self, Lock};
-use serde_json::Value;
 
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
@@ -24,14 +23,15 @@ use crate::verdict::{FindingsArgs, FindingsFormat, finish};
 #[command(
     group(clap::ArgGroup::new("source").required(true).args(["server", "url", "listing"])),
     group(clap::ArgGroup::new("mode").required(true).args(["write", "check"])),
-    after_help = "A change is breaking (an item removed, a new required parameter, a changed type, \
+    after_help = concat!("A change is breaking (an item removed, a new required parameter, a changed type, \
 a narrowed enum, a changed outputSchema, a changed mimeType), suspicious (a description, title, \
 annotation or parameter description changed while the name stayed: what a rug pull looks \
 like) or compatible (a new item, a new optional parameter): rules L101, L201 and L301 \
 (`mcpcheck rule L201`).\n\n\
 Exit status: 0 written, or no breaking or suspicious change; 1 a breaking or suspicious change, \
-or the server could not be reached; 2 a usage error (an unreadable lockfile or listing)."
-)]
+or the server could not be reached; 2 a usage error (an unreadable lockfile or listing).\n\n",
+    crate::help::docs_line!("lock")
+))]
 pub struct LockArgs {
     /// The server to start on stdio (split like a shell would).
     #[arg(long, value_name = "CMD")]
@@ -71,12 +71,17 @@ pub struct LockArgs {
     #[command(flatten)]
     findings: FindingsArgs,
 
-    /// How long connecting and each list may take.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
+    /// How long connecting and each list may take (a live server only).
+    #[arg(long, value_name = "DURATION", default_value = "30s", conflicts_with = "listing", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 
-    /// The protocol version to ask for at initialize.
-    #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
+    /// The protocol version to ask for at initialize (a live server only).
+    #[arg(
+        long,
+        value_name = "VERSION",
+        default_value = "2025-11-25",
+        conflicts_with = "listing"
+    )]
     protocol_version: String,
 }
 
@@ -84,14 +89,9 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
     let now = match &args.listing {
         Some(path) => {
             let name = display(path);
-            let text = read_text(path).map_err(Error::Usage)?;
-            let listing: Value = serde_json::from_str(&text).map_err(|e| {
-                Error::Usage(format!(
-                    "{name}:{}:{}: the listing is not JSON: {e}",
-                    e.line(),
-                    e.column()
-                ))
-            })?;
+            let text = read_text(path)?;
+            let listing =
+                crate::client::listing::read_saved("lock", &name, &text).map_err(Error::Usage)?;
             Lock::from_listing(&name, &listing).map_err(|e| Error::Usage(e.to_string()))?
         }
         None => match live(args)? {
@@ -117,7 +117,7 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
     let Some(path) = &args.check else {
         return Err(Error::Usage("give --write FILE or --check FILE".into()));
     };
-    let text = read_text(path).map_err(Error::Usage)?;
+    let text = read_text(path)?;
     let pinned =
         Lock::from_json(&text).map_err(|e| Error::Usage(format!("{}: {e}", display(path))))?;
     let changes = lock::diff(&pinned, &now);
@@ -152,6 +152,9 @@ fn live(args: &LockArgs) -> Result<std::result::Result<Lock, String>> {
         let listed = prober.list().await;
         prober.close().await;
         let label = prober.label();
+        if let Ok(l) = &listed {
+            l.print_notes("lock", &label);
+        }
         listed
             .and_then(|l| l.to_lock(&label))
             .map_err(|e| format!("{label}: {e}"))

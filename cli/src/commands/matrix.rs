@@ -20,6 +20,7 @@ use crate::run::{Sources, SuiteSource, jobs_or_cores, run_tests};
 /// Run one suite against several servers and show a table of verdicts, one
 /// column per server, with the tests on which they disagree marked.
 #[derive(Debug, Args)]
+#[command(after_help = crate::help::docs_line!("matrix"))]
 pub struct MatrixArgs {
     /// Suite files or directories (as for `run`).
     #[arg(long = "suite", required = true, num_args = 1.., value_name = "PATH")]

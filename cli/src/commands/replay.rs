@@ -17,13 +17,15 @@ use crate::files::{display, read_text};
 /// --capture DIR` writes) as a mock MCP server that answers every recorded
 /// request with its recorded answer.
 #[derive(Debug, Args)]
+#[command(after_help = crate::help::docs_line!("replay"))]
 pub struct ReplayArgs {
     /// Capture files, or directories of them (their `.json` files).
     #[arg(required = true, value_name = "CAPTURE")]
     pub captures: Vec<PathBuf>,
 
-    /// Serve one session on stdin/stdout (the default).
-    #[arg(long, conflicts_with = "http")]
+    /// Serve one session on stdin/stdout (the default); --path and
+    /// --request-timeout are for --http.
+    #[arg(long, conflicts_with_all = ["http", "path", "request_timeout"])]
     pub stdio: bool,
 
     /// Serve Streamable HTTP at http://ADDR + --path (port 0 picks a free
@@ -37,8 +39,9 @@ pub struct ReplayArgs {
 
     /// How a request is compared with the recorded ones: `exact` (method and
     /// params), `ignore-ids` (also ignores `_meta` and members named `id`,
-    /// `*Id`, `*_id`) or `name` (method and the tool, prompt or resource
-    /// only). JSON-RPC ids and progress tokens never matter.
+    /// `*Id`, `*_id`) or `name` (method and the tool, prompt or resource;
+    /// of those, the closest arguments answer). JSON-RPC ids, progress
+    /// tokens and temporary fixture copies never matter.
     #[arg(long = "match", value_name = "MODE", default_value = "exact", value_parser = parse_matching)]
     pub matching: Matching,
 
@@ -117,7 +120,11 @@ fn load(paths: &[PathBuf], matching: Matching) -> Result<Library> {
             }
         }
         shown.push_str(
-            "mcpcheck replay: these files cannot be served: each must be a capture as `mcpcheck run --capture DIR` writes it (docs/capture.md)\n",
+            concat!(
+                "mcpcheck replay: these files cannot be served: each must be a capture as `mcpcheck run --capture DIR` writes it (",
+                crate::help::doc_url!("capture"),
+                ")\n"
+            ),
         );
         crate::error::Error::Diagnostics(shown)
     })

@@ -15,7 +15,6 @@
 //! `--fail-on-regression` the saved run is judged like `ci` judges a live
 //! one: 1 when it does not pass.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -34,6 +33,7 @@ use crate::reports::{
 
 /// Re-render a saved run without re-running it.
 #[derive(Debug, Args)]
+#[command(after_help = crate::help::docs_line!("reports"))]
 pub struct ReportArgs {
     /// The results document to render (`mcpcheck run --json` output; `-` reads
     /// standard input).
@@ -69,11 +69,7 @@ pub struct ReportArgs {
 
 fn read_results(path: &Path) -> Result<Results> {
     let text = if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        s
+        crate::files::read_stdin()?
     } else {
         read_text(path)?
     };

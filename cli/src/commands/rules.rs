@@ -25,8 +25,10 @@ pub enum RulesFormat {
 /// example, and how to fix what it finds.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "CODE is any rule's code (E103, S301, H101, INV-022, A101, F201, L201) or \
-alias (lock-breaking, tool-namespace-overlap). `mcpcheck rules` lists them all."
+    after_help = concat!("CODE is any rule's code (E103, S301, H101, INV-022, A101, F201, L201) or \
+alias (lock-breaking, tool-namespace-overlap). `mcpcheck rules` lists them all.\n\n",
+    crate::help::docs_line!("rules")
+)
 )]
 pub struct RuleArgs {
     /// The rule's code.
@@ -41,8 +43,10 @@ pub struct RuleArgs {
 /// List the rules of every analysis, or of one family.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Families: invariants (INV-, conformance), lint (E/W/I), scan (S), http (H, \
-probe), audit (A), fuzz (F), lock (L). `mcpcheck rule CODE` explains one."
+    after_help = concat!("Families: invariants (INV-, conformance), lint (E/W/I), scan (S), http (H, \
+probe), audit (A), fuzz (F), lock (L). `mcpcheck rule CODE` explains one.\n\n",
+    crate::help::docs_line!("rules")
+)
 )]
 pub struct RulesArgs {
     /// Only this family's rules.
@@ -90,10 +94,10 @@ fn try_it(rule: &RuleInfo) -> Option<String> {
         "H407" => format!(
             "mcpcheck serve --http 127.0.0.1:8080 --oauth --oauth-token-ttl 1 --fault oauth-expired-accepted &\n{auth}\n"
         ),
-        "A101" | "A102" | "A103" | "A104" | "A105" | "A106" => {
+        "A101" | "A102" | "A103" | "A104" | "A105" | "A106" | "A107" => {
             "mcpcheck audit --server \"mcpcheck serve --fault buggy-tools\"\n".to_string()
         }
-        "F101" | "F102" | "F103" | "F104" | "F105" | "F106" | "F201" => {
+        "F101" | "F102" | "F103" | "F104" | "F105" | "F106" | "F107" | "F201" => {
             "mcpcheck fuzz --server \"mcpcheck serve --fault buggy-tools\"\n".to_string()
         }
         "L201" => "mcpcheck lock --server \"mcpcheck serve\" --write mcp-lock.json\n\
@@ -105,7 +109,7 @@ mcpcheck lock --server \"mcpcheck serve --fault rug-pull\" --check mcp-lock.json
 
 /// The example of a rule: its smallest firing vector, else a command that
 /// shows it on `mcpcheck serve`.
-fn example(rule: &RuleInfo) -> Option<String> {
+pub(crate) fn example(rule: &RuleInfo) -> Option<String> {
     examples::example(rule.code).or_else(|| try_it(rule).map(|t| format!("try it:\n{t}")))
 }
 

@@ -83,6 +83,11 @@ pub struct RunArgs {
     #[arg(long)]
     pub update_snapshots: bool,
 
+    /// Not a flag: `init`'s recording run fails a tool test whose answer is a
+    /// tool error (the answer is still recorded, and named as one).
+    #[arg(skip)]
+    pub fail_tool_errors: bool,
+
     /// After the run, watch the suite files and the fixture, and run again
     /// whenever one changes, until interrupted (Ctrl-C).
     #[arg(long)]

@@ -8,17 +8,20 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use mcpcheck_core::findings::Family;
+use mcpcheck_core::findings::{Family, Note};
+use mcpcheck_core::redact::Redactor;
+use mcpcheck_core::report::plural;
 use mcpcheck_core::scan::{self, ScanOptions, Severity};
 use serde_json::{Value, json};
 
 use crate::client::Endpoint;
+use crate::client::listing::read_saved;
 use crate::error::{Error, Result, verdict};
 use crate::files::{display, read_text};
 use crate::output::err;
 use crate::probe::Prober;
 use crate::target::{HttpTransport, TargetArgs};
-use crate::verdict::{FindingsArgs, FindingsFormat, finish};
+use crate::verdict::{FindingsArgs, FindingsFormat, finish_redacted};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum FailOn {
@@ -34,10 +37,12 @@ enum FailOn {
 #[derive(Debug, Args)]
 #[command(
     group(clap::ArgGroup::new("source").required(true).multiple(true).args(["servers", "urls", "listings", "config"])),
-    after_help = "Rules, the attack each catches and its source: `mcpcheck rules --family scan`, \
-`mcpcheck rule CODE`.\n\nExit status: 0 no finding at --fail-on or above; 1 one at least, or a \
-server could not be reached; 2 a usage error (an unreadable listing or config, an unknown rule)."
-)]
+    group(clap::ArgGroup::new("live").multiple(true).args(["servers", "urls", "config"])),
+    after_help = concat!("Exit status: 0 no finding at --fail-on or above; 1 one at least, or a \
+server could not be reached; 2 a usage error (an unreadable listing or config, an unknown \
+rule).\n\n",
+    crate::help::rules_lines!("scan", "S502", "the attack each catches and its source")
+))]
 pub struct ScanArgs {
     /// A server to start on stdio (repeatable: several servers are also
     /// checked against each other for shadowing).
@@ -63,10 +68,17 @@ pub struct ScanArgs {
     listings: Vec<PathBuf>,
 
     /// A client config in the usual shape, `{"mcpServers": {NAME: {"command",
-    /// "args", "env"} | {"url", "headers"}}}`: every server in it is started
-    /// (or reached) and listed.
+    /// "args", "env"} | {"url", "headers"}}}`: its own text (commands, args,
+    /// env names, URLs) is judged offline; nothing in it is run or reached
+    /// unless --start-servers is given.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+
+    /// Also start (or reach) every server of --config and scan what it
+    /// lists. Its commands run with your rights: only for a config you
+    /// trust.
+    #[arg(long, requires = "config")]
+    start_servers: bool,
 
     /// The least severe finding that fails the scan.
     #[arg(long, value_enum, default_value_t = FailOn::High)]
@@ -83,8 +95,9 @@ pub struct ScanArgs {
     #[command(flatten)]
     findings: FindingsArgs,
 
-    /// How long connecting and each list may take.
-    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
+    /// How long connecting and each list may take (live servers: --server,
+    /// --url, --config).
+    #[arg(long, value_name = "DURATION", default_value = "30s", requires = "live", value_parser = crate::output::parse_duration)]
     timeout: Duration,
 }
 
@@ -106,34 +119,89 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
     for path in &args.listings {
         servers.extend(read_listings(path)?);
     }
-    let endpoints = endpoints(args)?;
-    if !endpoints.is_empty() {
-        match list_live(endpoints, args.timeout)? {
-            Ok(listed) => servers.extend(listed),
-            Err(message) => {
-                err(&format!("mcpcheck scan: {message}\n"));
-                return Ok(verdict(false));
-            }
+    let mut endpoints = endpoints(args)?;
+    let mut findings = Vec::new();
+    // Hides what `${VAR}` expanded to, in every line printed.
+    let mut redactor = Redactor::new();
+    if let Some(path) = &args.config {
+        let config = Config::read(path)?;
+        findings.extend(
+            scan::scan_config(&config.name, &config.doc, &options)
+                .map_err(|e| Error::Usage(e.to_string()))?,
+        );
+        if args.start_servers {
+            let started = config.endpoints(&mut redactor)?;
+            let labels: Vec<&str> = started.iter().map(|(l, _)| l.as_str()).collect();
+            err(&format!(
+                "mcpcheck scan: --start-servers: starting (or reaching) {} of {} to list {}: {}\n",
+                plural(started.len(), "server", "servers"),
+                config.name,
+                if started.len() == 1 { "it" } else { "them" },
+                labels.join(", ")
+            ));
+            endpoints.extend(started);
+        } else {
+            err(&format!(
+                "mcpcheck scan: {}: judged the config's own text; none of its {} was started or reached (--start-servers lists them, running their commands)\n",
+                config.name,
+                plural(config.servers(), "server", "servers")
+            ));
         }
     }
-    let findings =
-        scan::scan_listings(&servers, &options).map_err(|e| Error::Usage(e.to_string()))?;
+    let mut failures = Vec::new();
+    if !endpoints.is_empty() {
+        let (listed, failed) = list_live(endpoints, args.timeout, &redactor)?;
+        servers.extend(listed);
+        failures = failed;
+    }
+    findings
+        .extend(scan::scan_listings(&servers, &options).map_err(|e| Error::Usage(e.to_string()))?);
+    // A report of nothing judged would read as a clean scan: when no
+    // listing could be read (and no config was given), only the failures
+    // are said.
+    if servers.is_empty() && args.config.is_none() && !failures.is_empty() {
+        for failure in &failures {
+            err(&redactor.redact_str(&format!(
+                "mcpcheck scan: {failure}; what it offers was not scanned\n"
+            )));
+        }
+        return Ok(verdict(false));
+    }
     let mut report = scan::report(findings, fail_on, &servers);
-    report.artifact = args.listings.first().map(|p| display(p));
-    finish(report, args.format, &args.findings, &[Family::Scan])
+    report.artifact = args
+        .listings
+        .first()
+        .or(args.config.as_ref())
+        .map(|p| display(p));
+    // What could not be listed was not scanned: never a clean pass. The
+    // reasons go to stderr (with what `${VAR}` expanded to hidden); the
+    // report says how many.
+    for failure in &failures {
+        err(&redactor.redact_str(&format!(
+            "mcpcheck scan: {failure}; what it offers was not scanned\n"
+        )));
+    }
+    if !failures.is_empty() {
+        report.notes.push(Note::failing(format!(
+            "{} could not be listed, so what {} offer was not scanned (the reasons are on stderr)",
+            plural(failures.len(), "server", "servers"),
+            if failures.len() == 1 { "it" } else { "they" }
+        )));
+    }
+    finish_redacted(
+        report,
+        args.format,
+        &args.findings,
+        &[Family::Scan],
+        &redactor,
+    )
 }
 
 /// A listing file: one listing, or a list of them (labelled `FILE#N`).
 fn read_listings(path: &std::path::Path) -> Result<Vec<(String, Value)>> {
     let name = display(path);
-    let text = read_text(path).map_err(Error::Usage)?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::Usage(format!(
-            "{name}:{}:{}: the listing is not JSON: {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
+    let text = read_text(path)?;
+    let value = read_saved("scan", &name, &text).map_err(Error::Usage)?;
     scan::servers_in(&name, value).map_err(|e| Error::Usage(e.to_string()))
 }
 
@@ -151,9 +219,6 @@ fn endpoints(args: &ScanArgs) -> Result<Vec<(String, Endpoint)>> {
             url.clone(),
             target(None, Some(url.clone()), args.transport, &args.headers)?,
         ));
-    }
-    if let Some(path) = &args.config {
-        out.extend(from_config(path)?);
     }
     Ok(out)
 }
@@ -192,120 +257,192 @@ const CONFIG_KEYS: &[&str] = &[
     "timeout",
 ];
 
-/// The servers of a client's `mcpServers` config: each with its own `env`
-/// (on top of mcpcheck's environment) and headers, `${VAR}` and
-/// `${VAR:-default}` expanded in every string as clients do.
-fn from_config(path: &std::path::Path) -> Result<Vec<(String, Endpoint)>> {
-    let name = display(path);
-    let text = read_text(path).map_err(Error::Usage)?;
-    let config: Value = serde_json::from_str(&text).map_err(|e| {
-        Error::Usage(format!(
-            "{name}:{}:{}: the config is not JSON: {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let Some(servers) = config.get("mcpServers").and_then(Value::as_object) else {
-        return Err(Error::Usage(format!(
-            "{name}: no `mcpServers` object (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}}}}}})"
-        )));
-    };
-    let mut out = Vec::new();
-    for (label, entry) in servers {
-        let problem = |what: String| Error::Usage(format!("{name}: server `{label}`: {what}"));
-        let Some(fields) = entry.as_object() else {
-            return Err(problem("is not an object".into()));
-        };
-        if let Some(key) = fields.keys().find(|k| !CONFIG_KEYS.contains(&k.as_str())) {
-            return Err(problem(format!(
-                "unknown key `{key}` (a server entry has {})",
-                CONFIG_KEYS.join(", ")
+/// A client's `mcpServers` config: its name, as messages and findings give
+/// it, and the document.
+struct Config {
+    name: String,
+    doc: Value,
+}
+
+impl Config {
+    /// Read the config and check the shape of every server entry; nothing
+    /// in it is expanded, started or reached.
+    fn read(path: &std::path::Path) -> Result<Config> {
+        let name = display(path);
+        let text = read_text(path)?;
+        let doc: Value = serde_json::from_str(&text).map_err(|e| {
+            Error::Usage(format!(
+                "{name}:{}:{}: the config is not JSON: {e}",
+                e.line(),
+                e.column()
+            ))
+        })?;
+        let Some(servers) = doc.get("mcpServers").and_then(Value::as_object) else {
+            return Err(Error::Usage(format!(
+                "{name}: no `mcpServers` object (expected {{\"mcpServers\": {{\"name\": {{\"command\": …}}}}}})"
             )));
+        };
+        for (label, entry) in servers {
+            check_entry(&name, label, entry)?;
         }
-        match fields.get("disabled") {
-            None | Some(Value::Bool(false)) => {}
-            Some(Value::Bool(true)) => {
+        Ok(Config { name, doc })
+    }
+
+    /// The server entries, with whether each is disabled.
+    fn entries(&self) -> impl Iterator<Item = (&String, &serde_json::Map<String, Value>, bool)> {
+        self.doc
+            .get("mcpServers")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(label, entry)| {
+                let fields = entry.as_object()?;
+                let disabled = fields.get("disabled") == Some(&Value::Bool(true));
+                Some((label, fields, disabled))
+            })
+    }
+
+    /// How many servers the config has.
+    fn servers(&self) -> usize {
+        self.entries().count()
+    }
+
+    /// The endpoints of its servers (a disabled one is left out, as the
+    /// client does), each with its own `env` on top of mcpcheck's
+    /// environment and its headers, `${VAR}` and `${VAR:-default}` expanded
+    /// in every string as clients do. Every value an expansion, an `env`
+    /// entry or a header brought in is added to `redactor`.
+    fn endpoints(&self, redactor: &mut Redactor) -> Result<Vec<(String, Endpoint)>> {
+        let mut out = Vec::new();
+        for (label, fields, disabled) in self.entries() {
+            let name = &self.name;
+            if disabled {
                 err(&format!(
-                    "mcpcheck scan: {name}: server `{label}` is disabled; not scanned\n"
+                    "mcpcheck scan: {name}: server `{label}` is disabled; not started\n"
                 ));
                 continue;
             }
-            Some(_) => return Err(problem("`disabled` must be true or false".into())),
-        }
-        let string = |key: &str, v: &Value| -> Result<String> {
-            let s = v
-                .as_str()
-                .ok_or_else(|| problem(format!("`{key}` must be a string")))?;
-            expand(s).map_err(problem)
-        };
-        let pairs = |key: &str| -> Result<Vec<(String, String)>> {
-            match fields.get(key) {
-                None => Ok(Vec::new()),
-                Some(Value::Object(map)) => map
-                    .iter()
-                    .map(|(k, v)| Ok((k.clone(), string(&format!("{key}.{k}"), v)?)))
-                    .collect(),
-                Some(_) => Err(problem(format!("`{key}` must be an object of strings"))),
-            }
-        };
-        let endpoint = match (fields.get("command"), fields.get("url")) {
-            (Some(command), None) => {
-                let args = match fields.get("args") {
-                    None => Vec::new(),
-                    Some(Value::Array(items)) => items
-                        .iter()
-                        .map(|a| string("args", a))
-                        .collect::<Result<_>>()?,
-                    Some(_) => return Err(problem("`args` must be a list of strings".into())),
+            let problem = |what: String| Error::Usage(format!("{name}: server `{label}`: {what}"));
+            let mut string = |key: &str, v: &Value| -> Result<String> {
+                expand(v.as_str().unwrap_or_default(), redactor)
+                    .map_err(|why| problem(format!("`{key}`: {why}")))
+            };
+            let pairs = |key: &str, redactor: &mut Redactor| -> Result<Vec<(String, String)>> {
+                let Some(Value::Object(map)) = fields.get(key) else {
+                    return Ok(Vec::new());
                 };
-                if fields.contains_key("headers") {
-                    return Err(problem("`headers` applies to `url` servers only".into()));
+                let mut out = Vec::new();
+                for (k, v) in map {
+                    let value = expand(v.as_str().unwrap_or_default(), redactor)
+                        .map_err(|why| problem(format!("`{key}.{k}`: {why}")))?;
+                    if key == "env" {
+                        redactor.env(k, &value);
+                    } else {
+                        redactor.header(k, &value);
+                    }
+                    out.push((k.clone(), value));
                 }
-                Endpoint::Stdio {
-                    command: string("command", command)?,
-                    args,
-                    env: pairs("env")?,
+                Ok(out)
+            };
+            let endpoint = match (fields.get("command"), fields.get("url")) {
+                (Some(command), _) => {
+                    let command = string("command", command)?;
+                    let args = match fields.get("args") {
+                        Some(Value::Array(items)) => items
+                            .iter()
+                            .map(|a| string("args", a))
+                            .collect::<Result<_>>()?,
+                        _ => Vec::new(),
+                    };
+                    Endpoint::Stdio {
+                        command,
+                        args,
+                        env: pairs("env", redactor)?,
+                    }
                 }
-            }
-            (None, Some(url)) => {
-                if fields.contains_key("args") || fields.contains_key("env") {
-                    return Err(problem(
-                        "`args` and `env` apply to `command` servers only".into(),
-                    ));
+                (None, Some(url)) => {
+                    let url = string("url", url)?;
+                    let headers = pairs("headers", redactor)?;
+                    match fields.get("type").and_then(Value::as_str) {
+                        Some("sse") => Endpoint::Sse {
+                            url,
+                            headers,
+                            auth: None,
+                        },
+                        _ => Endpoint::Http {
+                            url,
+                            headers,
+                            auth: None,
+                        },
+                    }
                 }
-                let url = string("url", url)?;
-                let headers = pairs("headers")?;
-                match fields.get("type").and_then(Value::as_str) {
-                    Some("sse") => Endpoint::Sse {
-                        url,
-                        headers,
-                        auth: None,
-                    },
-                    _ => Endpoint::Http {
-                        url,
-                        headers,
-                        auth: None,
-                    },
-                }
-            }
-            (Some(_), Some(_)) => return Err(problem("has both `command` and `url`".into())),
-            (None, None) => return Err(problem("has neither `command` nor `url`".into())),
-        };
-        out.push((label.clone(), endpoint));
+                (None, None) => continue,
+            };
+            out.push((label.clone(), endpoint));
+        }
+        Ok(out)
     }
-    Ok(out)
 }
 
-/// `${VAR}` and `${VAR:-default}` replaced from the environment; an unset
-/// variable without a default is an error naming it.
-fn expand(text: &str) -> std::result::Result<String, String> {
+/// What is wrong with a server entry of the config `name`, if anything: an
+/// unknown key, a value of the wrong type, both or neither of `command` and
+/// `url`. Values are never quoted (they may hold secrets).
+fn check_entry(name: &str, label: &str, entry: &Value) -> Result<()> {
+    let problem = |what: String| Error::Usage(format!("{name}: server `{label}`: {what}"));
+    let Some(fields) = entry.as_object() else {
+        return Err(problem("is not an object".into()));
+    };
+    if let Some(key) = fields.keys().find(|k| !CONFIG_KEYS.contains(&k.as_str())) {
+        return Err(problem(format!(
+            "unknown key `{key}` (a server entry has {})",
+            CONFIG_KEYS.join(", ")
+        )));
+    }
+    match fields.get("disabled") {
+        None | Some(Value::Bool(_)) => {}
+        Some(_) => return Err(problem("`disabled` must be true or false".into())),
+    }
+    for key in ["command", "url", "type"] {
+        if fields.get(key).is_some_and(|v| !v.is_string()) {
+            return Err(problem(format!("`{key}` must be a string")));
+        }
+    }
+    match fields.get("args") {
+        None => {}
+        Some(Value::Array(items)) if items.iter().all(Value::is_string) => {}
+        Some(_) => return Err(problem("`args` must be a list of strings".into())),
+    }
+    for key in ["env", "headers"] {
+        match fields.get(key) {
+            None => {}
+            Some(Value::Object(map)) if map.values().all(Value::is_string) => {}
+            Some(_) => return Err(problem(format!("`{key}` must be an object of strings"))),
+        }
+    }
+    match (fields.contains_key("command"), fields.contains_key("url")) {
+        (true, false) if fields.contains_key("headers") => {
+            Err(problem("`headers` applies to `url` servers only".into()))
+        }
+        (false, true) if fields.contains_key("args") || fields.contains_key("env") => Err(problem(
+            "`args` and `env` apply to `command` servers only".into(),
+        )),
+        (true, true) => Err(problem("has both `command` and `url`".into())),
+        (false, false) => Err(problem("has neither `command` nor `url`".into())),
+        _ => Ok(()),
+    }
+}
+
+/// `${VAR}` and `${VAR:-default}` replaced from the environment, each value
+/// an expansion brought in added to `redactor`; an unset variable without a
+/// default is an error naming it (never a value).
+fn expand(text: &str, redactor: &mut Redactor) -> std::result::Result<String, String> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find("${") {
         out.push_str(&rest[..at]);
         let after = &rest[at + 2..];
         let Some(close) = after.find('}') else {
-            return Err(format!("`${{` without a closing `}}` in {text:?}"));
+            return Err("a `${` without a closing `}`".to_string());
         };
         let inner = &after[..close];
         let (var, default) = match inner.split_once(":-") {
@@ -313,7 +450,10 @@ fn expand(text: &str) -> std::result::Result<String, String> {
             None => (inner, None),
         };
         match (std::env::var(var), default) {
-            (Ok(value), _) => out.push_str(&value),
+            (Ok(value), _) => {
+                redactor.env(var, &value);
+                out.push_str(&value);
+            }
             (Err(_), Some(d)) => out.push_str(d),
             (Err(_), None) => {
                 return Err(format!(
@@ -327,11 +467,17 @@ fn expand(text: &str) -> std::result::Result<String, String> {
     Ok(out)
 }
 
-/// List every server; the inner error names one that could not be reached.
+/// The listings of the servers that could be listed (by label), and a
+/// message for each that could not (reached, or read).
+type Listed = (Vec<(String, Value)>, Vec<String>);
+
+/// List every server; what is said of each (its failure, its notes) is
+/// passed through `redactor` first.
 fn list_live(
     endpoints: Vec<(String, Endpoint)>,
     timeout: Duration,
-) -> Result<std::result::Result<Vec<(String, Value)>, String>> {
+    redactor: &Redactor,
+) -> Result<Listed> {
     let mut probers: Vec<_> = endpoints
         .into_iter()
         .map(|(label, endpoint)| (label, Prober::for_endpoint(endpoint, "2025-11-25", timeout)))
@@ -340,21 +486,24 @@ fn list_live(
     Ok(runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
         let mut listed = Vec::new();
-        let mut failure = None;
+        let mut failures = Vec::new();
         for (label, prober) in &mut probers {
             match prober.list().await {
-                Ok(l) => listed.push((
-                    label.clone(),
-                    json!({"tools": l.tools, "prompts": l.prompts, "resources": l.resources,
-                           "resourceTemplates": l.templates}),
-                )),
-                Err(e) => failure = failure.or(Some(format!("{label}: {e}"))),
+                Ok(l) => {
+                    for note in &l.notes {
+                        err(&redactor
+                            .redact_str(&format!("mcpcheck scan: {label}: note: {note}\n")));
+                    }
+                    listed.push((
+                        label.clone(),
+                        json!({"tools": l.tools, "prompts": l.prompts, "resources": l.resources,
+                               "resourceTemplates": l.templates}),
+                    ));
+                }
+                Err(e) => failures.push(redactor.redact_str(&format!("{label}: {e}"))),
             }
             prober.close().await;
         }
-        match failure {
-            Some(message) => Err(message),
-            None => Ok(listed),
-        }
+        (listed, failures)
     }))
 }

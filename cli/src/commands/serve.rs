@@ -17,8 +17,10 @@ const SHUTDOWN_TIMEOUT: Duration = Duration::from_millis(500);
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct ServeArgs {
-    /// Serve one session on stdin/stdout (the default).
-    #[arg(long, conflicts_with = "http")]
+    /// Serve one session on stdin/stdout (the default). The HTTP flags
+    /// (--path, --api-key, --bearer, --oauth…, --max-sessions,
+    /// --request-timeout) do not go with it.
+    #[arg(long, conflicts_with_all = ["http", "path", "api_keys", "bearers", "oauth", "oauth_token_ttl", "oauth_clients", "max_sessions", "request_timeout"])]
     stdio: bool,
 
     /// Serve Streamable HTTP at ADDR (e.g. 127.0.0.1:8080; port 0 picks a free
@@ -53,6 +55,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", default_value_t = 3600, requires = "oauth", value_parser = clap::value_parser!(u64).range(1..=31_536_000))]
     oauth_token_ttl: u64,
 
+    /// The origin clients reach this server at (`https://mcp.example.com`),
+    /// for a server behind a proxy or bound to all interfaces: the OAuth
+    /// issuer, the resource tokens are bound to, and the resource metadata
+    /// name it. Without it, the bound address and the loopback names at its
+    /// port; a request's Host header never chooses another.
+    #[arg(long, value_name = "URL", requires = "http", value_parser = public_url)]
+    public_url: Option<String>,
+
     /// Register a confidential client of --oauth before any request, as
     /// ID:SECRET (repeatable).
     #[arg(long = "oauth-client", value_name = "ID:SECRET", requires = "oauth", value_parser = oauth_client)]
@@ -84,7 +94,8 @@ pub struct ServeArgs {
     page_size: Option<u32>,
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 On HTTP, the faults that alter messages (garbage-stdout, wrong-id, string-error-code,
 result-and-error, leaky-errors) apply to the JSON-RPC answers to POSTs and to the legacy
 SSE stream. `mcpcheck probe` finds what no-origin-check, hidden-tool, leaky-errors,
@@ -94,7 +105,9 @@ shows with --oauth-token-ttl of at most 10 s).
 Requests of the 2026-07-28 revision (no initialize; _meta on every request) are served
 beside the older revisions, on both transports; stateful, ignore-header-mismatch,
 no-result-type, skip-meta-validation and refusal-status-200 apply only to them.
-Documentation: docs/serve.md";
+",
+    crate::help::docs_line!("serve")
+);
 
 /// Runs `mcpcheck serve`.
 pub fn main(args: ServeArgs) -> Result<ExitCode> {
@@ -142,6 +155,7 @@ pub fn main(args: ServeArgs) -> Result<ExitCode> {
                     oauth,
                     max_sessions: args.max_sessions as usize,
                     request_timeout: args.request_timeout,
+                    public_url: args.public_url,
                 };
                 http::serve(shared, options).await
             }
@@ -160,6 +174,22 @@ fn secret(s: &str) -> Result<String, String> {
     } else {
         Ok(s.to_string())
     }
+}
+
+/// An `http://` or `https://` origin (a path of `/` at most), written
+/// `scheme://host[:port]`.
+fn public_url(s: &str) -> Result<String, String> {
+    let url = reqwest::Url::parse(s.trim())
+        .map_err(|e| format!("not a URL ({e}); write it like https://mcp.example.com"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+        return Err("give an http:// or https:// URL with a host".into());
+    }
+    if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
+        return Err(
+            "give the origin only (scheme, host, port): the endpoint's path is --path".into(),
+        );
+    }
+    Ok(url.origin().ascii_serialization())
 }
 
 /// `ID:SECRET`, both parts non-empty.
@@ -202,6 +232,12 @@ mod tests {
         assert!(check_path("/sse").is_err());
         assert!(check_path("/message").is_err());
         assert!(check_path("/token").is_err());
+        assert_eq!(
+            public_url("HTTPS://MCP.example.com:443/").as_deref(),
+            Ok("https://mcp.example.com")
+        );
+        assert!(public_url("https://mcp.example.com/mcp").is_err());
+        assert!(public_url("ftp://mcp.example.com").is_err());
         assert!(oauth_client("id:secret").is_ok());
         assert!(oauth_client("id:").is_err());
         assert!(oauth_client("secret").is_err());

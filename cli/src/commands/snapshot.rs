@@ -25,6 +25,7 @@ use crate::run::{Sources, SuiteSource, jobs_or_cores, run_tests};
 /// Compare each tool test's answer with its recorded snapshot, or record it
 /// (`--update`).
 #[derive(Debug, Args)]
+#[command(after_help = crate::help::docs_line!("snapshot"))]
 pub struct SnapshotArgs {
     #[command(flatten)]
     pub source: SuiteSource,
@@ -129,15 +130,14 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
                 continue;
             }
             let counts = stores.record(std::iter::once(t), std::slice::from_ref(answer));
-            total.new += counts.new;
-            total.changed += counts.changed;
-            total.same += counts.same;
-            total.missing += counts.missing;
-            if counts.new > 0 {
-                report.push_str(&line("NEW", &t.name, ""));
-            } else if counts.changed > 0 {
-                report.push_str(&line("UPDATE", &t.name, ""));
-            } else if counts.missing > 0 {
+            let note = counts.tool_error_note();
+            let (new, changed, missing) = (counts.new, counts.changed, counts.missing);
+            total.add(counts);
+            if new > 0 {
+                report.push_str(&line("NEW", &t.name, &note));
+            } else if changed > 0 {
+                report.push_str(&line("UPDATE", &t.name, &note));
+            } else if missing > 0 {
                 unanswered += 1;
                 report.push_str(&line("ERROR", &t.name, " (no answer to record)"));
                 report.push_str(&details(r));

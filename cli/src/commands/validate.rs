@@ -15,6 +15,7 @@ use crate::output::{err, out, paint_for_stderr};
 
 /// Load suites and report every problem (file, line, column, hint).
 #[derive(Debug, Args)]
+#[command(after_help = crate::help::docs_line!("suites"))]
 pub struct ValidateArgs {
     /// Suite files or directories (a directory's .yaml/.yml files and those of
     /// its subdirectories).

@@ -101,8 +101,12 @@ pub async fn run(options: Options, recorder: Arc<Recorder>) -> crate::error::Res
     if !matches!(url.scheme(), "http" | "https") {
         return Err(format!("--url {}: only http:// and https:// URLs", options.url).into());
     }
+    // Every read from the server has the request timeout too: a server
+    // that stops sending mid-answer (or mid-stream) does not hold a
+    // connection for ever.
     let client = reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
+        .read_timeout(options.request_timeout)
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .map_err(|e| format!("cannot set up the HTTP client: {e}"))?;
@@ -289,10 +293,11 @@ impl App {
         let body = if kind.starts_with("text/event-stream") {
             self.stream(answer, session)
         } else {
-            let bytes = match tokio::time::timeout(self.request_timeout, answer.bytes()).await {
-                Ok(Ok(bytes)) => bytes,
-                _ => {
-                    return bad_gateway(format!("the server at {} broke off its answer", self.url));
+            let bytes = match self.whole_body(answer).await {
+                Ok(bytes) => bytes,
+                Err(why) => {
+                    self.recorder.note(why.clone());
+                    return bad_gateway(why);
                 }
             };
             if kind.starts_with("application/json") {
@@ -306,21 +311,75 @@ impl App {
         response
     }
 
+    /// A whole answer that is not a stream, read within the request
+    /// timeout and at most one message long (80 MiB): a larger one (by its
+    /// `Content-Length`, or as it arrives) is not read further, and the
+    /// client gets a `502` saying why instead.
+    async fn whole_body(&self, answer: reqwest::Response) -> Result<Bytes, String> {
+        let too_long = || {
+            format!(
+                "the server at {} answered with a body longer than {} MiB, the most one message may be; it was not passed on (the client got a 502)",
+                self.url,
+                MAX_MESSAGE_BYTES >> 20
+            )
+        };
+        if answer
+            .content_length()
+            .is_some_and(|n| n > MAX_MESSAGE_BYTES as u64)
+        {
+            return Err(too_long());
+        }
+        let deadline = tokio::time::Instant::now() + self.request_timeout;
+        let mut chunks = answer.bytes_stream();
+        let mut body = Vec::new();
+        loop {
+            match tokio::time::timeout_at(deadline, chunks.next()).await {
+                Ok(None) => return Ok(Bytes::from(body)),
+                Ok(Some(Ok(chunk))) => {
+                    if body.len() + chunk.len() > MAX_MESSAGE_BYTES {
+                        return Err(too_long());
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(Some(Err(_))) | Err(_) => {
+                    return Err(format!("the server at {} broke off its answer", self.url));
+                }
+            }
+        }
+    }
+
     /// The SSE body of `answer`, passed on chunk by chunk; each event's
-    /// data is recorded as it goes by. When the client goes away, the
-    /// server's stream is dropped too (as the client's own would be).
+    /// data is recorded as it goes by (a message at most 80 MiB; the
+    /// recording is bounded as a whole). When the client goes away, or does
+    /// not take the next chunk within the request timeout, the server's
+    /// stream is dropped too (as the client's own would be); a server silent
+    /// for that long ends it as well.
     fn stream(&self, answer: reqwest::Response, session: Option<String>) -> Body {
         let (tx, rx) = mpsc::channel::<Bytes>(16);
         let recorder = self.recorder.clone();
+        let timeout = self.request_timeout;
         tokio::spawn(async move {
             let mut events = SseReader::default();
             let mut chunks = answer.bytes_stream();
-            while let Some(Ok(chunk)) = chunks.next().await {
+            loop {
+                let next = tokio::select! {
+                    next = chunks.next() => next,
+                    () = tx.closed() => return,
+                };
+                let Some(Ok(chunk)) = next else { return };
                 for data in events.feed(&chunk) {
                     recorder.record(Dir::In, &data, session.as_deref());
                 }
-                if tx.send(chunk).await.is_err() {
-                    return;
+                match tokio::time::timeout(timeout, tx.send(chunk)).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(_)) => return,
+                    Err(_) => {
+                        recorder.note(format!(
+                            "a client did not read its event stream for {}; the stream was ended",
+                            crate::output::duration_text(timeout)
+                        ));
+                        return;
+                    }
                 }
             }
         });

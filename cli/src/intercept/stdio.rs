@@ -33,6 +33,10 @@ pub const GRACE: Duration = Duration::from_secs(5);
 /// How long the rest of the server's output is read once its group was killed.
 const DRAIN: Duration = Duration::from_secs(2);
 
+/// How long the server's output is still read after the server exited:
+/// another process it started may hold it open for ever.
+const AFTER_EXIT: Duration = Duration::from_secs(1);
+
 /// The server to start.
 pub struct Server {
     pub command: String,
@@ -99,7 +103,7 @@ pub async fn run(server: &Server, recorder: Arc<Recorder>) -> crate::error::Resu
         .env(TAG_VARIABLE, &tag)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
@@ -120,6 +124,9 @@ pub async fn run(server: &Server, recorder: Arc<Recorder>) -> crate::error::Resu
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err("cannot open the server's stdin and stdout".into());
     };
+    if let Some(stderr) = child.stderr.take() {
+        tokio::spawn(copy_stderr(stderr, recorder.clone()));
+    }
     let (ended, stopped) = proxy(&mut child, stdin, stdout, recorder).await;
     if !stopped {
         // It closed its output or the client did: a moment to exit on its own.
@@ -184,11 +191,10 @@ async fn proxy(
                         recorder.record(Dir::Out, &text, None);
                     }
                     drop(server_in);
-                    let wait = async {
-                        let _ = (&mut to_client).await;
-                        let _ = child.wait().await;
-                    };
-                    if tokio::time::timeout(GRACE, wait).await.is_ok() {
+                    if tokio::time::timeout(GRACE, child.wait()).await.is_ok() {
+                        // It exited: what it wrote is read to the end, or for
+                        // a moment when another process holds its output.
+                        let _ = tokio::time::timeout(AFTER_EXIT, &mut to_client).await;
                         return ("the client closed the connection".to_string(), false);
                     }
                     break (format!(
@@ -198,6 +204,18 @@ async fn proxy(
                 }
             },
             _ = &mut to_client => break ("the server closed its output".to_string(), false),
+            _ = child.wait() => {
+                // The server is gone. What it wrote is read to the end; a
+                // process it started that still holds its output open does
+                // not keep the session going.
+                if tokio::time::timeout(AFTER_EXIT, &mut to_client).await.is_ok() {
+                    break ("the server closed its output".to_string(), false);
+                }
+                break (
+                    "the server ended while a process it started still held its output open".to_string(),
+                    false,
+                );
+            }
             why = stops.next() => break (why.to_string(), true),
         }
     };
@@ -262,6 +280,57 @@ fn read_stdin(tx: &mpsc::Sender<Vec<u8>>) {
             Err(_) => return,
         }
     }
+}
+
+/// The longest stderr line held back while it waits for its end; a longer
+/// one is passed on in pieces.
+const MAX_STDERR_LINE: usize = 64 * 1024;
+
+/// How long a stderr line without its end waits for the rest before it is
+/// passed on as it is.
+const STDERR_QUIET: Duration = Duration::from_millis(100);
+
+/// Copies the server's stderr to ours a line at a time, with every secret
+/// the recording knows (the command line's, what the client sent under a
+/// secret-looking key) shown as `***`, as in the capture and the trace.
+async fn copy_stderr(mut server_err: tokio::process::ChildStderr, recorder: Arc<Recorder>) {
+    let mut ours = tokio::io::stderr();
+    let mut pending: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let read = if pending.is_empty() {
+            Ok(server_err.read(&mut buf).await)
+        } else {
+            tokio::time::timeout(STDERR_QUIET, server_err.read(&mut buf)).await
+        };
+        let n = match read {
+            Ok(Ok(0) | Err(_)) => break,
+            Ok(Ok(n)) => n,
+            // Quiet for a while: pass on what there is.
+            Err(_) => {
+                let text = recorder.redact(&String::from_utf8_lossy(&pending));
+                pending.clear();
+                let _ = ours.write_all(text.as_bytes()).await;
+                continue;
+            }
+        };
+        pending.extend_from_slice(&buf[..n]);
+        let cut = match pending.iter().rposition(|&b| b == b'\n') {
+            Some(at) => at + 1,
+            None if pending.len() > MAX_STDERR_LINE => pending.len(),
+            None => continue,
+        };
+        let text = recorder.redact(&String::from_utf8_lossy(&pending[..cut]));
+        pending.drain(..cut);
+        if ours.write_all(text.as_bytes()).await.is_err() {
+            break;
+        }
+    }
+    if !pending.is_empty() {
+        let text = recorder.redact(&String::from_utf8_lossy(&pending));
+        let _ = ours.write_all(text.as_bytes()).await;
+    }
+    let _ = ours.flush().await;
 }
 
 /// Copies the server's output to stdout a chunk at a time, as the server

@@ -156,9 +156,11 @@ fn endpoint_for(
 ) -> Result<Endpoint, String> {
     match server.transport {
         Transport::Stdio => {
-            let (command, args) = match &settings.server_override {
+            let (command, args): (String, Vec<String>) = match &settings.server_override {
+                // `{{fixture}}` in --server is the fixture copy, as in the
+                // suite's own command line.
                 Some(argv) => match argv.split_first() {
-                    Some((c, a)) => (c.clone(), a.to_vec()),
+                    Some((c, a)) => (t.text(c), a.iter().map(|x| t.text(x)).collect()),
                     None => return Err("--server is empty".into()),
                 },
                 None => {
@@ -168,6 +170,7 @@ fn endpoint_for(
                     (t.text(c), server.args.iter().map(|a| t.text(a)).collect())
                 }
             };
+            let (mut command, mut args) = (command, args);
             let mut env: Vec<(String, String)> =
                 t.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
             for (k, v) in &server.env {
@@ -186,6 +189,11 @@ fn endpoint_for(
                 let value = t.text(v);
                 env.retain(|(ek, _)| ek != k);
                 env.push((k.clone(), value));
+            }
+            // Every spelling of the fixture in the command line and the
+            // environment points at the copy (or the test is refused).
+            if let (Some(copy), Some(original)) = (fixture, settings.fixture.as_deref()) {
+                fixture::point_at_copy(&mut command, &mut args, &mut env, original, copy)?;
             }
             // The suite's own `docker`, else `--docker`.
             match server

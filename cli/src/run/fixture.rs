@@ -144,9 +144,188 @@ fn resolve(dir: &Path, target: &Path) -> PathBuf {
     out
 }
 
+/// The absolute path an argument (or the value of its `--flag=`) names,
+/// symbolic links followed, or `None` when it names no path: a relative
+/// argument names one when it starts with `./` or `../` (or is `.` or `..`)
+/// or its first component exists in `cwd`.
+pub fn resolve_arg(arg: &str, cwd: &Path) -> Option<String> {
+    let value = mcpcheck_core::generate::path_part(arg);
+    if value.is_empty() {
+        return None;
+    }
+    let path = Path::new(value);
+    let names_a_path = path.is_absolute()
+        || matches!(
+            path.components().next(),
+            Some(Component::CurDir | Component::ParentDir)
+        )
+        || path
+            .components()
+            .next()
+            .is_some_and(|first| cwd.join(first).symlink_metadata().is_ok());
+    names_a_path.then(|| resolve_path(&cwd.join(path)).to_string_lossy().into_owned())
+}
+
+/// An absolute path with symbolic links followed as far as it exists, the
+/// rest (`.` and `..` worked out) appended.
+pub fn resolve_path(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let normal = lexical(path);
+    let mut rest = Vec::new();
+    let mut existing = normal.clone();
+    loop {
+        if let Ok(mut p) = std::fs::canonicalize(&existing) {
+            p.extend(rest.iter().rev());
+            return p;
+        }
+        match existing.file_name() {
+            Some(name) => {
+                rest.push(name.to_owned());
+                existing.pop();
+            }
+            None => return normal,
+        }
+    }
+}
+
+/// `path` with `.` and `..` worked out, no link followed.
+fn lexical(path: &Path) -> PathBuf {
+    let mut normal = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
+}
+
+/// A stdio server's command line and environment pointed at the copy of
+/// the fixture `original`: `{{fixture}}`, and every spelling of the fixture
+/// directory or a path in it — relative (`fx`, `./fx`, `fx/`), absolute,
+/// through a symbolic link, or the value of `--flag=PATH` — become the same
+/// path in `copy` (paths are compared once resolved, links followed). A
+/// value that names the fixture inside a longer text (`--roots=a:/w/fx`),
+/// which cannot be pointed at the copy, is refused with why: the server
+/// would otherwise work on the original. Returns how many values were
+/// pointed at the copy.
+pub fn point_at_copy(
+    command: &mut String,
+    args: &mut [String],
+    env: &mut [(String, String)],
+    original: &Path,
+    copy: &Path,
+) -> Result<usize, String> {
+    let root = original
+        .canonicalize()
+        .map_err(|e| format!("cannot read the fixture {}: {e}", original.display()))?;
+    let cwd =
+        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+    // How the fixture may be written inside a longer value: canonical,
+    // absolute as given, and as given when that is more than a bare name.
+    let mut spellings = vec![
+        root.display().to_string(),
+        lexical(&cwd.join(original)).display().to_string(),
+    ];
+    let given = original.display().to_string();
+    if given.contains('/') {
+        spellings.push(given.trim_end_matches('/').to_string());
+    }
+    spellings.retain(|s| !s.is_empty() && s != "/");
+    let copy_text = copy.display().to_string();
+    let mut pointed = 0;
+    let mut point = |text: &mut String, what: &str, flag_value: bool| -> Result<(), String> {
+        if text.contains("{{fixture}}") {
+            *text = text.replace("{{fixture}}", &copy_text);
+            pointed += 1;
+        }
+        let value = if flag_value {
+            mcpcheck_core::generate::path_part(text)
+        } else {
+            text.as_str()
+        };
+        let prefix = text[..text.len() - value.len()].to_string();
+        if let Some(resolved) = resolve_arg(value, &cwd).map(PathBuf::from)
+            && !resolved.starts_with(copy)
+            && let Ok(rest) = resolved.strip_prefix(&root)
+        {
+            let mut to = copy.join(rest).display().to_string();
+            if value.ends_with('/') && !to.ends_with('/') {
+                to.push('/');
+            }
+            *text = format!("{prefix}{to}");
+            pointed += 1;
+            return Ok(());
+        }
+        let outside_copy = text.replace(&copy_text, "");
+        if spellings.iter().any(|s| names_inside(&outside_copy, s)) {
+            return Err(format!(
+                "{what} names the fixture {} inside a longer value, where mcpcheck cannot point it at the copy; give the path as an argument of its own (or as --flag=PATH), or write {{{{fixture}}}}. The server was not started, so the fixture stays untouched",
+                original.display()
+            ));
+        }
+        Ok(())
+    };
+    let what = format!("the server command `{command}`");
+    point(command, &what, false)?;
+    for arg in args.iter_mut() {
+        let what = format!("the server argument `{arg}`");
+        point(arg, &what, true)?;
+    }
+    for (name, value) in env.iter_mut() {
+        // Only the name: an environment value may be a secret.
+        point(
+            value,
+            &format!("the server's environment value {name}"),
+            false,
+        )?;
+    }
+    Ok(pointed)
+}
+
+/// Whether `text` holds the path `path` followed by the end, `/`, or a
+/// character no file name continues with (so `/w/fx` is not found in
+/// `/w/fx2` or `/w/fx.bak`).
+fn names_inside(text: &str, path: &str) -> bool {
+    text.match_indices(path).any(|(at, _)| {
+        text[at + path.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_is_found_inside_a_value_only_as_a_whole_name() {
+        assert!(names_inside("--roots=/tmp:/w/fx", "/w/fx"));
+        assert!(names_inside("/w/fx/a.txt,x", "/w/fx"));
+        assert!(!names_inside("/w/fx2", "/w/fx"));
+        assert!(!names_inside("/w/fx.bak", "/w/fx"));
+    }
+
+    #[test]
+    fn the_copy_named_by_a_template_is_left_as_it_is() {
+        // `{{fixture}}` already expanded by a suite: the copy lies under
+        // the fixture's parent when the fixture is the temp dir itself.
+        let src = tempfile::tempdir().unwrap();
+        let copy = copy(src.path()).unwrap();
+        let mut command = "server".to_string();
+        let mut args = vec![copy.path.display().to_string(), "{{fixture}}/a".into()];
+        let pointed = point_at_copy(&mut command, &mut args, &mut [], src.path(), &copy.path)
+            .expect("pointed");
+        assert_eq!(pointed, 1);
+        assert_eq!(args[0], copy.path.display().to_string());
+        assert_eq!(args[1], format!("{}/a", copy.path.display()));
+    }
 
     #[test]
     fn copies_deeply_and_leaves_the_original_alone() {

@@ -44,8 +44,9 @@ pub struct SuiteSource {
     #[arg(long = "suite", required = true, num_args = 1.., value_name = "PATH")]
     pub suites: Vec<PathBuf>,
 
-    /// Override every stdio server's command (split like a shell would:
-    /// quotes group words).
+    /// Override every stdio server's command and arguments (split like a
+    /// shell would: quotes group words); `{{fixture}}` in it is the fixture
+    /// copy. What the suite's own command line needed is no longer asked for.
     #[arg(long, value_name = "CMD")]
     pub server: Option<String>,
 
@@ -71,13 +72,48 @@ impl SuiteSource {
     /// Load the suites (printing each file's diagnostics) and check
     /// `--server` and `--fixture`.
     pub(crate) fn load(&self) -> Result<Sources> {
-        let suites = load_suites(&self.suites)?;
+        let mut suites = load_suites(&self.suites)?;
         let server_override = split_server(self.server.as_deref())?;
         fixture_is_dir(self.fixture.as_deref())?;
+        if let Some(argv) = &server_override {
+            replace_stdio_servers(&mut suites, argv);
+        }
+        let any_stdio = suites.iter().flat_map(|s| &s.tests).any(|t| {
+            t.server
+                .as_ref()
+                .is_some_and(|s| s.transport == suite::Transport::Stdio)
+        });
+        for (flag, given) in [
+            ("--server", self.server.is_some()),
+            ("--docker", self.docker.is_some()),
+        ] {
+            if given && !any_stdio {
+                err(&format!(
+                    "mcpcheck: warning: {flag} applies to stdio servers, and no test of these suites has one: it is not used\n"
+                ));
+            }
+        }
         Ok(Sources {
             suites,
             server_override,
         })
+    }
+}
+
+/// `--server CMD`: every stdio server's command and arguments become CMD's,
+/// so what the suite's own command line needed (`{{fixture}}`, a hook's
+/// variable) is no longer asked for, and what CMD names is.
+fn replace_stdio_servers(suites: &mut [SuiteFile], argv: &[String]) {
+    let Some((command, args)) = argv.split_first() else {
+        return;
+    };
+    for t in suites.iter_mut().flat_map(|s| s.tests.iter_mut()) {
+        if let Some(server) = t.server.as_mut()
+            && server.transport == suite::Transport::Stdio
+        {
+            server.command = Some(command.clone());
+            server.args = args.to_vec();
+        }
     }
 }
 
@@ -143,6 +179,72 @@ fn fixture_is_dir(fixture: Option<&std::path::Path>) -> Result<()> {
 /// run could not start.
 pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     let started = Instant::now();
+    let mut chosen = choose(args)?;
+    if args.list {
+        let json = args.document() == Some(crate::reports::ResultsFormat::Json);
+        out(&list::render(chosen.plan.iter().map(|p| &p.test), json));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let settings = chosen.settings(args)?;
+    // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
+    // remove the fixture copies, then leave.
+    crate::signals::clean_up_on_interrupt();
+    let Executed { doc, recorded } = execute(args, &mut chosen, &settings, started, None).await?;
+    let document = args.document();
+    print_outcome(&doc, args, document, recorded);
+    // The surface after the tests: what the tests saw is what is compared.
+    let lock_passed = match &chosen.lock_gate {
+        None => true,
+        Some(gate) => {
+            let tests = chosen.plan.iter().map(|p| (p.file, &p.test));
+            gate.report(tests, &chosen.suites, &settings, document.is_some())
+                .await
+        }
+    };
+    let how = crate::reports::Conclude {
+        step_summary: is_ci,
+        gate: true,
+        comparison: if document.is_some() {
+            crate::reports::Print::Stderr
+        } else {
+            crate::reports::Print::Stdout
+        },
+    };
+    let concluded = crate::reports::conclude(&doc, &args.reports, how);
+    if !lock_passed {
+        err(
+            "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(concluded.exit_code())
+}
+
+/// The tests a run of `args` runs: the suites loaded (their diagnostics
+/// printed on stderr), the tests `--filter` and `--shard` leave, in suite
+/// order, and the lockfile to compare with afterwards.
+pub(crate) struct Chosen {
+    pub suites: Vec<SuiteFile>,
+    plan: Vec<Planned>,
+    server_override: Option<Vec<String>>,
+    shard_record: Option<mcpcheck_core::shard::ShardRecord>,
+    lock_gate: Option<lockgate::LockGate>,
+}
+
+impl Chosen {
+    /// Each test, with the index of its file in `suites`.
+    pub(crate) fn tests(&self) -> impl Iterator<Item = (usize, &Test)> {
+        self.plan.iter().map(|p| (p.file, &p.test))
+    }
+
+    /// The runner's settings from `run`'s flags.
+    pub(crate) fn settings(&self, args: &RunArgs) -> Result<RunSettings> {
+        settings_of(args, self.server_override.clone())
+    }
+}
+
+/// Load the suites `args` name and choose the tests to run.
+pub(crate) fn choose(args: &RunArgs) -> Result<Chosen> {
     let Sources {
         suites,
         server_override,
@@ -184,52 +286,80 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         )?),
         None => None,
     };
-    if args.list {
-        let json = args.document() == Some(crate::reports::ResultsFormat::Json);
-        out(&list::render(plan.iter().map(|p| &p.test), json));
-        return Ok(ExitCode::SUCCESS);
-    }
+    Ok(Chosen {
+        suites,
+        plan,
+        server_override,
+        shard_record,
+        lock_gate,
+    })
+}
+
+/// Told of each test as it finishes: how many have, of how many, and its
+/// result (redacted).
+pub(crate) type Tell = Arc<dyn Fn(usize, usize, &TestResult) + Send + Sync>;
+
+/// What a run gave: its results document (redacted, as `--json` prints
+/// it), and the line that says which snapshots were recorded.
+pub(crate) struct Executed {
+    pub doc: Results,
+    recorded: Option<String>,
+}
+
+/// Run the chosen tests (every trial; snapshots compared or recorded;
+/// captures written) and build the results document, timed from `started`.
+/// Nothing is printed on stdout unless `args` asks for the text report;
+/// with `tell`, each finished test is told to it instead of the live
+/// `[i/N]` line. No server outlives the call; the caller sets up
+/// [`crate::signals::clean_up_on_interrupt`] once.
+pub(crate) async fn execute(
+    args: &RunArgs,
+    chosen: &mut Chosen,
+    settings: &RunSettings,
+    started: Instant,
+    tell: Option<Tell>,
+) -> Result<Executed> {
+    let suites = &chosen.suites;
+    let plan = &mut chosen.plan;
     let mut stores = if args.snapshots || args.update_snapshots {
         Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
     } else {
         None
     };
     if let (true, Some(stores)) = (args.snapshots, &stores) {
-        for p in &mut plan {
+        for p in plan.iter_mut() {
             stores.add_checks(&mut p.test);
         }
     }
-
-    let settings = settings_of(args, server_override)?;
+    if args.update_snapshots && args.fail_tool_errors {
+        for p in plan.iter_mut().filter(|p| snapshots::is_tool_test(&p.test)) {
+            p.test
+                .expect
+                .items
+                .push(mcpcheck_core::snapshot::no_tool_error_check());
+        }
+    }
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
         .max(1);
     let per_trial = plan.len();
     let total = per_trial * args.trials as usize;
-    let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
+    let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
     // With trials, tests are reported once, folded, after the last trial.
-    let document = args.document();
-    let print_tests = document.is_none() && args.trials == 1;
-    let printer = Arc::new(Mutex::new(Printer::new(
-        total,
-        print_tests,
-        redactor.clone(),
-    )));
-
-    // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
-    // remove the fixture copies, then leave.
-    crate::signals::clean_up_on_interrupt();
-
+    let print_tests = args.document().is_none() && args.trials == 1;
+    let mut printer = Printer::new(total, print_tests, redactor.clone());
+    printer.tell = tell;
+    let printer = Arc::new(Mutex::new(printer));
     let record = args.capture.is_some();
     let mut runs: Vec<Vec<TestResult>> = Vec::new();
     let mut logs: Vec<Option<exec::SessionLog>> = Vec::new();
     let mut answers: Vec<Option<exec::Answer>> = Vec::new();
     for trial in 0..args.trials as usize {
         let (results, trial_logs, trial_answers) = run_plan(
-            &plan,
-            &suites,
-            &settings,
+            plan,
+            suites,
+            settings,
             jobs,
             record,
             printer.clone(),
@@ -242,14 +372,14 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         answers = trial_answers;
     }
     let recorded = match (&mut stores, args.update_snapshots) {
-        (Some(stores), true) => record_snapshots(stores, &plan, &answers),
+        (Some(stores), true) => record_snapshots(stores, plan, &answers),
         _ => None,
     };
     let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
     // With what context hooks handed the servers, now all known.
     let redactor = hooks::with_hook_secrets(&redactor);
     let mut doc = redactor.redact_results(&doc);
-    doc.shard = shard_record;
+    doc.shard = chosen.shard_record.clone();
     printer.lock().await.finish();
     // No server outlives the run.
     crate::client::stdio::reap_all().await;
@@ -257,12 +387,24 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     if let Some(dir) = &args.capture {
         write_captures(dir, &doc, logs, &redactor);
     }
+    Ok(Executed { doc, recorded })
+}
+
+/// What stdout shows after the tests: the document asked for, the folded
+/// trials, or the summary line; and what recording snapshots changed (on
+/// stderr when stdout carries a document).
+fn print_outcome(
+    doc: &Results,
+    args: &RunArgs,
+    document: Option<crate::reports::ResultsFormat>,
+    recorded: Option<String>,
+) {
     let paint = paint_for_stdout();
     if let Some(format) = document {
-        // Read from the saved document, as `report` would render it (the
-        // comparison with a baseline goes to stderr).
+        // As `report` would render the saved document (the comparison with a
+        // baseline goes to stderr).
         out(&crate::reports::render(
-            &doc,
+            doc,
             format,
             mcpcheck_core::diag::Paint::Plain,
             None,
@@ -272,9 +414,9 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
             paint,
             all_checks: false,
         };
-        out(&mcpcheck_core::report::text::render(&doc, opts));
+        out(&mcpcheck_core::report::text::render(doc, opts));
     } else {
-        out(&format!("\n{}", summary_line(&doc, paint)));
+        out(&format!("\n{}", summary_line(doc, paint)));
     }
     if let Some(line) = recorded {
         if document.is_some() {
@@ -283,32 +425,6 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
             out(&line);
         }
     }
-    // The surface after the tests: what the tests saw is what is compared.
-    let lock_passed = match &lock_gate {
-        None => true,
-        Some(gate) => {
-            let tests = plan.iter().map(|p| (p.file, &p.test));
-            gate.report(tests, &suites, &settings, document.is_some())
-                .await
-        }
-    };
-    let how = crate::reports::Conclude {
-        step_summary: is_ci,
-        gate: true,
-        comparison: if document.is_some() {
-            crate::reports::Print::Stderr
-        } else {
-            crate::reports::Print::Stdout
-        },
-    };
-    let concluded = crate::reports::conclude(&doc, &args.reports, how);
-    if !lock_passed {
-        err(
-            "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
-        );
-        return Ok(ExitCode::from(1));
-    }
-    Ok(concluded.exit_code())
 }
 
 /// `--update-snapshots`: the last trial's answers recorded and written;
@@ -492,6 +608,9 @@ async fn run_parallel(
             done
         }));
     }
+    // A run that is dropped (a cancelled `mcpcheck mcp` call) stops its
+    // tests, and their servers with them.
+    let _stop = AbortOnDrop(handles.iter().map(|h| h.abort_handle()).collect());
     let mut out = Vec::new();
     for h in handles {
         if let Ok(r) = h.await {
@@ -499,6 +618,17 @@ async fn run_parallel(
         }
     }
     out
+}
+
+/// Aborts the tasks it holds when dropped.
+struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for h in &self.0 {
+            h.abort();
+        }
+    }
 }
 
 /// How a unit of tests uses server sessions.
@@ -792,6 +922,9 @@ struct Printer {
     paint: Paint,
     live: bool,
     redactor: mcpcheck_core::redact::Redactor,
+    /// Told of each finished test, in the order they finish; when set, no
+    /// live line is drawn.
+    tell: Option<Tell>,
 }
 
 impl Printer {
@@ -806,6 +939,7 @@ impl Printer {
             paint: paint_for_stdout(),
             live: std::io::stderr().is_terminal(),
             redactor,
+            tell: None,
         }
     }
 
@@ -817,7 +951,7 @@ impl Printer {
     }
 
     fn started(&mut self, name: &str) {
-        if self.live {
+        if self.live && self.tell.is_none() {
             err(&format!(
                 "\r\x1b[K[{}/{}] {name}",
                 self.done + 1,
@@ -828,6 +962,10 @@ impl Printer {
 
     fn finished(&mut self, index: usize, result: &TestResult) {
         self.done += 1;
+        if let Some(tell) = &self.tell {
+            let shown = hooks::with_hook_secrets(&self.redactor).redact_test(result);
+            tell(self.done, self.total, &shown);
+        }
         self.pending.insert(index, result.clone());
         if self.live {
             err("\r\x1b[K");

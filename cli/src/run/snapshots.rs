@@ -26,6 +26,9 @@ pub struct Recorded {
     pub same: usize,
     /// Tool tests without an answer to record (an error, a JSON-RPC error).
     pub missing: usize,
+    /// The answers recorded that are tool errors
+    /// ([`snapshot::tool_error`]), by test name with why.
+    pub tool_errors: Vec<(String, String)>,
 }
 
 /// The directory whose snapshot file holds `test`'s answer: its file's.
@@ -61,15 +64,18 @@ impl Stores {
                 continue;
             }
             let path = dir.join(snapshot::FILE_NAME);
-            let snapshots = match std::fs::read_to_string(&path) {
+            let read = crate::files::read_bounded(&path, crate::files::MAX_INPUT_BYTES);
+            let snapshots = match read {
                 Ok(text) => Snapshots::parse(&text).map_err(|e| {
                     format!(
                         "{}: {e}; fix it, or remove it and record again with --update-snapshots",
                         path.display()
                     )
                 })?,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Snapshots::default(),
-                Err(e) => return Err(format!("{}: {e}", path.display())),
+                Err(crate::files::Why::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                    Snapshots::default()
+                }
+                Err(why) => return Err(format!("{}: {why}", path.display())),
             };
             stores.by_dir.insert(dir, snapshots);
         }
@@ -108,14 +114,18 @@ impl Stores {
                 counts.missing += 1;
                 continue;
             };
+            if let Some(why) = snapshot::tool_error(&a.text, a.is_error) {
+                counts.tool_errors.push((t.name.clone(), why));
+            }
             let dir = dir_of(t);
             let store = self.by_dir.entry(dir.clone()).or_default();
+            let text = snapshot::recorded_text(&a.text);
             let change = store.record(Snapshot {
                 name: t.name.clone(),
                 tool: a.tool.clone(),
-                text: a.text.clone(),
+                checksum: checksum(&text),
+                text,
                 is_error: a.is_error,
-                checksum: checksum(&a.text),
             });
             match change {
                 Change::New => counts.new += 1,
@@ -146,7 +156,24 @@ impl Stores {
 }
 
 impl Recorded {
-    /// One line for the end of the run.
+    /// Count `other` in too.
+    pub fn add(&mut self, other: Recorded) {
+        self.new += other.new;
+        self.changed += other.changed;
+        self.same += other.same;
+        self.missing += other.missing;
+        self.tool_errors.extend(other.tool_errors);
+    }
+
+    /// ` (why)` when the one answer recorded is a tool error, else nothing.
+    pub fn tool_error_note(&self) -> String {
+        self.tool_errors
+            .first()
+            .map(|(_, why)| format!(" ({why})"))
+            .unwrap_or_default()
+    }
+
+    /// One line for the end of the run, then the tool errors, one a line.
     pub fn summary(&self, written: &[PathBuf]) -> String {
         let mut line = format!(
             "snapshots: {} new, {} changed, {} unchanged",
@@ -163,6 +190,16 @@ impl Recorded {
             line.push_str(&format!("; written to {}", paths.join(", ")));
         }
         line.push('\n');
+        if !self.tool_errors.is_empty() {
+            let n = self.tool_errors.len();
+            line.push_str(&format!(
+                "{} recorded as what the test expects, so the test passes only while the tool keeps failing (check the arguments):\n",
+                mcpcheck_core::report::plural(n, "answer is a tool error,", "answers are tool errors,"),
+            ));
+            for (name, why) in &self.tool_errors {
+                line.push_str(&format!("  {name}: {why}\n"));
+            }
+        }
         line
     }
 }

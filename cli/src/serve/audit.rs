@@ -116,7 +116,7 @@ pub fn redact(value: &Value) -> Value {
     }
 }
 
-fn looks_secret(key: &str) -> bool {
+pub fn looks_secret(key: &str) -> bool {
     let key = key.to_lowercase();
     SECRET_KEY_MARKERS.iter().any(|marker| key.contains(marker))
 }

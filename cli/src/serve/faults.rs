@@ -69,7 +69,7 @@ pub enum Fault {
     /// Start: 2 s pass before stdin is read or the HTTP address is bound.
     SlowStart,
     /// tools/list: five more tools, each with a planted defect for `audit`
-    /// and `fuzz` to find (docs/serve.md lists them).
+    /// and `fuzz` to find (the documentation lists them).
     BuggyTools,
     /// Every echo call: the message passes through one slot shared by all
     /// sessions of the process and is read back 20 ms later, so concurrent
@@ -118,6 +118,10 @@ pub enum Fault {
     OauthNoPkce,
     /// With --oauth, the MCP endpoint: an expired access token is accepted.
     OauthExpiredAccepted,
+    /// With --oauth, the MCP endpoint: the resource a token must be issued
+    /// for is taken from the request's Host header, whatever host it names
+    /// (as a server bound to all interfaces once did).
+    OauthHostAudience,
     /// Every 2026-07-28 tools/call: the answer gains a text block saying
     /// which 2026-07-28 call to this process it was, so an answer depends on
     /// the requests other clients sent before it.

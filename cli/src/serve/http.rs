@@ -13,6 +13,10 @@
 //!   response (progress, sampling, ...) stay SSE;
 //! - wire faults, applied to the messages of POST responses;
 //! - `200` for a completed DELETE, where rmcp says `202`.
+//!
+//! The same transport serves any rmcp handler ([`serve_handler`]): `mcpcheck
+//! mcp` is served through it, without the reference server's legacy SSE and
+//! 2026-07-28 fronts.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -26,6 +30,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header
 use http_body_util::{BodyExt as _, Full, Limited, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use sse_stream::{Sse, SseBody, SseStream};
@@ -68,13 +73,17 @@ pub struct Options {
     pub request_timeout: Duration,
     /// `--oauth`: the built-in authorization server.
     pub oauth: Option<Arc<OAuth>>,
+    /// `--public-url`: the origin clients reach this server at
+    /// (`scheme://host[:port]`), beside the loopback ones.
+    pub public_url: Option<String>,
 }
 
-struct App {
-    mcp: StreamableHttpService<Session, LocalSessionManager>,
+struct App<S: ServerHandler + Send + 'static> {
+    mcp: StreamableHttpService<S, LocalSessionManager>,
     /// The same session manager, to answer a DELETE of an unknown session.
     sessions: Arc<LocalSessionManager>,
-    legacy: Arc<Legacy>,
+    /// The legacy HTTP+SSE transport, when served.
+    legacy: Option<Arc<Legacy>>,
     path: String,
     credentials: Credentials,
     wire: WireFaults,
@@ -85,9 +94,23 @@ struct App {
     faults: FaultSet,
     /// The counter ids of `guessable-session-ids`.
     aliases: std::sync::Mutex<Aliases>,
-    /// The 2026-07-28 front, for POSTs outside a legacy session.
-    modern: Arc<Modern>,
+    /// The 2026-07-28 front, for POSTs outside a legacy session, when
+    /// served.
+    modern: Option<Arc<Modern>>,
     oauth: Option<Arc<OAuth>>,
+    /// The origins this server answers as (`http://127.0.0.1:PORT`, …),
+    /// the one it names itself by first: the OAuth issuer, the resource
+    /// tokens are bound to and the resource metadata use the one a
+    /// request's `Host` names when it is among them, else the first, so
+    /// a `Host` header never chooses the audience a token must have.
+    origins: Vec<String>,
+}
+
+/// The reference server's fronts beside rmcp's sessions: the legacy SSE
+/// transport and the 2026-07-28 front. Another handler has neither.
+pub struct Fronts {
+    pub legacy: Option<Arc<Legacy>>,
+    pub modern: Option<Arc<Modern>>,
 }
 
 /// Under `guessable-session-ids`, the id each session is known by outside:
@@ -112,8 +135,37 @@ impl Aliases {
     }
 }
 
-/// Serves until SIGINT or SIGTERM.
+/// Serves the reference server until SIGINT or SIGTERM.
 pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Result<ExitCode> {
+    let factory_shared = shared.clone();
+    let factory = move || {
+        Ok(Session::new(
+            factory_shared.clone(),
+            None,
+            CancellationToken::new(),
+        ))
+    };
+    let private = options.credentials.required();
+    let fronts = |shutdown: &CancellationToken| Fronts {
+        legacy: Some(Arc::new(Legacy::new(
+            shared.clone(),
+            shutdown.child_token(),
+        ))),
+        modern: Some(Arc::new(Modern::new(shared.clone(), private))),
+    };
+    let faults = shared.faults.clone();
+    serve_handler("mcpcheck serve", factory, fronts, faults, options).await
+}
+
+/// Serves the sessions `factory` makes, beside the `fronts`, until SIGINT
+/// or SIGTERM; `name` begins the line that gives the URL on stderr.
+pub async fn serve_handler<S: ServerHandler + Send + 'static>(
+    name: &str,
+    factory: impl Fn() -> Result<S, std::io::Error> + Send + Sync + 'static,
+    fronts: impl FnOnce(&CancellationToken) -> Fronts,
+    faults: FaultSet,
+    options: Options,
+) -> crate::error::Result<ExitCode> {
     let listener = match tokio::net::TcpListener::bind(&options.addr).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -127,55 +179,53 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         }
     };
     let shutdown = CancellationToken::new();
-    let factory_shared = shared.clone();
     let sessions = Arc::new(LocalSessionManager::default());
     let config = allowed_hosts(
         StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token()),
         local,
     );
-    let config = if shared.faults.has(Fault::NoOriginCheck) {
+    let config = if faults.has(Fault::NoOriginCheck) {
         config.disable_allowed_hosts()
     } else {
         config
     };
     let hosts = config.allowed_hosts.clone();
-    let mcp = StreamableHttpService::new(
-        move || {
-            Ok(Session::new(
-                factory_shared.clone(),
-                None,
-                CancellationToken::new(),
-            ))
-        },
-        sessions.clone(),
-        config,
-    );
-    let modern = Arc::new(Modern::new(shared.clone(), options.credentials.required()));
+    let mcp = StreamableHttpService::new(factory, sessions.clone(), config);
+    let Fronts { legacy, modern } = fronts(&shutdown);
+    let origins = origins(local, options.public_url.as_deref());
     let app = Arc::new(App {
         mcp,
         sessions,
-        legacy: Arc::new(Legacy::new(shared.clone(), shutdown.child_token())),
+        legacy,
         path: options.path,
         credentials: options.credentials,
-        wire: shared.faults.wire(),
+        wire: faults.wire(),
         hosts,
         max_sessions: options.max_sessions,
         request_timeout: options.request_timeout,
-        faults: shared.faults.clone(),
+        faults,
         aliases: std::sync::Mutex::default(),
         modern,
         oauth: options.oauth,
+        origins,
     });
     // One line, which those who start the server wait for.
-    let issuer = if app.oauth.is_some() {
-        format!("; OAuth issuer: http://{local}")
-    } else {
+    let mut also = Vec::new();
+    if app.legacy.is_some() {
+        also.push(format!("legacy SSE: http://{local}{LEGACY_SSE_PATH}"));
+    }
+    if app.oauth.is_some() {
+        also.push(format!(
+            "OAuth issuer: {}",
+            app.origins.first().map_or("", String::as_str)
+        ));
+    }
+    let also = if also.is_empty() {
         String::new()
+    } else {
+        format!(" ({})", also.join("; "))
     };
-    eprintln!(
-        "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH}{issuer})",
-        app.path
-    );
+    eprintln!("{name}: listening on http://{local}{}{also}", app.path);
 
     let stop = stop_signal();
     tokio::pin!(stop);
@@ -193,7 +243,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
                         // failure): accept would fail again at once, so
                         // wait instead of spinning, and say so once.
                         if !accept_failing {
-                            eprintln!("mcpcheck serve: cannot accept a connection: {error}; retrying every {} ms", ACCEPT_RETRY.as_millis());
+                            eprintln!("{name}: cannot accept a connection: {error}; retrying every {} ms", ACCEPT_RETRY.as_millis());
                             accept_failing = true;
                         }
                         tokio::time::sleep(ACCEPT_RETRY).await;
@@ -223,6 +273,34 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
     }
     shutdown.cancel();
     Ok(ExitCode::SUCCESS)
+}
+
+/// The origins a server bound at `local` answers as, the one it names
+/// itself by first: `public` (`--public-url`) when given, else the bound
+/// address (`http://127.0.0.1:PORT` for all interfaces); then the loopback
+/// names at the bound port (for a server bound to loopback or to all
+/// interfaces) or the bound address.
+fn origins(local: SocketAddr, public: Option<&str>) -> Vec<String> {
+    let port = local.port();
+    let ip = local.ip();
+    let at = |host: &str| format!("http://{host}:{port}");
+    let bound = if ip.is_unspecified() {
+        at("127.0.0.1")
+    } else {
+        format!("http://{local}")
+    };
+    let mut out: Vec<String> = public.map(str::to_string).into_iter().collect();
+    out.push(bound);
+    if ip.is_loopback() || ip.is_unspecified() {
+        out.extend([at("127.0.0.1"), at("localhost"), at("[::1]")]);
+    }
+    let mut seen = Vec::new();
+    out.retain(|o| {
+        let fresh = !seen.contains(o);
+        seen.push(o.clone());
+        fresh
+    });
+    out
 }
 
 /// Why a request's `Host` or `Origin` names a host this server does not
@@ -295,7 +373,7 @@ pub(crate) async fn stop_signal() {
     }
 }
 
-impl App {
+impl<S: ServerHandler + Send + 'static> App<S> {
     async fn route(&self, mut request: Request<Incoming>) -> Response<Body> {
         // Against DNS rebinding and cross-site requests from a browser, on
         // every endpoint (the legacy ones included): the Host must be one
@@ -311,7 +389,7 @@ impl App {
         if let Some(oauth) = &self.oauth
             && OAuth::handles(request.uri().path())
         {
-            let origin = Self::origin(request.headers());
+            let origin = self.origin(request.headers());
             return oauth.serve(request, &origin, self.request_timeout).await;
         }
         let identity = match self.authenticate(request.headers()) {
@@ -326,10 +404,13 @@ impl App {
         if path == self.path {
             return self.streamable(request).await;
         }
+        let Some(legacy) = &self.legacy else {
+            return plain(StatusCode::NOT_FOUND, "Not Found");
+        };
         match (request.method(), path) {
-            (&Method::GET, LEGACY_SSE_PATH) => self.legacy.open(identity),
+            (&Method::GET, LEGACY_SSE_PATH) => legacy.open(identity),
             (&Method::POST, LEGACY_MESSAGE_PATH) => {
-                self.legacy.post(request, self.request_timeout).await
+                legacy.post(request, self.request_timeout).await
             }
             (_, LEGACY_SSE_PATH) => method_not_allowed("GET"),
             (_, LEGACY_MESSAGE_PATH) => method_not_allowed("POST"),
@@ -352,12 +433,13 @@ impl App {
                 && !headers.contains_key("mcp-session-id")
                 && !stateless
         } else {
-            request.method() == Method::GET && path == LEGACY_SSE_PATH
+            self.legacy.is_some() && request.method() == Method::GET && path == LEGACY_SSE_PATH
         };
         if !opens {
             return None;
         }
-        let open = self.sessions.sessions.read().await.len() + self.legacy.open_sessions();
+        let legacy = self.legacy.as_ref().map_or(0, |l| l.open_sessions());
+        let open = self.sessions.sessions.read().await.len() + legacy;
         if open < self.max_sessions {
             return None;
         }
@@ -380,7 +462,7 @@ impl App {
                 .get(header::AUTHORIZATION)
                 .and_then(|v| super::auth::bearer_token(v.as_bytes()))
         {
-            let resource = format!("{}{}", Self::origin(headers), self.path);
+            let resource = format!("{}{}", self.origin(headers), self.path);
             if let Some(identity) = oauth.authenticate(token, &resource) {
                 return Ok(identity);
             }
@@ -388,13 +470,22 @@ impl App {
         found
     }
 
-    /// `http://HOST` as the request names this server.
-    fn origin(headers: &HeaderMap) -> String {
+    /// The origin this server answers a request as: `http://HOST` as the
+    /// request's `Host` names it when that is one of the server's origins,
+    /// else the server's own (the first). Under `oauth-host-audience`, the
+    /// `Host` alone, whatever it names.
+    fn origin(&self, headers: &HeaderMap) -> String {
         let host = headers
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
             .unwrap_or("localhost");
-        format!("http://{host}")
+        let asked = format!("http://{host}");
+        if self.faults.has(Fault::OauthHostAudience)
+            || self.origins.iter().any(|o| o.eq_ignore_ascii_case(&asked))
+        {
+            return asked;
+        }
+        self.origins.first().cloned().unwrap_or(asked)
     }
 
     /// With `--bearer`, the protected-resource metadata (RFC 9728) at
@@ -412,7 +503,7 @@ impl App {
         if !at_path {
             return None;
         }
-        let origin = Self::origin(headers);
+        let origin = self.origin(headers);
         let resource = if self.faults.has(Fault::BadResourceMetadata) {
             FOREIGN_RESOURCE.to_owned()
         } else {
@@ -441,7 +532,7 @@ impl App {
         let metadata = (!hidden).then(|| {
             format!(
                 "{}{RESOURCE_METADATA_PATH}{}",
-                Self::origin(headers),
+                self.origin(headers),
                 self.path
             )
         });
@@ -539,10 +630,13 @@ impl App {
         };
         let tap = WireTap::new(self.wire);
         tap.note_incoming(&bytes);
-        if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
+        if let Some(front) = &self.modern
+            && let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
             && modern::is_modern(&message, parts.headers.contains_key("mcp-session-id"))
         {
-            return self.modern(&parts, &message, tap, prefer_json).await;
+            return self
+                .modern(front.clone(), &parts, &message, tap, prefer_json)
+                .await;
         }
         let response = self
             .mcp
@@ -552,11 +646,12 @@ impl App {
     }
 }
 
-impl App {
+impl<S: ServerHandler + Send + 'static> App<S> {
     /// A 2026-07-28 request: answered by the modern front, as one JSON body
     /// when the client prefers it and there is one message, else as SSE.
     async fn modern(
         &self,
+        modern: Arc<Modern>,
         parts: &http::request::Parts,
         message: &serde_json::Value,
         tap: WireTap,
@@ -592,7 +687,6 @@ impl App {
         // can be streamed while it goes on; the task is stopped if the
         // client goes away first.
         let (notes, mut noted) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
-        let modern = self.modern.clone();
         let message = message.clone();
         let mut run = AbortOnDrop(tokio::spawn(async move {
             modern
@@ -748,7 +842,24 @@ fn stream_response(
 /// Reads a whole request body of at most [`MAX_BODY_BYTES`], sent within
 /// `timeout`.
 pub async fn read_body(body: Incoming, timeout: Duration) -> Result<Bytes, Response<Body>> {
-    let read = tokio::time::timeout(timeout, Limited::new(body, MAX_BODY_BYTES).collect()).await;
+    read_body_at_most(
+        body,
+        timeout,
+        MAX_BODY_BYTES,
+        "Payload Too Large: request body exceeds 4 MiB",
+    )
+    .await
+}
+
+/// Reads a whole request body of at most `limit` bytes, sent within
+/// `timeout`; a longer one is answered 413 with `too_large`.
+pub async fn read_body_at_most(
+    body: Incoming,
+    timeout: Duration,
+    limit: usize,
+    too_large: &'static str,
+) -> Result<Bytes, Response<Body>> {
+    let read = tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await;
     let Ok(read) = read else {
         let mut response = plain(
             StatusCode::REQUEST_TIMEOUT,
@@ -763,10 +874,7 @@ pub async fn read_body(body: Incoming, timeout: Duration) -> Result<Bytes, Respo
         Ok(collected) => Ok(collected.to_bytes()),
         Err(error) => {
             if error.is::<http_body_util::LengthLimitError>() {
-                Err(plain(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "Payload Too Large: request body exceeds 4 MiB",
-                ))
+                Err(plain(StatusCode::PAYLOAD_TOO_LARGE, too_large))
             } else {
                 Err(plain(
                     StatusCode::BAD_REQUEST,

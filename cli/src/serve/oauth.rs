@@ -27,7 +27,7 @@ use sha2::{Digest as _, Sha256};
 
 use super::auth::Identity;
 use super::faults::{Fault, FaultSet};
-use super::http::{Body, json_response, plain, read_body};
+use super::http::{Body, json_response, plain, read_body_at_most};
 
 /// Where the authorization-server metadata is served.
 pub const AS_METADATA_PATH: &str = "/.well-known/oauth-authorization-server";
@@ -44,9 +44,26 @@ const CODE_TTL: Duration = Duration::from_secs(60);
 /// How long a refresh token lives, in access-token lifetimes.
 const REFRESH_LIFETIMES: u32 = 24;
 
-/// The most live tokens, codes and registered clients each; past it the
-/// server refuses to issue more, so a client in a loop cannot exhaust memory.
+/// The most live tokens and codes each; past it the server refuses to
+/// issue more, so a client in a loop cannot exhaust memory.
 const MAX_ENTRIES: usize = 100_000;
+
+/// The most registered clients.
+const MAX_CLIENTS: usize = 10_000;
+
+/// What the registered clients may hold together (their ids, secrets and
+/// redirect URIs), so registrations cannot exhaust memory either.
+const MAX_CLIENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The largest body `/register` and `/token` read.
+const MAX_FORM_BYTES: usize = 64 * 1024;
+
+/// The most redirect URIs one client registers.
+const MAX_REDIRECT_URIS: usize = 16;
+
+/// The longest URL kept (a redirect URI, a resource): longer ones are
+/// refused rather than stored with every code and token.
+const MAX_URL_BYTES: usize = 2048;
 
 /// A registered client.
 #[derive(Debug, Clone)]
@@ -77,6 +94,8 @@ struct Grant {
 #[derive(Debug, Default)]
 struct State {
     clients: HashMap<String, Client>,
+    /// What the registered clients hold, in bytes (see [`MAX_CLIENT_BYTES`]).
+    client_bytes: usize,
     registered: u64,
     codes: HashMap<String, Code>,
     access: HashMap<String, Grant>,
@@ -159,7 +178,14 @@ impl OAuth {
             (Method::GET, AUTHORIZE_PATH) => self.authorize(request.uri().query().unwrap_or("")),
             (Method::POST, TOKEN_PATH | REGISTER_PATH) => {
                 let headers = request.headers().clone();
-                let body = match read_body(request.into_body(), timeout).await {
+                let body = match read_body_at_most(
+                    request.into_body(),
+                    timeout,
+                    MAX_FORM_BYTES,
+                    "Payload Too Large: an authorization-server request body is at most 64 KiB",
+                )
+                .await
+                {
                     Ok(body) => body,
                     Err(response) => return response,
                 };
@@ -269,6 +295,14 @@ impl OAuth {
         if resource.as_deref().is_some_and(|r| !absolute_url(r)) {
             return Err(bad("invalid_target", "resource must be an absolute URL"));
         }
+        if resource.as_deref().is_some_and(|r| r.len() > MAX_URL_BYTES)
+            || redirect_uri.len() > MAX_URL_BYTES
+        {
+            return Err(bad(
+                "invalid_request",
+                "resource and redirect_uri are at most 2048 bytes",
+            ));
+        }
         let code = random("ac");
         let mut state = self.lock();
         let now = Instant::now();
@@ -307,6 +341,11 @@ impl OAuth {
                 if uris.len() != items.len() {
                     return registration_error("every redirect_uris entry must be an absolute URL");
                 }
+                if uris.len() > MAX_REDIRECT_URIS || uris.iter().any(|u| u.len() > MAX_URL_BYTES) {
+                    return registration_error(
+                        "at most 16 redirect_uris of at most 2048 bytes each are registered",
+                    );
+                }
                 uris
             }
             Some(_) => return registration_error("redirect_uris must be an array"),
@@ -324,10 +363,12 @@ impl OAuth {
         };
         let secret = (method != "none").then(|| random("cs"));
         let mut state = self.lock();
-        if state.clients.len() >= MAX_ENTRIES {
+        let size = client_size(secret.as_deref(), &redirect_uris);
+        if state.clients.len() >= MAX_CLIENTS || state.client_bytes + size > MAX_CLIENT_BYTES {
             return registration_error("too many clients registered");
         }
         state.registered += 1;
+        state.client_bytes += size;
         let client_id = format!("client-{}", state.registered);
         state.clients.insert(
             client_id.clone(),
@@ -385,6 +426,12 @@ impl OAuth {
         let asked_resource = get("resource").map(str::to_owned);
         if asked_resource.as_deref().is_some_and(|r| !absolute_url(r)) {
             return Err(bad("invalid_target", "resource must be an absolute URL"));
+        }
+        if asked_resource
+            .as_deref()
+            .is_some_and(|r| r.len() > MAX_URL_BYTES)
+        {
+            return Err(bad("invalid_target", "resource is at most 2048 bytes"));
         }
         match get("grant_type") {
             Some("client_credentials") => {
@@ -558,6 +605,12 @@ impl OAuth {
         let ours = grant.resource == resource || self.faults.has(Fault::OauthWrongAudience);
         (live && ours).then(|| Identity::named(format!("oauth:{}", grant.client_id)))
     }
+}
+
+/// What one registered client holds, in bytes, with room for its id and
+/// the map's entry.
+fn client_size(secret: Option<&str>, redirect_uris: &[String]) -> usize {
+    64 + secret.map_or(0, str::len) + redirect_uris.iter().map(|u| u.len() + 24).sum::<usize>()
 }
 
 fn param<'p>(params: &'p HashMap<String, String>, name: &str) -> Option<&'p str> {

@@ -129,6 +129,14 @@ pub enum Matcher {
     Exact(Value),
     /// mcp-assert `equals`: plain text equal after trimming both sides.
     TextEquals(String),
+    /// A recorded snapshot: the text equals it once every temporary copy of
+    /// a fixture is normalized on both sides ([`crate::temp_copy`]).
+    Snapshot(String),
+    /// Looking at the whole Observation: the answer is not a tool error,
+    /// neither `result.isError: true` nor text that reads as an error
+    /// ([`crate::snapshot::tool_error`]). What a recording run expects of
+    /// the answers it keeps.
+    NoToolError,
     /// mcp-assert `json_path` value: plain string forms equal, numbers by value.
     PlainEquals(Value),
     /// The plain text contains the string (case-sensitive).
@@ -279,6 +287,7 @@ impl Matcher {
         match self {
             Matcher::Exact(v) | Matcher::PlainEquals(v) | Matcher::AllEqual(v) => v.clone(),
             Matcher::TextEquals(s)
+            | Matcher::Snapshot(s)
             | Matcher::Contains(s)
             | Matcher::IContains(s)
             | Matcher::NotContains(s)
@@ -324,6 +333,7 @@ impl Matcher {
             | Matcher::FileAbsent
             | Matcher::FileUnchanged
             | Matcher::NoRpcError
+            | Matcher::NoToolError
             | Matcher::Unmet { .. } => Value::Null,
         }
     }
@@ -333,6 +343,7 @@ impl Matcher {
         match self {
             Matcher::Exact(v) => show_json(v, SHOW),
             Matcher::TextEquals(s) => truncate(s.trim(), SHOW),
+            Matcher::Snapshot(s) => show_json(&Value::String(s.clone()), SHOW),
             Matcher::PlainEquals(v) => plain(v),
             Matcher::Contains(s) => format!("contains {}", quote(s)),
             Matcher::IContains(s) => format!("contains {} (any case)", quote(s)),
@@ -428,6 +439,7 @@ impl Matcher {
                 }
             }
             Matcher::NoRpcError => "a result, not a JSON-RPC error".into(),
+            Matcher::NoToolError => "an answer that is not a tool error".into(),
             Matcher::Unmet { needs, .. } => needs.clone(),
             Matcher::TraceOrder(t) => format!("in order: {}", t.join(", ")),
             Matcher::TracePresence(t) => format!("called: {}", t.join(", ")),
@@ -447,6 +459,7 @@ impl Matcher {
         match self {
             Matcher::Exact(_) => "exact",
             Matcher::TextEquals(_) => "equals",
+            Matcher::Snapshot(_) => "snapshot",
             Matcher::PlainEquals(_) => "equals_plain",
             Matcher::Contains(_) => "contains",
             Matcher::IContains(_) => "icontains",
@@ -487,6 +500,7 @@ impl Matcher {
             Matcher::LogLevel(_) => "log_level",
             Matcher::ResourceUpdated { .. } => "resource_updated",
             Matcher::NoRpcError => "no_rpc_error",
+            Matcher::NoToolError => "no_tool_error",
             Matcher::Unmet { .. } => "unmet",
             Matcher::TraceOrder(_) => "order",
             Matcher::TracePresence(_) => "presence",

@@ -43,6 +43,27 @@ pub(super) fn eval(check: &Check, path: &Path, v: &Value, expected: String) -> O
                 quote(text().trim())
             ),
         ),
+        Matcher::Snapshot(want) => {
+            let (want, got) = (
+                crate::temp_copy::normalize(want),
+                crate::temp_copy::normalize(text()),
+            );
+            ok(
+                want == got,
+                format!(
+                    "the answer differs from its snapshot {}",
+                    first_difference(&want, &got)
+                ),
+            )
+        }
+        Matcher::NoToolError => {
+            let text = v.get("text").map(plain_cow).unwrap_or_default();
+            let is_error = v.pointer("/result/isError") == Some(&Value::Bool(true));
+            match crate::snapshot::tool_error(&text, is_error) {
+                None => Outcome::pass(expected, "not a tool error".into()),
+                Some(why) => Outcome::fail(expected, truncate(&text, 80), why),
+            }
+        }
         Matcher::PlainEquals(want) => ok(
             plain_eq(want, v),
             format!(
@@ -87,4 +108,26 @@ pub(super) fn eval(check: &Check, path: &Path, v: &Value, expected: String) -> O
         ),
         other => Outcome::error(expected, format!("{} cannot be applied here", other.kind())),
     }
+}
+
+/// Where two texts first differ, with a little of each from there:
+/// `at character 41: want "…", got "…"`.
+fn first_difference(want: &str, got: &str) -> String {
+    let at = want
+        .chars()
+        .zip(got.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let from = at.saturating_sub(20);
+    let piece = |s: &str| {
+        let tail: String = s.chars().skip(from).collect();
+        let lead = if from > 0 { "…" } else { "" };
+        show_json(&Value::String(format!("{lead}{tail}")), 80)
+    };
+    format!(
+        "at character {}: want {}, got {}",
+        at + 1,
+        piece(want),
+        piece(got)
+    )
 }

@@ -172,6 +172,8 @@ fn eval_one(check: &Check, path: &Path, v: &Value, expected: String) -> Outcome 
     match &check.matcher {
         Matcher::Exact(_)
         | Matcher::TextEquals(_)
+        | Matcher::Snapshot(_)
+        | Matcher::NoToolError
         | Matcher::PlainEquals(_)
         | Matcher::Contains(_)
         | Matcher::IContains(_)

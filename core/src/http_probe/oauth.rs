@@ -48,6 +48,11 @@ pub struct OAuthProbe {
     pub server_metadata: Option<MetadataFetch>,
     /// The endpoint's answer to a token issued for [`FOREIGN_RESOURCE`].
     pub wrong_audience: Option<Answer>,
+    /// The endpoint's answer to a token issued for its own URL with the host
+    /// replaced by [`super::REBINDING_HOST`] ([`host_swapped_resource`]),
+    /// sent with that `Host` header: accepted when the endpoint takes the
+    /// audience it expects from the `Host` header.
+    pub host_audience: Option<Answer>,
     /// The token endpoint's answer to an authorization code redeemed with a
     /// wrong `code_verifier`.
     pub wrong_verifier: Option<Answer>,
@@ -72,6 +77,33 @@ pub fn server_metadata_url(issuer: &str) -> Option<String> {
     Some(format!(
         "{scheme}://{authority}/.well-known/oauth-authorization-server{path}"
     ))
+}
+
+/// The endpoint URL `url` with its host replaced by
+/// [`super::REBINDING_HOST`] (port and path kept), and the `Host` header
+/// that names it: a resource no token for this endpoint is issued for, which
+/// an endpoint that takes its own URL from the `Host` header would take as
+/// its own.
+pub fn host_swapped_resource(url: &str) -> Option<(String, String)> {
+    let (scheme, rest) = url.trim().split_once("://")?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(end);
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    if authority.is_empty() {
+        return None;
+    }
+    let port = match authority.rsplit_once(':') {
+        Some((host, port))
+            if !port.is_empty()
+                && port.bytes().all(|b| b.is_ascii_digit())
+                && (host.ends_with(']') || !host.contains(':')) =>
+        {
+            format!(":{port}")
+        }
+        _ => String::new(),
+    };
+    let host = format!("{}{port}", super::REBINDING_HOST);
+    Some((format!("{scheme}://{host}{path}"), host))
 }
 
 /// The first `authorization_servers` entry of the protected-resource
@@ -114,6 +146,18 @@ pub(super) fn judge(o: &Observations, push: &mut Push<'_>) {
             "auth",
             format!(
                 "a token issued for {FOREIGN_RESOURCE}, not for this endpoint, was accepted (HTTP {})",
+                answer.status
+            ),
+            answer.evidence(),
+        );
+    }
+    if let Some(answer) = accepted(&probe.host_audience) {
+        push(
+            Rule::WrongAudience,
+            "auth",
+            format!(
+                "a token issued for another host's URL was accepted when the request's Host named that host ({}, HTTP {}): the endpoint takes the audience it expects from the Host header, so a token for any host passes",
+                super::REBINDING_HOST,
                 answer.status
             ),
             answer.evidence(),
@@ -249,6 +293,26 @@ mod tests {
     use super::super::{Options, judge as judge_all};
     use super::*;
 
+    #[test]
+    fn the_host_swapped_resource_keeps_scheme_port_and_path() {
+        assert_eq!(
+            host_swapped_resource("http://127.0.0.1:8080/mcp"),
+            Some((
+                "http://evil.example:8080/mcp".to_string(),
+                "evil.example:8080".to_string()
+            ))
+        );
+        assert_eq!(
+            host_swapped_resource("https://[::1]/a/mcp?x").map(|r| r.0),
+            Some("https://evil.example/a/mcp?x".to_string())
+        );
+        assert_eq!(
+            host_swapped_resource("http://[::1]:9/mcp").map(|r| r.1),
+            Some("evil.example:9".to_string())
+        );
+        assert_eq!(host_swapped_resource("not a url"), None);
+    }
+
     fn answer(status: u16, body: &str) -> Answer {
         Answer {
             status,
@@ -275,6 +339,7 @@ mod tests {
             issuer: "http://h".into(),
             server_metadata: metadata(GOOD),
             wrong_audience: Some(answer(401, REFUSED)),
+            host_audience: Some(answer(401, REFUSED)),
             wrong_verifier: Some(answer(400, r#"{"error":"invalid_grant"}"#)),
             expired: Some(answer(401, REFUSED)),
             malformed: Some(answer(401, REFUSED)),
@@ -314,6 +379,9 @@ mod tests {
     fn each_accepted_token_is_its_own_finding() {
         let mut p = healthy();
         p.wrong_audience = Some(answer(200, SERVED));
+        assert_eq!(codes(p), ["H404"]);
+        let mut p = healthy();
+        p.host_audience = Some(answer(200, SERVED));
         assert_eq!(codes(p), ["H404"]);
         let mut p = healthy();
         p.expired = Some(answer(200, SERVED));

@@ -171,18 +171,7 @@ impl Rule {
 }
 
 /// What every invariant shares.
-const BASE: RuleInfo = RuleInfo {
-    code: "",
-    family: Family::Invariants,
-    level: Level::Error,
-    severity: Severity::High,
-    title: "",
-    rationale: "",
-    source: "",
-    fix: "",
-    category: "",
-    aliases: &[],
-};
+const BASE: RuleInfo = RuleInfo::of(Family::Invariants);
 
 /// The rows, in the order of [`Rule`]'s variants.
 pub const INFOS: [RuleInfo; 46] = [
@@ -190,10 +179,14 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-001",
         level: Level::Error,
         severity: Severity::High,
-        title: "initialize is the first request the client sends.",
-        rationale: "initialize is the first request the client sends.",
-        source: "mcptest INV-001; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)",
-        fix: "Send nothing before initialize, and answer requests that come before it with an error; the client must send initialize first.",
+        title: crate::findings::prose!("initialize is the first request the client sends."),
+        rationale: crate::findings::prose!("initialize is the first request the client sends."),
+        source: crate::findings::prose!(
+            "mcptest INV-001; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)"
+        ),
+        fix: crate::findings::prose!(
+            "Send nothing before initialize, and answer requests that come before it with an error; the client must send initialize first."
+        ),
         category: "lifecycle",
         ..BASE
     },
@@ -201,10 +194,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-002",
         level: Level::Error,
         severity: Severity::High,
-        title: "The notifications/initialized notification follows the initialize response.",
-        rationale: "The notifications/initialized notification follows the initialize response.",
-        source: "mcptest INV-002; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)",
-        fix: "Send notifications/initialized right after the initialize response (a client's duty; a server should not act before it).",
+        title: crate::findings::prose!(
+            "The notifications/initialized notification follows the initialize response."
+        ),
+        rationale: crate::findings::prose!(
+            "The notifications/initialized notification follows the initialize response."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-002; MCP 2025-11-25 basic/lifecycle §Initialization (handshake revisions, up to 2025-11-25)"
+        ),
+        fix: crate::findings::prose!(
+            "Send notifications/initialized right after the initialize response (a client's duty; a server should not act before it)."
+        ),
         category: "lifecycle",
         ..BASE
     },
@@ -212,10 +213,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-003",
         level: Level::Error,
         severity: Severity::High,
-        title: "A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize.",
-        rationale: "A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize.",
-        source: "mcptest INV-003; MCP 2025-11-25 basic/lifecycle §Capability Negotiation",
-        fix: "Advertise the capability (tools, resources, prompts) at initialize for every listing the server answers.",
+        title: crate::findings::prose!(
+            "A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize."
+        ),
+        rationale: crate::findings::prose!(
+            "A server that answers tools/list, resources/list, or prompts/list advertised the matching capability at initialize."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-003; MCP 2025-11-25 basic/lifecycle §Capability Negotiation"
+        ),
+        fix: crate::findings::prose!(
+            "Advertise the capability (tools, resources, prompts) at initialize for every listing the server answers."
+        ),
         category: "capability",
         ..BASE
     },
@@ -223,10 +232,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-004",
         level: Level::Error,
         severity: Severity::High,
-        title: "A server that advertised a capability does not error on every call to it.",
-        rationale: "A server that advertised a capability does not error on every call to it.",
-        source: "mcptest INV-004; MCP 2025-11-25 basic/lifecycle §Operation",
-        fix: "Make the advertised capability work, or stop advertising it.",
+        title: crate::findings::prose!(
+            "A server that advertised a capability does not error on every call to it."
+        ),
+        rationale: crate::findings::prose!(
+            "A server that advertised a capability does not error on every call to it."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-004; MCP 2025-11-25 basic/lifecycle §Operation"
+        ),
+        fix: crate::findings::prose!(
+            "Make the advertised capability work, or stop advertising it."
+        ),
         category: "capability",
         ..BASE
     },
@@ -234,10 +251,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-005",
         level: Level::Error,
         severity: Severity::High,
-        title: "A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present.",
-        rationale: "A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present.",
-        source: "mcptest INV-005; MCP 2025-11-25 server/tools §Tool Result",
-        fix: "Return {\"content\": [...]} (and structuredContent where there is an outputSchema) from tools/call, with isError a boolean when present.",
+        title: crate::findings::prose!(
+            "A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present."
+        ),
+        rationale: crate::findings::prose!(
+            "A successful tools/call result carries a content array or a structuredContent object, and a boolean isError when present."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-005; MCP 2025-11-25 server/tools §Tool Result"
+        ),
+        fix: crate::findings::prose!(
+            "Return {\"content\": [...]} (and structuredContent where there is an outputSchema) from tools/call, with isError a boolean when present."
+        ),
         category: "result-shape",
         ..BASE
     },
@@ -245,10 +270,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-006",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every JSON-RPC error envelope carries an integer code and a string message.",
-        rationale: "Every JSON-RPC error envelope carries an integer code and a string message.",
-        source: "mcptest INV-006; MCP 2025-11-25 basic/index §Error Responses",
-        fix: "Send every error as {\"code\": <integer>, \"message\": <string>}, with data optional.",
+        title: crate::findings::prose!(
+            "Every JSON-RPC error envelope carries an integer code and a string message."
+        ),
+        rationale: crate::findings::prose!(
+            "Every JSON-RPC error envelope carries an integer code and a string message."
+        ),
+        source: crate::findings::prose!(
+            "mcptest INV-006; MCP 2025-11-25 basic/index §Error Responses"
+        ),
+        fix: crate::findings::prose!(
+            "Send every error as {\"code\": <integer>, \"message\": <string>}, with data optional."
+        ),
         category: "error-envelope",
         ..BASE
     },
@@ -256,10 +289,12 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-007",
         level: Level::Error,
         severity: Severity::High,
-        title: "A method-not-found error uses JSON-RPC code -32601.",
-        rationale: "A method-not-found error uses JSON-RPC code -32601.",
-        source: "mcptest INV-007; JSON-RPC 2.0 §5.1; MCP 2025-11-25 server/utilities/completion §Error Handling; MCP 2026-07-28 schema MethodNotFoundError",
-        fix: "Answer unknown methods with code -32601 (Method not found).",
+        title: crate::findings::prose!("A method-not-found error uses JSON-RPC code -32601."),
+        rationale: crate::findings::prose!("A method-not-found error uses JSON-RPC code -32601."),
+        source: crate::findings::prose!(
+            "mcptest INV-007; JSON-RPC 2.0 §5.1; MCP 2025-11-25 server/utilities/completion §Error Handling; MCP 2026-07-28 schema MethodNotFoundError"
+        ),
+        fix: crate::findings::prose!("Answer unknown methods with code -32601 (Method not found)."),
         category: "error-envelope",
         ..BASE
     },
@@ -267,10 +302,14 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-008",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice.",
-        rationale: "Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice.",
-        source: "MCP 2025-11-25 basic/index §Requests, §Responses",
-        fix: "Answer each request exactly once, with its own id.",
+        title: crate::findings::prose!(
+            "Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice."
+        ),
+        rationale: crate::findings::prose!(
+            "Every response id answers exactly one earlier request: request ids are not reused, a response carries its request's id, and no request is answered twice."
+        ),
+        source: crate::findings::prose!("MCP 2025-11-25 basic/index §Requests, §Responses"),
+        fix: crate::findings::prose!("Answer each request exactly once, with its own id."),
         category: "jsonrpc",
         ..BASE
     },
@@ -278,10 +317,16 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-009",
         level: Level::Error,
         severity: Severity::High,
-        title: "No response without a request: every response names a request that was sent, and notifications are not answered.",
-        rationale: "No response without a request: every response names a request that was sent, and notifications are not answered.",
-        source: "MCP 2025-11-25 basic/index §Responses, §Notifications",
-        fix: "Send responses only to requests that were made, and never answer a notification.",
+        title: crate::findings::prose!(
+            "No response without a request: every response names a request that was sent, and notifications are not answered."
+        ),
+        rationale: crate::findings::prose!(
+            "No response without a request: every response names a request that was sent, and notifications are not answered."
+        ),
+        source: crate::findings::prose!("MCP 2025-11-25 basic/index §Responses, §Notifications"),
+        fix: crate::findings::prose!(
+            "Send responses only to requests that were made, and never answer a notification."
+        ),
         category: "jsonrpc",
         ..BASE
     },
@@ -289,10 +334,14 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-010",
         level: Level::Error,
         severity: Severity::High,
-        title: "A response carries exactly one of result and error.",
-        rationale: "A response carries exactly one of result and error.",
-        source: "MCP 2025-11-25 basic/index §Result Responses, §Error Responses; JSON-RPC 2.0 §5",
-        fix: "Send either result or error in a response, never both and never neither.",
+        title: crate::findings::prose!("A response carries exactly one of result and error."),
+        rationale: crate::findings::prose!("A response carries exactly one of result and error."),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/index §Result Responses, §Error Responses; JSON-RPC 2.0 §5"
+        ),
+        fix: crate::findings::prose!(
+            "Send either result or error in a response, never both and never neither."
+        ),
         category: "jsonrpc",
         ..BASE
     },
@@ -300,10 +349,10 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-011",
         level: Level::Error,
         severity: Severity::High,
-        title: "Notifications carry no id.",
-        rationale: "Notifications carry no id.",
-        source: "MCP 2025-11-25 basic/index §Notifications",
-        fix: "Send notifications without an id.",
+        title: crate::findings::prose!("Notifications carry no id."),
+        rationale: crate::findings::prose!("Notifications carry no id."),
+        source: crate::findings::prose!("MCP 2025-11-25 basic/index §Notifications"),
+        fix: crate::findings::prose!("Send notifications without an id."),
         category: "jsonrpc",
         ..BASE
     },
@@ -311,10 +360,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-012",
         level: Level::Error,
         severity: Severity::High,
-        title: "Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases.",
-        rationale: "Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases.",
-        source: "MCP 2025-11-25 basic/utilities/progress §Progress Flow, §Behavior Requirements",
-        fix: "Send progress only with a token the request carried, while it is in progress, with progress increasing.",
+        title: crate::findings::prose!(
+            "Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases."
+        ),
+        rationale: crate::findings::prose!(
+            "Progress notifications use a token the client sent with a request that is still in progress, and their progress value increases."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/utilities/progress §Progress Flow, §Behavior Requirements"
+        ),
+        fix: crate::findings::prose!(
+            "Send progress only with a token the request carried, while it is in progress, with progress increasing."
+        ),
         category: "progress",
         ..BASE
     },
@@ -322,10 +379,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-013",
         level: Level::Error,
         severity: Severity::High,
-        title: "A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list).",
-        rationale: "A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list).",
-        source: "MCP 2025-11-25 server/tools §Output Schema; MCP 2026-07-28 basic/index §$ref Resolution",
-        fix: "Make structuredContent validate against the tool's outputSchema, or fix the schema to describe what the tool returns.",
+        title: crate::findings::prose!(
+            "A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list)."
+        ),
+        rationale: crate::findings::prose!(
+            "A tool that declares an outputSchema returns structuredContent that validates against it (the schema from the same session's tools/list)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Output Schema; MCP 2026-07-28 basic/index §$ref Resolution"
+        ),
+        fix: crate::findings::prose!(
+            "Make structuredContent validate against the tool's outputSchema, or fix the schema to describe what the tool returns."
+        ),
         category: "tools",
         ..BASE
     },
@@ -333,10 +398,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-014",
         level: Level::Error,
         severity: Severity::High,
-        title: "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list.",
-        rationale: "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list.",
-        source: "MCP 2025-11-25 server/tools §Tool Names (sessions on 2025-11-25 or later)",
-        fix: "Use tool names of 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.', unique within the server.",
+        title: crate::findings::prose!(
+            "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list."
+        ),
+        rationale: crate::findings::prose!(
+            "Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', and unique within the server's tool list."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Tool Names (sessions on 2025-11-25 or later)"
+        ),
+        fix: crate::findings::prose!(
+            "Use tool names of 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.', unique within the server."
+        ),
         category: "tools",
         ..BASE
     },
@@ -344,10 +417,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-015",
         level: Level::Error,
         severity: Severity::High,
-        title: "A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability.",
-        rationale: "A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability.",
-        source: "MCP 2025-11-25 server/tools §Capabilities, server/prompts §Capabilities, server/resources §Capabilities",
-        fix: "Advertise listChanged for the capability before sending its list_changed notifications, or stop sending them.",
+        title: crate::findings::prose!(
+            "A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability."
+        ),
+        rationale: crate::findings::prose!(
+            "A server sends tools, prompts or resources list_changed notifications only when it advertised listChanged for that capability."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Capabilities, server/prompts §Capabilities, server/resources §Capabilities"
+        ),
+        fix: crate::findings::prose!(
+            "Advertise listChanged for the capability before sending its list_changed notifications, or stop sending them."
+        ),
         category: "capability",
         ..BASE
     },
@@ -355,10 +436,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-016",
         level: Level::Error,
         severity: Severity::High,
-        title: "A server sends notifications/resources/updated only when it advertised resources.subscribe.",
-        rationale: "A server sends notifications/resources/updated only when it advertised resources.subscribe.",
-        source: "MCP 2025-11-25 server/resources §Capabilities, §Subscriptions",
-        fix: "Advertise resources.subscribe before sending notifications/resources/updated.",
+        title: crate::findings::prose!(
+            "A server sends notifications/resources/updated only when it advertised resources.subscribe."
+        ),
+        rationale: crate::findings::prose!(
+            "A server sends notifications/resources/updated only when it advertised resources.subscribe."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/resources §Capabilities, §Subscriptions"
+        ),
+        fix: crate::findings::prose!(
+            "Advertise resources.subscribe before sending notifications/resources/updated."
+        ),
         category: "capability",
         ..BASE
     },
@@ -366,10 +455,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-017",
         level: Level::Error,
         severity: Severity::High,
-        title: "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level).",
-        rationale: "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level).",
-        source: "MCP 2025-11-25 server/utilities/logging §Capabilities; MCP 2026-07-28 server/utilities/logging §Requesting Log Messages",
-        fix: "Advertise logging before sending notifications/message (and in 2026-07-28, send them only for requests that set a log level).",
+        title: crate::findings::prose!(
+            "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level)."
+        ),
+        rationale: crate::findings::prose!(
+            "A server sends notifications/message only when it advertised the logging capability (and, from 2026-07-28, only for requests that set a log level)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/utilities/logging §Capabilities; MCP 2026-07-28 server/utilities/logging §Requesting Log Messages"
+        ),
+        fix: crate::findings::prose!(
+            "Advertise logging before sending notifications/message (and in 2026-07-28, send them only for requests that set a log level)."
+        ),
         category: "capability",
         ..BASE
     },
@@ -377,10 +474,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-018",
         level: Level::Error,
         severity: Severity::High,
-        title: "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used).",
-        rationale: "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used).",
-        source: "MCP 2025-11-25 client/sampling §Capabilities, client/elicitation §Capabilities, client/roots §Capabilities; MCP 2026-07-28 basic/patterns/mrtr §Server Requirements (Basic Workflow)",
-        fix: "Ask the client for sampling, elicitation or roots only when it declared the capability; check clientCapabilities first.",
+        title: crate::findings::prose!(
+            "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used)."
+        ),
+        rationale: crate::findings::prose!(
+            "A server makes sampling, elicitation and roots requests only when the client declared the matching capability (sampling.tools for tool use, the elicitation mode used)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 client/sampling §Capabilities, client/elicitation §Capabilities, client/roots §Capabilities; MCP 2026-07-28 basic/patterns/mrtr §Server Requirements (Basic Workflow)"
+        ),
+        fix: crate::findings::prose!(
+            "Ask the client for sampling, elicitation or roots only when it declared the capability; check clientCapabilities first."
+        ),
         category: "capability",
         ..BASE
     },
@@ -388,10 +493,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-019",
         level: Level::Error,
         severity: Severity::High,
-        title: "The negotiated protocolVersion is a revision the specification defines, of the era that negotiated it: initialize negotiates only a handshake revision (up to 2025-11-25).",
-        rationale: "The negotiated protocolVersion is a revision the specification defines, of the era that negotiated it: 2026-07-28 has no initialize, so an initialize that answers it names a revision the session cannot speak.",
-        source: "MCP 2025-11-25 basic/lifecycle §Version Negotiation; MCP 2026-07-28 basic/versioning §Protocol Version Negotiation, §Backward Compatibility with Initialization-Based Versions",
-        fix: "Negotiate a protocol version the specification defines (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28), and at initialize one of the handshake revisions (up to 2025-11-25).",
+        title: crate::findings::prose!(
+            "The negotiated protocolVersion is a revision the specification defines, of the era that negotiated it: initialize negotiates only a handshake revision (up to 2025-11-25)."
+        ),
+        rationale: crate::findings::prose!(
+            "The negotiated protocolVersion is a revision the specification defines, of the era that negotiated it: 2026-07-28 has no initialize, so an initialize that answers it names a revision the session cannot speak."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/lifecycle §Version Negotiation; MCP 2026-07-28 basic/versioning §Protocol Version Negotiation, §Backward Compatibility with Initialization-Based Versions"
+        ),
+        fix: crate::findings::prose!(
+            "Negotiate a protocol version the specification defines (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28), and at initialize one of the handshake revisions (up to 2025-11-25)."
+        ),
         category: "lifecycle",
         ..BASE
     },
@@ -399,10 +512,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-020",
         level: Level::Error,
         severity: Severity::High,
-        title: "Following nextCursor never returns to a cursor already seen in the same listing.",
-        rationale: "Following nextCursor never returns to a cursor already seen in the same listing.",
-        source: "MCP 2025-11-25 server/utilities/pagination §Pagination Model, §Implementation Guidelines",
-        fix: "Make each nextCursor lead forward; end the listing by leaving nextCursor out.",
+        title: crate::findings::prose!(
+            "Following nextCursor never returns to a cursor already seen in the same listing."
+        ),
+        rationale: crate::findings::prose!(
+            "Following nextCursor never returns to a cursor already seen in the same listing."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/utilities/pagination §Pagination Model, §Implementation Guidelines"
+        ),
+        fix: crate::findings::prose!(
+            "Make each nextCursor lead forward; end the listing by leaving nextCursor out."
+        ),
         category: "pagination",
         ..BASE
     },
@@ -410,10 +531,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-021",
         level: Level::Error,
         severity: Severity::High,
-        title: "Everything the server writes is a JSON message; no line is non-JSON.",
-        rationale: "Everything the server writes is a JSON message; no line is non-JSON.",
-        source: "MCP 2025-11-25 basic/transports §stdio; MCP 2025-11-25 basic/index §Messages",
-        fix: "Write only JSON-RPC messages to stdout; send logs to stderr.",
+        title: crate::findings::prose!(
+            "Everything the server writes is a JSON message; no line is non-JSON."
+        ),
+        rationale: crate::findings::prose!(
+            "Everything the server writes is a JSON message; no line is non-JSON."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/transports §stdio; MCP 2025-11-25 basic/index §Messages"
+        ),
+        fix: crate::findings::prose!(
+            "Write only JSON-RPC messages to stdout; send logs to stderr."
+        ),
         category: "transport",
         ..BASE
     },
@@ -421,10 +550,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-022",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every request the client sent is answered, unless the client cancelled it or stopped waiting by a limit of its own.",
-        rationale: "Every request the client sent is answered, unless the client cancelled it or stopped waiting by a limit of its own (the capture's client_gave_up: a server still working when the client's time ran out is not blamed).",
-        source: "MCP 2025-11-25 basic/index §Responses (\"Responses MUST be sent in reply to requests\"); MCP 2025-11-25 basic/utilities/cancellation",
-        fix: "Answer every request (with a result or an error), or honour notifications/cancelled; a long call should send progress.",
+        title: crate::findings::prose!(
+            "Every request the client sent is answered, unless the client cancelled it or stopped waiting by a limit of its own."
+        ),
+        rationale: crate::findings::prose!(
+            "Every request the client sent is answered, unless the client cancelled it or stopped waiting by a limit of its own (the capture's client_gave_up: a server still working when the client's time ran out is not blamed)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/index §Responses (\"Responses MUST be sent in reply to requests\"); MCP 2025-11-25 basic/utilities/cancellation"
+        ),
+        fix: crate::findings::prose!(
+            "Answer every request (with a result or an error), or honour notifications/cancelled; a long call should send progress."
+        ),
         category: "jsonrpc",
         ..BASE
     },
@@ -432,10 +569,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-030",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define).",
-        rationale: "Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define).",
-        source: "MCP <revision> schema.json (the session's negotiated revision)",
-        fix: "Send requests that match the schema of the negotiated revision.",
+        title: crate::findings::prose!(
+            "Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define)."
+        ),
+        rationale: crate::findings::prose!(
+            "Every request validates against the schema type for its method (JSONRPCRequest for methods the revision does not define)."
+        ),
+        source: crate::findings::prose!(
+            "MCP <revision> schema.json (the session's negotiated revision)"
+        ),
+        fix: crate::findings::prose!(
+            "Send requests that match the schema of the negotiated revision."
+        ),
         category: "schema",
         ..BASE
     },
@@ -443,10 +588,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-031",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every successful response validates against the result type of the request it answers.",
-        rationale: "Every successful response validates against the result type of the request it answers.",
-        source: "MCP <revision> schema.json (the session's negotiated revision)",
-        fix: "Return results that match the result type of the method in the negotiated revision's schema.",
+        title: crate::findings::prose!(
+            "Every successful response validates against the result type of the request it answers."
+        ),
+        rationale: crate::findings::prose!(
+            "Every successful response validates against the result type of the request it answers."
+        ),
+        source: crate::findings::prose!(
+            "MCP <revision> schema.json (the session's negotiated revision)"
+        ),
+        fix: crate::findings::prose!(
+            "Return results that match the result type of the method in the negotiated revision's schema."
+        ),
         category: "schema",
         ..BASE
     },
@@ -454,10 +607,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-032",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every notification validates against the schema type for its method.",
-        rationale: "Every notification validates against the schema type for its method.",
-        source: "MCP <revision> schema.json (the session's negotiated revision)",
-        fix: "Send notifications that match their schema type in the negotiated revision.",
+        title: crate::findings::prose!(
+            "Every notification validates against the schema type for its method."
+        ),
+        rationale: crate::findings::prose!(
+            "Every notification validates against the schema type for its method."
+        ),
+        source: crate::findings::prose!(
+            "MCP <revision> schema.json (the session's negotiated revision)"
+        ),
+        fix: crate::findings::prose!(
+            "Send notifications that match their schema type in the negotiated revision."
+        ),
         category: "schema",
         ..BASE
     },
@@ -465,10 +626,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-033",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every error response validates against the JSON-RPC error response shape.",
-        rationale: "Every error response validates against the JSON-RPC error response shape.",
-        source: "MCP <revision> schema.json (the session's negotiated revision)",
-        fix: "Send error responses as {\"jsonrpc\": \"2.0\", \"id\": ..., \"error\": {\"code\", \"message\"}}.",
+        title: crate::findings::prose!(
+            "Every error response validates against the JSON-RPC error response shape."
+        ),
+        rationale: crate::findings::prose!(
+            "Every error response validates against the JSON-RPC error response shape."
+        ),
+        source: crate::findings::prose!(
+            "MCP <revision> schema.json (the session's negotiated revision)"
+        ),
+        fix: crate::findings::prose!(
+            "Send error responses as {\"jsonrpc\": \"2.0\", \"id\": ..., \"error\": {\"code\", \"message\"}}."
+        ),
         category: "schema",
         ..BASE
     },
@@ -476,10 +645,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-040",
         level: Level::Error,
         severity: Severity::High,
-        title: "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400.",
-        rationale: "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400.",
-        source: "MCP 2026-07-28 basic/index §_meta; SEP-2575 (sep-2575-request-meta-invalid-*, sep-2575-http-server-meta-invalid-400)",
-        fix: "Refuse 2026-07-28 requests without _meta's protocolVersion and clientCapabilities with -32602 (HTTP 400).",
+        title: crate::findings::prose!(
+            "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "A 2026-07-28 request whose _meta lacks io.modelcontextprotocol/protocolVersion or clientCapabilities is refused with -32602, over HTTP with status 400."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §_meta; SEP-2575 (sep-2575-request-meta-invalid-*, sep-2575-http-server-meta-invalid-400)"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse 2026-07-28 requests without _meta's protocolVersion and clientCapabilities with -32602 (HTTP 400)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -487,10 +664,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-041",
         level: Level::Error,
         severity: Severity::High,
-        title: "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400.",
-        rationale: "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400.",
-        source: "MCP 2026-07-28 basic/lifecycle §Protocol Version Negotiation, basic/transports §Protocol Version Header; SEP-2575 (sep-2575-server-unsupported-version-error, sep-2575-http-server-unsupported-version-400)",
-        fix: "Refuse requests naming an unsupported protocol version with -32022 and the supported versions in data (HTTP 400).",
+        title: crate::findings::prose!(
+            "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "A 2026-07-28 request naming a protocol version the server does not list in supportedVersions is refused with -32022, over HTTP with status 400."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/lifecycle §Protocol Version Negotiation, basic/transports §Protocol Version Header; SEP-2575 (sep-2575-server-unsupported-version-error, sep-2575-http-server-unsupported-version-400)"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse requests naming an unsupported protocol version with -32022 and the supported versions in data (HTTP 400)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -498,10 +683,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-042",
         level: Level::Error,
         severity: Severity::High,
-        title: "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400.",
-        rationale: "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400.",
-        source: "MCP 2026-07-28 basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-header-mismatch-400)",
-        fix: "Refuse requests whose MCP-Protocol-Version header differs from _meta's version with -32020 (HTTP 400).",
+        title: crate::findings::prose!(
+            "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "Over HTTP, a 2026-07-28 request whose io.modelcontextprotocol/protocolVersion differs from its MCP-Protocol-Version header (as the capture records it, else the session's version, which mcpcheck's client sends) is refused with -32020 and status 400."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-header-mismatch-400)"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse requests whose MCP-Protocol-Version header differs from _meta's version with -32020 (HTTP 400)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -509,10 +702,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-043",
         level: Level::Error,
         severity: Severity::High,
-        title: "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404; on stdio initialize may be refused with any error.",
-        rationale: "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404; on stdio initialize may be refused with any error (the versioning page makes its code implementation-defined there).",
-        source: "MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; basic/versioning §Compatibility Matrix (Legacy client, Modern server: on stdio the code is implementation-defined); SEP-2575 (sep-2575-http-server-method-not-found-404)",
-        fix: "Answer removed methods (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) and unknown ones with -32601 (HTTP 404).",
+        title: crate::findings::prose!(
+            "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404; on stdio initialize may be refused with any error."
+        ),
+        rationale: crate::findings::prose!(
+            "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404; on stdio initialize may be refused with any error (the versioning page makes its code implementation-defined there)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; basic/versioning §Compatibility Matrix (Legacy client, Modern server: on stdio the code is implementation-defined); SEP-2575 (sep-2575-http-server-method-not-found-404)"
+        ),
+        fix: crate::findings::prose!(
+            "Answer removed methods (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) and unknown ones with -32601 (HTTP 404)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -520,10 +721,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-044",
         level: Level::Error,
         severity: Severity::High,
-        title: "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object.",
-        rationale: "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object.",
-        source: "MCP 2026-07-28 server/discover; SEP-2575 (sep-2575-server-implements-discover)",
-        fix: "Answer server/discover with a non-empty supportedVersions that includes the requested version, and a capabilities object.",
+        title: crate::findings::prose!(
+            "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object."
+        ),
+        rationale: crate::findings::prose!(
+            "The server/discover result carries a non-empty supportedVersions that lists the version it was asked with, and a capabilities object."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/discover; SEP-2575 (sep-2575-server-implements-discover)"
+        ),
+        fix: crate::findings::prose!(
+            "Answer server/discover with a non-empty supportedVersions that includes the requested version, and a capabilities object."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -531,10 +740,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-045",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every result to a 2026-07-28 request carries a string resultType.",
-        rationale: "Every result to a 2026-07-28 request carries a string resultType.",
-        source: "MCP 2026-07-28 basic/index §resultType; SEP-2322 (sep-2322-result-type-included)",
-        fix: "Put a string resultType (\"complete\", \"input_required\", ...) in every 2026-07-28 result.",
+        title: crate::findings::prose!(
+            "Every result to a 2026-07-28 request carries a string resultType."
+        ),
+        rationale: crate::findings::prose!(
+            "Every result to a 2026-07-28 request carries a string resultType."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §resultType; SEP-2322 (sep-2322-result-type-included)"
+        ),
+        fix: crate::findings::prose!(
+            "Put a string resultType (\"complete\", \"input_required\", ...) in every 2026-07-28 result."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -542,10 +759,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-046",
         level: Level::Error,
         severity: Severity::High,
-        title: "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta.",
-        rationale: "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta.",
-        source: "MCP 2026-07-28 basic/utilities/subscriptions §Acknowledgment; SEP-2575 (sep-2575-server-sends-subscription-ack, sep-2575-server-tags-subscription-id)",
-        fix: "Start a subscriptions/listen stream with notifications/subscriptions/acknowledged and tag each notification with the subscription id in _meta.",
+        title: crate::findings::prose!(
+            "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta."
+        ),
+        rationale: crate::findings::prose!(
+            "A subscriptions/listen stream starts with notifications/subscriptions/acknowledged, and every notification on it carries the subscription's id in _meta."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/utilities/subscriptions §Acknowledgment; SEP-2575 (sep-2575-server-sends-subscription-ack, sep-2575-server-tags-subscription-id)"
+        ),
+        fix: crate::findings::prose!(
+            "Start a subscriptions/listen stream with notifications/subscriptions/acknowledged and tag each notification with the subscription id in _meta."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -553,10 +778,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-047",
         level: Level::Error,
         severity: Severity::High,
-        title: "Over HTTP, a 2026-07-28 request whose Mcp-Method header is missing or differs from its method, or whose Mcp-Name header is missing or differs from params.name (params.uri for resources/read) on tools/call, prompts/get and resources/read, is refused with -32020 and status 400.",
-        rationale: "Gateways route and authorize on the mirrored headers while the server executes the body: a server that serves a request whose headers say something else lets a request be routed as one method or tool and run as another.",
-        source: "MCP 2026-07-28 basic/transports/streamable-http §Standard Request Headers, §Server Validation; SEP-2243 (http-header-validation)",
-        fix: "Compare Mcp-Method with the method and Mcp-Name (Base64 form decoded) with params.name or params.uri before anything else, and refuse a missing or different one with -32020 (HTTP 400).",
+        title: crate::findings::prose!(
+            "Over HTTP, a 2026-07-28 request whose Mcp-Method header is missing or differs from its method, or whose Mcp-Name header is missing or differs from params.name (params.uri for resources/read) on tools/call, prompts/get and resources/read, is refused with -32020 and status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "Gateways route and authorize on the mirrored headers while the server executes the body: a server that serves a request whose headers say something else lets a request be routed as one method or tool and run as another."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/transports/streamable-http §Standard Request Headers, §Server Validation; SEP-2243 (http-header-validation)"
+        ),
+        fix: crate::findings::prose!(
+            "Compare Mcp-Method with the method and Mcp-Name (Base64 form decoded) with params.name or params.uri before anything else, and refuse a missing or different one with -32020 (HTTP 400)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -564,10 +797,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-048",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every x-mcp-header annotation of a 2026-07-28 tool is a valid, unique header name on a statically reachable primitive parameter, and over HTTP a tools/call whose Mcp-Param headers do not mirror those arguments is refused with -32020 and status 400.",
-        rationale: "An invalid annotation makes the whole tool definition invalid (clients must drop the tool), and a server that serves a call whose Mcp-Param header is missing or differs from the argument lets intermediaries act on a value the tool never sees.",
-        source: "MCP 2026-07-28 server/tools §x-mcp-header; basic/transports/streamable-http §Custom Headers from Tool Parameters (Schema Extension, Server Behavior for Custom Headers); SEP-2243 (http-custom-header-server-validation)",
-        fix: "Give x-mcp-header only to string, integer or boolean properties reached through `properties` alone, as a non-empty token unique within the schema, and refuse a tools/call whose Mcp-Param-{Name} header is missing or differs from the decoded argument with -32020 (HTTP 400).",
+        title: crate::findings::prose!(
+            "Every x-mcp-header annotation of a 2026-07-28 tool is a valid, unique header name on a statically reachable primitive parameter, and over HTTP a tools/call whose Mcp-Param headers do not mirror those arguments is refused with -32020 and status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "An invalid annotation makes the whole tool definition invalid (clients must drop the tool), and a server that serves a call whose Mcp-Param header is missing or differs from the argument lets intermediaries act on a value the tool never sees."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/tools §x-mcp-header; basic/transports/streamable-http §Custom Headers from Tool Parameters (Schema Extension, Server Behavior for Custom Headers); SEP-2243 (http-custom-header-server-validation)"
+        ),
+        fix: crate::findings::prose!(
+            "Give x-mcp-header only to string, integer or boolean properties reached through `properties` alone, as a non-empty token unique within the schema, and refuse a tools/call whose Mcp-Param-{Name} header is missing or differs from the decoded argument with -32020 (HTTP 400)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -575,10 +816,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-049",
         level: Level::Error,
         severity: Severity::High,
-        title: "A -32021 refusal (a client capability is missing) carries data.requiredCapabilities, an object naming only capabilities the request's clientCapabilities left out, over HTTP with status 400.",
-        rationale: "The client learns from data.requiredCapabilities which capability to declare before retrying; a refusal without it, or naming capabilities the request did declare, leaves the client nothing to act on.",
-        source: "MCP 2026-07-28 basic/index §_meta (Per-request protocol fields), schema MissingRequiredClientCapabilityError",
-        fix: "Refuse a request that needs an undeclared client capability with -32021 and data.requiredCapabilities listing exactly the missing ones (HTTP 400).",
+        title: crate::findings::prose!(
+            "A -32021 refusal (a client capability is missing) carries data.requiredCapabilities, an object naming only capabilities the request's clientCapabilities left out, over HTTP with status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "The client learns from data.requiredCapabilities which capability to declare before retrying; a refusal without it, or naming capabilities the request did declare, leaves the client nothing to act on."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §_meta (Per-request protocol fields), schema MissingRequiredClientCapabilityError"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse a request that needs an undeclared client capability with -32021 and data.requiredCapabilities listing exactly the missing ones (HTTP 400)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -586,10 +835,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-050",
         level: Level::Warning,
         severity: Severity::Low,
-        title: "Every 2026-07-28 result names the server in _meta as io.modelcontextprotocol/serverInfo (a name and a version).",
-        rationale: "Without a handshake, a result's _meta is the only place a client learns which server, and which version of it, answered; the specification asks for it on every result (a SHOULD, so a recommendation not met, never a failure by default).",
-        source: "MCP 2026-07-28 basic/index §_meta (Per-response protocol fields); changelog major change 2 (SEP-2575)",
-        fix: "Add _meta[\"io.modelcontextprotocol/serverInfo\"] = {\"name\": ..., \"version\": ...} to every result.",
+        title: crate::findings::prose!(
+            "Every 2026-07-28 result names the server in _meta as io.modelcontextprotocol/serverInfo (a name and a version)."
+        ),
+        rationale: crate::findings::prose!(
+            "Without a handshake, a result's _meta is the only place a client learns which server, and which version of it, answered; the specification asks for it on every result (a SHOULD, so a recommendation not met, never a failure by default)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §_meta (Per-response protocol fields); changelog major change 2 (SEP-2575)"
+        ),
+        fix: crate::findings::prose!(
+            "Add _meta[\"io.modelcontextprotocol/serverInfo\"] = {\"name\": ..., \"version\": ...} to every result."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -597,10 +854,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-051",
         level: Level::Warning,
         severity: Severity::Low,
-        title: "A server/discover answered within the ttlMs of an earlier one lists the same supportedVersions and capabilities.",
-        rationale: "Clients keep a server/discover result for its ttlMs and pick versions and features from it; answers that change inside that window make a cached answer wrong. The specification lets data change before the TTL ends (a hint, not a guarantee), so this is a recommendation, never a failure by default.",
-        source: "MCP 2026-07-28 server/utilities/caching §Time-to-Live (TTL) Field; server/discover §Response",
-        fix: "Keep supportedVersions and capabilities fixed for the ttlMs you announce, or announce a shorter ttlMs.",
+        title: crate::findings::prose!(
+            "A server/discover answered within the ttlMs of an earlier one lists the same supportedVersions and capabilities."
+        ),
+        rationale: crate::findings::prose!(
+            "Clients keep a server/discover result for its ttlMs and pick versions and features from it; answers that change inside that window make a cached answer wrong. The specification lets data change before the TTL ends (a hint, not a guarantee), so this is a recommendation, never a failure by default."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/utilities/caching §Time-to-Live (TTL) Field; server/discover §Response"
+        ),
+        fix: crate::findings::prose!(
+            "Keep supportedVersions and capabilities fixed for the ttlMs you announce, or announce a shorter ttlMs."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -608,10 +873,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-052",
         level: Level::Error,
         severity: Severity::High,
-        title: "A subscriptions/listen stream carries only what its filter asked for: the acknowledgment agrees to no more than was asked, no change notification of another kind arrives on it (none for an empty filter), and a result that ends it is complete and carries the subscription's id in _meta.",
-        rationale: "Clients open listen streams for the changes they can handle; notifications they did not ask for (or an acknowledgment promising them) break that contract, and a teardown result without its subscription id cannot be told apart from another stream's on stdio.",
-        source: "MCP 2026-07-28 basic/patterns/subscriptions §Opening a Stream, §Acknowledgment, §Graceful Closure",
-        fix: "Send on a listen stream only the notification kinds its filter asks for, acknowledge no more than that, and end it with {\"resultType\": \"complete\", \"_meta\": {\"io.modelcontextprotocol/subscriptionId\": <id>}}.",
+        title: crate::findings::prose!(
+            "A subscriptions/listen stream carries only what its filter asked for: the acknowledgment agrees to no more than was asked, no change notification of another kind arrives on it (none for an empty filter), and a result that ends it is complete and carries the subscription's id in _meta."
+        ),
+        rationale: crate::findings::prose!(
+            "Clients open listen streams for the changes they can handle; notifications they did not ask for (or an acknowledgment promising them) break that contract, and a teardown result without its subscription id cannot be told apart from another stream's on stdio."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/patterns/subscriptions §Opening a Stream, §Acknowledgment, §Graceful Closure"
+        ),
+        fix: crate::findings::prose!(
+            "Send on a listen stream only the notification kinds its filter asks for, acknowledge no more than that, and end it with {\"resultType\": \"complete\", \"_meta\": {\"io.modelcontextprotocol/subscriptionId\": <id>}}."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -619,10 +892,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-053",
         level: Level::Error,
         severity: Severity::High,
-        title: "A complete result of server/discover, tools/list, prompts/list, resources/list, resources/templates/list or resources/read carries ttlMs (an integer, 0 or more) and cacheScope (\"public\" or \"private\"), an input_required result carries neither, and the pages of one listing share one cacheScope.",
-        rationale: "Clients and shared caches decide how long and for whom to keep a result from these hints; without them every client must re-fetch, and a wrong or mixed cacheScope lets a private answer be shared.",
-        source: "MCP 2026-07-28 server/utilities/caching §Cacheable Results, §Cacheable Model, §Interaction with Pagination; changelog minor change 5 (SEP-2549)",
-        fix: "Add ttlMs (milliseconds, 0 or more) and cacheScope (\"public\" or \"private\") to every complete cacheable result, leave them off input_required results, and keep one cacheScope across the pages of a listing.",
+        title: crate::findings::prose!(
+            "A complete result of server/discover, tools/list, prompts/list, resources/list, resources/templates/list or resources/read carries ttlMs (an integer, 0 or more) and cacheScope (\"public\" or \"private\"), an input_required result carries neither, and the pages of one listing share one cacheScope."
+        ),
+        rationale: crate::findings::prose!(
+            "Clients and shared caches decide how long and for whom to keep a result from these hints; without them every client must re-fetch, and a wrong or mixed cacheScope lets a private answer be shared."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/utilities/caching §Cacheable Results, §Cacheable Model, §Interaction with Pagination; changelog minor change 5 (SEP-2549)"
+        ),
+        fix: crate::findings::prose!(
+            "Add ttlMs (milliseconds, 0 or more) and cacheScope (\"public\" or \"private\") to every complete cacheable result, leave them off input_required results, and keep one cacheScope across the pages of a listing."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -630,10 +911,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-054",
         level: Level::Error,
         severity: Severity::High,
-        title: "Every traceparent in a 2026-07-28 message's _meta follows W3C Trace Context (version-traceid-parentid-flags in lowercase hex, neither id all zeros), and tracestate and baggage are strings.",
-        rationale: "Tracing systems drop or mis-join spans whose trace context is malformed, so a request cannot be followed from client to server.",
-        source: "MCP 2026-07-28 basic/index §_meta (OpenTelemetry trace context); W3C Trace Context §traceparent Header; changelog minor change 2 (SEP-414)",
-        fix: "Write traceparent as 00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>, lowercase, ids not all zeros (or leave it out).",
+        title: crate::findings::prose!(
+            "Every traceparent in a 2026-07-28 message's _meta follows W3C Trace Context (version-traceid-parentid-flags in lowercase hex, neither id all zeros), and tracestate and baggage are strings."
+        ),
+        rationale: crate::findings::prose!(
+            "Tracing systems drop or mis-join spans whose trace context is malformed, so a request cannot be followed from client to server."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §_meta (OpenTelemetry trace context); W3C Trace Context §traceparent Header; changelog minor change 2 (SEP-414)"
+        ),
+        fix: crate::findings::prose!(
+            "Write traceparent as 00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>, lowercase, ids not all zeros (or leave it out)."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -641,10 +930,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-055",
         level: Level::Note,
         severity: Severity::Info,
-        title: "The server uses no feature its revision deprecates: Roots, Sampling and Logging in 2026-07-28, the HTTP+SSE transport since 2025-03-26.",
-        rationale: "Deprecated features still work but are scheduled for removal; clients built for later revisions will stop offering them.",
-        source: "MCP 2026-07-28 deprecated (SEP-2577, SEP-2596); changelog §Deprecated",
-        fix: "Move off the feature: pass directories as tool parameters instead of Roots, call an LLM API instead of Sampling, log to stderr or OpenTelemetry instead of Logging, serve Streamable HTTP instead of HTTP+SSE.",
+        title: crate::findings::prose!(
+            "The server uses no feature its revision deprecates: Roots, Sampling and Logging in 2026-07-28, the HTTP+SSE transport since 2025-03-26."
+        ),
+        rationale: crate::findings::prose!(
+            "Deprecated features still work but are scheduled for removal; clients built for later revisions will stop offering them."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 deprecated (SEP-2577, SEP-2596); changelog §Deprecated"
+        ),
+        fix: crate::findings::prose!(
+            "Move off the feature: pass directories as tool parameters instead of Roots, call an LLM API instead of Sampling, log to stderr or OpenTelemetry instead of Logging, serve Streamable HTTP instead of HTTP+SSE."
+        ),
         category: "deprecation",
         ..BASE
     },
@@ -652,10 +949,18 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-056",
         level: Level::Error,
         severity: Severity::High,
-        title: "A 2026-07-28 resources/read of a resource that does not exist (mcpcheck's probe URI, which no server serves) is refused with -32602, never answered with contents, and no 2026-07-28 answer uses the retired codes -32002 and -32042.",
-        rationale: "2026-07-28 moved resource-not-found to -32602 and forbids the old codes, so a client of this revision reads -32002 as an unknown error; an empty contents array cannot be told from an empty resource.",
-        source: "MCP 2026-07-28 server/resources §Error Handling; basic/index §Error Codes; changelog minor change 6",
-        fix: "Answer a resources/read of an unknown URI with -32602 (Invalid params) and the URI in data, and never send -32002 or -32042 in this revision.",
+        title: crate::findings::prose!(
+            "A 2026-07-28 resources/read of a resource that does not exist (mcpcheck's probe URI, which no server serves) is refused with -32602, never answered with contents, and no 2026-07-28 answer uses the retired codes -32002 and -32042."
+        ),
+        rationale: crate::findings::prose!(
+            "2026-07-28 moved resource-not-found to -32602 and forbids the old codes, so a client of this revision reads -32002 as an unknown error; an empty contents array cannot be told from an empty resource."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/resources §Error Handling; basic/index §Error Codes; changelog minor change 6"
+        ),
+        fix: crate::findings::prose!(
+            "Answer a resources/read of an unknown URI with -32602 (Invalid params) and the URI in data, and never send -32002 or -32042 in this revision."
+        ),
         category: "stateless",
         ..BASE
     },
@@ -663,29 +968,45 @@ pub const INFOS: [RuleInfo; 46] = [
         code: "INV-057",
         level: Level::Warning,
         severity: Severity::Low,
-        title: "An unknown prompt (mcpcheck's probe name) is refused with -32602, and in handshake revisions an unknown resource (mcpcheck's probe URI) with -32002, the codes the specification recommends.",
-        rationale: "Clients tell a wrong name from a broken server by the code; an internal error (-32603) or a code of 0 reads as the server failing. These codes are SHOULDs, so a recommendation not met, never a failure by default.",
-        source: "MCP 2025-11-25 server/prompts §Error Handling, server/resources §Error Handling; MCP 2026-07-28 server/prompts §Error Handling",
-        fix: "Answer prompts/get of an unknown name with -32602, and (up to 2025-11-25) resources/read of an unknown URI with -32002.",
+        title: crate::findings::prose!(
+            "An unknown prompt (mcpcheck's probe name) is refused with -32602, and in handshake revisions an unknown resource (mcpcheck's probe URI) with -32002, the codes the specification recommends."
+        ),
+        rationale: crate::findings::prose!(
+            "Clients tell a wrong name from a broken server by the code; an internal error (-32603) or a code of 0 reads as the server failing. These codes are SHOULDs, so a recommendation not met, never a failure by default."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/prompts §Error Handling, server/resources §Error Handling; MCP 2026-07-28 server/prompts §Error Handling"
+        ),
+        fix: crate::findings::prose!(
+            "Answer prompts/get of an unknown name with -32602, and (up to 2025-11-25) resources/read of an unknown URI with -32002."
+        ),
         category: "error-envelope",
         ..BASE
     },
     RuleInfo {
         code: "INV-090",
-        title: TOOL_OVERLAP,
-        rationale: "Two servers of one client expose a tool of the same unprefixed name, so a client that does not namespace tools cannot tell which server a call is for.",
-        source: TOOL_OVERLAP_SOURCE,
-        fix: "Prefix the tool names with the server's name, or do not compose the two servers in one client.",
+        title: crate::findings::prose!(TOOL_OVERLAP),
+        rationale: crate::findings::prose!(
+            "Two servers of one client expose a tool of the same unprefixed name, so a client that does not namespace tools cannot tell which server a call is for."
+        ),
+        source: crate::findings::prose!(TOOL_OVERLAP_SOURCE),
+        fix: crate::findings::prose!(
+            "Prefix the tool names with the server's name, or do not compose the two servers in one client."
+        ),
         category: "composition",
         aliases: &["tool-namespace-overlap"],
         ..BASE
     },
     RuleInfo {
         code: "INV-091",
-        title: ID_COLLISION,
-        rationale: "Two servers on one shared transport see the same request id, so responses on the channel cannot be matched to their requests.",
-        source: ID_COLLISION_SOURCE,
-        fix: "Give each server its own transport, or make the client number requests across the shared channel.",
+        title: crate::findings::prose!(ID_COLLISION),
+        rationale: crate::findings::prose!(
+            "Two servers on one shared transport see the same request id, so responses on the channel cannot be matched to their requests."
+        ),
+        source: crate::findings::prose!(ID_COLLISION_SOURCE),
+        fix: crate::findings::prose!(
+            "Give each server its own transport, or make the client number requests across the shared channel."
+        ),
         category: "composition",
         aliases: &["shared-transport-id-collision"],
         ..BASE

@@ -121,18 +121,7 @@ pub const ALL: [Rule; 33] = [
 crate::report::catalogue_lookups!(Rule, "E103");
 
 /// What every lint row shares.
-const BASE: RuleInfo = RuleInfo {
-    code: "",
-    family: Family::Lint,
-    level: Level::Error,
-    severity: Severity::High,
-    title: "",
-    rationale: "",
-    source: "",
-    fix: "",
-    category: "",
-    aliases: &[],
-};
+const BASE: RuleInfo = RuleInfo::of(Family::Lint);
 
 /// The rows, in the order of [`Rule`]'s variants.
 pub const INFOS: [RuleInfo; 33] = [
@@ -140,330 +129,506 @@ pub const INFOS: [RuleInfo; 33] = [
         code: "E601",
         level: Level::Error,
         severity: Severity::High,
-        title: "Malformed entry",
-        rationale: "A listing is not an array, an entry is not an object, a field MCP requires is missing or empty, or a field has the wrong JSON type, so clients drop the entry or fail to read the listing.",
-        source: "MCP 2025-11-25 schema.json (Tool, ToolAnnotations, Prompt, PromptArgument, Resource, ResourceTemplate)",
-        fix: "Make the entry match the MCP schema: listings are arrays of objects, each with the required fields (name; uri for resources; uriTemplate for templates) of the right JSON type.",
+        title: crate::findings::prose!("Malformed entry"),
+        rationale: crate::findings::prose!(
+            "A listing is not an array, an entry is not an object, a field MCP requires is missing or empty, or a field has the wrong JSON type, so clients drop the entry or fail to read the listing."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 schema.json (Tool, ToolAnnotations, Prompt, PromptArgument, Resource, ResourceTemplate)"
+        ),
+        fix: crate::findings::prose!(
+            "Make the entry match the MCP schema: listings are arrays of objects, each with the required fields (name; uri for resources; uriTemplate for templates) of the right JSON type."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W601",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Tool name format",
-        rationale: "A tool name is not 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', which clients may reject or rewrite.",
-        source: "MCP 2025-11-25 server/tools §Tool Names",
-        fix: "Rename the tool to 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.' (for example read_file).",
+        title: crate::findings::prose!("Tool name format"),
+        rationale: crate::findings::prose!(
+            "A tool name is not 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.', which clients may reject or rewrite."
+        ),
+        source: crate::findings::prose!("MCP 2025-11-25 server/tools §Tool Names"),
+        fix: crate::findings::prose!(
+            "Rename the tool to 1-128 characters of A-Z, a-z, 0-9, '_', '-' and '.' (for example read_file)."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E113",
         level: Level::Error,
         severity: Severity::High,
-        title: "Duplicate tool name",
-        rationale: "Two tools share a name, so a call by that name is ambiguous and clients that key tools by name lose one.",
-        source: "mcp-assert E113; MCP 2025-11-25 server/tools §Tool Names (unique within a server)",
-        fix: "Give each tool a name of its own; merge the two tools or rename one.",
+        title: crate::findings::prose!("Duplicate tool name"),
+        rationale: crate::findings::prose!(
+            "Two tools share a name, so a call by that name is ambiguous and clients that key tools by name lose one."
+        ),
+        source: crate::findings::prose!(
+            "mcp-assert E113; MCP 2025-11-25 server/tools §Tool Names (unique within a server)"
+        ),
+        fix: crate::findings::prose!(
+            "Give each tool a name of its own; merge the two tools or rename one."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E101",
         level: Level::Error,
         severity: Severity::High,
-        title: "Tool description missing",
-        rationale: "A tool has no description (absent, empty or blank), so a model cannot tell when to use it.",
-        source: "mcp-assert E101",
-        fix: "Add a description that says what the tool does and when a model should call it.",
+        title: crate::findings::prose!("Tool description missing"),
+        rationale: crate::findings::prose!(
+            "A tool has no description (absent, empty or blank), so a model cannot tell when to use it."
+        ),
+        source: crate::findings::prose!("mcp-assert E101"),
+        fix: crate::findings::prose!(
+            "Add a description that says what the tool does and when a model should call it."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W111",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Tool description length",
-        rationale: "A tool description is shorter than 20 characters and 3 words, too little to choose the tool by, or longer than 1,024 characters, which OpenAI's function calling rejects.",
-        source: "mcp-assert W111 (other bounds); OpenAI Chat Completions (function.description at most 1,024 characters, string_above_max_length)",
-        fix: "Write a description of at least 20 characters and 3 words, and at most 1,024 characters: what the tool does, when to use it, what it returns.",
+        title: crate::findings::prose!("Tool description length"),
+        rationale: crate::findings::prose!(
+            "A tool description is shorter than 20 characters and 3 words, too little to choose the tool by, or longer than 1,024 characters, which OpenAI's function calling rejects."
+        ),
+        source: crate::findings::prose!(
+            "mcp-assert W111 (other bounds); OpenAI Chat Completions (function.description at most 1,024 characters, string_above_max_length)"
+        ),
+        fix: crate::findings::prose!(
+            "Write a description of at least 20 characters and 3 words, and at most 1,024 characters: what the tool does, when to use it, what it returns."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W105",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Duplicate tool description",
-        rationale: "Two tools have the same description, so a model cannot tell them apart.",
-        source: "mcp-assert W105 (identical descriptions only)",
-        fix: "Describe each tool by what sets it apart from the other, so a model can choose between them.",
+        title: crate::findings::prose!("Duplicate tool description"),
+        rationale: crate::findings::prose!(
+            "Two tools have the same description, so a model cannot tell them apart."
+        ),
+        source: crate::findings::prose!("mcp-assert W105 (identical descriptions only)"),
+        fix: crate::findings::prose!(
+            "Describe each tool by what sets it apart from the other, so a model can choose between them."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E602",
         level: Level::Error,
         severity: Severity::High,
-        title: "inputSchema missing",
-        rationale: "A tool has no inputSchema, or it is null or not a JSON object, so clients cannot describe or validate its arguments.",
-        source: "MCP 2025-11-25 server/tools §Tool (inputSchema MUST be a valid JSON Schema object, not null)",
-        fix: "Give the tool an inputSchema object; a tool without arguments takes {\"type\": \"object\"}.",
+        title: crate::findings::prose!("inputSchema missing"),
+        rationale: crate::findings::prose!(
+            "A tool has no inputSchema, or it is null or not a JSON object, so clients cannot describe or validate its arguments."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Tool (inputSchema MUST be a valid JSON Schema object, not null)"
+        ),
+        fix: crate::findings::prose!(
+            "Give the tool an inputSchema object; a tool without arguments takes {\"type\": \"object\"}."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E603",
         level: Level::Error,
         severity: Severity::High,
-        title: "inputSchema not type object",
-        rationale: "A tool's inputSchema does not say type: \"object\" at its root, which the MCP schema requires and Claude's API rejects (input_schema.type).",
-        source: "MCP 2025-11-25 schema.json Tool.inputSchema (type const \"object\"); Claude API tool input_schema",
-        fix: "Put \"type\": \"object\" at the root of the inputSchema and describe the arguments under properties.",
+        title: crate::findings::prose!("inputSchema not type object"),
+        rationale: crate::findings::prose!(
+            "A tool's inputSchema does not say type: \"object\" at its root, which the MCP schema requires and Claude's API rejects (input_schema.type)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 schema.json Tool.inputSchema (type const \"object\"); Claude API tool input_schema"
+        ),
+        fix: crate::findings::prose!(
+            "Put \"type\": \"object\" at the root of the inputSchema and describe the arguments under properties."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E604",
         level: Level::Error,
         severity: Severity::High,
-        title: "Composition at the inputSchema root",
-        rationale: "A tool's inputSchema has oneOf, anyOf or allOf at its root, which Claude's API rejects for every request that lists the tool.",
-        source: "Claude API (400: input_schema does not support oneOf, allOf, or anyOf at the top level); OpenAI Structured Outputs (root object must not be anyOf)",
-        fix: "Move oneOf/anyOf/allOf below the root: keep the root a plain object schema and put the alternatives on the properties that vary.",
+        title: crate::findings::prose!("Composition at the inputSchema root"),
+        rationale: crate::findings::prose!(
+            "A tool's inputSchema has oneOf, anyOf or allOf at its root, which Claude's API rejects for every request that lists the tool."
+        ),
+        source: crate::findings::prose!(
+            "Claude API (400: input_schema does not support oneOf, allOf, or anyOf at the top level); OpenAI Structured Outputs (root object must not be anyOf)"
+        ),
+        fix: crate::findings::prose!(
+            "Move oneOf/anyOf/allOf below the root: keep the root a plain object schema and put the alternatives on the properties that vary."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E605",
         level: Level::Error,
         severity: Severity::High,
-        title: "Invalid JSON Schema",
-        rationale: "An inputSchema or outputSchema is not a valid JSON Schema in its declared dialect (2020-12 when it names none), so clients cannot compile it.",
-        source: "MCP 2025-11-25 basic/index §JSON Schema Usage (Schema Validation, Implementation Requirements)",
-        fix: "Fix the schema so it compiles in its dialect (2020-12 unless $schema says otherwise); the message names the keyword that fails.",
+        title: crate::findings::prose!("Invalid JSON Schema"),
+        rationale: crate::findings::prose!(
+            "An inputSchema or outputSchema is not a valid JSON Schema in its declared dialect (2020-12 when it names none), so clients cannot compile it."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 basic/index §JSON Schema Usage (Schema Validation, Implementation Requirements)"
+        ),
+        fix: crate::findings::prose!(
+            "Fix the schema so it compiles in its dialect (2020-12 unless $schema says otherwise); the message names the keyword that fails."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E606",
         level: Level::Error,
         severity: Severity::High,
-        title: "required not in properties",
-        rationale: "An object schema requires a property its properties do not define, so the argument is mandatory but has no type or description to go by.",
-        source: "MCP 2025-11-25 schema.json Tool.inputSchema (properties, required); JSON Schema 2020-12 validation §6.5.3",
-        fix: "Define every property named in required under properties, with a type and a description, or drop it from required.",
+        title: crate::findings::prose!("required not in properties"),
+        rationale: crate::findings::prose!(
+            "An object schema requires a property its properties do not define, so the argument is mandatory but has no type or description to go by."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 schema.json Tool.inputSchema (properties, required); JSON Schema 2020-12 validation §6.5.3"
+        ),
+        fix: crate::findings::prose!(
+            "Define every property named in required under properties, with a type and a description, or drop it from required."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E102",
         level: Level::Error,
         severity: Severity::High,
-        title: "Parameter untyped",
-        rationale: "A parameter's schema constrains no type (no type, enum, const, $ref or composition), so a model guesses the value's type and Gemini CLI skipped such tools.",
-        source: "mcp-assert E102 (narrowed to schemas that constrain no type); Gemini CLI (\"missing types in its parameter schema\")",
-        fix: "Give the parameter a type (or an enum, const, $ref or composition) so a model knows what kind of value to send.",
+        title: crate::findings::prose!("Parameter untyped"),
+        rationale: crate::findings::prose!(
+            "A parameter's schema constrains no type (no type, enum, const, $ref or composition), so a model guesses the value's type and Gemini CLI skipped such tools."
+        ),
+        source: crate::findings::prose!(
+            "mcp-assert E102 (narrowed to schemas that constrain no type); Gemini CLI (\"missing types in its parameter schema\")"
+        ),
+        fix: crate::findings::prose!(
+            "Give the parameter a type (or an enum, const, $ref or composition) so a model knows what kind of value to send."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E103",
         level: Level::Error,
         severity: Severity::High,
-        title: "Required parameter without description",
-        rationale: "A required parameter has no description, so a model guesses what value to give.",
-        source: "mcp-assert E103",
-        fix: "Describe every required parameter: what it is, its unit or format, an example value.",
+        title: crate::findings::prose!("Required parameter without description"),
+        rationale: crate::findings::prose!(
+            "A required parameter has no description, so a model guesses what value to give."
+        ),
+        source: crate::findings::prose!("mcp-assert E103"),
+        fix: crate::findings::prose!(
+            "Describe every required parameter: what it is, its unit or format, an example value."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W102",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Optional parameter without description",
-        rationale: "An optional parameter has no description, so a model guesses when and how to use it.",
-        source: "mcp-assert W102",
-        fix: "Describe the optional parameter: what it changes and its default.",
+        title: crate::findings::prose!("Optional parameter without description"),
+        rationale: crate::findings::prose!(
+            "An optional parameter has no description, so a model guesses when and how to use it."
+        ),
+        source: crate::findings::prose!("mcp-assert W102"),
+        fix: crate::findings::prose!(
+            "Describe the optional parameter: what it changes and its default."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W602",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "default rejected by its schema",
-        rationale: "A schema's default is not among its enum values, differs from its const, or is not of its type, so a client that fills in the default sends an invalid value.",
-        source: "JSON Schema 2020-12 validation §9.2 (default SHOULD be valid against its schema)",
-        fix: "Make the default a value its own schema accepts (in the enum, equal to const, of the declared type), or drop it.",
+        title: crate::findings::prose!("default rejected by its schema"),
+        rationale: crate::findings::prose!(
+            "A schema's default is not among its enum values, differs from its const, or is not of its type, so a client that fills in the default sends an invalid value."
+        ),
+        source: crate::findings::prose!(
+            "JSON Schema 2020-12 validation §9.2 (default SHOULD be valid against its schema)"
+        ),
+        fix: crate::findings::prose!(
+            "Make the default a value its own schema accepts (in the enum, equal to const, of the declared type), or drop it."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W603",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Malformed enum",
-        rationale: "A schema's enum is empty, so no value is valid, or lists a value twice.",
-        source: "JSON Schema 2020-12 validation §6.1.2 (enum SHOULD have at least one element, elements SHOULD be unique)",
-        fix: "List at least one value in the enum, each once.",
+        title: crate::findings::prose!("Malformed enum"),
+        rationale: crate::findings::prose!(
+            "A schema's enum is empty, so no value is valid, or lists a value twice."
+        ),
+        source: crate::findings::prose!(
+            "JSON Schema 2020-12 validation §6.1.2 (enum SHOULD have at least one element, elements SHOULD be unique)"
+        ),
+        fix: crate::findings::prose!("List at least one value in the enum, each once."),
         ..BASE
     },
     RuleInfo {
         code: "E607",
         level: Level::Error,
         severity: Severity::High,
-        title: "External $ref",
-        rationale: "A $ref points outside the schema (a network or relative URI), which clients do not fetch, so validation against it fails.",
-        source: "MCP 2026-07-28 basic/index §$ref Resolution (MUST NOT dereference network URIs; unresolved external $ref SHOULD be rejected)",
-        fix: "Inline the referenced schema under $defs and point $ref at it (#/$defs/...); clients do not fetch external schemas.",
+        title: crate::findings::prose!("External $ref"),
+        rationale: crate::findings::prose!(
+            "A $ref points outside the schema (a network or relative URI), which clients do not fetch, so validation against it fails."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §$ref Resolution (MUST NOT dereference network URIs; unresolved external $ref SHOULD be rejected)"
+        ),
+        fix: crate::findings::prose!(
+            "Inline the referenced schema under $defs and point $ref at it (#/$defs/...); clients do not fetch external schemas."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E608",
         level: Level::Error,
         severity: Severity::High,
-        title: "Dangling $ref",
-        rationale: "A local $ref (#/… or #anchor) resolves to nothing in the schema, for example a #/$defs/… reference with no $defs, so the schema does not compile.",
-        source: "JSON Schema 2020-12 core §8.2.3.1 ($ref); Gemini CLI (\"can't resolve reference\")",
-        fix: "Point $ref at a definition that exists (add it under $defs), or fix the pointer's spelling.",
+        title: crate::findings::prose!("Dangling $ref"),
+        rationale: crate::findings::prose!(
+            "A local $ref (#/… or #anchor) resolves to nothing in the schema, for example a #/$defs/… reference with no $defs, so the schema does not compile."
+        ),
+        source: crate::findings::prose!(
+            "JSON Schema 2020-12 core §8.2.3.1 ($ref); Gemini CLI (\"can't resolve reference\")"
+        ),
+        fix: crate::findings::prose!(
+            "Point $ref at a definition that exists (add it under $defs), or fix the pointer's spelling."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "I601",
         level: Level::Note,
         severity: Severity::Info,
-        title: "Keyword some clients drop",
-        rationale: "An inputSchema uses if/then/else, patternProperties, dependentSchemas, dependentRequired, dependencies, unevaluatedProperties or propertyNames, outside the subsets OpenAI's strict function calling and Gemini's function parameters accept.",
-        source: "OpenAI Structured Outputs (supported schemas); Gemini API FunctionDeclaration parameters (OpenAPI Schema subset)",
-        fix: "If models of those clients must call the tool, express the rule another way (an enum, separate optional properties) or describe it in the description.",
+        title: crate::findings::prose!("Keyword some clients drop"),
+        rationale: crate::findings::prose!(
+            "An inputSchema uses if/then/else, patternProperties, dependentSchemas, dependentRequired, dependencies, unevaluatedProperties or propertyNames, outside the subsets OpenAI's strict function calling and Gemini's function parameters accept."
+        ),
+        source: crate::findings::prose!(
+            "OpenAI Structured Outputs (supported schemas); Gemini API FunctionDeclaration parameters (OpenAPI Schema subset)"
+        ),
+        fix: crate::findings::prose!(
+            "If models of those clients must call the tool, express the rule another way (an enum, separate optional properties) or describe it in the description."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E609",
         level: Level::Error,
         severity: Severity::High,
-        title: "outputSchema not an object",
-        rationale: "A tool's outputSchema is present but not a JSON object, so clients cannot validate structured results against it.",
-        source: "MCP 2025-11-25 server/tools §Output Schema; schema.json Tool.outputSchema",
-        fix: "Make outputSchema a JSON object (a schema), or leave it out.",
+        title: crate::findings::prose!("outputSchema not an object"),
+        rationale: crate::findings::prose!(
+            "A tool's outputSchema is present but not a JSON object, so clients cannot validate structured results against it."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §Output Schema; schema.json Tool.outputSchema"
+        ),
+        fix: crate::findings::prose!(
+            "Make outputSchema a JSON object (a schema), or leave it out."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W604",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "outputSchema not type object",
-        rationale: "A tool's outputSchema does not say type: \"object\" at its root, which revisions up to 2025-11-25 require (2026-07-28 allows any schema).",
-        source: "MCP 2025-11-25 schema.json Tool.outputSchema (type const \"object\"); MCP 2026-07-28 changelog",
-        fix: "Put \"type\": \"object\" at the root of the outputSchema for clients of revisions up to 2025-11-25, or wrap the value in an object property.",
+        title: crate::findings::prose!("outputSchema not type object"),
+        rationale: crate::findings::prose!(
+            "A tool's outputSchema does not say type: \"object\" at its root, which revisions up to 2025-11-25 require (2026-07-28 allows any schema)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 schema.json Tool.outputSchema (type const \"object\"); MCP 2026-07-28 changelog"
+        ),
+        fix: crate::findings::prose!(
+            "Put \"type\": \"object\" at the root of the outputSchema for clients of revisions up to 2025-11-25, or wrap the value in an object property."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W605",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Contradictory annotations",
-        rationale: "A tool says readOnlyHint: true and destructiveHint: true, but a tool that does not modify its environment cannot destroy anything in it.",
-        source: "MCP 2025-11-25 schema.json ToolAnnotations (destructiveHint is meaningful only when readOnlyHint is false)",
-        fix: "Set destructiveHint only on tools that are not read-only: drop it, or set readOnlyHint to false if the tool changes things.",
+        title: crate::findings::prose!("Contradictory annotations"),
+        rationale: crate::findings::prose!(
+            "A tool says readOnlyHint: true and destructiveHint: true, but a tool that does not modify its environment cannot destroy anything in it."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 schema.json ToolAnnotations (destructiveHint is meaningful only when readOnlyHint is false)"
+        ),
+        fix: crate::findings::prose!(
+            "Set destructiveHint only on tools that are not read-only: drop it, or set readOnlyHint to false if the tool changes things."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W606",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Prompt argument without description",
-        rationale: "A prompt argument has no description, so the user filling it in has only its name to go by.",
-        source: "MCP 2025-11-25 server/prompts §PromptArgument",
-        fix: "Describe the prompt argument: what the user should fill in.",
+        title: crate::findings::prose!("Prompt argument without description"),
+        rationale: crate::findings::prose!(
+            "A prompt argument has no description, so the user filling it in has only its name to go by."
+        ),
+        source: crate::findings::prose!("MCP 2025-11-25 server/prompts §PromptArgument"),
+        fix: crate::findings::prose!("Describe the prompt argument: what the user should fill in."),
         ..BASE
     },
     RuleInfo {
         code: "E610",
         level: Level::Error,
         severity: Severity::High,
-        title: "Duplicate prompt argument",
-        rationale: "A prompt lists two arguments with the same name, which prompts/get's arguments map cannot carry apart.",
-        source: "MCP 2025-11-25 server/prompts §Getting a Prompt (arguments by name)",
-        fix: "Give each prompt argument a name of its own.",
+        title: crate::findings::prose!("Duplicate prompt argument"),
+        rationale: crate::findings::prose!(
+            "A prompt lists two arguments with the same name, which prompts/get's arguments map cannot carry apart."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/prompts §Getting a Prompt (arguments by name)"
+        ),
+        fix: crate::findings::prose!("Give each prompt argument a name of its own."),
         ..BASE
     },
     RuleInfo {
         code: "E611",
         level: Level::Error,
         severity: Severity::High,
-        title: "Resource URI not absolute",
-        rationale: "A resource's uri is not an absolute URI (scheme \":\" …, no spaces or control characters), so resources/read cannot name it reliably.",
-        source: "MCP 2025-11-25 schema.json Resource.uri (format uri); RFC 3986 §4.3",
-        fix: "Use an absolute URI with a scheme (file:///..., https://..., myapp://...), percent-encoding spaces and control characters.",
+        title: crate::findings::prose!("Resource URI not absolute"),
+        rationale: crate::findings::prose!(
+            "A resource's uri is not an absolute URI (scheme \":\" …, no spaces or control characters), so resources/read cannot name it reliably."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 schema.json Resource.uri (format uri); RFC 3986 §4.3"
+        ),
+        fix: crate::findings::prose!(
+            "Use an absolute URI with a scheme (file:///..., https://..., myapp://...), percent-encoding spaces and control characters."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W607",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Malformed mimeType",
-        rationale: "A resource's or template's mimeType is not type/subtype with optional parameters, so clients cannot tell how to render the content.",
-        source: "MCP 2025-11-25 server/resources §Resource; RFC 6838 §4.2; RFC 9110 §8.3.1",
-        fix: "Write the mimeType as type/subtype (text/plain, application/json; charset=utf-8).",
+        title: crate::findings::prose!("Malformed mimeType"),
+        rationale: crate::findings::prose!(
+            "A resource's or template's mimeType is not type/subtype with optional parameters, so clients cannot tell how to render the content."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/resources §Resource; RFC 6838 §4.2; RFC 9110 §8.3.1"
+        ),
+        fix: crate::findings::prose!(
+            "Write the mimeType as type/subtype (text/plain, application/json; charset=utf-8)."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E612",
         level: Level::Error,
         severity: Severity::High,
-        title: "Malformed uriTemplate",
-        rationale: "A resource template's uriTemplate has unbalanced braces, an empty expression or an invalid variable name, so it cannot be expanded.",
-        source: "MCP 2025-11-25 server/resources §Resource Templates; RFC 6570 §2.2, §2.3",
-        fix: "Balance the braces and use valid RFC 6570 variable names ({name}, {+path}).",
+        title: crate::findings::prose!("Malformed uriTemplate"),
+        rationale: crate::findings::prose!(
+            "A resource template's uriTemplate has unbalanced braces, an empty expression or an invalid variable name, so it cannot be expanded."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/resources §Resource Templates; RFC 6570 §2.2, §2.3"
+        ),
+        fix: crate::findings::prose!(
+            "Balance the braces and use valid RFC 6570 variable names ({name}, {+path})."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W608",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "uriTemplate without variables",
-        rationale: "A resource template's uriTemplate has no {variable}, so it names one fixed URI that belongs in resources/list.",
-        source: "MCP 2025-11-25 server/resources §Resource Templates (parameterized resources); RFC 6570 §1.1",
-        fix: "List a fixed URI under resources, or add the {variable} the template stands for.",
+        title: crate::findings::prose!("uriTemplate without variables"),
+        rationale: crate::findings::prose!(
+            "A resource template's uriTemplate has no {variable}, so it names one fixed URI that belongs in resources/list."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/resources §Resource Templates (parameterized resources); RFC 6570 §1.1"
+        ),
+        fix: crate::findings::prose!(
+            "List a fixed URI under resources, or add the {variable} the template stands for."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E613",
         level: Level::Error,
         severity: Severity::High,
-        title: "Duplicate prompt, resource or template",
-        rationale: "Two prompts share a name, two resources a URI, or two templates a uriTemplate, so a client reaches only one of them.",
-        source: "MCP 2025-11-25 server/prompts §Getting a Prompt, server/resources §Reading Resources (by name and URI)",
-        fix: "Give each prompt a unique name, each resource a unique URI and each template a unique uriTemplate.",
+        title: crate::findings::prose!("Duplicate prompt, resource or template"),
+        rationale: crate::findings::prose!(
+            "Two prompts share a name, two resources a URI, or two templates a uriTemplate, so a client reaches only one of them."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/prompts §Getting a Prompt, server/resources §Reading Resources (by name and URI)"
+        ),
+        fix: crate::findings::prose!(
+            "Give each prompt a unique name, each resource a unique URI and each template a unique uriTemplate."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W106",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Listing too large",
-        rationale: "The tool definitions of a listing come to more than about 8,000 tokens (4 bytes a token), a large share of a model's context spent before any work.",
-        source: "mcp-assert W106",
-        fix: "Trim the tool definitions: shorter descriptions, fewer tools (split the server or group tools), schemas without repeated prose.",
+        title: crate::findings::prose!("Listing too large"),
+        rationale: crate::findings::prose!(
+            "The tool definitions of a listing come to more than about 8,000 tokens (4 bytes a token), a large share of a model's context spent before any work."
+        ),
+        source: crate::findings::prose!("mcp-assert W106"),
+        fix: crate::findings::prose!(
+            "Trim the tool definitions: shorter descriptions, fewer tools (split the server or group tools), schemas without repeated prose."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "E301",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Response too large",
-        rationale: "A tool's answer is over the response budget (100 KiB unless set), which fills a model's context window.",
-        source: "mcp-assert E301 (--max-response-kb, default 100)",
-        fix: "Return less per call: paginate, summarise, or let the caller ask for the part it needs; raise --max-response-kb only if the size is intended.",
+        title: crate::findings::prose!("Response too large"),
+        rationale: crate::findings::prose!(
+            "A tool's answer is over the response budget (100 KiB unless set), which fills a model's context window."
+        ),
+        source: crate::findings::prose!("mcp-assert E301 (--max-response-kb, default 100)"),
+        fix: crate::findings::prose!(
+            "Return less per call: paginate, summarise, or let the caller ask for the part it needs; raise --max-response-kb only if the size is intended."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W609",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Listing order unstable",
-        rationale: "Two listings taken in one session list the same items in a different order, which breaks clients' prompt caching and makes runs differ.",
-        source: "Claude prompt caching (tool definitions are the start of the cached prefix); MCP 2025-11-25 server/tools §List Changed Notification",
-        fix: "List items in a fixed order (sort them, or keep insertion order) so every listing of a session is the same.",
+        title: crate::findings::prose!("Listing order unstable"),
+        rationale: crate::findings::prose!(
+            "Two listings taken in one session list the same items in a different order, which breaks clients' prompt caching and makes runs differ."
+        ),
+        source: crate::findings::prose!(
+            "Claude prompt caching (tool definitions are the start of the cached prefix); MCP 2025-11-25 server/tools §List Changed Notification"
+        ),
+        fix: crate::findings::prose!(
+            "List items in a fixed order (sort them, or keep insertion order) so every listing of a session is the same."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "W610",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Listing content unstable",
-        rationale: "Two listings taken in one session differ in which items they list or in an item's definition, with nothing in the session to explain it.",
-        source: "MCP 2025-11-25 server/tools §List Changed Notification; Claude prompt caching (a changed tool definition invalidates the cache)",
-        fix: "Keep the listing the same within a session, or send notifications/tools/list_changed when it does change.",
+        title: crate::findings::prose!("Listing content unstable"),
+        rationale: crate::findings::prose!(
+            "Two listings taken in one session differ in which items they list or in an item's definition, with nothing in the session to explain it."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/tools §List Changed Notification; Claude prompt caching (a changed tool definition invalidates the cache)"
+        ),
+        fix: crate::findings::prose!(
+            "Keep the listing the same within a session, or send notifications/tools/list_changed when it does change."
+        ),
         ..BASE
     },
 ];
@@ -472,25 +637,10 @@ pub const INFOS: [RuleInfo; 33] = [
 mod tests {
     use super::*;
 
+    /// Codes outside the 6xx range are mcp-assert's, for the same check.
     #[test]
-    fn catalogue_is_in_declaration_order_and_complete() {
-        for (index, (rule, info)) in ALL.iter().zip(INFOS.iter()).enumerate() {
-            assert_eq!(rule.info(), info, "row {index}");
-            assert_eq!(rule.index(), index, "{}", info.code);
-            assert_eq!(Rule::from_code(info.code), Some(*rule));
-        }
-        let mut codes: Vec<&str> = INFOS.iter().map(|i| i.code).collect();
-        codes.sort_unstable();
-        codes.dedup();
-        assert_eq!(codes.len(), INFOS.len(), "codes must be unique");
-        let mut rules = ALL.to_vec();
-        rules.sort();
-        assert_eq!(rules, ALL.to_vec(), "ALL must list the variants in order");
+    fn codes_outside_6xx_are_mcp_asserts() {
         for info in INFOS {
-            assert!(info.rationale.ends_with('.'), "{}", info.code);
-            assert!(!info.rationale.contains('|'), "{}", info.code);
-            assert!(!info.source.is_empty(), "{}", info.code);
-            assert_eq!(info.code.len(), 4, "{}", info.code);
             let ours = info.code[1..].starts_with('6');
             assert!(
                 ours || info.source.starts_with("mcp-assert "),

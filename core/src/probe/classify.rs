@@ -30,6 +30,10 @@ pub enum Status {
     NonJsonOutput,
     /// A JSON-RPC error where a tool error belongs, or an internal error.
     ProtocolError,
+    /// The server sent more than [`FLOOD_MESSAGES`] messages or
+    /// [`FLOOD_BYTES`] bytes while the call was open (an unbounded stream of
+    /// notifications or output), as `run` ends a session for.
+    Flood,
     /// No answer in time.
     Timeout,
     /// The server exited, or the connection closed without an answer.
@@ -63,7 +67,7 @@ impl Level {
 
 impl Status {
     /// Every status, from the mildest to the most serious.
-    pub const ALL: [Status; 10] = [
+    pub const ALL: [Status; 11] = [
         Status::Healthy,
         Status::ToolError,
         Status::AcceptedInvalid,
@@ -72,6 +76,7 @@ impl Status {
         Status::InvalidResult,
         Status::NonJsonOutput,
         Status::ProtocolError,
+        Status::Flood,
         Status::Timeout,
         Status::Crash,
     ];
@@ -87,13 +92,14 @@ impl Status {
             Status::InvalidResult => "invalid_result",
             Status::NonJsonOutput => "non_json_output",
             Status::ProtocolError => "protocol_error",
+            Status::Flood => "flood",
             Status::Timeout => "timeout",
             Status::Crash => "crash",
         }
     }
 
-    /// Crash, timeout, protocol error, non-JSON output, invalid result and
-    /// schema mismatch are serious: they fail a run. Healthy, tool error,
+    /// Crash, timeout, flood, protocol error, non-JSON output, invalid
+    /// result and schema mismatch are serious: they fail a run. Healthy, tool error,
     /// skipped and accepted-invalid are not.
     pub fn is_serious(self) -> bool {
         self.level() == Level::Error
@@ -156,6 +162,9 @@ pub struct Observed {
     /// The last lines the server wrote on stderr.
     #[serde(default)]
     pub stderr_tail: String,
+    /// The server sent a flood while the call was open ([`flood`]): why.
+    #[serde(default)]
+    pub flood: Option<String>,
     #[serde(default)]
     pub duration_ms: u64,
 }
@@ -210,6 +219,32 @@ impl Classification {
     }
 }
 
+/// The most messages a server may send in one session (`run`), or while
+/// one call is open (`audit`, `fuzz`): past it, the stream is a flood.
+pub const FLOOD_MESSAGES: usize = 10_000;
+/// The most bytes a server may send in one session, or while one call is
+/// open, over all its messages.
+pub const FLOOD_BYTES: usize = 160 * 1024 * 1024;
+
+/// Why a server that sent `messages` messages of `bytes` bytes in all is
+/// flooding its client, if it is: the one decision `run` (which then ends
+/// the session) and `audit`/`fuzz` (which classify the call as
+/// [`Status::Flood`]) share.
+pub fn flood(messages: usize, bytes: usize) -> Option<String> {
+    if messages > FLOOD_MESSAGES {
+        Some(format!(
+            "the server sent more than {FLOOD_MESSAGES} messages in one session (a notification or request flood)"
+        ))
+    } else if bytes > FLOOD_BYTES {
+        Some(format!(
+            "the server sent more than {} MiB in one session",
+            FLOOD_BYTES >> 20
+        ))
+    } else {
+        None
+    }
+}
+
 /// The JSON-RPC errors that are a protocol failure for every request: parse
 /// error, invalid request, method not found, internal error.
 const ALWAYS_PROTOCOL: [i64; 4] = [-32700, -32600, -32601, -32603];
@@ -221,6 +256,7 @@ const QUOTE: usize = 200;
 ///
 /// | what was seen | status |
 /// |---|---|
+/// | a flood while the call was open (`flood`: more than [`FLOOD_MESSAGES`] messages or [`FLOOD_BYTES`] bytes), answer or not | `flood` |
 /// | the process exited (`exited`), answer or not | `crash` |
 /// | `timed_out` | `timeout` |
 /// | non-JSON lines on stdout | `non_json_output` |
@@ -243,6 +279,9 @@ const QUOTE: usize = 200;
 /// a tool failure reported on the wrong channel. The detail says what was
 /// seen, quoting at most 200 characters of the server's text.
 pub fn classify(observed: &Observed, cx: &ClassifyCx<'_>) -> Classification {
+    if let Some(why) = &observed.flood {
+        return Classification::new(Status::Flood, why.clone());
+    }
     if let Some(how) = &observed.exited {
         let when = if observed.response.is_some() {
             "after answering"
@@ -534,6 +573,23 @@ mod tests {
             serde_json::to_value(Request::PromptsGet).ok(),
             Some(json!("prompts/get"))
         );
+    }
+
+    #[test]
+    fn a_flood_is_named_before_what_it_caused() {
+        assert_eq!(flood(FLOOD_MESSAGES, FLOOD_BYTES), None);
+        let why = flood(FLOOD_MESSAGES + 1, 10).expect("a flood");
+        assert!(why.contains("more than 10000 messages"), "{why}");
+        assert!(flood(1, FLOOD_BYTES + 1).is_some_and(|w| w.contains("MiB")));
+        // The session was ended by the flood: no answer, the process killed.
+        let observed = Observed {
+            flood: Some(why.clone()),
+            exited: Some("signal 9 (SIGKILL)".into()),
+            ..Observed::default()
+        };
+        let got = classify(&observed, &ClassifyCx::new(Request::ToolsCall));
+        assert_eq!(got, Classification::new(Status::Flood, why));
+        assert!(Status::Flood.is_serious() && !Status::Flood.fuzz_passed());
     }
 
     #[test]

@@ -2,13 +2,13 @@
 //! seeded random mutations. See [`fuzz_cases`] for the exact order.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::Arguments;
 use super::inputs::{number, valid_arguments, valid_value, valid_with};
 use super::mutate;
 use super::rng::{Rng, fnv1a, mix};
-use super::schema::{Checker, effective, type_of};
+use super::schema::{Checker, Node, effective, type_of};
 
 /// The length of the huge string of a `huge_string` case (100 KiB).
 pub const HUGE_STRING_BYTES: usize = 100 * 1024;
@@ -159,45 +159,107 @@ pub struct FuzzCase {
 /// tool's name (so a tool's cases do not depend on the other tools, nor on
 /// their order). A case larger than [`MAX_CASE_BYTES`] is not generated.
 pub fn fuzz_cases(tool: &Value, seed: u64, runs: usize) -> Vec<FuzzCase> {
-    let f = Fuzzer::new(tool);
-    let mut out = Vec::new();
-    let mut total = 0usize;
-    for (label, category, arguments) in f.systematic() {
-        if out.len() == runs {
-            return out;
-        }
-        match f.admit(label, category, arguments, &mut total) {
-            Admit::Case(c) => out.push(c),
-            Admit::TooLarge => {}
-            Admit::BudgetSpent => return out,
-        }
-    }
+    fuzz_iter(tool, seed, runs).collect()
+}
+
+/// [`fuzz_cases`], one case at a time: each case is built when the
+/// iterator reaches it, so a tool of 2,000 properties holds one case in
+/// memory, not every systematic case at once. The cases, their order and
+/// the bounds are those of [`fuzz_cases`].
+pub fn fuzz_iter(tool: &Value, seed: u64, runs: usize) -> FuzzCases<'_> {
+    let fuzzer = Fuzzer::new(tool);
+    let specs = fuzzer.specs();
     let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-    let mut rng = Rng::new(mix(seed ^ fnv1a(name)));
-    let mut attempts = 0usize;
-    let mut n = 0usize;
-    while out.len() < runs && attempts < runs.saturating_mul(4).saturating_add(16) {
-        attempts += 1;
-        let (what, arguments) = mutate::random(&f.base, &mut rng);
-        let label = format!("random {}: {what}", n + 1);
-        match f.admit(label, Category::Random, arguments, &mut total) {
-            Admit::Case(c) => {
-                n += 1;
-                out.push(c);
-            }
-            Admit::TooLarge => {}
-            Admit::BudgetSpent => return out,
-        }
+    FuzzCases {
+        rng: Rng::new(mix(seed ^ fnv1a(name))),
+        fuzzer,
+        specs: specs.into_iter(),
+        pending: std::collections::VecDeque::new(),
+        runs,
+        given: 0,
+        total: 0,
+        random: 0,
+        attempts: 0,
+        done: false,
     }
-    out
+}
+
+/// The cases of one tool, built one at a time ([`fuzz_iter`]).
+pub struct FuzzCases<'a> {
+    fuzzer: Fuzzer<'a>,
+    specs: std::vec::IntoIter<Spec>,
+    /// Cases of one spec not given yet (a property's boundary values).
+    pending: std::collections::VecDeque<Raw>,
+    rng: Rng,
+    runs: usize,
+    given: usize,
+    total: usize,
+    random: usize,
+    attempts: usize,
+    done: bool,
+}
+
+impl std::fmt::Debug for FuzzCases<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FuzzCases")
+            .field("runs", &self.runs)
+            .field("given", &self.given)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Iterator for FuzzCases<'_> {
+    type Item = FuzzCase;
+
+    fn next(&mut self) -> Option<FuzzCase> {
+        while !self.done && self.given < self.runs {
+            let raw = match self.pending.pop_front() {
+                Some(raw) => raw,
+                None => match self.specs.next() {
+                    Some(spec) => {
+                        self.pending.extend(self.fuzzer.build(spec));
+                        continue;
+                    }
+                    None => {
+                        let limit = self.runs.saturating_mul(4).saturating_add(16);
+                        if self.attempts >= limit {
+                            self.done = true;
+                            break;
+                        }
+                        self.attempts += 1;
+                        let (what, arguments) = mutate::random(&self.fuzzer.base, &mut self.rng);
+                        let label = format!("random {}: {what}", self.random + 1);
+                        (label, Category::Random, arguments)
+                    }
+                },
+            };
+            let (label, category, arguments) = raw;
+            match self
+                .fuzzer
+                .admit(label, category, arguments, &mut self.total)
+            {
+                Admit::Case(c) => {
+                    if c.category == Category::Random {
+                        self.random += 1;
+                    }
+                    self.given += 1;
+                    return Some(c);
+                }
+                Admit::TooLarge => {}
+                Admit::BudgetSpent => self.done = true,
+            }
+        }
+        None
+    }
 }
 
 /// How many systematic cases [`fuzz_cases`] makes for a tool before its
 /// random ones (a `runs` below it cuts the systematic cases short).
 pub fn systematic_count(tool: &Value) -> usize {
     let f = Fuzzer::new(tool);
-    f.systematic()
+    f.specs()
         .into_iter()
+        .flat_map(|spec| f.build(spec))
         .filter(|(_, _, a)| bytes(a) <= MAX_CASE_BYTES)
         .count()
 }
@@ -217,63 +279,72 @@ fn bytes(a: &Arguments) -> usize {
 }
 
 /// A property of the tool's top-level schema.
-struct Prop {
-    name: String,
-    schema: Map<String, Value>,
+struct Prop<'a> {
+    name: &'a str,
+    schema: Node<'a>,
     ty: Option<&'static str>,
 }
 
-pub(crate) struct Fuzzer {
-    schema: Value,
+pub(crate) struct Fuzzer<'a> {
+    /// The input schema (an object), or `None` when the tool has none.
+    schema: Option<&'a Value>,
     checker: Checker,
     pub(crate) base: Value,
-    props: Vec<Prop>,
-    required: Vec<String>,
+    props: Vec<Prop<'a>>,
+    required: Vec<&'a str>,
 }
 
 type Raw = (String, Category, Arguments);
 
-/// A string category and how it makes a property's value and label.
-type StringCase = (Category, Box<dyn Fn(&Prop) -> (Value, String)>);
+/// One systematic case (or, for boundaries, a few), before it is built.
+#[derive(Clone, Copy)]
+enum Spec {
+    Valid,
+    Missing,
+    Null,
+    WrongArguments,
+    RequiredOmitted(usize),
+    WrongType(usize),
+    NullValue(usize),
+    EnumViolation(usize),
+    Boundaries(usize),
+    Empty(usize),
+    Text(Category, usize),
+    LongArray(usize),
+    Deep(usize),
+    DeepExtra,
+    Extra,
+}
 
-impl Fuzzer {
-    fn new(tool: &Value) -> Self {
-        let schema = tool
-            .get("inputSchema")
-            .filter(|s| s.is_object())
-            .cloned()
-            .unwrap_or_else(|| json!({"type": "object"}));
-        let top = effective(&schema, &schema);
+impl<'a> Fuzzer<'a> {
+    fn new(tool: &'a Value) -> Self {
+        let Some(schema) = tool.get("inputSchema").filter(|s| s.is_object()) else {
+            return Fuzzer {
+                schema: None,
+                checker: Checker::new(&json!({"type": "object"})),
+                base: json!({}),
+                props: Vec::new(),
+                required: Vec::new(),
+            };
+        };
+        let top = effective(schema, schema);
         let props = top
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|p| {
-                p.iter()
-                    .map(|(name, s)| {
-                        let eff = effective(s, &schema);
-                        Prop {
-                            name: name.clone(),
-                            ty: type_of(&eff),
-                            schema: eff,
-                        }
-                    })
-                    .collect()
+            .properties()
+            .iter()
+            .map(|(name, s)| {
+                let eff = effective(s, schema);
+                Prop {
+                    name,
+                    ty: type_of(&eff),
+                    schema: eff,
+                }
             })
-            .unwrap_or_default();
-        let required = top
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| {
-                r.iter()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect()
-            })
-            .unwrap_or_default();
+            .collect();
+        let required = top.required().to_vec();
         Fuzzer {
-            checker: Checker::new(&schema),
-            base: valid_arguments(&schema),
-            schema,
+            checker: Checker::new(schema),
+            base: valid_arguments(schema),
+            schema: Some(schema),
             props,
             required,
         }
@@ -313,155 +384,188 @@ impl Fuzzer {
         Arguments::Value(base)
     }
 
-    fn of_type<'a>(&'a self, types: &'a [&str]) -> impl Iterator<Item = &'a Prop> + 'a {
+    fn of_type<'s>(&'s self, types: &'s [&str]) -> impl Iterator<Item = usize> + 's {
         self.props
             .iter()
-            .filter(move |p| p.ty.is_some_and(|t| types.contains(&t)))
+            .enumerate()
+            .filter(move |(_, p)| p.ty.is_some_and(|t| types.contains(&t)))
+            .map(|(i, _)| i)
     }
 
-    /// Every systematic case, in order, before the size checks.
-    fn systematic(&self) -> Vec<Raw> {
-        let mut out: Vec<Raw> = vec![
-            (
+    /// Every systematic case, in order, as specs (nothing built yet).
+    fn specs(&self) -> Vec<Spec> {
+        let n = self.props.len();
+        let mut out = vec![Spec::Valid, Spec::Missing, Spec::Null, Spec::WrongArguments];
+        out.extend((0..self.required.len()).map(Spec::RequiredOmitted));
+        out.extend((0..n).map(Spec::WrongType));
+        out.extend((0..n).map(Spec::NullValue));
+        out.extend(
+            (0..n)
+                .filter(|i| {
+                    let s = &self.props[*i].schema;
+                    s.contains_key("enum") || s.contains_key("const")
+                })
+                .map(Spec::EnumViolation),
+        );
+        out.extend((0..n).map(Spec::Boundaries));
+        out.extend(
+            (0..n)
+                .filter(|i| matches!(self.props[*i].ty, Some("string" | "array" | "object")))
+                .map(Spec::Empty),
+        );
+        // An enum's other strings are tried by `enum_violation`.
+        let free: Vec<usize> = self
+            .of_type(&["string"])
+            .filter(|i| {
+                let s = &self.props[*i].schema;
+                !s.contains_key("enum") && !s.contains_key("const")
+            })
+            .collect();
+        for category in [
+            Category::HugeString,
+            Category::NulString,
+            Category::Unicode,
+            Category::PathTraversal,
+            Category::FormatBreaking,
+        ] {
+            out.extend(free.iter().map(|i| Spec::Text(category, *i)));
+        }
+        out.extend(self.of_type(&["array"]).map(Spec::LongArray));
+        out.extend(self.of_type(&["object", "array"]).map(Spec::Deep));
+        out.push(Spec::DeepExtra);
+        out.push(Spec::Extra);
+        out
+    }
+
+    /// The cases of one spec (several for boundaries, none for a spec with
+    /// nothing to try).
+    fn build(&self, spec: Spec) -> Vec<Raw> {
+        let one = |label: String, category, arguments| vec![(label, category, arguments)];
+        match spec {
+            Spec::Valid => one(
                 "valid arguments".into(),
                 Category::Valid,
                 Arguments::Value(self.base.clone()),
             ),
-            (
+            Spec::Missing => one(
                 "`arguments` omitted".into(),
                 Category::ArgumentsMissing,
                 Arguments::Omitted,
             ),
-            (
+            Spec::Null => one(
                 "`arguments` is null".into(),
                 Category::ArgumentsNull,
                 Arguments::Null,
             ),
-            (
+            Spec::WrongArguments => one(
                 "`arguments` is an array, not an object".into(),
                 Category::ArgumentsWrongType,
                 Arguments::Value(json!([])),
             ),
-        ];
-        for name in &self.required {
-            let mut base = self.base.clone();
-            if let Some(o) = base.as_object_mut() {
-                o.remove(name);
+            Spec::RequiredOmitted(i) => {
+                let name = self.required[i];
+                let mut base = self.base.clone();
+                if let Some(o) = base.as_object_mut() {
+                    o.remove(name);
+                }
+                one(
+                    format!("required property `{name}` omitted"),
+                    Category::RequiredOmitted,
+                    Arguments::Value(base),
+                )
             }
-            out.push((
-                format!("required property `{name}` omitted"),
-                Category::RequiredOmitted,
-                Arguments::Value(base),
-            ));
-        }
-        for p in &self.props {
-            let (v, what) = wrong_type(p.ty);
-            let label = format!("`{}` is {what}", p.name);
-            out.push((label, Category::WrongType, self.with(&p.name, v)));
-        }
-        for p in &self.props {
-            let label = format!("`{}` is null", p.name);
-            out.push((label, Category::NullValue, self.with(&p.name, Value::Null)));
-        }
-        for p in &self.props {
-            if let Some((v, what)) = enum_violation(&p.schema) {
-                let label = format!("`{}` = {what}", p.name);
-                out.push((label, Category::EnumViolation, self.with(&p.name, v)));
+            Spec::WrongType(i) => {
+                let p = &self.props[i];
+                let (v, what) = wrong_type(p.ty);
+                one(
+                    format!("`{}` is {what}", p.name),
+                    Category::WrongType,
+                    self.with(p.name, v),
+                )
             }
-        }
-        for p in &self.props {
-            for (v, what) in self.boundaries(p) {
-                let label = format!("`{}` = {what}", p.name);
-                out.push((label, Category::Boundary, self.with(&p.name, v)));
+            Spec::NullValue(i) => {
+                let p = &self.props[i];
+                one(
+                    format!("`{}` is null", p.name),
+                    Category::NullValue,
+                    self.with(p.name, Value::Null),
+                )
             }
-        }
-        self.by_kind(&mut out);
-        out
-    }
-
-    /// Categories 8 to 12 of [`fuzz_cases`].
-    fn by_kind(&self, out: &mut Vec<Raw>) {
-        for p in &self.props {
-            let (v, what) = match p.ty {
-                Some("string") => (json!(""), "an empty string"),
-                Some("array") => (json!([]), "an empty array"),
-                Some("object") => (json!({}), "an empty object"),
-                _ => continue,
-            };
-            let label = format!("`{}` is {what}", p.name);
-            out.push((label, Category::EmptyValue, self.with(&p.name, v)));
-        }
-        let strings: Vec<StringCase> = vec![
-            (
-                Category::HugeString,
-                Box::new(|_| {
-                    (
-                        json!("A".repeat(HUGE_STRING_BYTES)),
-                        format!("a {} KiB string", HUGE_STRING_BYTES / 1024),
-                    )
-                }),
-            ),
-            (
-                Category::NulString,
-                Box::new(|_| {
-                    (
-                        json!("before\u{0}after"),
-                        "a string holding a NUL character".into(),
-                    )
-                }),
-            ),
-            (
-                Category::Unicode,
-                Box::new(|_| {
-                    (
-                        json!(mutate::UNICODE),
-                        "a string of RTL override, combining marks, emoji and BOM".into(),
-                    )
-                }),
-            ),
-            (
-                Category::PathTraversal,
-                Box::new(|_| {
-                    (
-                        json!(mutate::TRAVERSAL),
-                        format!("{:?} (path traversal)", mutate::TRAVERSAL),
-                    )
-                }),
-            ),
-            (
-                Category::FormatBreaking,
-                Box::new(|p| format_breaker(&p.schema)),
-            ),
-        ];
-        // An enum's other strings are tried by `enum_violation`.
-        let free = |p: &&Prop| !p.schema.contains_key("enum") && !p.schema.contains_key("const");
-        for (category, make) in &strings {
-            for p in self.of_type(&["string"]).filter(free) {
-                let (v, what) = make(p);
-                let label = format!("`{}` is {what}", p.name);
-                out.push((label, *category, self.with(&p.name, v)));
+            Spec::EnumViolation(i) => {
+                let p = &self.props[i];
+                match enum_violation(&p.schema) {
+                    Some((v, what)) => one(
+                        format!("`{}` = {what}", p.name),
+                        Category::EnumViolation,
+                        self.with(p.name, v),
+                    ),
+                    None => Vec::new(),
+                }
             }
+            Spec::Boundaries(i) => {
+                let p = &self.props[i];
+                self.boundaries(p)
+                    .into_iter()
+                    .map(|(v, what)| {
+                        (
+                            format!("`{}` = {what}", p.name),
+                            Category::Boundary,
+                            self.with(p.name, v),
+                        )
+                    })
+                    .collect()
+            }
+            Spec::Empty(i) => {
+                let p = &self.props[i];
+                let (v, what) = match p.ty {
+                    Some("string") => (json!(""), "an empty string"),
+                    Some("array") => (json!([]), "an empty array"),
+                    _ => (json!({}), "an empty object"),
+                };
+                one(
+                    format!("`{}` is {what}", p.name),
+                    Category::EmptyValue,
+                    self.with(p.name, v),
+                )
+            }
+            Spec::Text(category, i) => {
+                let p = &self.props[i];
+                let (v, what) = text_case(category, p);
+                one(
+                    format!("`{}` is {what}", p.name),
+                    category,
+                    self.with(p.name, v),
+                )
+            }
+            Spec::LongArray(i) => {
+                let p = &self.props[i];
+                let (v, n) = self.long_array(p);
+                one(
+                    format!("`{}` has {n} items", p.name),
+                    Category::LongArray,
+                    self.with(p.name, v),
+                )
+            }
+            Spec::Deep(i) => {
+                let p = &self.props[i];
+                let v = mutate::nested(p.ty == Some("array"), DEEP_NESTING);
+                one(
+                    format!("`{}` is nested {DEEP_NESTING} levels deep", p.name),
+                    Category::DeepNesting,
+                    self.with(p.name, v),
+                )
+            }
+            Spec::DeepExtra => one(
+                format!("extra property `{EXTRA_PROPERTY}` nested {DEEP_NESTING} levels deep"),
+                Category::DeepNesting,
+                self.with(EXTRA_PROPERTY, mutate::nested(false, DEEP_NESTING)),
+            ),
+            Spec::Extra => one(
+                format!("extra property `{EXTRA_PROPERTY}`"),
+                Category::ExtraProperty,
+                self.with(EXTRA_PROPERTY, json!("unexpected")),
+            ),
         }
-        for p in self.of_type(&["array"]) {
-            let (v, n) = self.long_array(p);
-            let label = format!("`{}` has {n} items", p.name);
-            out.push((label, Category::LongArray, self.with(&p.name, v)));
-        }
-        for p in self.of_type(&["object", "array"]) {
-            let v = mutate::nested(p.ty == Some("array"), DEEP_NESTING);
-            let label = format!("`{}` is nested {DEEP_NESTING} levels deep", p.name);
-            out.push((label, Category::DeepNesting, self.with(&p.name, v)));
-        }
-        out.push((
-            format!("extra property `{EXTRA_PROPERTY}` nested {DEEP_NESTING} levels deep"),
-            Category::DeepNesting,
-            self.with(EXTRA_PROPERTY, mutate::nested(false, DEEP_NESTING)),
-        ));
-        out.push((
-            format!("extra property `{EXTRA_PROPERTY}`"),
-            Category::ExtraProperty,
-            self.with(EXTRA_PROPERTY, json!("unexpected")),
-        ));
     }
 
     /// A property's boundary values, each with how a label says it.
@@ -512,10 +616,16 @@ impl Fuzzer {
             }
             Some("array") => {
                 let item = self.array_item(p);
-                if let Some(m) = count("minItems").filter(|m| *m > 0 && *m <= LONG_ARRAY_ITEMS) {
+                // Built only when it fits in a case.
+                let item_bytes = serde_json::to_string(&item).map_or(usize::MAX, |s| s.len() + 1);
+                let fits = |n: usize| n.saturating_mul(item_bytes) <= MAX_CASE_BYTES;
+                if let Some(m) =
+                    count("minItems").filter(|m| *m > 0 && *m <= LONG_ARRAY_ITEMS && fits(*m - 1))
+                {
                     push(Value::Array(vec![item.clone(); m - 1]), "minItems - 1");
                 }
-                if let Some(m) = count("maxItems").filter(|m| *m < LONG_ARRAY_ITEMS) {
+                if let Some(m) = count("maxItems").filter(|m| *m < LONG_ARRAY_ITEMS && fits(*m + 1))
+                {
                     push(Value::Array(vec![item; m + 1]), "maxItems + 1");
                 }
             }
@@ -536,16 +646,15 @@ impl Fuzzer {
     fn array_item(&self, p: &Prop) -> Value {
         if let Some(first) = self
             .base
-            .get(&p.name)
+            .get(p.name)
             .and_then(Value::as_array)
             .and_then(|a| a.first())
         {
             return first.clone();
         }
-        p.schema
-            .get("items")
-            .filter(|i| !i.is_array())
-            .and_then(|i| valid_value(i, &self.schema))
+        self.schema
+            .zip(p.schema.get("items").filter(|i| !i.is_array()))
+            .and_then(|(root, i)| valid_value(i, root))
             .unwrap_or_else(|| json!("example"))
     }
 
@@ -558,6 +667,30 @@ impl Fuzzer {
         let room = MAX_CASE_BYTES.saturating_sub(base_bytes + 64);
         let n = LONG_ARRAY_ITEMS.min(room / item_bytes).max(1);
         (Value::Array(vec![item; n]), n)
+    }
+}
+
+/// The value of a string category's case for one property, and how a
+/// label says it.
+fn text_case(category: Category, p: &Prop<'_>) -> (Value, String) {
+    match category {
+        Category::HugeString => (
+            json!("A".repeat(HUGE_STRING_BYTES)),
+            format!("a {} KiB string", HUGE_STRING_BYTES / 1024),
+        ),
+        Category::NulString => (
+            json!("before\u{0}after"),
+            "a string holding a NUL character".into(),
+        ),
+        Category::Unicode => (
+            json!(mutate::UNICODE),
+            "a string of RTL override, combining marks, emoji and BOM".into(),
+        ),
+        Category::PathTraversal => (
+            json!(mutate::TRAVERSAL),
+            format!("{:?} (path traversal)", mutate::TRAVERSAL),
+        ),
+        _ => format_breaker(&p.schema),
     }
 }
 
@@ -582,7 +715,7 @@ fn wrong_type(ty: Option<&str>) -> (Value, &'static str) {
 
 /// A value outside a property's `enum` or `const`, of the same type where
 /// it can be.
-fn enum_violation(s: &Map<String, Value>) -> Option<(Value, String)> {
+fn enum_violation(s: &Node<'_>) -> Option<(Value, String)> {
     let allowed: Vec<Value> = match (s.get("enum"), s.get("const")) {
         (Some(Value::Array(a)), _) => a.clone(),
         (_, Some(c)) => vec![c.clone()],
@@ -606,7 +739,7 @@ fn enum_violation(s: &Map<String, Value>) -> Option<(Value, String)> {
 
 /// A string breaking the property's `format`, or, without one, a string of
 /// format specifiers, quotes, markup and shell syntax.
-fn format_breaker(s: &Map<String, Value>) -> (Value, String) {
+fn format_breaker(s: &Node<'_>) -> (Value, String) {
     let format = s.get("format").and_then(Value::as_str);
     let broken = format.and_then(|f| {
         Some(match f {
@@ -636,26 +769,30 @@ fn format_breaker(s: &Map<String, Value>) -> (Value, String) {
 mod tests {
     use super::*;
 
-    fn obj(v: Value) -> Map<String, Value> {
-        v.as_object().cloned().unwrap_or_default()
+    fn with_node<T>(v: Value, f: impl FnOnce(&Node<'_>) -> T) -> T {
+        let m = v.as_object().cloned().unwrap_or_default();
+        f(&Node::plain(&m))
     }
 
     #[test]
     fn values_outside_enums_and_formats() {
-        let (v, _) = enum_violation(&obj(json!({"enum": ["a", "mcpcheck-not-an-option"]})))
-            .unwrap_or((Value::Null, String::new()));
+        let (v, _) = with_node(
+            json!({"enum": ["a", "mcpcheck-not-an-option"]}),
+            enum_violation,
+        )
+        .unwrap_or((Value::Null, String::new()));
         assert_eq!(v, json!("mcpcheck-not-an-option_"));
-        let (v, _) = enum_violation(&obj(json!({"enum": [1, 5.5]}))).unwrap_or_default();
+        let (v, _) = with_node(json!({"enum": [1, 5.5]}), enum_violation).unwrap_or_default();
         assert_eq!(v, json!(6));
-        let (v, _) = enum_violation(&obj(json!({"const": true}))).unwrap_or_default();
+        let (v, _) = with_node(json!({"const": true}), enum_violation).unwrap_or_default();
         assert_eq!(v, json!(false));
-        assert!(enum_violation(&obj(json!({"type": "string"}))).is_none());
-        let (v, what) = format_breaker(&obj(json!({"format": "date"})));
+        assert!(with_node(json!({"type": "string"}), enum_violation).is_none());
+        let (v, what) = with_node(json!({"format": "date"}), format_breaker);
         assert_eq!(
             (v, what.as_str()),
             (json!("2025-02-30"), "\"2025-02-30\" (not a valid date)")
         );
-        let (v, _) = format_breaker(&obj(json!({"format": "unknown-format"})));
+        let (v, _) = with_node(json!({"format": "unknown-format"}), format_breaker);
         assert_eq!(v, json!(mutate::FORMAT_BREAKING));
         assert_eq!(wrong_type(Some("integer")).0, json!("not a number"));
         assert_eq!(wrong_type(None).0, json!({"unexpected": [1]}));

@@ -134,6 +134,9 @@ pub struct FuzzSummary {
     pub failures: usize,
     pub crashes: usize,
     pub timeouts: usize,
+    /// Unbounded streams of notifications or output while a call was open.
+    #[serde(default)]
+    pub floods: usize,
     pub protocol_errors: usize,
     pub non_json_outputs: usize,
     pub invalid_results: usize,
@@ -172,6 +175,7 @@ impl FuzzReport {
                 match f.status {
                     Status::Crash => s.crashes += 1,
                     Status::Timeout => s.timeouts += 1,
+                    Status::Flood => s.floods += 1,
                     Status::ProtocolError => s.protocol_errors += 1,
                     Status::NonJsonOutput => s.non_json_outputs += 1,
                     Status::InvalidResult => s.invalid_results += 1,

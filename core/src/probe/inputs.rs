@@ -1,11 +1,20 @@
-//! Schema-valid arguments for `mcpcheck audit`, and whether given arguments
-//! satisfy an input schema.
+//! Schema-valid arguments for `mcpcheck audit` (and the example arguments
+//! of `generate` and `init`), and whether given arguments satisfy an input
+//! schema.
+//!
+//! A listing is untrusted input: building arguments is bounded by size as
+//! well as by depth ([`MAX_VALUES`], [`MAX_TEXT`], and a bound on the work),
+//! and a schema that asks for more than those (`minLength: 2^40`, arrays of
+//! 16 items 12 levels deep, a pattern that only matches 64^7 characters) is
+//! reported as such ([`arguments_within_bounds`]) instead of being built.
+
+use std::cell::{Cell, RefCell};
 
 use serde_json::{Map, Value, json};
 
 use super::Arguments;
 use super::pattern;
-use super::schema::{Checker, effective, type_of};
+use super::schema::{Checker, Node, effective, json_type, type_of};
 
 /// How deep values are built (nesting under the arguments object, `$ref`s
 /// included); a required value deeper than this cannot be built.
@@ -18,13 +27,28 @@ const OPTIONAL_DEPTH: usize = 3;
 /// The most items a generated array holds.
 const MAX_ITEMS: u64 = 16;
 
+/// The most values (strings, numbers, arrays, objects, …) one set of
+/// generated arguments holds.
+pub const MAX_VALUES: usize = 20_000;
+
+/// The most characters of text (strings and property names) one set of
+/// generated arguments holds.
+pub const MAX_TEXT: usize = 1024 * 1024;
+
+/// The most schema nodes visited while building one set of arguments
+/// (branches that fail are visited and then thrown away).
+const MAX_VISITS: usize = 100_000;
+
 /// Arguments that satisfy `input_schema`, with every property the schema
 /// declares (required and optional) where a valid value can be built:
 ///
-/// * `const`, then `enum` (its first value), then `default`, then the first
-///   of `examples` — except strings holding a template (`{{…}}`, `${…}`),
-///   which a suite file would substitute;
-/// * by type: strings honour `format` (date, date-time, time, duration,
+/// * a value the schema gives ([`hinted`]): its `const`, an `enum` value,
+///   an `examples` item, its `default`, an example its `description` gives
+///   (`e.g. 'America/New_York'`, `such as "asc"`, a quoted value) — the
+///   first that satisfies the schema's own `const`, `enum`, type, lengths,
+///   pattern and bounds, never a string holding a template (`{{…}}`,
+///   `${…}`), which a suite file would substitute;
+/// * else by type: strings honour `format` (date, date-time, time, duration,
 ///   email, hostname, ipv4, ipv6, uri, uri-reference, uri-template, uuid,
 ///   json-pointer, regex), `pattern` (a generated match, else a few ordinary
 ///   strings that match; an optional property whose pattern defeats both
@@ -36,64 +60,90 @@ const MAX_ITEMS: u64 = 16;
 /// * local `$ref` (`#/$defs/…`, `#/definitions/…`, any pointer) followed,
 ///   `allOf` merged, `anyOf`/`oneOf` by their first branch that is not only
 ///   `null`;
-/// * nesting bounded (16 levels; optional properties to 3).
+/// * nesting bounded (16 levels; optional properties to 3), and size: at
+///   most [`MAX_VALUES`] values and [`MAX_TEXT`] characters of text.
 ///
 /// The result is checked against the schema (JSON Schema 2020-12 unless
 /// `$schema` says otherwise, `format` asserted). When it does not validate,
 /// optional properties named in the errors are dropped (a few rounds), then
-/// only required properties are tried, then
-/// [`generate::example_args`](crate::generate::example_args); the first
-/// that validates is returned, else the fullest attempt. Always an object.
+/// only required properties are tried, then the required properties with a
+/// placeholder where no valid value can be built; the first that validates
+/// is returned, else the fullest attempt. Always an object: `{}` when the
+/// schema asks for more than the bounds allow
+/// ([`arguments_within_bounds`] says why).
 pub fn valid_arguments(input_schema: &Value) -> Value {
+    arguments_within_bounds(input_schema).unwrap_or_else(|_| json!({}))
+}
+
+/// [`valid_arguments`], or why none can be built within the bounds: the
+/// schema's required values ask for more than [`MAX_VALUES`] values,
+/// [`MAX_TEXT`] characters, or a pattern's shortest match is longer than
+/// 4,096 characters. A schema that is merely unsatisfiable (a pattern no
+/// string matches) still gives the fullest attempt, as
+/// [`valid_arguments`] does.
+pub fn arguments_within_bounds(input_schema: &Value) -> Result<Value, String> {
     let checker = Checker::new(input_schema);
     let mut attempts: Vec<Value> = Vec::new();
-    for optional in [true, false] {
-        let g = Gen {
-            root: input_schema,
-            optional,
-        };
-        let Some(mut v) = g.value(input_schema, 0, 0).filter(Value::is_object) else {
+    let mut over: Option<String> = None;
+    for mode in [Mode::Full, Mode::Required, Mode::Lenient] {
+        let g = Gen::new(input_schema, mode);
+        let built = g.value(input_schema, 0, 0).filter(Value::is_object);
+        if let Some(why) = g.over.into_inner() {
+            over.get_or_insert(why);
+        }
+        let Some(mut v) = built else {
             continue;
         };
         if checker.valid(&v) != Some(false) {
-            return v;
+            return Ok(v);
         }
-        if optional && drop_failing_optionals(&checker, input_schema, &mut v) {
-            return v;
+        if mode == Mode::Full && drop_failing_optionals(&checker, input_schema, &mut v) {
+            return Ok(v);
         }
         attempts.push(v);
     }
-    let example = crate::generate::example_args(input_schema);
-    if checker.valid(&example) == Some(true) {
-        return example;
+    match (attempts.into_iter().next(), over) {
+        (Some(v), _) => Ok(v),
+        (None, Some(why)) => Err(why),
+        (None, None) => Ok(json!({})),
     }
-    attempts.into_iter().next().unwrap_or(example)
+}
+
+/// The example arguments of `generate` and `init`: every required property
+/// (at any depth) with a value as [`valid_arguments`] picks it, a
+/// placeholder (`"example"`) where none can be built; or why the schema
+/// asks for more than the bounds allow.
+pub(crate) fn required_arguments(input_schema: &Value) -> Result<Value, String> {
+    let g = Gen::new(input_schema, Mode::Lenient);
+    let built = g.value(input_schema, 0, 0);
+    if let Some(why) = g.over.into_inner() {
+        return Err(why);
+    }
+    Ok(built.filter(Value::is_object).unwrap_or_else(|| json!({})))
+}
+
+/// An example for one schema, as [`required_arguments`] builds each value
+/// (`None` past the bounds).
+pub(crate) fn example_for(schema: &Value) -> Option<Value> {
+    let g = Gen::new(schema, Mode::Lenient);
+    let v = g.value(schema, 0, 0);
+    if g.over.into_inner().is_some() {
+        return None;
+    }
+    v
 }
 
 /// A valid value for one (sub)schema of `root`, required parts only beyond
-/// the shallow levels; `None` when none can be built.
-pub(crate) fn valid_value(schema: &Value, root: &Value) -> Option<Value> {
-    let g = Gen {
-        root,
-        optional: true,
-    };
-    g.value(schema, 1, 0)
+/// the shallow levels; `None` when none can be built within the bounds.
+pub(crate) fn valid_value<'a>(schema: &'a Value, root: &'a Value) -> Option<Value> {
+    Gen::new(root, Mode::Full).value(schema, 1, 0)
 }
 
 /// Remove optional top-level properties named by validation errors until
 /// the object validates (true) or nothing more can be dropped (false).
 fn drop_failing_optionals(checker: &Checker, schema: &Value, v: &mut Value) -> bool {
     let top = effective(schema, schema);
-    let required: Vec<String> = top
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| {
-            r.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
+    let required: Vec<String> = top.required().iter().map(|r| (*r).to_string()).collect();
     for _ in 0..8 {
         let roots = checker.error_roots(v);
         let Some(obj) = v.as_object_mut() else {
@@ -166,107 +216,196 @@ pub(crate) fn usable(v: &Value) -> bool {
     }
 }
 
-struct Gen<'a> {
-    root: &'a Value,
-    /// Fill optional properties (while shallow).
-    optional: bool,
+/// How much of a schema [`Gen`] builds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Required and optional properties (optional ones while shallow).
+    Full,
+    /// Required properties only.
+    Required,
+    /// Required properties only, a placeholder where no valid value can be
+    /// built.
+    Lenient,
 }
 
-impl Gen<'_> {
+struct Gen<'a> {
+    root: &'a Value,
+    mode: Mode,
+    /// Values built and text characters written so far, and schema nodes
+    /// visited.
+    values: Cell<usize>,
+    text: Cell<usize>,
+    visits: Cell<usize>,
+    /// Why building stopped at a bound; once set, nothing more is built.
+    over: RefCell<Option<String>>,
+}
+
+impl<'a> Gen<'a> {
+    fn new(root: &'a Value, mode: Mode) -> Self {
+        Gen {
+            root,
+            mode,
+            values: Cell::new(0),
+            text: Cell::new(0),
+            visits: Cell::new(0),
+            over: RefCell::new(None),
+        }
+    }
+
+    fn optional(&self) -> bool {
+        self.mode == Mode::Full
+    }
+
+    fn is_over(&self) -> bool {
+        self.over.borrow().is_some()
+    }
+
+    fn stop(&self, why: String) -> Option<Value> {
+        self.over.borrow_mut().get_or_insert(why);
+        None
+    }
+
+    /// Count `v` against the bounds; `None` (and the reason kept) past them.
+    fn charge(&self, v: Value) -> Option<Value> {
+        let (values, text) = measure(&v);
+        self.charge_counts(values, text)?;
+        Some(v)
+    }
+
+    fn charge_counts(&self, values: usize, text: usize) -> Option<()> {
+        let values = self.values.get().saturating_add(values);
+        let text = self.text.get().saturating_add(text);
+        self.values.set(values);
+        self.text.set(text);
+        if values > MAX_VALUES {
+            self.stop(format!(
+                "its values would number more than {MAX_VALUES} (nesting, `minItems` and `$ref`s multiply)"
+            ));
+            return None;
+        }
+        if text > MAX_TEXT {
+            self.stop(format!(
+                "its strings would hold more than {MAX_TEXT} characters"
+            ));
+            return None;
+        }
+        Some(())
+    }
+
     /// A valid value for `schema`; `variant` asks for a different one (the
     /// items of a `uniqueItems` array). `None` when none can be built.
-    fn value(&self, schema: &Value, depth: usize, variant: usize) -> Option<Value> {
+    fn value(&self, schema: &'a Value, depth: usize, variant: usize) -> Option<Value> {
+        if self.is_over() {
+            return None;
+        }
+        let visits = self.visits.get() + 1;
+        self.visits.set(visits);
+        if visits > MAX_VISITS {
+            return self.stop(format!(
+                "building them visits more than {MAX_VISITS} schema nodes (`$ref`s, `allOf` and nesting multiply)"
+            ));
+        }
         if depth > MAX_DEPTH {
             return None;
         }
         match schema {
             Value::Bool(false) => return None,
-            Value::Bool(true) => return Some(json!(format!("example{}", suffix(variant)))),
+            Value::Bool(true) => {
+                return self.charge(json!(format!("example{}", suffix(variant))));
+            }
             _ => {}
         }
         let obj = effective(schema, self.root);
         if let Some(v) = obj.get("const") {
-            return Some(v.clone());
+            return self.charge(v.clone());
         }
         if let Some(choices) = obj.get("enum").and_then(Value::as_array) {
             let usable: Vec<&Value> = choices.iter().filter(|v| usable(v)).collect();
-            if usable.is_empty() {
-                return choices.first().cloned();
-            }
-            return usable.get(variant % usable.len()).map(|v| (*v).clone());
+            let pick = if usable.is_empty() {
+                choices.first()
+            } else {
+                usable.get(variant % usable.len()).copied()
+            };
+            return pick.and_then(|v| self.charge(v.clone()));
         }
-        if variant == 0 {
-            let given = obj.get("default").or_else(|| {
-                obj.get("examples")
-                    .and_then(Value::as_array)
-                    .and_then(|a| a.first())
-            });
-            if let Some(v) = given.filter(|v| usable(v) && !v.is_null()) {
-                return Some(v.clone());
-            }
+        if variant == 0
+            && let Some(v) = hinted(&obj)
+        {
+            return self.charge(v);
         }
-        match type_of(&obj) {
-            Some("string") => string_value(&obj, variant),
-            Some("integer") => number_value(&obj, true, variant),
-            Some("number") => number_value(&obj, false, variant),
-            Some("boolean") => Some(json!(variant.is_multiple_of(2))),
-            Some("null") => Some(Value::Null),
+        let ty = type_of(&obj);
+        match ty {
+            Some("string") => self.string_value(&obj, variant),
+            Some("integer") => self.charge(number_value(&obj, true, variant)?),
+            Some("number") => self.charge(number_value(&obj, false, variant)?),
+            Some("boolean") => self.charge(json!(variant.is_multiple_of(2))),
+            Some("null") => self.charge(Value::Null),
             Some("array") => self.array_value(&obj, depth, variant),
             Some("object") => self.object_value(&obj, depth, variant),
-            _ => Some(json!(format!("example{}", suffix(variant)))),
+            _ => self.charge(json!(format!("example{}", suffix(variant)))),
         }
     }
 
-    fn object_value(
-        &self,
-        obj: &Map<String, Value>,
-        depth: usize,
-        variant: usize,
-    ) -> Option<Value> {
-        let empty = Map::new();
-        let properties = obj
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let required: Vec<&str> = obj
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+    /// A required value that cannot be built: in [`Mode::Lenient`], a
+    /// placeholder (unless a bound was reached).
+    fn placeholder(&self) -> Option<Value> {
+        if self.mode == Mode::Lenient && !self.is_over() {
+            self.charge(json!(crate::generate::EXAMPLE_STRING))
+        } else {
+            None
+        }
+    }
+
+    fn object_value(&self, obj: &Node<'a>, depth: usize, variant: usize) -> Option<Value> {
+        let required = obj.required();
         let mut out = Map::new();
-        for (name, s) in properties {
-            let is_required = required.contains(&name.as_str());
-            if !(is_required || self.optional && depth < OPTIONAL_DEPTH) {
+        self.charge_counts(1, 0)?;
+        for (name, s) in obj.properties() {
+            let is_required = required.contains(name);
+            if !(is_required || self.optional() && depth < OPTIONAL_DEPTH) {
                 continue;
             }
             match self.value(s, depth + 1, variant) {
                 Some(v) => {
-                    out.insert(name.clone(), v);
+                    self.charge_counts(0, name.chars().count())?;
+                    out.insert((*name).to_string(), v);
                 }
-                None if is_required => return None,
+                None if is_required => {
+                    out.insert((*name).to_string(), self.placeholder()?);
+                }
+                None if self.is_over() => return None,
                 None => {}
             }
         }
         for name in required {
-            if !out.contains_key(name) {
+            if !out.contains_key(*name) {
                 let extra = obj.get("additionalProperties").filter(|a| a.is_object());
                 let v = match extra {
-                    Some(s) => self.value(s, depth + 1, variant)?,
-                    None => json!("example"),
+                    Some(s) => match self.value(s, depth + 1, variant) {
+                        Some(v) => v,
+                        None => self.placeholder()?,
+                    },
+                    None => self.charge(json!(crate::generate::EXAMPLE_STRING))?,
                 };
-                out.insert(name.to_string(), v);
+                self.charge_counts(0, name.chars().count())?;
+                out.insert((*name).to_string(), v);
             }
         }
         Some(Value::Object(out))
     }
 
-    fn array_value(&self, obj: &Map<String, Value>, depth: usize, variant: usize) -> Option<Value> {
+    fn array_value(&self, obj: &Node<'a>, depth: usize, variant: usize) -> Option<Value> {
         let min = obj.get("minItems").and_then(Value::as_u64).unwrap_or(0);
         let max = obj
             .get("maxItems")
             .and_then(Value::as_u64)
             .unwrap_or(u64::MAX);
-        let shallow = self.optional && depth < OPTIONAL_DEPTH;
+        if min > MAX_ITEMS && min <= max {
+            return self.stop(format!(
+                "an array of at least {min} items (`minItems`) is longer than the {MAX_ITEMS} items mcpcheck builds"
+            ));
+        }
+        let shallow = self.optional() && depth < OPTIONAL_DEPTH;
         let want = min.max(u64::from(shallow)).min(max).min(MAX_ITEMS) as usize;
         // A tuple (2020-12 `prefixItems`, or `items` as a list in older drafts).
         let prefix = obj
@@ -277,6 +416,7 @@ impl Gen<'_> {
             Some(i) if !i.is_array() => Some(i),
             _ => obj.get("additionalItems"),
         };
+        self.charge_counts(1, 0)?;
         let mut out = Vec::new();
         if let Some(prefix) = prefix {
             for (i, s) in prefix.iter().enumerate() {
@@ -291,12 +431,87 @@ impl Gen<'_> {
             let item = match rest {
                 Some(Value::Bool(false)) => return None,
                 Some(s) => self.value(s, depth + 1, variant + i)?,
-                None => json!(format!("example{}", suffix(variant + i))),
+                None => self.charge(json!(format!("example{}", suffix(variant + i))))?,
             };
             out.push(item);
         }
         Some(Value::Array(out))
     }
+
+    fn string_value(&self, obj: &Node<'a>, variant: usize) -> Option<Value> {
+        let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0);
+        let max = obj
+            .get("maxLength")
+            .and_then(Value::as_u64)
+            .unwrap_or(u64::MAX);
+        if min > MAX_TEXT as u64 && min <= max {
+            return self.stop(format!(
+                "a string of at least {min} characters (`minLength`) is longer than the {MAX_TEXT} characters mcpcheck builds"
+            ));
+        }
+        let (min, max) = (min as usize, usize::try_from(max).unwrap_or(usize::MAX));
+        let fits = |s: &str| {
+            let n = s.chars().count();
+            min <= n && n <= max
+        };
+        if let Some(f) = obj
+            .get("format")
+            .and_then(Value::as_str)
+            .and_then(format_example)
+        {
+            return self.charge(json!(f));
+        }
+        if let Some(p) = obj.get("pattern").and_then(Value::as_str) {
+            let (found, too_long) = pattern::examples_within(p);
+            if too_long {
+                return self.stop(format!(
+                    "`pattern` {} matches no string shorter than {} characters",
+                    crate::truncate(p, 80),
+                    pattern::MAX_CHARS
+                ));
+            }
+            let found: Vec<String> = found.into_iter().filter(|s| fits(s)).collect();
+            if found.is_empty() {
+                return None;
+            }
+            return found
+                .get(variant % found.len())
+                .and_then(|s| self.charge(json!(s)));
+        }
+        let mut s = format!("example{}", suffix(variant));
+        let n = s.chars().count();
+        if n < min {
+            self.charge_counts(0, min - n)?;
+            s.extend(std::iter::repeat_n('x', min - n));
+        }
+        if s.chars().count() > max {
+            s = s.chars().take(max).collect();
+        }
+        self.charge(json!(s))
+    }
+}
+
+/// How many values and characters of text `v` holds (a few thousand
+/// levels at most are walked; schema values are bounded by the listing).
+fn measure(v: &Value) -> (usize, usize) {
+    let mut values = 0usize;
+    let mut text = 0usize;
+    let mut stack = vec![v];
+    while let Some(x) = stack.pop() {
+        values += 1;
+        match x {
+            Value::String(s) => text += s.len(),
+            Value::Array(a) => stack.extend(a.iter()),
+            Value::Object(o) => {
+                for (k, x) in o {
+                    text += k.len();
+                    stack.push(x);
+                }
+            }
+            _ => {}
+        }
+    }
+    (values, text)
 }
 
 /// `""`, `"2"`, `"3"`, … so variants of a string differ.
@@ -308,42 +523,228 @@ fn suffix(variant: usize) -> String {
     }
 }
 
-fn string_value(obj: &Map<String, Value>, variant: usize) -> Option<Value> {
-    let min = obj.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let max = obj
-        .get("maxLength")
-        .and_then(Value::as_u64)
-        .map_or(usize::MAX, |m| m as usize);
-    let fits = |s: &str| {
-        let n = s.chars().count();
-        min <= n && n <= max
+/// A value the schema itself gives, and that satisfies it: the first of its
+/// `const`, `enum` values, `examples` items (and OpenAPI's `example`),
+/// `default`, and examples its `description` gives ([`described`]) that
+/// passes [`admissible`]. A string with a `format` mcpcheck knows takes no
+/// example from its description (a quoted word there is rarely a valid
+/// date or address): the format's example is built instead. `None` when it
+/// gives none.
+pub(crate) fn hinted(obj: &Node<'_>) -> Option<Value> {
+    let listed = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().take(64).cloned().collect::<Vec<_>>())
+            .unwrap_or_default()
     };
-    if let Some(f) = obj
+    let mut candidates: Vec<Value> = Vec::new();
+    candidates.extend(obj.get("const").cloned());
+    candidates.extend(listed("enum"));
+    candidates.extend(listed("examples"));
+    // OpenAPI's singular `example`, as some servers write it.
+    candidates.extend(obj.get("example").cloned());
+    candidates.extend(obj.get("default").cloned());
+    let formatted = obj
         .get("format")
         .and_then(Value::as_str)
         .and_then(format_example)
+        .is_some();
+    if let Some(d) = obj
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|_| !formatted)
     {
-        return Some(json!(f));
-    }
-    if let Some(p) = obj.get("pattern").and_then(Value::as_str) {
-        let found: Vec<String> = pattern::examples(p)
-            .into_iter()
-            .filter(|s| fits(s))
-            .collect();
-        if found.is_empty() {
-            return None;
+        let ty = type_of(obj);
+        for s in described(d) {
+            match ty {
+                Some("integer" | "number") => {
+                    if let Ok(n) = s.parse::<f64>()
+                        && n.is_finite()
+                    {
+                        candidates.push(number(n));
+                    }
+                }
+                Some("string") | None => candidates.push(json!(s)),
+                _ => {}
+            }
         }
-        return found.get(variant % found.len()).map(|s| json!(s));
     }
-    let mut s = format!("example{}", suffix(variant));
-    let n = s.chars().count();
-    if n < min {
-        s.extend(std::iter::repeat_n('x', min - n));
+    candidates
+        .into_iter()
+        .find(|v| usable(v) && admissible(obj, v))
+}
+
+/// Whether `v` satisfies the keywords of `obj` that matter for one value:
+/// `const`, `enum`, the type (`null` only where the type says so), string
+/// lengths and `pattern`, number bounds and `multipleOf`.
+pub(crate) fn admissible(obj: &Node<'_>, v: &Value) -> bool {
+    if obj.get("const").is_some_and(|c| c != v) {
+        return false;
     }
-    if s.chars().count() > max {
-        s = s.chars().take(max).collect();
+    if let Some(choices) = obj.get("enum").and_then(Value::as_array)
+        && !choices.contains(v)
+    {
+        return false;
     }
-    Some(json!(s))
+    let types: Vec<&str> = match obj.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => type_of(obj).into_iter().collect(),
+    };
+    let have = json_type(v);
+    let type_ok = types.is_empty() && !v.is_null()
+        || types
+            .iter()
+            .any(|t| *t == have || (*t == "number" && have == "integer"));
+    if !type_ok {
+        return false;
+    }
+    match v {
+        Value::String(s) => {
+            let n = s.chars().count() as u64;
+            let count = |k: &str| obj.get(k).and_then(Value::as_u64);
+            if count("minLength").is_some_and(|m| n < m)
+                || count("maxLength").is_some_and(|m| n > m)
+            {
+                return false;
+            }
+            if let Some(p) = obj.get("pattern").and_then(Value::as_str)
+                && pattern::compiled(p).is_some_and(|r| !r.is_match(s))
+            {
+                return false;
+            }
+            true
+        }
+        Value::Number(n) => {
+            let Some(x) = n.as_f64() else {
+                return false;
+            };
+            let Bounds { lo, hi } = bounds(obj);
+            let lo_ok = lo.is_none_or(|(l, e)| if e { x > l } else { x >= l });
+            let hi_ok = hi.is_none_or(|(h, e)| if e { x < h } else { x <= h });
+            let step_ok = obj
+                .get("multipleOf")
+                .and_then(Value::as_f64)
+                .filter(|m| *m > 0.0 && m.is_finite())
+                .is_none_or(|m| ((x / m) - (x / m).round()).abs() < 1e-9);
+            lo_ok && hi_ok && step_ok
+        }
+        _ => true,
+    }
+}
+
+/// Examples a description gives, in the order written: the value after
+/// `e.g.`, `for example`, `for instance`, `such as`, `example:` (a quoted
+/// value, or a word up to a comma, a closing parenthesis or the end of the
+/// sentence), the format a pattern word names (`HH:MM`, `YYYY-MM-DD`),
+/// then every quoted value ('…', "…", `…`, ‘…’, “…”). At most 16, each
+/// at most 200 characters.
+pub(crate) fn described(description: &str) -> Vec<String> {
+    const MARKERS: &[&str] = &[
+        "e.g.",
+        "eg.",
+        "e.g,",
+        "for example",
+        "for instance",
+        "such as",
+        "example:",
+        "examples:",
+        "ex:",
+    ];
+    let text: &str = &description[..floor_char_boundary(description, 4096)];
+    let lower = text.to_ascii_lowercase();
+    let mut out: Vec<String> = Vec::new();
+    let push = |s: &str, out: &mut Vec<String>| {
+        let s = s.trim();
+        if !s.is_empty()
+            && s.chars().count() <= 200
+            && out.len() < 16
+            && !out.iter().any(|o| o == s)
+        {
+            out.push(s.to_string());
+        }
+    };
+    let mut marked: Vec<(usize, usize)> = Vec::new();
+    for m in MARKERS {
+        let mut from = 0;
+        while let Some(at) = lower[from..].find(m) {
+            let start = from + at;
+            let before = lower[..start].chars().next_back();
+            from = start + m.len();
+            if before.is_some_and(char::is_alphanumeric) {
+                continue;
+            }
+            marked.push((start, from));
+        }
+    }
+    marked.sort_unstable();
+    for (_, end) in marked {
+        let rest = text[end..].trim_start_matches([' ', ',', ':', '(', '\t']);
+        if let Some((q, _)) = quoted(rest) {
+            push(q, &mut out);
+            continue;
+        }
+        let word: String = rest
+            .chars()
+            .take_while(|c| !matches!(c, ',' | ')' | ';' | '\n' | ' ' | '\t'))
+            .collect();
+        let word = word.strip_suffix('.').unwrap_or(&word);
+        push(word, &mut out);
+    }
+    for (shape, example) in [
+        ("YYYY-MM-DDTHH:MM:SS", "2025-01-15T10:30:00"),
+        ("YYYY-MM-DD", "2025-01-15"),
+        ("HH:MM:SS", "10:30:00"),
+        ("HH:MM", "10:30"),
+    ] {
+        if text.contains(shape) {
+            push(example, &mut out);
+            break;
+        }
+    }
+    let mut rest = text;
+    while let Some(i) = rest.find(['\'', '"', '`', '‘', '“']) {
+        let from = &rest[i..];
+        // An apostrophe inside a word (`don't`) opens nothing.
+        let inside_word = rest[..i]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric);
+        match quoted(from) {
+            Some((q, used)) if !inside_word => {
+                push(q, &mut out);
+                rest = &from[used..];
+            }
+            _ => rest = &from[from.chars().next().map_or(1, char::len_utf8)..],
+        }
+    }
+    out
+}
+
+/// The value of a quotation at the start of `s` and the bytes it takes.
+fn quoted(s: &str) -> Option<(&str, usize)> {
+    let open = s.chars().next()?;
+    let close = match open {
+        '\'' | '"' | '`' => open,
+        '‘' => '’',
+        '“' => '”',
+        _ => return None,
+    };
+    let body = &s[open.len_utf8()..];
+    let end = body.find(close)?;
+    let inner = &body[..end];
+    (!inner.is_empty() && !inner.contains('\n'))
+        .then_some((inner, open.len_utf8() + end + close.len_utf8()))
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// A bound of the schema, with draft-04's boolean `exclusiveMinimum`/
@@ -353,7 +754,7 @@ struct Bounds {
     hi: Option<(f64, bool)>,
 }
 
-fn bounds(obj: &Map<String, Value>) -> Bounds {
+fn bounds(obj: &Node<'_>) -> Bounds {
     let num = |k: &str| obj.get(k).and_then(Value::as_f64);
     let flag = |k: &str| obj.get(k).and_then(Value::as_bool) == Some(true);
     let pick = |inclusive: Option<f64>, exclusive: Option<f64>, old_flag: bool, lower: bool| {
@@ -383,7 +784,7 @@ fn bounds(obj: &Map<String, Value>) -> Bounds {
     }
 }
 
-fn number_value(obj: &Map<String, Value>, integer: bool, variant: usize) -> Option<Value> {
+fn number_value(obj: &Node<'_>, integer: bool, variant: usize) -> Option<Value> {
     let Bounds { lo, hi } = bounds(obj);
     let step = obj
         .get("multipleOf")
@@ -505,6 +906,104 @@ mod tests {
         // A schema that recurses through an optional property ends.
         ok(
             json!({"type": "object", "properties": {"child": {"$ref": "#"}, "name": {"type": "string"}}}),
+        );
+    }
+
+    /// The schema bombs of a hostile listing, each a one-line schema.
+    pub(crate) fn bombs() -> Vec<(&'static str, Value)> {
+        let mut chain = Map::new();
+        for i in 0..12 {
+            chain.insert(
+                format!("L{i}"),
+                json!({"type": "array", "minItems": 16, "items": {"$ref": format!("#/$defs/L{}", i + 1)}}),
+            );
+        }
+        chain.insert("L12".into(), json!({"type": "string"}));
+        vec![
+            (
+                "minLength 2^40",
+                json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 1_u64 << 40}}, "required": ["s"]}),
+            ),
+            (
+                "a pattern of 64^7 characters",
+                json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "^((((((a{64}){64}){64}){64}){64}){64}){64}$"}}, "required": ["s"]}),
+            ),
+            (
+                "minItems 16, 12 deep through $ref",
+                json!({"type": "object", "$defs": chain, "properties": {"a": {"$ref": "#/$defs/L0"}}, "required": ["a"]}),
+            ),
+            (
+                "a self-recursive node with required children",
+                json!({"type": "object", "properties": {"a": {"$ref": "#"}, "b": {"$ref": "#"}}, "required": ["a", "b"]}),
+            ),
+        ]
+    }
+
+    #[test]
+    fn schema_bombs_are_refused_within_the_bounds() {
+        for (what, schema) in bombs() {
+            let why = arguments_within_bounds(&schema)
+                .expect_err(what)
+                .to_string();
+            assert!(!why.is_empty(), "{what}");
+            // The other entry points end too, and small.
+            let v = valid_arguments(&schema);
+            assert!(v.to_string().len() < 2 * MAX_TEXT, "{what}");
+            assert!(required_arguments(&schema).is_err(), "{what}");
+        }
+        let (_, s) = &bombs()[0];
+        assert!(
+            arguments_within_bounds(s)
+                .unwrap_err()
+                .contains("minLength"),
+        );
+        let (_, s) = &bombs()[1];
+        assert!(arguments_within_bounds(s).unwrap_err().contains("pattern"));
+        // `allOf` doubling through `$ref`: resolved within the step bound.
+        let doubling = json!({"type": "object", "allOf": [{"$ref": "#"}, {"$ref": "#"}], "properties": {"x": {"$ref": "#"}}, "required": ["x"]});
+        assert!(valid_arguments(&doubling).is_object());
+        // Large but within the bounds: built.
+        let v = ok(
+            json!({"type": "object", "properties": {"s": {"type": "string", "minLength": 100_000}}, "required": ["s"]}),
+        );
+        assert_eq!(v["s"].as_str().map(str::len), Some(100_000));
+    }
+
+    #[test]
+    fn values_the_schema_gives_come_first() {
+        // mcp-server-time's parameter: the description's example, not "example".
+        let v = ok(json!({
+            "type": "object",
+            "properties": {
+                "timezone": {"type": "string", "description": "IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'UTC' as local timezone if no timezone provided by the user."},
+                "time": {"type": "string", "description": "Time to convert in 24-hour format (HH:MM)"},
+                "order": {"type": "string", "description": "Sort order, such as \"desc\"", "pattern": "^(asc|desc)$"},
+                "n": {"type": "integer", "description": "How many, e.g. 25", "maximum": 100},
+                "big": {"type": "integer", "description": "e.g. 500", "maximum": 100},
+                "pick": {"type": "string", "examples": ["x"], "default": "d", "enum": ["d", "e"]},
+                "lang": {"type": "string", "default": "en"},
+                "said": {"type": "string", "example": "hello"},
+                "plain": {"type": "string", "description": "Don't use it"},
+                "when": {"type": "string", "format": "date", "description": "the 'start' date"}
+            },
+            "required": ["timezone", "time", "order", "n", "big", "pick", "lang", "said", "plain", "when"]
+        }));
+        assert_eq!(v["timezone"], "America/New_York");
+        assert_eq!(v["time"], "10:30");
+        assert_eq!(v["order"], "desc");
+        assert_eq!(v["n"], 25);
+        assert_eq!(v["big"], 1, "500 is past the maximum");
+        assert_eq!(v["pick"], "d", "the first enum value the schema allows");
+        assert_eq!(v["lang"], "en");
+        assert_eq!(v["said"], "hello");
+        assert_eq!(v["plain"], "example");
+        assert_eq!(
+            v["when"], "2025-01-15",
+            "a format's example, not a quoted word"
+        );
+        assert_eq!(
+            described("A path (for example `/tmp/x`), or 'a b'. Such as: c."),
+            ["/tmp/x", "c", "a b"]
         );
     }
 

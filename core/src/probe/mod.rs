@@ -13,15 +13,21 @@
 //! * [`write_risk`]`(tool) -> Option<String>` — why a listed tool may write
 //!   (`destructiveHint: true`, or `readOnlyHint: false` said explicitly);
 //!   `None`: call it (tools without annotations are called).
+//!   [`WriteRisks`]`::new(tools).of(tool)` judges a tool together with every
+//!   other listed tool of the same name (a call names a tool, so it may
+//!   reach any of them).
 //! * [`valid_arguments`]`(input_schema) -> Value` — schema-valid arguments,
-//!   required and optional properties (formats, bounds, patterns, `$ref`,
-//!   `anyOf`/`oneOf`, bounded depth); always an object.
+//!   required and optional properties (values the schema gives first:
+//!   `const`, `enum`, `examples`, `default`, examples in the description;
+//!   formats, bounds, patterns, `$ref`, `anyOf`/`oneOf`, bounded depth and
+//!   size); always an object. [`arguments_within_bounds`] says why none
+//!   can be built within [`MAX_VALUES`] and [`MAX_TEXT`].
 //! * [`input_valid`]`(input_schema, &Arguments) -> Option<bool>` — whether
 //!   arguments satisfy the schema (for [`ClassifyCx::input_valid`]).
 //! * [`Arguments`] — `Omitted` (no `arguments` key), `Null`, `Value(v)`.
 //! * [`fuzz_cases`]`(tool, seed, runs) -> Vec<FuzzCase>` — deterministic
 //!   cases: systematic ones first (order documented there), then seeded
-//!   random mutations; [`FuzzCase`] `{label, category, arguments,
+//!   random mutations; [`fuzz_iter`] the same, built one at a time; [`FuzzCase`] `{label, category, arguments,
 //!   schema_valid}`, [`Category`]; [`systematic_count`]`(tool)`.
 //! * Bounds: [`HUGE_STRING_BYTES`], [`LONG_ARRAY_ITEMS`], [`DEEP_NESTING`],
 //!   [`MAX_CASE_BYTES`], [`MAX_TOTAL_BYTES`]; [`EXTRA_PROPERTY`].
@@ -67,9 +73,11 @@
 //!
 //! Regression tests:
 //!
-//! * [`regression_test`]`(&Server, &Finding, timeout) -> generate::File` —
-//!   a ready-to-run test file that fails while the bug is there;
-//!   [`regression_tests`] for several (distinct file names);
+//! * [`regressions`]`(&Server, &[Finding], timeout) -> Regressions` — the
+//!   findings grouped by root cause ([`Cause`]: one status on one kind of
+//!   input), each with one ready-to-run test file that fails while the bug
+//!   is there, or why none is ([`NotWritten`]: the suite format cannot send
+//!   the input exactly); [`regression_test`] for one finding;
 //!   [`regression_exact`]`(&Arguments)` — whether a suite can send those
 //!   arguments exactly.
 //!
@@ -106,26 +114,34 @@ mod rng;
 pub mod rules;
 mod schema;
 mod shrink;
+mod timing;
 
 pub use audit_report::{
     AUDIT_REPORT_VERSION, AuditReport, AuditResult, audit_findings, audit_passed, audit_score,
     first_line, reads_as_error,
 };
-pub use classify::{Classification, ClassifyCx, Level, Observed, Request, Status, classify};
+pub use classify::{
+    Classification, ClassifyCx, FLOOD_BYTES, FLOOD_MESSAGES, Level, Observed, Request, Status,
+    classify, flood,
+};
 pub use fuzz_report::{
     FUZZ_REPORT_VERSION, FuzzFailure, FuzzReport, FuzzSummary, FuzzToolReport, fuzz_findings,
     fuzz_passed,
 };
-pub use regression::{Finding, regression_exact, regression_test, regression_tests};
+pub use regression::{
+    Cause, Finding, NotWritten, Regressions, regression_exact, regression_test, regressions,
+};
 pub use render::{ItemKind, Transport};
 
 pub use fuzz::{
-    Category, DEEP_NESTING, EXTRA_PROPERTY, FuzzCase, HUGE_STRING_BYTES, LONG_ARRAY_ITEMS,
-    MAX_CASE_BYTES, MAX_TOTAL_BYTES, fuzz_cases, systematic_count,
+    Category, DEEP_NESTING, EXTRA_PROPERTY, FuzzCase, FuzzCases, HUGE_STRING_BYTES,
+    LONG_ARRAY_ITEMS, MAX_CASE_BYTES, MAX_TOTAL_BYTES, fuzz_cases, fuzz_iter, systematic_count,
 };
-pub use inputs::{input_valid, valid_arguments};
-pub use policy::write_risk;
+pub use inputs::{MAX_TEXT, MAX_VALUES, arguments_within_bounds, input_valid, valid_arguments};
+pub(crate) use inputs::{example_for, required_arguments};
+pub use policy::{WriteRisks, write_risk};
 pub use shrink::{MAX_CANDIDATES, shrink_candidates, shrink_iter, size};
+pub use timing::{CallWait, DEFAULT_CALL_TIMEOUT_MS, MAX_CALL_MS, call_wait};
 
 /// The `arguments` of one request.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -7,19 +7,36 @@
 
 use regex::RegexBuilder;
 
+/// The longest string generated for a pattern, in characters: nested
+/// counted repetitions (`((a{64}){64}){64}…`) multiply, and a pattern of a
+/// few bytes could otherwise ask for terabytes.
+pub(crate) const MAX_CHARS: usize = 4096;
+
+/// The longest pattern read, in characters.
+const MAX_PATTERN_CHARS: usize = 4096;
+
 /// Strings for `pattern`, shortest repetitions first; only those the
 /// pattern is known to match (checked with `regex`; unchecked when `regex`
 /// cannot compile the pattern, e.g. ECMA-262-only syntax).
+#[cfg(test)]
 pub(crate) fn examples(pattern: &str) -> Vec<String> {
-    let re = RegexBuilder::new(pattern)
-        .size_limit(1 << 20)
-        .dfa_size_limit(1 << 20)
-        .build()
-        .ok();
+    examples_within(pattern).0
+}
+
+/// [`examples`], and whether a string was left out for being longer than
+/// [`MAX_CHARS`] (the pattern asks for more than mcpcheck builds).
+pub(crate) fn examples_within(pattern: &str) -> (Vec<String>, bool) {
+    let re = compiled(pattern);
     let mut out: Vec<String> = Vec::new();
+    let mut too_long = false;
     for extra in [0usize, 1, 3] {
-        let Some(s) = generate(pattern, extra) else {
-            break;
+        let s = match generate(pattern, extra) {
+            Generated::Done(s) => s,
+            Generated::TooLong => {
+                too_long = true;
+                break;
+            }
+            Generated::Unsupported => break,
         };
         let ok = re.as_ref().is_none_or(|r| r.is_match(&s));
         if ok && !out.contains(&s) {
@@ -33,7 +50,21 @@ pub(crate) fn examples(pattern: &str) -> Vec<String> {
             }
         }
     }
-    out
+    let too_long = too_long && out.is_empty();
+    (out, too_long)
+}
+
+/// The pattern compiled with small limits (`None` past them, or when the
+/// `regex` crate does not read it).
+pub(crate) fn compiled(pattern: &str) -> Option<regex::Regex> {
+    if pattern.len() > MAX_PATTERN_CHARS {
+        return None;
+    }
+    RegexBuilder::new(pattern)
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
+        .build()
+        .ok()
 }
 
 /// Ordinary strings tried when generation fails or does not match.
@@ -58,27 +89,42 @@ const FALLBACKS: &[&str] = &[
     "3fa85f64-5717-4562-b3fc-2c963f66afa6",
 ];
 
-struct Gen<'a> {
+struct Gen {
     chars: Vec<char>,
     pos: usize,
     extra: usize,
-    _pattern: &'a str,
+    /// A string grew past [`MAX_CHARS`].
+    too_long: bool,
+}
+
+enum Generated {
+    Done(String),
+    /// The pattern uses what is not attempted.
+    Unsupported,
+    /// Its shortest string is longer than [`MAX_CHARS`].
+    TooLong,
 }
 
 /// One string for `pattern` with each open-ended repetition `extra` more than
-/// its least count; `None` when the pattern uses what is not attempted.
-fn generate(pattern: &str, extra: usize) -> Option<String> {
+/// its least count.
+fn generate(pattern: &str, extra: usize) -> Generated {
+    if pattern.len() > MAX_PATTERN_CHARS {
+        return Generated::TooLong;
+    }
     let mut g = Gen {
         chars: pattern.chars().collect(),
         pos: 0,
         extra,
-        _pattern: pattern,
+        too_long: false,
     };
-    let s = g.alternation(0)?;
-    (g.pos == g.chars.len()).then_some(s)
+    match g.alternation(0) {
+        _ if g.too_long => Generated::TooLong,
+        Some(s) if g.pos == g.chars.len() => Generated::Done(s),
+        _ => Generated::Unsupported,
+    }
 }
 
-impl Gen<'_> {
+impl Gen {
     fn peek(&self) -> Option<char> {
         self.chars.get(self.pos).copied()
     }
@@ -118,7 +164,12 @@ impl Gen<'_> {
                 let want = min + self.extra.max(usize::from(min == 0 && self.extra > 0));
                 max.map_or(want, |m| want.min(m))
             };
-            for _ in 0..n.min(64) {
+            let chars = atom.chars().count();
+            if chars.saturating_mul(n) + out.chars().count() > MAX_CHARS {
+                self.too_long = true;
+                return None;
+            }
+            for _ in 0..n {
                 out.push_str(&atom);
             }
         }
@@ -324,5 +375,9 @@ mod tests {
                 .all(|s| s.len() == 3)
         );
         assert!(examples(r"(a)\1").is_empty());
+        // Counted repetitions multiply: the length is bounded, not the count.
+        assert_eq!(examples("^a{100}$"), ["a".repeat(100)]);
+        let bomb = "^((((((a{64}){64}){64}){64}){64}){64}){64}$";
+        assert_eq!(examples_within(bomb), (Vec::new(), true));
     }
 }

@@ -60,6 +60,7 @@ pub(crate) fn counted(n: usize, s: Status) -> String {
         Status::InvalidResult => ("invalid result", "invalid results"),
         Status::NonJsonOutput => ("non-JSON output", "non-JSON outputs"),
         Status::ProtocolError => ("protocol error", "protocol errors"),
+        Status::Flood => ("flood", "floods"),
         Status::Timeout => ("timeout", "timeouts"),
         Status::Crash => ("crash", "crashes"),
     };

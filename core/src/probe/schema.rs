@@ -1,52 +1,188 @@
 //! Reading input schemas: local `$ref`s followed, `allOf` merged, the type a
 //! schema stands for, and a compiled validator for the verdicts.
+//!
+//! A resolved schema ([`Node`]) borrows from the schema it was read from: a
+//! listing is untrusted, and a `$ref` to `#` or an `allOf` of references
+//! must not copy the document once per visit. Resolving one node follows at
+//! most [`MAX_REF_HOPS`] references in a row and [`MAX_RESOLVE_STEPS`]
+//! references and `allOf` branches in all; past either, the rest is left
+//! out.
 
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use serde_json::Value;
 
 /// How many `$ref`s are followed in a row before giving up (a cycle).
 const MAX_REF_HOPS: usize = 16;
 
+/// How many references and `allOf` branches resolving one node follows in
+/// all (`allOf: [{"$ref": "#"}, {"$ref": "#"}]` would otherwise double the
+/// work with each hop).
+pub(crate) const MAX_RESOLVE_STEPS: usize = 256;
+
+/// A schema object with its references followed and its `allOf` merged,
+/// borrowing every value from the document.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Node<'a> {
+    keys: BTreeMap<&'a str, &'a Value>,
+    /// `properties`, merged over `allOf` (the first branch that names one
+    /// wins), in the order written.
+    properties: Vec<(&'a str, &'a Value)>,
+    /// `required`, merged over `allOf` (united), in the order written.
+    required: Vec<&'a str>,
+    /// Whether `properties` was given at all (an object's keyword).
+    has_properties: bool,
+    has_required: bool,
+}
+
+impl<'a> Node<'a> {
+    /// The node of a schema object as written, without following anything.
+    #[cfg(test)]
+    pub(crate) fn plain(obj: &'a serde_json::Map<String, Value>) -> Self {
+        let mut n = Node::default();
+        for (k, v) in obj {
+            n.set(k, v);
+        }
+        n
+    }
+
+    /// A keyword (not `properties` or `required`: see their methods).
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
+        match key {
+            "properties" | "required" => None,
+            _ => self.keys.get(key).copied(),
+        }
+    }
+
+    pub(crate) fn contains_key(&self, key: &str) -> bool {
+        match key {
+            "properties" => self.has_properties,
+            "required" => self.has_required,
+            _ => self.keys.contains_key(key),
+        }
+    }
+
+    pub(crate) fn properties(&self) -> &[(&'a str, &'a Value)] {
+        &self.properties
+    }
+
+    pub(crate) fn required(&self) -> &[&'a str] {
+        &self.required
+    }
+
+    /// Set a keyword, replacing what was there (`properties` and `required`
+    /// included).
+    fn set(&mut self, key: &'a str, v: &'a Value) {
+        match key {
+            "properties" => {
+                self.has_properties = true;
+                self.properties = v
+                    .as_object()
+                    .map(|m| m.iter().map(|(k, s)| (k.as_str(), s)).collect())
+                    .unwrap_or_default();
+            }
+            "required" => {
+                self.has_required = true;
+                self.required = v
+                    .as_array()
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+            }
+            _ => {
+                self.keys.insert(key, v);
+            }
+        }
+    }
+
+    /// A keyword only where the node has none.
+    fn set_default(&mut self, key: &'a str, v: &'a Value) {
+        if !self.contains_key(key) {
+            self.set(key, v);
+        }
+    }
+
+    /// An `allOf` branch merged in: `properties` and `required` united, any
+    /// other keyword of the branch wins.
+    fn merge(&mut self, branch: Node<'a>) {
+        for (k, v) in branch.keys {
+            self.keys.insert(k, v);
+        }
+        self.has_properties |= branch.has_properties;
+        self.has_required |= branch.has_required;
+        for (name, s) in branch.properties {
+            if !self.properties.iter().any(|(n, _)| *n == name) {
+                self.properties.push((name, s));
+            }
+        }
+        for name in branch.required {
+            if !self.required.contains(&name) {
+                self.required.push(name);
+            }
+        }
+    }
+
+    /// The node as a JSON object (for tests and labels).
+    #[cfg(test)]
+    pub(crate) fn to_value(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        for (k, v) in &self.keys {
+            m.insert((*k).to_string(), (*v).clone());
+        }
+        if self.has_properties {
+            let p: serde_json::Map<String, Value> = self
+                .properties
+                .iter()
+                .map(|(k, s)| ((*k).to_string(), (*s).clone()))
+                .collect();
+            m.insert("properties".into(), Value::Object(p));
+        }
+        if self.has_required {
+            m.insert("required".into(), serde_json::json!(self.required));
+        }
+        Value::Object(m)
+    }
+}
+
 /// A schema with its local `$ref` followed (siblings of `$ref` kept over
 /// the target's keys) and its `allOf` branches merged in: `properties` and
 /// `required` are united, any other keyword of a later branch wins. Not a
-/// schema object (`true`, `false`, nonsense): an empty object.
-pub(crate) fn resolve(schema: &Value, root: &Value) -> Map<String, Value> {
-    resolve_at(schema, root, 0)
+/// schema object (`true`, `false`, nonsense): an empty node.
+pub(crate) fn resolve<'a>(schema: &'a Value, root: &'a Value) -> Node<'a> {
+    let mut steps = 0usize;
+    resolve_at(schema, root, 0, &mut steps)
 }
 
-fn resolve_at(schema: &Value, root: &Value, hops: usize) -> Map<String, Value> {
+fn resolve_at<'a>(schema: &'a Value, root: &'a Value, hops: usize, steps: &mut usize) -> Node<'a> {
     let Some(obj) = schema.as_object() else {
-        return Map::new();
+        return Node::default();
     };
-    let mut out = match obj.get("$ref").and_then(Value::as_str) {
-        Some(r) if hops < MAX_REF_HOPS => match local_target(r, root) {
-            Some(target) => {
-                let mut base = resolve_at(target, root, hops + 1);
-                for (k, v) in obj {
-                    if k != "$ref" {
-                        base.insert(k.clone(), v.clone());
-                    }
-                }
-                base
+    let target = match obj.get("$ref").and_then(Value::as_str) {
+        Some(r) if hops < MAX_REF_HOPS && *steps < MAX_RESOLVE_STEPS => local_target(r, root),
+        _ => None,
+    };
+    let mut out = match target {
+        Some(target) => {
+            *steps += 1;
+            resolve_at(target, root, hops + 1, steps)
+        }
+        None => Node::default(),
+    };
+    for (k, v) in obj {
+        if k != "$ref" {
+            out.set(k, v);
+        }
+    }
+    if let Some(Value::Array(branches)) = out.keys.remove("allOf") {
+        for b in branches {
+            if *steps >= MAX_RESOLVE_STEPS {
+                break;
             }
-            None => without(obj, "$ref"),
-        },
-        Some(_) => without(obj, "$ref"),
-        None => obj.clone(),
-    };
-    if let Some(Value::Array(branches)) = out.remove("allOf") {
-        for b in &branches {
-            let b = resolve_at(b, root, hops + 1);
-            merge_into(&mut out, b);
+            *steps += 1;
+            let b = resolve_at(b, root, hops + 1, steps);
+            out.merge(b);
         }
     }
     out
-}
-
-fn without(obj: &Map<String, Value>, key: &str) -> Map<String, Value> {
-    let mut m = obj.clone();
-    m.remove(key);
-    m
 }
 
 /// The target of a local reference (`#`, `#/$defs/x`, `#/definitions/x`,
@@ -83,32 +219,10 @@ fn percent_decode(s: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| s.to_string())
 }
 
-fn merge_into(out: &mut Map<String, Value>, branch: Map<String, Value>) {
-    for (k, v) in branch {
-        match (k.as_str(), out.get_mut(&k), v) {
-            ("properties", Some(Value::Object(have)), Value::Object(add)) => {
-                for (name, s) in add {
-                    have.entry(name).or_insert(s);
-                }
-            }
-            ("required", Some(Value::Array(have)), Value::Array(add)) => {
-                for name in add {
-                    if !have.contains(&name) {
-                        have.push(name);
-                    }
-                }
-            }
-            (_, _, v) => {
-                out.insert(k, v);
-            }
-        }
-    }
-}
-
 /// The JSON type a (resolved) schema stands for: its `type` (the first
 /// other than `null` of a list), else what its keywords imply, else the type
 /// of its first `enum` value or its `const`.
-pub(crate) fn type_of(obj: &Map<String, Value>) -> Option<&'static str> {
+pub(crate) fn type_of(obj: &Node<'_>) -> Option<&'static str> {
     match obj.get("type") {
         Some(Value::String(t)) => return known(t),
         Some(Value::Array(types)) => {
@@ -118,7 +232,7 @@ pub(crate) fn type_of(obj: &Map<String, Value>) -> Option<&'static str> {
         }
         _ => {}
     }
-    let has = |keys: &[&str]| keys.iter().any(|k| obj.contains_key(*k));
+    let has = |keys: &[&str]| keys.iter().any(|k| obj.contains_key(k));
     if has(&[
         "properties",
         "additionalProperties",
@@ -184,33 +298,48 @@ pub(crate) fn json_type(v: &Value) -> &'static str {
 
 /// The first branch of `anyOf`/`oneOf` that can hold a value: not `false`,
 /// not only `null` (unless every branch is), resolved.
-pub(crate) fn first_branch(obj: &Map<String, Value>, root: &Value) -> Option<Map<String, Value>> {
+pub(crate) fn first_branch<'a>(obj: &Node<'a>, root: &'a Value) -> Option<Node<'a>> {
     let branches = obj
         .get("anyOf")
         .or_else(|| obj.get("oneOf"))
         .and_then(Value::as_array)?;
-    let resolved: Vec<Map<String, Value>> = branches
+    let mut fallback: Option<Node<'a>> = None;
+    let mut chosen: Option<Node<'a>> = None;
+    for b in branches
         .iter()
         .filter(|b| **b != Value::Bool(false))
-        .map(|b| resolve(b, root))
-        .collect();
-    let usable = resolved
-        .iter()
-        .position(|b| type_of(b) != Some("null"))
-        .unwrap_or(0);
-    let mut chosen = resolved.into_iter().nth(usable)?;
-    // Keywords next to the composition (a description, a default) apply too.
-    for (k, v) in obj {
-        if k != "anyOf" && k != "oneOf" {
-            chosen.entry(k.clone()).or_insert_with(|| v.clone());
+        .take(MAX_RESOLVE_STEPS)
+    {
+        let r = resolve(b, root);
+        if type_of(&r) != Some("null") {
+            chosen = Some(r);
+            break;
         }
+        if fallback.is_none() {
+            fallback = Some(r);
+        }
+    }
+    let mut chosen = chosen.or(fallback)?;
+    // Keywords next to the composition (a description, a default) apply too.
+    for (k, v) in &obj.keys {
+        if *k != "anyOf" && *k != "oneOf" {
+            chosen.set_default(k, v);
+        }
+    }
+    if obj.has_properties && !chosen.has_properties {
+        chosen.has_properties = true;
+        chosen.properties = obj.properties.clone();
+    }
+    if obj.has_required && !chosen.has_required {
+        chosen.has_required = true;
+        chosen.required = obj.required.clone();
     }
     Some(chosen)
 }
 
 /// A schema's effective form for generation: resolved, then its first usable
 /// `anyOf`/`oneOf` branch (resolved in turn) when it has one.
-pub(crate) fn effective(schema: &Value, root: &Value) -> Map<String, Value> {
+pub(crate) fn effective<'a>(schema: &'a Value, root: &'a Value) -> Node<'a> {
     let mut obj = resolve(schema, root);
     for _ in 0..MAX_REF_HOPS {
         match first_branch(&obj, root) {
@@ -298,24 +427,28 @@ mod tests {
             "$defs": {"P": {"type": "integer", "minimum": 3}, "Loop": {"$ref": "#/$defs/Loop"}},
             "definitions": {"a b": {"type": "string"}}
         });
-        let r = resolve(&json!({"$ref": "#/$defs/P", "maximum": 9}), &root);
+        let s = json!({"$ref": "#/$defs/P", "maximum": 9});
+        let r = resolve(&s, &root);
         assert_eq!(
-            Value::Object(r),
+            r.to_value(),
             json!({"type": "integer", "minimum": 3, "maximum": 9})
         );
-        let r = resolve(&json!({"$ref": "#/definitions/a%20b"}), &root);
+        let s = json!({"$ref": "#/definitions/a%20b"});
+        let r = resolve(&s, &root);
         assert_eq!(type_of(&r), Some("string"));
         // A cycle ends.
         let _ = resolve(&json!({"$ref": "#/$defs/Loop"}), &root);
-        let merged = resolve(
-            &json!({"allOf": [
-                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
-                {"properties": {"b": {"type": "integer"}}, "required": ["b", "a"]}
-            ]}),
-            &root,
-        );
+        let s = json!({"allOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+            {"properties": {"b": {"type": "integer"}}, "required": ["b", "a"]}
+        ]});
+        let merged = resolve(&s, &root);
+        let merged = merged.to_value();
         assert_eq!(merged["required"], json!(["a", "b"]));
-        assert_eq!(merged["properties"].as_object().map(Map::len), Some(2));
+        assert_eq!(
+            merged["properties"].as_object().map(serde_json::Map::len),
+            Some(2)
+        );
         assert_eq!(
             type_of(&resolve(&json!({"type": ["null", "number"]}), &root)),
             Some("number")
@@ -329,10 +462,8 @@ mod tests {
             Some("string")
         );
         assert_eq!(type_of(&resolve(&json!({}), &root)), None);
-        let eff = effective(
-            &json!({"anyOf": [{"type": "null"}, {"$ref": "#/$defs/P"}]}),
-            &root,
-        );
+        let s = json!({"anyOf": [{"type": "null"}, {"$ref": "#/$defs/P"}]});
+        let eff = effective(&s, &root);
         assert_eq!(type_of(&eff), Some("integer"));
     }
 

@@ -33,11 +33,28 @@ pub struct Mocks {
 }
 
 impl Mocks {
-    /// The answers `server` declares, with an `assert_sampling` block's
-    /// mock in place of the server's own sampling answer.
-    pub fn for_test(server: &Server, action: &Action, t: &mut Templates) -> Mocks {
+    /// The answers `server` declares (none without a server: a test run
+    /// on a client it was given), with an `assert_sampling` block's mock in
+    /// place of the server's own sampling answer.
+    pub fn for_test(server: Option<&Server>, action: &Action, t: &mut Templates) -> Mocks {
+        let mut mocks = match server {
+            Some(server) => Self::declared(server, t),
+            None => Mocks::default(),
+        };
+        if let Action::Sampling { mock, .. } = action {
+            mocks.sampling = Some((
+                mock.text.clone(),
+                mock.model.clone(),
+                mock.stop_reason.clone(),
+            ));
+        }
+        mocks
+    }
+
+    /// The answers a server block's `client_capabilities` declare.
+    fn declared(server: &Server, t: &mut Templates) -> Mocks {
         let caps = &server.client;
-        let mut mocks = Mocks {
+        Mocks {
             roots: caps
                 .roots
                 .as_ref()
@@ -51,15 +68,7 @@ impl Mocks {
                 content: t.value(&e.content),
                 defaults: e.defaults,
             }),
-        };
-        if let Action::Sampling { mock, .. } = action {
-            mocks.sampling = Some((
-                mock.text.clone(),
-                mock.model.clone(),
-                mock.stop_reason.clone(),
-            ));
         }
-        mocks
     }
 
     /// The client capabilities these answers stand for.

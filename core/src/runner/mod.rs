@@ -136,7 +136,9 @@ pub enum Input {
     /// The audit log of [`Step::ReadTrace`]: the name it was read as and
     /// its text (`None`: it could not be read).
     Trace { file: String, text: Option<String> },
-    /// A file could not be read safely (a pipe, too large): the test's error.
+    /// The driver cannot carry the step out: a file that cannot be read
+    /// safely (a pipe, too large), a client that cannot answer the server
+    /// requests this test's mocks answer. The test's error.
     Unreadable(String),
     /// The notifications that arrived during [`Step::Wait`].
     Waited(Vec<Value>),
@@ -191,6 +193,8 @@ pub struct TestRun {
     /// The answer the checks look at, and the method it answers.
     checked: Option<(Reply, Method)>,
     observation: Option<Value>,
+    /// The method of the request sent last, for a protocol error's message.
+    sent: String,
 }
 
 fn cursor_params(cursor: &Option<String>) -> Option<Value> {
@@ -220,6 +224,7 @@ impl TestRun {
             subscribed: None,
             checked: None,
             observation: None,
+            sent: String::new(),
         }
     }
 
@@ -260,13 +265,11 @@ impl TestRun {
         None
     }
 
-    /// The client's answers for this test (its server's
-    /// `client_capabilities`, an `assert_sampling` mock).
+    /// The client's answers for this test: its server's
+    /// `client_capabilities`, and an `assert_sampling` block's mock, which
+    /// a test without a server (run on a client it was given) has too.
     pub fn mocks(&mut self) -> Mocks {
-        match &self.test.server {
-            Some(server) => Mocks::for_test(server, &self.test.action, &mut self.t),
-            None => Mocks::default(),
-        }
+        Mocks::for_test(self.test.server.as_ref(), &self.test.action, &mut self.t)
     }
 
     /// The observation the checks looked at, once the test is done.
@@ -300,10 +303,20 @@ impl TestRun {
 
     /// The next step, given what the driver got for the previous one.
     pub fn next(&mut self, input: Input) -> Step {
+        // An unsubscription's answer is not read (a stateless session
+        // ends its stream and has none).
+        let input = match input {
+            Input::Reply(reply) if self.phase != Phase::Unsubscribe => {
+                Input::Reply(self.protocol_checked(reply))
+            }
+            other => other,
+        };
         match self.advance(input) {
             Ok(step) => {
-                if matches!(step, Step::Done(_)) {
-                    self.phase = Phase::Over;
+                match &step {
+                    Step::Done(_) => self.phase = Phase::Over,
+                    Step::Send(request) => self.sent.clone_from(&request.method),
+                    _ => {}
                 }
                 step
             }
@@ -388,6 +401,37 @@ impl TestRun {
             (Phase::FilesAfter, Input::Files(files)) => Ok(self.verdict(files)),
             _ => Err(self.out_of_order()),
         }
+    }
+
+    /// `reply` as a failure when it is not a JSON-RPC answer: a `result`
+    /// that is not an object (`null`, `"hi"`), an `error` that is not one,
+    /// or neither. A driver hands back what its client returned; a client
+    /// that is not an SDK one may return anything.
+    fn protocol_checked(&self, mut reply: Reply) -> Reply {
+        if reply.failure.is_some() {
+            return reply;
+        }
+        let method = &self.sent;
+        let problem = match (&reply.result, &reply.error) {
+            (_, Some(e)) if !e.is_object() => Some(format!(
+                "its `error` is {}, not an object with `code` and `message`",
+                observation::kind_of(e)
+            )),
+            (_, Some(_)) | (Some(Value::Object(_)), None) => None,
+            (Some(r), None) => Some(format!(
+                "its `result` is {}, not an object",
+                observation::kind_of(r)
+            )),
+            (None, None) => Some("it has neither a `result` nor an `error`".to_string()),
+        };
+        if let Some(problem) = problem {
+            reply.result = None;
+            reply.error = None;
+            reply.failure = Some(format!(
+                "protocol error: the answer to {method} is not a JSON-RPC response: {problem}"
+            ));
+        }
+        reply
     }
 
     fn out_of_order(&self) -> Ending {

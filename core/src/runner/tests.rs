@@ -514,3 +514,67 @@ fn a_suite_for_a_given_client_needs_no_server() {
     assert_eq!(sent(&steps)[0].0, "tools/call");
     assert_eq!(r.status, TestStatus::Pass, "{r:?}");
 }
+
+#[test]
+fn a_test_without_a_server_still_answers_sampling_from_its_block() {
+    let yaml = "name: t\nassert_sampling:\n  tool: sample\n  mock_text: Paris\n  mock_model: m\n  expect: {equals: Paris}\n";
+    let loaded = suite::load_for_client("suite.yaml", yaml);
+    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let mut run = TestRun::new(&loaded.suite.tests[0], Context::default());
+    let mocks = run.mocks();
+    assert_eq!(mocks.capabilities(), json!({"sampling": {}}));
+    assert_eq!(
+        mocks.answer("sampling/createMessage", &json!({})).ok(),
+        Some(
+            json!({"role": "assistant", "content": {"type": "text", "text": "Paris"},
+            "model": "m", "stopReason": "end_turn"})
+        )
+    );
+    // Roots and elicitation have no answer without a server block to
+    // declare them.
+    assert!(mocks.answer("roots/list", &Value::Null).is_err());
+}
+
+#[test]
+fn an_answer_that_is_not_a_json_rpc_response_is_a_protocol_error() {
+    let tests = tests_of(
+        "name: t\nserver: {command: srv}\nsetup:\n  - tool: prepare\nassert: {tool: echo, expect: {not_error: true}}\n",
+    );
+    let reply = |result: Option<Value>, error: Option<Value>| {
+        Input::Reply(Reply {
+            result,
+            error,
+            ..Reply::default()
+        })
+    };
+    for (answer, says) in [
+        (
+            reply(Some(Value::Null), None),
+            "its `result` is null, not an object",
+        ),
+        (
+            reply(Some(json!("hi")), None),
+            "its `result` is a string, not an object",
+        ),
+        (reply(None, Some(json!(7))), "its `error` is a number"),
+        (reply(None, None), "neither a `result` nor an `error`"),
+    ] {
+        // In setup and in the block alike: the test errors, naming the method.
+        let (_, r) = drive(&tests[0], Context::default(), vec![answer.clone()]);
+        assert_eq!(r.status, TestStatus::Error, "{r:?}");
+        assert!(
+            r.message
+                .contains("protocol error: the answer to tools/call")
+                && r.message.contains(says),
+            "{}",
+            r.message
+        );
+        let (_, r) = drive(
+            &tests[0],
+            Context::default(),
+            vec![text_result("ready"), answer],
+        );
+        assert_eq!(r.status, TestStatus::Error, "{r:?}");
+        assert!(r.message.contains(says), "{}", r.message);
+    }
+}

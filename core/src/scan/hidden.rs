@@ -1,4 +1,5 @@
-//! S101 … S105: characters people cannot see and models read.
+//! S101 … S106: characters people cannot see and models read, and U+FFFD
+//! where the server sent what is not a character.
 
 use super::rules::Rule;
 use super::{At, Sink};
@@ -11,6 +12,9 @@ enum Hidden {
     ZeroWidth,
     Format,
     Control,
+    /// U+FFFD: what a lone surrogate escape (or bytes that are not UTF-8)
+    /// was read as.
+    Replacement,
 }
 
 fn classify(c: char) -> Option<Hidden> {
@@ -40,6 +44,7 @@ fn classify(c: char) -> Option<Hidden> {
         | 0x1D173..=0x1D17A
         | 0xE0100..=0xE01EF => Some(Hidden::Format),
         0x00..=0x08 | 0x0B | 0x0C | 0x0E..=0x1F | 0x7F..=0x9F => Some(Hidden::Control),
+        0xFFFD => Some(Hidden::Replacement),
         _ => None,
     }
 }
@@ -57,6 +62,7 @@ impl Hidden {
             Hidden::ZeroWidth => Rule::ZeroWidth,
             Hidden::Format => Rule::InvisibleFormat,
             Hidden::Control => Rule::TerminalEscapes,
+            Hidden::Replacement => Rule::ReplacementCharacter,
         }
     }
 
@@ -67,6 +73,7 @@ impl Hidden {
             Hidden::ZeroWidth => "zero-width character",
             Hidden::Format => "invisible format character",
             Hidden::Control => "control character",
+            Hidden::Replacement => "replacement character (U+FFFD)",
         }
     }
 }
@@ -87,7 +94,7 @@ struct Seen {
     run_open: bool,
 }
 
-/// S101 … S105 over one string.
+/// S101 … S106 over one string.
 pub(super) fn check(sink: &mut Sink<'_>, at: &At<'_>) {
     let text = at.text;
     if text
@@ -96,14 +103,15 @@ pub(super) fn check(sink: &mut Sink<'_>, at: &At<'_>) {
     {
         return;
     }
-    const CLASSES: [Hidden; 5] = [
+    const CLASSES: [Hidden; 6] = [
         Hidden::Tag,
         Hidden::Bidi,
         Hidden::ZeroWidth,
         Hidden::Format,
         Hidden::Control,
+        Hidden::Replacement,
     ];
-    let mut seen: [Seen; 5] = Default::default();
+    let mut seen: [Seen; 6] = Default::default();
     let mut prev: Option<char> = None;
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
@@ -151,6 +159,9 @@ pub(super) fn check(sink: &mut Sink<'_>, at: &At<'_>) {
                     "{n}, with ANSI escape sequences that can hide or rewrite text in a terminal"
                 )
             }
+            Hidden::Replacement => format!(
+                "{n}: the server sent what is not a character here (a lone surrogate escape such as \\udfff, or bytes that are not UTF-8), which clients read differently"
+            ),
             _ => format!("{n}, invisible where the text is shown"),
         };
         sink.push(k.rule(), at, span, message);
@@ -168,6 +179,7 @@ mod tests {
         assert_eq!(classify('\u{200B}'), Some(Hidden::ZeroWidth));
         assert_eq!(classify('\u{00AD}'), Some(Hidden::Format));
         assert_eq!(classify('\u{1B}'), Some(Hidden::Control));
+        assert_eq!(classify('\u{FFFD}'), Some(Hidden::Replacement));
         assert_eq!(classify('\u{FE0F}'), None);
         assert_eq!(classify('\n'), None);
         assert_eq!(classify('é'), None);

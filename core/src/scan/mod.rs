@@ -29,6 +29,7 @@
 //! characters; secrets shown redacted), and `span`, the byte offsets of that text
 //! in the field's string (the property name's, for a parameter name).
 
+mod config;
 mod hidden;
 mod names;
 mod params;
@@ -43,6 +44,7 @@ use serde_json::Value;
 
 pub use crate::lint::ItemKind;
 use crate::lint::Listing;
+pub use config::scan_config;
 use rules::Rule;
 pub(crate) use text::{secret_evidence, secrets};
 
@@ -183,23 +185,8 @@ pub fn scan_listings(
 }
 
 fn skipped(options: &ScanOptions) -> Result<BTreeSet<Rule>, ScanInputError> {
-    let mut skip = BTreeSet::new();
-    for code in &options.skip_rules {
-        let wanted = code.trim().to_ascii_uppercase();
-        match Rule::from_code(&wanted) {
-            Some(rule) => {
-                skip.insert(rule);
-            }
-            None => {
-                let known: Vec<&str> = rules::ALL.iter().map(|r| r.code()).collect();
-                return Err(ScanInputError::UnknownRule {
-                    code: code.clone(),
-                    known: known.join(", "),
-                });
-            }
-        }
-    }
-    Ok(skip)
+    Rule::parse_skips(&options.skip_rules)
+        .map_err(|(code, known)| ScanInputError::UnknownRule { code, known })
 }
 
 /// The findings of one item, in catalogue order when finished.
@@ -419,5 +406,17 @@ mod tests {
         let f = findings.iter().find(|f| f.code() == "S101");
         let span = f.and_then(|f| f.location.span).unwrap_or((0, 0));
         assert_eq!(&text[span.0..span.1], "\u{E0049}\u{E0067}");
+    }
+
+    #[test]
+    fn a_replacement_character_fails_the_default_gate() {
+        // What a lone surrogate escape (`\udfff`) is read as.
+        let findings = scan(json!({"tools": [{
+            "name": "read", "description": "Reads a file.\u{FFFD}", "inputSchema": {"type": "object"}
+        }]}));
+        let f = findings.iter().find(|f| f.code() == "S106").expect("S106");
+        assert_eq!(f.severity(), Severity::High);
+        assert_eq!(f.evidence, "\\u{FFFD}");
+        assert!(!passed(&findings, Severity::High));
     }
 }

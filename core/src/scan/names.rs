@@ -1,6 +1,7 @@
 //! S201, S202 (look-alike names), S901, S902 (names across servers), and the index
 //! of every server's tool names that S401 looks references up in.
 
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
@@ -195,7 +196,24 @@ pub(crate) struct Index {
     lower: HashMap<String, String>,
     /// Per server, folded name → the names as listed that fold to it.
     folded: Vec<HashMap<String, Vec<String>>>,
+    /// Per server, its names as a set.
+    exact: Vec<HashSet<String>>,
+    /// Per server, length in characters → the positions of its names of
+    /// that length in `tools`.
+    by_len: Vec<HashMap<usize, Vec<usize>>>,
+    /// Edit-distance comparisons left for S902 in this scan.
+    comparisons: Cell<usize>,
 }
+
+/// The most edit-distance comparisons one scan makes for S902 (names
+/// compared only with names of about the same length, at most
+/// [`MAX_COMPARED_CHARS`] long); past it, near-collisions are found by
+/// look-alike folding only, so two listings of 40,000 tools take seconds,
+/// not minutes.
+pub(crate) const MAX_COMPARISONS: usize = 2_000_000;
+
+/// Names longer than this are not compared by edit distance.
+const MAX_COMPARED_CHARS: usize = 128;
 
 impl Index {
     pub(crate) fn new(listings: &[(&str, Listing<'_>)]) -> Self {
@@ -204,6 +222,9 @@ impl Index {
             tools: Vec::new(),
             lower: HashMap::new(),
             folded: Vec::new(),
+            exact: Vec::new(),
+            by_len: Vec::new(),
+            comparisons: Cell::new(MAX_COMPARISONS),
         };
         for (label, listing) in listings {
             let names: Vec<String> = listing
@@ -230,6 +251,15 @@ impl Index {
                 folded.entry(fold(name)).or_default().push(name.clone());
             }
             index.folded.push(folded);
+            let mut by_len: HashMap<usize, Vec<usize>> = HashMap::new();
+            for (i, name) in names.iter().enumerate() {
+                let n = name.chars().count();
+                if n <= MAX_COMPARED_CHARS {
+                    by_len.entry(n).or_default().push(i);
+                }
+            }
+            index.by_len.push(by_len);
+            index.exact.push(names.iter().cloned().collect());
             index.tools.push(names);
             index.labels.push((*label).to_string());
         }
@@ -258,9 +288,9 @@ impl Index {
     /// Whether the server at `position` lists a tool of this name (as
     /// [`Index::tool_named`] returned it).
     pub(super) fn server_lists(&self, position: usize, name: &str) -> bool {
-        self.tools
+        self.exact
             .get(position)
-            .is_some_and(|names| names.iter().any(|n| n == name))
+            .is_some_and(|names| names.contains(name))
     }
 }
 
@@ -337,7 +367,11 @@ pub(super) fn across_servers(
         let Some(names) = index.tools.get(earlier) else {
             continue;
         };
-        if names.iter().any(|n| n == name) {
+        if index
+            .exact
+            .get(earlier)
+            .is_some_and(|set| set.contains(name))
+        {
             sink.push_with(
                 Rule::ToolNameCollision,
                 field,
@@ -352,7 +386,7 @@ pub(super) fn across_servers(
             .get(earlier)
             .and_then(|m| m.get(&folded))
             .and_then(|names| names.first().cloned())
-            .or_else(|| near_by_edits(name, len, names));
+            .or_else(|| near_by_edits(name, len, names, earlier, index));
         if let Some(other) = near.filter(|o| seen.insert(o.clone())) {
             sink.push_with(
                 Rule::ToolNameNearCollision,
@@ -369,17 +403,35 @@ pub(super) fn across_servers(
     }
 }
 
-/// A name one edit away (names of 5 to 7 characters) or two (8 or more).
-fn near_by_edits(name: &str, len: usize, names: &[String]) -> Option<String> {
-    if len < 5 {
+/// A name one edit away (names of 5 to 7 characters) or two (8 or more),
+/// among the names of server `earlier` of about the same length, within
+/// the scan's comparison budget.
+fn near_by_edits(
+    name: &str,
+    len: usize,
+    names: &[String],
+    earlier: usize,
+    index: &Index,
+) -> Option<String> {
+    if !(5..=MAX_COMPARED_CHARS).contains(&len) {
         return None;
     }
     let budget = if len >= 8 { 2 } else { 1 };
-    names
-        .iter()
-        .filter(|n| n.chars().count().abs_diff(len) <= budget && n.chars().count() >= 5)
-        .find(|n| strsim::levenshtein(name, n) <= budget)
-        .cloned()
+    let buckets = index.by_len.get(earlier)?;
+    for n in len.saturating_sub(budget).max(5)..=len + budget {
+        for i in buckets.get(&n).map_or(&[][..], Vec::as_slice) {
+            let left = index.comparisons.get();
+            if left == 0 {
+                return None;
+            }
+            index.comparisons.set(left - 1);
+            let other = names.get(*i)?;
+            if strsim::levenshtein(name, other) <= budget {
+                return Some(other.clone());
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -397,12 +449,18 @@ mod tests {
 
     #[test]
     fn edits() {
-        let names = vec!["read_file".to_string(), "fetch".to_string()];
+        let doc = serde_json::json!({"tools": [{"name": "read_file"}, {"name": "fetch"}]});
+        let listing = Listing::read(&doc).expect("a listing");
+        let index = Index::new(&[("a", listing)]);
+        let names = &index.tools[0];
         assert_eq!(
-            near_by_edits("read_files", 10, &names).as_deref(),
+            near_by_edits("read_files", 10, names, 0, &index).as_deref(),
             Some("read_file")
         );
-        assert_eq!(near_by_edits("fetcher", 7, &names), None);
-        assert_eq!(near_by_edits("add", 3, &names), None);
+        assert_eq!(near_by_edits("fetcher", 7, names, 0, &index), None);
+        assert_eq!(near_by_edits("add", 3, names, 0, &index), None);
+        // Past the budget, no more comparisons: nothing is found by edits.
+        index.comparisons.set(0);
+        assert_eq!(near_by_edits("read_files", 10, names, 0, &index), None);
     }
 }

@@ -22,6 +22,8 @@ pub enum Rule {
     InvisibleFormat,
     /// S105: terminal escape sequences and other control characters.
     TerminalEscapes,
+    /// S106: U+FFFD, where the server sent invalid Unicode.
+    ReplacementCharacter,
     /// S201: a name that mixes scripts.
     MixedScriptName,
     /// S202: a name confusable with another tool's or a well-known tool's.
@@ -38,7 +40,8 @@ pub enum Rule {
     CrossToolDirective,
     /// S501: a URL in a description.
     Url,
-    /// S502: a description that sends sensitive data to a URL.
+    /// S502: a description that tells the model to send data to a URL or an
+    /// e-mail address.
     SendToUrl,
     /// S503: a request-capture host.
     CaptureHost,
@@ -71,12 +74,13 @@ pub enum Rule {
 }
 
 /// Every rule, in catalogue order: the order of findings on one item.
-pub const ALL: [Rule; 28] = [
+pub const ALL: [Rule; 29] = [
     Rule::TagCharacters,
     Rule::BidiControls,
     Rule::ZeroWidth,
     Rule::InvisibleFormat,
     Rule::TerminalEscapes,
+    Rule::ReplacementCharacter,
     Rule::MixedScriptName,
     Rule::ConfusableName,
     Rule::ConcealFromUser,
@@ -105,18 +109,7 @@ pub const ALL: [Rule; 28] = [
 crate::report::catalogue_lookups!(Rule, "S101");
 
 /// What every row of the family shares.
-const BASE: RuleInfo = RuleInfo {
-    code: "",
-    family: Family::Scan,
-    level: Level::Error,
-    severity: Severity::High,
-    title: "",
-    rationale: "",
-    source: "",
-    fix: "",
-    category: "",
-    aliases: &[],
-};
+const BASE: RuleInfo = RuleInfo::of(Family::Scan);
 
 const INVARIANT: &str =
     "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025)";
@@ -125,317 +118,453 @@ const TROJAN_SOURCE: &str =
     "Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)";
 
 /// The rows, in the order of [`Rule`]'s variants.
-pub const INFOS: [RuleInfo; 28] = [
+pub const INFOS: [RuleInfo; 29] = [
     RuleInfo {
         code: "S101",
         level: Level::Error,
         severity: Severity::High,
-        title: "Unicode tag characters",
-        rationale: "Characters U+E0000 to U+E007F are invisible in every client yet read by models as ASCII, so a description can carry instructions no reviewer sees (ASCII smuggling).",
-        source: ASCII_SMUGGLING,
-        fix: "Remove the Unicode tag characters (U+E0000-U+E007F); nothing legitimate in a tool description needs them.",
+        title: crate::findings::prose!("Unicode tag characters"),
+        rationale: crate::findings::prose!(
+            "Characters U+E0000 to U+E007F are invisible in every client yet read by models as ASCII, so a description can carry instructions no reviewer sees (ASCII smuggling)."
+        ),
+        source: crate::findings::prose!(ASCII_SMUGGLING),
+        fix: crate::findings::prose!(
+            "Remove the Unicode tag characters (U+E0000-U+E007F); nothing legitimate in a tool description needs them."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S102",
         level: Level::Error,
         severity: Severity::High,
-        title: "Bidirectional controls",
-        rationale: "Embedding and isolate controls (U+202A to U+202E, U+2066 to U+2069) make text display in an order other than the one a model reads.",
-        source: "CVE-2021-42574; Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)",
-        fix: "Remove the bidirectional controls and write the text in its display order.",
+        title: crate::findings::prose!("Bidirectional controls"),
+        rationale: crate::findings::prose!(
+            "Embedding and isolate controls (U+202A to U+202E, U+2066 to U+2069) make text display in an order other than the one a model reads."
+        ),
+        source: crate::findings::prose!(
+            "CVE-2021-42574; Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the bidirectional controls and write the text in its display order."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S103",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Zero-width characters",
-        rationale: "Zero-width spaces and joiners (U+200B to U+200D, U+2060, U+FEFF) hide text boundaries, split keywords past filters, or encode data invisibly.",
-        source: TROJAN_SOURCE,
-        fix: "Remove the zero-width characters; if a word must not break, rephrase it.",
+        title: crate::findings::prose!("Zero-width characters"),
+        rationale: crate::findings::prose!(
+            "Zero-width spaces and joiners (U+200B to U+200D, U+2060, U+FEFF) hide text boundaries, split keywords past filters, or encode data invisibly."
+        ),
+        source: crate::findings::prose!(TROJAN_SOURCE),
+        fix: crate::findings::prose!(
+            "Remove the zero-width characters; if a word must not break, rephrase it."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S104",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Invisible format characters",
-        rationale: "Other invisible characters (soft hyphen, invisible operators, directional marks, Hangul fillers, variation selectors outside emoji) can hide or encode text.",
-        source: "Unicode Technical Standard #39, Unicode Security Mechanisms; Paul Butler, \"Smuggling arbitrary data through an emoji\" (2025)",
-        fix: "Remove the invisible formatting characters; use plain text.",
+        title: crate::findings::prose!("Invisible format characters"),
+        rationale: crate::findings::prose!(
+            "Other invisible characters (soft hyphen, invisible operators, directional marks, Hangul fillers, variation selectors outside emoji) can hide or encode text."
+        ),
+        source: crate::findings::prose!(
+            "Unicode Technical Standard #39, Unicode Security Mechanisms; Paul Butler, \"Smuggling arbitrary data through an emoji\" (2025)"
+        ),
+        fix: crate::findings::prose!("Remove the invisible formatting characters; use plain text."),
         ..BASE
     },
     RuleInfo {
         code: "S105",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Terminal escapes and control characters",
-        rationale: "ANSI escape sequences and other control characters can hide or rewrite text when a description is shown in a terminal, while the model still reads all of it.",
-        source: "Trail of Bits, \"Deceiving users with ANSI terminal codes in MCP\" (2025)",
-        fix: "Remove ANSI escapes and control characters from the text; keep formatting out of descriptions.",
+        title: crate::findings::prose!("Terminal escapes and control characters"),
+        rationale: crate::findings::prose!(
+            "ANSI escape sequences and other control characters can hide or rewrite text when a description is shown in a terminal, while the model still reads all of it."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"Deceiving users with ANSI terminal codes in MCP\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove ANSI escapes and control characters from the text; keep formatting out of descriptions."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "S106",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Invalid Unicode"),
+        rationale: crate::findings::prose!(
+            "U+FFFD stands where the server sent what is not a character, such as a lone surrogate escape (\\udfff): strict parsers refuse the whole listing while the TypeScript and Python SDKs pass it to the model, so what a scanner or a reviewer sees is not what the model reads."
+        ),
+        source: crate::findings::prose!(
+            "RFC 8259 §8.2 (unpaired surrogates); The Unicode Standard, §3.9 (U+FFFD substitution)"
+        ),
+        fix: crate::findings::prose!(
+            "Send valid UTF-8: pair every surrogate escape, or remove the character; a listing must be text the client can read exactly."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S201",
         level: Level::Error,
         severity: Severity::High,
-        title: "Mixed-script name",
-        rationale: "A tool or prompt name mixes scripts (a Cyrillic а in read_file), which looks like a trusted name to people and is a different tool to the client.",
-        source: "CVE-2021-42694 (homoglyphs); Unicode Technical Standard #39 (mixed-script confusables)",
-        fix: "Spell the name in one script (ASCII for tool names).",
+        title: crate::findings::prose!("Mixed-script name"),
+        rationale: crate::findings::prose!(
+            "A tool or prompt name mixes scripts (a Cyrillic а in read_file), which looks like a trusted name to people and is a different tool to the client."
+        ),
+        source: crate::findings::prose!(
+            "CVE-2021-42694 (homoglyphs); Unicode Technical Standard #39 (mixed-script confusables)"
+        ),
+        fix: crate::findings::prose!("Spell the name in one script (ASCII for tool names)."),
         ..BASE
     },
     RuleInfo {
         code: "S202",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Confusable name",
-        rationale: "A tool name with look-alike characters folds to the name of another tool of the listing or of a well-known server, so it can be mistaken for that tool.",
-        source: "Unicode Technical Standard #39 (confusables.txt); CVE-2021-42694",
-        fix: "Rename the tool so it cannot be mistaken for the tool it resembles.",
+        title: crate::findings::prose!("Confusable name"),
+        rationale: crate::findings::prose!(
+            "A tool name with look-alike characters folds to the name of another tool of the listing or of a well-known server, so it can be mistaken for that tool."
+        ),
+        source: crate::findings::prose!(
+            "Unicode Technical Standard #39 (confusables.txt); CVE-2021-42694"
+        ),
+        fix: crate::findings::prose!(
+            "Rename the tool so it cannot be mistaken for the tool it resembles."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S301",
         level: Level::Error,
         severity: Severity::High,
-        title: "Concealment from the user",
-        rationale: "Text tells the model not to tell, mention or show something to the user, the mark of a poisoned tool description.",
-        source: INVARIANT,
-        fix: "Remove the instruction to hide something from the user; a description says what the tool does, never what to keep from the user.",
+        title: crate::findings::prose!("Concealment from the user"),
+        rationale: crate::findings::prose!(
+            "Text tells the model not to tell, mention or show something to the user, the mark of a poisoned tool description."
+        ),
+        source: crate::findings::prose!(INVARIANT),
+        fix: crate::findings::prose!(
+            "Remove the instruction to hide something from the user; a description says what the tool does, never what to keep from the user."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S302",
         level: Level::Error,
         severity: Severity::High,
-        title: "Instruction override",
-        rationale: "Text tells the model to ignore or disregard previous, prior or system instructions, a prompt injection.",
-        source: "OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection",
-        fix: "Remove the instruction to ignore other instructions.",
+        title: crate::findings::prose!("Instruction override"),
+        rationale: crate::findings::prose!(
+            "Text tells the model to ignore or disregard previous, prior or system instructions, a prompt injection."
+        ),
+        source: crate::findings::prose!(
+            "OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection"
+        ),
+        fix: crate::findings::prose!("Remove the instruction to ignore other instructions."),
         ..BASE
     },
     RuleInfo {
         code: "S303",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Model-directed markup",
-        rationale: "Tags such as <IMPORTANT> or <SYSTEM> and chat role markers ([INST], ChatML's im_start, system:) address the model rather than describe the tool.",
-        source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the <IMPORTANT> example",
-        fix: "Describe the tool in plain prose, without tags or role markers aimed at the model.",
+        title: crate::findings::prose!("Model-directed markup"),
+        rationale: crate::findings::prose!(
+            "Tags such as <IMPORTANT> or <SYSTEM> and chat role markers ([INST], ChatML's im_start, system:) address the model rather than describe the tool."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the <IMPORTANT> example"
+        ),
+        fix: crate::findings::prose!(
+            "Describe the tool in plain prose, without tags or role markers aimed at the model."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S304",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Coercive directive",
-        rationale: "Text claims precedence over other tools or the user (before using any other tool, you must always, when this tool is available), line jumping.",
-        source: "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)",
-        fix: "Remove claims of precedence (\"before any other tool\", \"you must always\"); say what the tool does and let the client decide.",
+        title: crate::findings::prose!("Coercive directive"),
+        rationale: crate::findings::prose!(
+            "Text claims precedence over other tools or the user (before using any other tool, you must always, when this tool is available), line jumping."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove claims of precedence (\"before any other tool\", \"you must always\"); say what the tool does and let the client decide."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S401",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Cross-tool directive",
-        rationale: "A description tells the model how to use another tool of this or another server (call X first, instead of X, when X is called), shadowing that tool.",
-        source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the shadowing example",
-        fix: "Describe only this tool; never tell the model how or when to use other tools.",
+        title: crate::findings::prose!("Cross-tool directive"),
+        rationale: crate::findings::prose!(
+            "A description tells the model how to use another tool of this or another server (call X first, instead of X, when X is called), shadowing that tool."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the shadowing example"
+        ),
+        fix: crate::findings::prose!(
+            "Describe only this tool; never tell the model how or when to use other tools."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S501",
         level: Level::Note,
         severity: Severity::Info,
-        title: "URL in text",
-        rationale: "A description holds a URL, a place data could be sent to; worth a look, rarely an attack alone.",
-        source: "Simon Willison, \"Model Context Protocol has prompt injection security problems\" (2025)",
-        fix: "Check that the URL belongs in the description (documentation, the service it calls); remove it otherwise.",
+        title: crate::findings::prose!("URL in text"),
+        rationale: crate::findings::prose!(
+            "A description holds a URL, a place data could be sent to; worth a look, rarely an attack alone."
+        ),
+        source: crate::findings::prose!(
+            "Simon Willison, \"Model Context Protocol has prompt injection security problems\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Check that the URL belongs in the description (documentation, the service it calls); remove it otherwise."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S502",
         level: Level::Error,
         severity: Severity::High,
-        title: "Sensitive data sent to a URL",
-        rationale: "A sentence with a URL tells the model to send, post or upload conversation, credentials, keys or file contents there.",
-        source: "Simon Willison, \"The lethal trifecta for AI agents\" (2025); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025)",
-        fix: "Remove the instruction to send data to the address; a tool that must send data takes the destination as a declared argument the user sees.",
+        title: crate::findings::prose!("Data sent to a URL or e-mail address"),
+        rationale: crate::findings::prose!(
+            "A sentence tells the model to send, post, upload, forward or e-mail what it holds (the input, a document, files, results, the conversation, credentials, keys) to a URL or an e-mail address the description names."
+        ),
+        source: crate::findings::prose!(
+            "Simon Willison, \"The lethal trifecta for AI agents\" (2025); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the instruction to send data to the address; a tool that must send data takes the destination as a declared argument the user sees."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S503",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Request-capture host",
-        rationale: "A URL points at a request-capture or tunnelling service (webhook.site, requestbin, pipedream, ngrok, interactsh), a common exfiltration endpoint.",
-        source: "OWASP Top 10 for LLM Applications 2025, LLM02 Sensitive Information Disclosure",
-        fix: "Remove the request-capture or tunnel URL; point at the real service, if any.",
+        title: crate::findings::prose!("Request-capture host"),
+        rationale: crate::findings::prose!(
+            "A URL points at a request-capture or tunnelling service (webhook.site, requestbin, pipedream, ngrok, interactsh), a common exfiltration endpoint."
+        ),
+        source: crate::findings::prose!(
+            "OWASP Top 10 for LLM Applications 2025, LLM02 Sensitive Information Disclosure"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the request-capture or tunnel URL; point at the real service, if any."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S504",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "E-mail address",
-        rationale: "A description holds an e-mail address, which poisoned descriptions use to redirect messages to an attacker.",
-        source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the send_email shadowing example",
-        fix: "Remove the e-mail address, or make it a declared argument the user fills in.",
+        title: crate::findings::prose!("E-mail address"),
+        rationale: crate::findings::prose!(
+            "A description holds an e-mail address, which poisoned descriptions use to redirect messages to an attacker."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the send_email shadowing example"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the e-mail address, or make it a declared argument the user fills in."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S505",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Sensitive path",
-        rationale: "Text names a credential or configuration file (~/.ssh, id_rsa, .env, ~/.aws/credentials, .npmrc, mcp.json) that no tool description needs to mention.",
-        source: INVARIANT,
-        fix: "Remove the mention of credential and configuration files from the text.",
+        title: crate::findings::prose!("Sensitive path"),
+        rationale: crate::findings::prose!(
+            "Text names a credential or configuration file (~/.ssh, id_rsa, .env, ~/.aws/credentials, .npmrc, mcp.json) that no tool description needs to mention."
+        ),
+        source: crate::findings::prose!(INVARIANT),
+        fix: crate::findings::prose!(
+            "Remove the mention of credential and configuration files from the text."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S506",
         level: Level::Error,
         severity: Severity::High,
-        title: "Sensitive path read or sent",
-        rationale: "A sentence tells the model to read, pass, send or upload a credential or configuration file, or a parameter's name asks for one's content.",
-        source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the ~/.cursor/mcp.json and ~/.ssh/id_rsa example",
-        fix: "Never ask the model to read or send credential files; take only the data the tool needs, as declared arguments.",
+        title: crate::findings::prose!("Sensitive path read or sent"),
+        rationale: crate::findings::prose!(
+            "A sentence tells the model to read, pass, send or upload a credential or configuration file, or a parameter's name asks for one's content."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), the ~/.cursor/mcp.json and ~/.ssh/id_rsa example"
+        ),
+        fix: crate::findings::prose!(
+            "Never ask the model to read or send credential files; take only the data the tool needs, as declared arguments."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S601",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Encoded blob",
-        rationale: "A long base64 or hex run hides text from reviewers that a model can decode and follow.",
-        source: "OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection (obfuscated payloads)",
-        fix: "Remove the encoded blob from the text, or say in plain words what it is.",
+        title: crate::findings::prose!("Encoded blob"),
+        rationale: crate::findings::prose!(
+            "A long base64 or hex run hides text from reviewers that a model can decode and follow."
+        ),
+        source: crate::findings::prose!(
+            "OWASP Top 10 for LLM Applications 2025, LLM01 Prompt Injection (obfuscated payloads)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the encoded blob from the text, or say in plain words what it is."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S602",
         level: Level::Error,
         severity: Severity::High,
-        title: "Secret or key",
-        rationale: "Text holds what looks like a live credential (AWS AKIA key, GitHub token, sk- API key, Slack token, private key block, JWT), leaked to every client that lists the server.",
-        source: "GitHub secret scanning supported patterns; gitleaks default rules; RFC 7519 (JWT)",
-        fix: "Remove the secret from the listing and revoke it: it was shown to every client.",
+        title: crate::findings::prose!("Secret or key"),
+        rationale: crate::findings::prose!(
+            "Text holds what looks like a live credential (AWS AKIA key, GitHub token, sk- API key, Slack token, private key block, JWT), leaked to every client that lists the server."
+        ),
+        source: crate::findings::prose!(
+            "GitHub secret scanning supported patterns; gitleaks default rules; RFC 7519 (JWT)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the secret from the listing and revoke it: it was shown to every client."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S701",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Undeclared parameter",
-        rationale: "A description tells the model to fill a parameter the input schema does not declare, a side channel the client's form never shows.",
-        source: INVARIANT,
-        fix: "Declare the parameter in the inputSchema (with a description), or stop asking for it in the description.",
+        title: crate::findings::prose!("Undeclared parameter"),
+        rationale: crate::findings::prose!(
+            "A description tells the model to fill a parameter the input schema does not declare, a side channel the client's form never shows."
+        ),
+        source: crate::findings::prose!(INVARIANT),
+        fix: crate::findings::prose!(
+            "Declare the parameter in the inputSchema (with a description), or stop asking for it in the description."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S702",
         level: Level::Error,
         severity: Severity::High,
-        title: "Conversation parameter",
-        rationale: "A parameter's name or description asks for the conversation, the chat history or the system prompt, which the tool then receives.",
-        source: "Trail of Bits, \"How MCP servers can steal your conversation history\" (2025); CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025)",
-        fix: "Remove the parameter that asks for the conversation, chat history or system prompt; take only the data the tool needs.",
+        title: crate::findings::prose!("Conversation parameter"),
+        rationale: crate::findings::prose!(
+            "A parameter's name or description asks for the conversation, the chat history or the system prompt, which the tool then receives."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"How MCP servers can steal your conversation history\" (2025); CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Remove the parameter that asks for the conversation, chat history or system prompt; take only the data the tool needs."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S703",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Credential parameter",
-        rationale: "A tool that is not about authentication asks for a password, an API key, a token or a private key as an argument.",
-        source: "CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025), full-schema poisoning",
-        fix: "Get credentials from the server's own configuration (environment, OAuth), not from the model as an argument.",
+        title: crate::findings::prose!("Credential parameter"),
+        rationale: crate::findings::prose!(
+            "A tool that is not about authentication asks for a password, an API key, a token or a private key as an argument."
+        ),
+        source: crate::findings::prose!(
+            "CyberArk, \"Poison everywhere: No output from your MCP server is safe\" (2025), full-schema poisoning"
+        ),
+        fix: crate::findings::prose!(
+            "Get credentials from the server's own configuration (environment, OAuth), not from the model as an argument."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S801",
         level: Level::Warning,
         severity: Severity::Low,
-        title: "Long description",
-        rationale: "A description over 2,000 characters is far longer than a tool's job needs and has room for instructions a reviewer will not read.",
-        source: "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)",
-        fix: "Shorten the description to what a model needs to choose and call the tool.",
+        title: crate::findings::prose!("Long description"),
+        rationale: crate::findings::prose!(
+            "A description over 2,000 characters is far longer than a tool's job needs and has room for instructions a reviewer will not read."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Shorten the description to what a model needs to choose and call the tool."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S802",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Huge description",
-        rationale: "A description over 8,000 characters spends the model's context and buries whatever it carries.",
-        source: "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)",
-        fix: "Shorten the description drastically; move long documentation to a resource.",
+        title: crate::findings::prose!("Huge description"),
+        rationale: crate::findings::prose!(
+            "A description over 8,000 characters spends the model's context and buries whatever it carries."
+        ),
+        source: crate::findings::prose!(
+            "Trail of Bits, \"Jumping the line: How MCP servers can attack you before you ever use them\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Shorten the description drastically; move long documentation to a resource."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S803",
         level: Level::Note,
         severity: Severity::Info,
-        title: "Large listing",
-        rationale: "The descriptions of one server's listing total over 60,000 characters, a large share of every request's context.",
-        source: "Anthropic, tool use documentation (tool definitions count as input tokens)",
-        fix: "Trim the listing's descriptions, or split the server into smaller ones.",
+        title: crate::findings::prose!("Large listing"),
+        rationale: crate::findings::prose!(
+            "The descriptions of one server's listing total over 60,000 characters, a large share of every request's context."
+        ),
+        source: crate::findings::prose!(
+            "Anthropic, tool use documentation (tool definitions count as input tokens)"
+        ),
+        fix: crate::findings::prose!(
+            "Trim the listing's descriptions, or split the server into smaller ones."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S901",
         level: Level::Error,
         severity: Severity::High,
-        title: "Tool name collision",
-        rationale: "Two servers list a tool of the same name, so one shadows the other in clients that key tools by name.",
-        source: "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing; Invariant Labs, \"WhatsApp MCP Exploited\" (2025)",
-        fix: "Rename one of the tools (a server prefix helps), or do not run the two servers side by side.",
+        title: crate::findings::prose!("Tool name collision"),
+        rationale: crate::findings::prose!(
+            "Two servers list a tool of the same name, so one shadows the other in clients that key tools by name."
+        ),
+        source: crate::findings::prose!(
+            "Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing; Invariant Labs, \"WhatsApp MCP Exploited\" (2025)"
+        ),
+        fix: crate::findings::prose!(
+            "Rename one of the tools (a server prefix helps), or do not run the two servers side by side."
+        ),
         ..BASE
     },
     RuleInfo {
         code: "S902",
         level: Level::Warning,
         severity: Severity::Medium,
-        title: "Tool name near-collision",
-        rationale: "A tool name is one or two edits from another server's, or equal to it after folding case, - and _, or look-alike characters, so the model may call the wrong one.",
-        source: "Unicode Technical Standard #39 (confusables); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing",
-        fix: "Rename the tool so it is clearly distinct from the other server's.",
+        title: crate::findings::prose!("Tool name near-collision"),
+        rationale: crate::findings::prose!(
+            "A tool name is one or two edits from another server's, or equal to it after folding case, - and _, or look-alike characters, so the model may call the wrong one."
+        ),
+        source: crate::findings::prose!(
+            "Unicode Technical Standard #39 (confusables); Invariant Labs, \"MCP Security Notification: Tool Poisoning Attacks\" (2025), shadowing"
+        ),
+        fix: crate::findings::prose!(
+            "Rename the tool so it is clearly distinct from the other server's."
+        ),
         ..BASE
     },
 ];
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn catalogue_is_in_declaration_order_and_complete() {
-        for (index, (rule, info)) in ALL.iter().zip(INFOS.iter()).enumerate() {
-            assert_eq!(rule.info(), info, "row {index}");
-            assert_eq!(rule.index(), index, "{}", info.code);
-            assert_eq!(Rule::from_code(info.code), Some(*rule));
-        }
-        let mut codes: Vec<&str> = INFOS.iter().map(|i| i.code).collect();
-        codes.sort_unstable();
-        codes.dedup();
-        assert_eq!(codes.len(), INFOS.len(), "codes must be unique");
-        let mut rules = ALL.to_vec();
-        rules.sort();
-        assert_eq!(rules, ALL.to_vec(), "ALL must list the variants in order");
-        for info in INFOS {
-            assert!(info.rationale.ends_with('.'), "{}", info.code);
-            assert!(!info.rationale.contains('|'), "{}", info.code);
-            assert!(!info.source.contains('|'), "{}", info.code);
-            assert!(!info.source.is_empty(), "{}", info.code);
-            assert!(
-                info.code.len() == 4 && info.code.starts_with('S'),
-                "{}",
-                info.code
-            );
-        }
-    }
-}

@@ -61,6 +61,25 @@ pattern!(
     SENSITIVE_OBJECT,
     r"(?i)\b(?:conversation|chat\s+history|chat\s+log|message\s+history|previous\s+messages|all\s+messages|system\s+prompt|credentials?|secrets?|api[\s_-]?keys?|access\s+tokens?|tokens|passwords?|private\s+keys?|ssh|id_rsa|environment\s+variables|env\s+vars|contents?\s+of|file\s+contents|mcp\.json|cookies)\b|\.env\b"
 );
+// An imperative to send something (group `verb`), then its object: up to
+// five words, and a noun for what the model holds (group `noun`). A verb in
+// the third person ("posts the title to …") describes what a tool does and
+// is not one.
+pattern!(
+    SEND_IMPERATIVE,
+    r"(?i)\b(?P<verb>send|post|upload|forward|e-?mail|mail|transmit|submit|leak|exfiltrate|beacon|report\s+back|relay|share)\s+(?P<object>(?:[\w'’-]+\s+){0,5}?(?P<noun>documents?|docs?|files?|conversations?|chats?|history|inputs?|outputs?|results?|contents?|data|text|messages?|prompts?|context|responses?|answers?|quer(?:y|ies)|requests?|reports?|notes?|transcripts?|logs?|everything|records?|attachments?|e-?mails?|details|information|info|summar(?:y|ies)|payloads?|arguments?|parameters?|code|source|it\s+all))\b"
+);
+// Words that make a sentence an instruction to the model rather than a tool
+// describing its own action.
+pattern!(
+    INSTRUCTION_MARKER,
+    r"(?i)\b(?:always|also|must|should|make\s+sure|be\s+sure|remember|don['’]?t\s+forget|afterwards|then|first|before|after|whenever|every\s+time|each\s+time|you|your|please|secretly|silently|quietly|automatically|for\s+(?:backup|logging|safety|compliance|auditing|audit|analytics|monitoring|archiving|archival|record[-\s]?keeping))\b"
+);
+// Words that make the object everything the model holds.
+pattern!(
+    WHOLE,
+    r"(?i)\b(?:whole|entire|full|all|every|complete|raw|original|verbatim|unredacted)\b"
+);
 pattern!(
     EMAIL,
     r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b"
@@ -212,6 +231,34 @@ fn host_of(url: &str) -> String {
     host.split(':').next().unwrap_or("").to_ascii_lowercase()
 }
 
+/// What the sentence around a destination (a URL or an e-mail address at
+/// `dest`, byte offsets in `text`) tells the model to send there, if it
+/// tells it to send anything: an imperative send verb and its object (a
+/// noun for what the model holds: a document, a file, the input, the
+/// results, …) before the destination, in a sentence that is an instruction
+/// (`always`, `then`, `you`, `for backup`, …), or whose object is
+/// everything (`the whole`, `all`, `the full`), or that is not the
+/// description's first (where "Upload the file to …" names the tool's own
+/// action).
+fn instructs_sending(text: &str, dest: (usize, usize)) -> Option<String> {
+    let around = sentence(text, dest.0, dest.1);
+    let offset = around.as_ptr() as usize - text.as_ptr() as usize;
+    let before = &around[..dest.0.saturating_sub(offset).min(around.len())];
+    let re = get(&SEND_IMPERATIVE)?;
+    let caps = re.captures_iter(before).last()?;
+    let (verb, object) = (caps.name("verb")?, caps.name("object")?);
+    // "sends", "posted": not the base form (the regex stops at a word end).
+    let marked = get(&INSTRUCTION_MARKER).is_some_and(|r| r.is_match(around));
+    let whole = get(&WHOLE).is_some_and(|r| r.is_match(object.as_str()));
+    let first_sentence = text[..offset].trim().is_empty();
+    let leads = before[..verb.start()].trim().is_empty();
+    if marked || whole || !(first_sentence && leads) {
+        Some(escape(object.as_str().trim(), 60))
+    } else {
+        None
+    }
+}
+
 /// S501 … S506.
 pub(super) fn exfiltration(sink: &mut Sink<'_>, at: &At<'_>) {
     let text = at.text;
@@ -223,14 +270,27 @@ pub(super) fn exfiltration(sink: &mut Sink<'_>, at: &At<'_>) {
             let capture = CAPTURE_HOSTS
                 .iter()
                 .find(|h| host == **h || host.ends_with(&format!(".{h}")));
-            let sends = get(&SEND_VERB).is_some_and(|r| r.is_match(around))
+            let sensitive = get(&SEND_VERB).is_some_and(|r| r.is_match(around))
                 && get(&SENSITIVE_OBJECT).is_some_and(|r| r.is_match(around));
-            if sends {
+            let sent = if sensitive {
+                None
+            } else {
+                instructs_sending(text, span)
+            };
+            let sends = sensitive || sent.is_some();
+            if sensitive {
                 sink.push(
                     Rule::SendToUrl,
                     at,
                     span,
                     format!("tells the model to send sensitive data to `{host}`"),
+                );
+            } else if let Some(what) = &sent {
+                sink.push(
+                    Rule::SendToUrl,
+                    at,
+                    span,
+                    format!("tells the model to send {what} to `{host}`"),
                 );
             }
             if let Some(service) = capture {
@@ -260,15 +320,69 @@ pub(super) fn exfiltration(sink: &mut Sink<'_>, at: &At<'_>) {
             !placeholder && !git_remote
         });
         if let Some(m) = found {
+            let span = (m.start(), m.end());
+            if let Some(what) = instructs_sending(text, span) {
+                sink.push(
+                    Rule::SendToUrl,
+                    at,
+                    span,
+                    format!(
+                        "tells the model to send {what} to `{}`",
+                        escape(m.as_str(), 60)
+                    ),
+                );
+            }
             sink.push(
                 Rule::EmailAddress,
                 at,
-                (m.start(), m.end()),
+                span,
                 "an e-mail address, where messages could be redirected".to_string(),
             );
         }
     }
     sensitive_paths(sink, at);
+}
+
+/// A client config's command line or URL (`url_field`): S503 for a
+/// request-capture host, S501 for another URL in a command line (a server's
+/// own `url` is no finding), S505 for a sensitive path, S602 for a
+/// credential, where `ps`, logs and every copy of the config show it.
+pub(super) fn in_config(sink: &mut Sink<'_>, at: &At<'_>, url_field: bool) {
+    let text = at.text;
+    if let Some(re) = get(&URL) {
+        for m in re.find_iter(text) {
+            let span = (m.start(), m.end());
+            let host = host_of(m.as_str());
+            let capture = CAPTURE_HOSTS
+                .iter()
+                .find(|h| host == **h || host.ends_with(&format!(".{h}")));
+            match capture {
+                Some(service) => sink.push(
+                    Rule::CaptureHost,
+                    at,
+                    span,
+                    format!("points at {service}, a request-capture or tunnelling service"),
+                ),
+                None if !url_field => {
+                    sink.push(Rule::Url, at, span, format!("a URL to `{host}`"));
+                }
+                None => {}
+            }
+        }
+    }
+    if !url_field {
+        sensitive_paths(sink, at);
+    }
+    for (start, end) in secrets(text) {
+        sink.push_with(
+            Rule::SecretPattern,
+            at.field,
+            Some((start, end)),
+            secret_evidence(&text[start..end]),
+            "what looks like a live credential written into the config, where `ps`, logs and every copy of the file show it; pass it through `env` as ${VAR}"
+                .to_string(),
+        );
+    }
 }
 
 fn sensitive_paths(sink: &mut Sink<'_>, at: &At<'_>) {
@@ -417,6 +531,9 @@ mod tests {
             &URL,
             &SEND_VERB,
             &SENSITIVE_OBJECT,
+            &SEND_IMPERATIVE,
+            &INSTRUCTION_MARKER,
+            &WHOLE,
             &EMAIL,
             &SENSITIVE_PATH,
             &READ_VERB,

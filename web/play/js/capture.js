@@ -13,10 +13,26 @@ function summary(x) {
   return { method: x.method, id, answer };
 }
 
+/**
+ * A message's text without the indentation it had inside the capture: a
+ * pretty-printed capture nests each message, so its lines after the first
+ * carry the depth it was written at (its closing bracket's indentation).
+ * That much is taken off every later line that has it; the text is
+ * otherwise as written.
+ */
+export function dedent(text) {
+  const lines = text.split('\n');
+  if (lines.length < 2) return text;
+  const depth = /^[ \t]*/.exec(lines[lines.length - 1])[0];
+  if (!depth || !lines.slice(1).every((l) => l.startsWith(depth) || !l.trim())) return text;
+  return [lines[0], ...lines.slice(1).map((l) => l.slice(depth.length))].join('\n');
+}
+
 // Messages come verbatim (captureTimeline's `verbatim`): the text the
-// capture holds, shown as it is.
+// capture holds, shown as it is but for the capture's own indentation. A
+// long one scrolls, so it takes the keyboard's focus.
 function block(title, text) {
-  return el('div', { class: 'message' }, el('h4', {}, title), el('pre', {}, text));
+  return el('div', { class: 'message' }, el('h4', {}, title), el('pre', { tabindex: '0' }, dedent(text)));
 }
 
 function exchangeItem(s, i, x, findings) {
@@ -63,7 +79,7 @@ export function renderCapture(report, timeline) {
   report.sessions.forEach((s, si) => {
     const exchanges = timeline[si]?.exchanges ?? [];
     const label = s.server_label ?? `session ${si + 1}`;
-    if (report.sessions.length > 1 || s.server_label) box.append(el('h3', {}, label));
+    box.append(el('h2', {}, label));
     if (s.findings.length) {
       box.append(el('ul', { class: 'findings' }, s.findings.map((f) =>
         el('li', { class: 'finding', 'data-rule': f.id },
@@ -79,17 +95,17 @@ export function renderCapture(report, timeline) {
       if (f.exchange === null || f.exchange === undefined) continue;
       byExchange.set(f.exchange, [...(byExchange.get(f.exchange) ?? []), f]);
     }
-    box.append(el('h4', {}, `Timeline: ${exchanges.length} exchanges`),
+    box.append(el('h3', {}, `Timeline: ${exchanges.length} exchanges`),
       el('ol', { class: 'timeline', start: '0' }, exchanges.map((x, i) => exchangeItem(si, i, x, byExchange.get(i) ?? []))));
     // Messages that answer nothing the client sent (a finding about one has
     // no exchange); shown after the exchanges.
     const unmatched = timeline[si]?.unmatched ?? [];
     if (unmatched.length) {
-      box.append(el('h4', {}, `Unmatched messages: ${unmatched.length}`),
+      box.append(el('h3', {}, `Unmatched messages: ${unmatched.length}`),
         el('ul', { class: 'timeline' }, unmatched.map((u, k) =>
           el('li', { class: 'offending' }, el('details', { open: true },
             el('summary', {}, `unmatched message ${k}, from the server`, u.after_exchange !== null ? `, after exchange #${u.after_exchange}` : ''),
-            el('pre', {}, u.message),
+            el('pre', { tabindex: '0' }, dedent(u.message)),
             u.response === null ? null : block(`reply to unmatched message ${k}`, u.response))))));
     }
     // The first offending exchange is open from the start.
@@ -103,7 +119,7 @@ export function renderCapture(report, timeline) {
     });
   });
   if (report.hazards.length) {
-    box.append(el('h3', {}, 'Composition hazards'),
+    box.append(el('h2', {}, 'Composition hazards'),
       el('ul', { class: 'findings' }, report.hazards.map((h) =>
         el('li', { class: 'hazard' }, el('span', { class: 'rule' }, h.kind), ` ${h.message} (${h.servers.join(', ')})`))));
   }

@@ -20,6 +20,8 @@ export function buildExamples({ recorded, captures }) {
     tab: 'response',
     title: 'Structured weather (server-everything) — pass',
     verdict: 'pass',
+    // What was sent (web/play/examples/record.mjs): for "Copy as test".
+    request: { method: 'tools/call', params: { name: 'get-structured-content', arguments: { location: 'New York' } } },
     fields: {
       expect: `# get-structured-content {location: New York}, from server-everything.
 # Seed-001 style: JSONPath inside the structured content.
@@ -38,6 +40,7 @@ expect:
     tab: 'response',
     title: 'Sum of 2 and 3 (server-everything) — fail',
     verdict: 'fail',
+    request: { method: 'tools/call', params: { name: 'get-sum', arguments: { a: 2, b: 3 } } },
     fields: {
       expect: `# get-sum {a: 2, b: 3}. The server says 5; these expectations want 6.
 expect:
@@ -53,6 +56,7 @@ expect:
     tab: 'response',
     title: 'Weighted checks with a threshold — score',
     verdict: 'pass',
+    request: { method: 'tools/call', params: { name: 'get-structured-content', arguments: { location: 'New York' } } },
     fields: {
       expect: `# List form: each check has a target, a matcher and a weight; the test
 # passes when the weighted score reaches the threshold.
@@ -453,6 +457,74 @@ export function buildScanExamples({ recorded }) {
       codes: [],
       options: { failOn: 'high', skip: '' },
       fields: { surface: json(recorded.serve.tools) },
+    },
+  ];
+}
+
+/**
+ * The "Validate a suite" tab's examples: a suite that loads, and one with
+ * the mistakes `mcpcheck validate` is for. Each states whether it loads
+ * (`valid`/`invalid`), for runSuite (`forClient`) or the CLI, and the lines
+ * its errors are on; pkg/test/examples.test.mjs holds validateSuite to it.
+ */
+export function buildSuiteExamples() {
+  return [
+    {
+      id: 'suite-valid',
+      tab: 'suite',
+      title: 'A composed suite for runSuite — valid',
+      verdict: 'valid',
+      options: { forClient: true },
+      errorLines: [],
+      fields: {
+        suite: `# Run in-process with runSuite or defineMcpcheckTests: a test needs no
+# server block; one without \`command\` says what the client answers.
+tests:
+  - name: echo answers
+    assert:
+      tool: echo
+      args: {message: hello}
+      expect:
+        equals: hello
+  - name: sampling is answered from the test's mock
+    assert_sampling:
+      tool: sample
+      args: {prompt: "Capital of France?"}
+      mock_text: Paris
+      expect:
+        equals: Paris
+  - name: roots are answered from client_capabilities
+    server:
+      client_capabilities:
+        roots: ["/tmp/project"]
+    assert:
+      tool: roots
+      expect:
+        json_path:
+          "$[0].uri": "file:///tmp/project"
+`,
+      },
+    },
+    {
+      id: 'suite-typos',
+      tab: 'suite',
+      title: 'An mcp-assert test with typos — invalid',
+      verdict: 'invalid',
+      options: { forClient: false },
+      errorLines: [3, 9, 10],
+      fields: {
+        suite: `name: read a file
+server:
+  comand: npx
+  args: ["-y", "@modelcontextprotocol/server-filesystem", "{{fixture}}"]
+assert:
+  tool: read_text_file
+  args: {path: "{{fixture}}/hello.txt"}
+  expect:
+    contain: ["hello"]
+    not_eror: true
+`,
+      },
     },
   ];
 }

@@ -48,7 +48,7 @@ export function renderLint(report, editor, places) {
     const at = places[i];
     return el('tr', { class: `finding ${f.severity}`, 'data-code': f.code, 'data-line': at ? at.line : '' },
       el('td', { 'data-label': 'code' }, el('span', { class: 'rule' }, f.code)),
-      el('td', { 'data-label': 'severity' }, el('span', { class: `badge ${f.severity}` }, f.severity)),
+      el('td', { 'data-label': 'severity' }, el('span', { class: `badge sev-${f.severity}` }, f.severity)),
       el('td', { 'data-label': 'item' }, f.tool, el('span', { class: 'dim' }, ` (${f.kind.replace('_', ' ')})`)),
       el('td', { 'data-label': 'message', class: 'reason' }, f.message),
       el('td', { 'data-label': 'field' },

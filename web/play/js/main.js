@@ -8,17 +8,19 @@
 // page's scripts run.
 import { checker } from './start.js';
 import { DATA } from './data.js';
-import { buildExamples, buildLintExamples, buildScanExamples } from './examples.js';
+import { buildExamples, buildLintExamples, buildScanExamples, buildSuiteExamples } from './examples.js';
 import { decodeState, encodeState } from './state.js';
 import { el, clear } from './dom.js';
 
-const EXAMPLES = [...buildExamples(DATA), ...buildLintExamples(DATA), ...buildScanExamples(DATA)];
-const TABS = ['response', 'capture', 'trajectory', 'lint', 'scan'];
-const EDITORS = ['expect', 'response', 'capture', 'trace', 'assertions', 'listing', 'surface'];
+const EXAMPLES = [...buildExamples(DATA), ...buildLintExamples(DATA), ...buildScanExamples(DATA), ...buildSuiteExamples()];
+const TABS = ['response', 'capture', 'trajectory', 'lint', 'scan', 'suite'];
+const EDITORS = ['expect', 'response', 'capture', 'trace', 'assertions', 'listing', 'surface', 'suite'];
 const field = (id) => document.getElementById(id);
 
 let tab = 'response';
-const runs = { response: 0, capture: 0, trajectory: 0, lint: 0, scan: 0 };
+const runs = { response: 0, capture: 0, trajectory: 0, lint: 0, scan: 0, suite: 0 };
+const requestField = field('request');
+const suiteClient = field('suite-client');
 
 // ---------------------------------------------------------------- editors
 
@@ -46,12 +48,14 @@ class Editor {
     this.refresh();
   }
 
-  /** Mark lines: a Map of line → message, or of line → `{title, severity}`. */
+  /** Mark lines: a Map of line → message, or of line → `{title, severity}`
+   * (a `read-…` severity marks what checks read, not a problem). */
   mark(bad) {
     this.bad = bad;
     this.lines = -1;
     this.refresh();
-    this.box.classList.toggle('has-error', bad.size > 0);
+    const problem = [...bad.values()].some((m) => typeof m === 'string' || !String(m.severity).startsWith('read-'));
+    this.box.classList.toggle('has-error', problem);
   }
 
   refresh() {
@@ -173,6 +177,9 @@ async function check() {
     if (!editors.surface.value.trim()) return showEmpty(out, 'Paste a tools/list answer, a combined listing or an array of listings, or pick an example.');
     if (!(await checker.has('scanListing'))) return showEmpty(out, 'This build has no scan.');
     reply = await checker.call('scanListing', editors.surface.value, scanOptions());
+  } else if (which === 'suite') {
+    if (!editors.suite.value.trim()) return showEmpty(out, 'Paste a suite file (YAML), or pick an example.');
+    reply = await checker.call('validateSuite', editors.suite.value, 'suite.yaml', { forClient: suiteClient.checked });
   } else {
     if (!editors.capture.value.trim()) return showEmpty(out, 'Drop, choose or paste a capture file, or pick an example.');
     if (!(await checker.has('checkCapture'))) return showEmpty(out, 'This build has no capture checks.');
@@ -184,6 +191,9 @@ async function check() {
   if (!reply.ok) {
     out.append(renderError(reply.error));
     if (which === 'lint' || which === 'scan') markJsonError(editors[which === 'lint' ? 'listing' : 'surface'], reply.error.message);
+  } else if (which === 'suite') {
+    markEditors('suite', reply.value.diagnostics);
+    out.append(renderValidation(reply.value));
   } else if (which === 'scan') {
     const { placeScanFindings, renderScan } = await import('./scan.js');
     if (run !== runs[which]) return;
@@ -203,8 +213,14 @@ async function check() {
     const timeline = await checker.call('captureTimeline', editors.capture.value, { verbatim: true });
     if (run !== runs[which]) return;
     out.append((await import('./capture.js')).renderCapture(reply.value, timeline.ok ? timeline.value : []));
+  } else if (which === 'response') {
+    const { placeReads } = await import('./reads.js');
+    if (run !== runs[which]) return;
+    const { places, marks } = placeReads(editors.response.value, editors.expect.value, reply.value.checks);
+    editors.response.mark(marks);
+    out.append(renderTest(reply.value, editors.expect, { editor: editors.response, places }), copyAsTest());
   } else {
-    out.append(renderTest(reply.value, which === 'response' ? editors.expect : editors.assertions));
+    out.append(renderTest(reply.value, editors.assertions));
   }
   out.dataset.ms = String(Math.round(reply.ms ?? 0));
   document.body.dataset.checked = String((Number(document.body.dataset.checked) || 0) + 1);
@@ -217,7 +233,7 @@ function showEmpty(out, text) {
 }
 
 function markEditors(which, diagnostics) {
-  const names = { response: ['expect', 'response'], trajectory: ['trace', 'assertions'], capture: ['capture'], lint: ['listing'], scan: ['surface'] }[which];
+  const names = { response: ['expect', 'response'], trajectory: ['trace', 'assertions'], capture: ['capture'], lint: ['listing'], scan: ['surface'], suite: ['suite'] }[which];
   for (const name of names) {
     const ed = editors[name];
     const bad = new Map();
@@ -263,6 +279,8 @@ function schedule() {
   }, 150);
 }
 for (const ed of Object.values(editors)) ed.ta.addEventListener('input', schedule);
+requestField.addEventListener('input', () => saveState());
+suiteClient.addEventListener('change', schedule);
 strictBox.addEventListener('change', schedule);
 skipInput.addEventListener('input', schedule);
 failOnSelect.addEventListener('change', schedule);
@@ -280,7 +298,10 @@ document.addEventListener('keydown', (e) => {
 const STATUS = { pass: 'PASS', fail: 'FAIL', error: 'ERROR', skip: 'SKIP' };
 const fmt = (x) => (typeof x === 'number' ? x.toFixed(3) : '');
 
-function renderTest(t, sourceEditor) {
+/** A test result: the verdict, a table of checks and the scores; with
+ * `reads` (the response tab), each check's target links to what it read in
+ * the response. */
+function renderTest(t, sourceEditor, reads = null) {
   const box = el('div', { class: 'test' });
   box.append(
     el('p', { class: 'verdict-line' },
@@ -291,7 +312,7 @@ function renderTest(t, sourceEditor) {
   );
   if (t.message) box.append(el('p', { class: 'message' }, t.message));
   if (t.checks.length) {
-    const rows = t.checks.map((c) =>
+    const rows = t.checks.map((c, i) =>
       el('tr', { class: `check ${c.status}`, 'data-status': c.status },
         el('td', { 'data-label': 'status' }, el('span', { class: `badge ${c.status}` }, STATUS[c.status])),
         el('td', { 'data-label': 'check' },
@@ -299,19 +320,19 @@ function renderTest(t, sourceEditor) {
             ? el('button', { type: 'button', class: 'link', title: `line ${c.line}`, onclick: () => sourceEditor.goto(c.line) }, c.name || c.matcher)
             : c.name || c.matcher,
           c.set ? el('span', { class: 'dim' }, ` [${c.set}]`) : null),
-        el('td', { 'data-label': 'target' }, el('code', {}, c.target)),
+        el('td', { 'data-label': 'target' }, readLink(c, i, reads)),
         el('td', { 'data-label': 'expected' }, c.expected),
         el('td', { 'data-label': 'actual' }, el('span', { class: 'actual' }, c.actual)),
         el('td', { 'data-label': 'reason', class: 'reason' }, c.reason ?? ''),
         el('td', { 'data-label': 'weight', class: 'num' }, c.weight === 1 ? '' : fmt(c.weight))));
     box.append(
       el('table', { class: 'checks' },
-        el('thead', {}, el('tr', {}, ...['', 'check', 'target', 'expected', 'actual', 'reason', 'weight'].map((h) => el('th', { scope: 'col' }, h)))),
+        el('thead', {}, el('tr', {}, ...['status', 'check', 'target', 'expected', 'actual', 'reason', 'weight'].map((h) => el('th', { scope: 'col' }, h)))),
         el('tbody', {}, rows)),
     );
   }
   if (t.sets?.length) {
-    box.append(el('h3', {}, 'Assert-sets'),
+    box.append(el('h2', {}, 'Assert-sets'),
       el('table', { class: 'small' },
         el('thead', {}, el('tr', {}, ...['set', 'score', 'threshold', 'weight', 'passed'].map((h) => el('th', { scope: 'col' }, h)))),
         el('tbody', {}, t.sets.map((s) => el('tr', { class: s.passed ? 'pass' : 'fail' },
@@ -319,7 +340,7 @@ function renderTest(t, sourceEditor) {
           el('td', { class: 'num' }, fmt(s.weight)), el('td', {}, s.passed ? 'yes' : 'no'))))));
   }
   if (t.derived_metrics?.length) {
-    box.append(el('h3', {}, 'Derived metrics'),
+    box.append(el('h2', {}, 'Derived metrics'),
       el('table', { class: 'small' },
         el('thead', {}, el('tr', {}, ...['metric', 'value', 'threshold', 'passed', 'unresolved'].map((h) => el('th', { scope: 'col' }, h)))),
         el('tbody', {}, t.derived_metrics.map((m) => el('tr', { class: m.passed === false ? 'fail' : '' },
@@ -330,15 +351,81 @@ function renderTest(t, sourceEditor) {
   return box;
 }
 
-function renderError(err) {
-  const box = el('div', { class: 'load-error' });
-  box.append(el('p', { class: 'verdict-line' }, el('span', { id: 'verdict', class: 'badge invalid', 'data-status': 'invalid' }, 'INVALID'), ' the input could not be read'));
-  if (!err.diagnostics.length) {
-    box.append(el('pre', { class: 'diag' }, err.message));
-    return box;
+/** A check's target; in the response tab, a link that selects what it
+ * read (every place, one after another on each click). */
+function readLink(c, i, reads) {
+  const places = reads?.places[i] ?? [];
+  if (!places.length) return el('code', {}, c.target);
+  let next = 0;
+  return el('button', {
+    type: 'button',
+    class: 'link read',
+    title: places.length === 1 ? `line ${places[0].line} of the response` : `${places.length} places in the response`,
+    onclick: () => {
+      const at = places[next];
+      next = (next + 1) % places.length;
+      reads.editor.select(at.start, at.end, at.line);
+    },
+  }, el('code', {}, c.target));
+}
+
+/** "Copy as test": a button, and where the test is shown. */
+function copyAsTest() {
+  const box = el('div', { class: 'copy-test' });
+  const status = el('p', { class: 'dim', role: 'status' });
+  const button = el('button', { type: 'button', id: 'copy-test', onclick: () => makeTest(box, status) }, 'Copy as test');
+  box.append(el('h2', {}, 'As a suite test'), el('p', {}, button, ' ', el('span', { class: 'dim' }, 'the YAML test that sends the request and makes these checks (for runSuite; add a server block for mcpcheck run)')), status);
+  return box;
+}
+
+async function makeTest(box, status) {
+  box.querySelector('pre')?.remove();
+  let yaml;
+  try {
+    const { readRequest, testYaml } = await import('./copytest.js');
+    yaml = testYaml(editors.expect.value, readRequest(requestField.value));
+  } catch (e) {
+    status.textContent = e.message;
+    return;
   }
+  // The core loads it as runSuite would: what is offered is a valid test.
+  const v = await checker.call('validateSuite', yaml, 'test.yaml', { forClient: true });
+  if (!v.ok || !v.value.ok) {
+    status.textContent = `the test does not load: ${v.ok ? v.value.rendered : v.error.message}`;
+    return;
+  }
+  box.append(el('pre', { id: 'test-yaml', tabindex: '0' }, yaml));
+  try {
+    await navigator.clipboard.writeText(yaml);
+    status.textContent = 'test copied';
+  } catch {
+    status.textContent = 'select the test below to copy it';
+  }
+}
+
+/** What validateSuite found: the tests, or every problem at its line. */
+function renderValidation(v) {
+  const box = el('div', { class: 'suite-report' });
+  const status = v.ok ? 'pass' : 'invalid';
+  const errors = v.diagnostics.filter((d) => d.severity === 'error').length;
+  const warnings = v.diagnostics.length - errors;
+  box.append(el('p', { class: 'verdict-line' },
+    el('span', { id: 'verdict', class: `badge ${status}`, 'data-status': status }, v.ok ? 'VALID' : 'INVALID'),
+    ` ${v.tests.length === 1 ? '1 test' : `${v.tests.length} tests`}, ${errors === 1 ? '1 error' : `${errors} errors`}, ${warnings === 1 ? '1 warning' : `${warnings} warnings`}`));
+  if (v.diagnostics.length) {
+    box.append(diagnosticList(v.diagnostics));
+    box.append(el('pre', { class: 'diag', tabindex: '0' }, v.rendered));
+  }
+  if (v.tests.length) {
+    box.append(el('h2', {}, 'Tests'), el('ol', { class: 'suite-tests' }, v.tests.map((t) =>
+      el('li', {}, el('button', { type: 'button', class: 'link', onclick: () => editors.suite.goto(t.line) }, t.name), el('span', { class: 'dim' }, ` line ${t.line}`)))));
+  }
+  return box;
+}
+
+function diagnosticList(diagnostics) {
   const list = el('ul', { class: 'diagnostics' });
-  for (const d of err.diagnostics) {
+  for (const d of diagnostics) {
     const ed = byFile[d.file];
     const where = d.line ? `${d.file}:${d.line}:${d.column}` : d.file;
     list.append(el('li', { class: d.severity },
@@ -348,8 +435,19 @@ function renderError(err) {
       ` ${d.severity}: ${d.message}`,
       d.hint ? el('span', { class: 'hint' }, ` — hint: ${d.hint}`) : null));
   }
-  box.append(list);
-  if (err.rendered) box.append(el('pre', { class: 'diag' }, err.rendered));
+  return list;
+}
+
+function renderError(err) {
+  const box = el('div', { class: 'load-error' });
+  box.append(el('p', { class: 'verdict-line' }, el('span', { id: 'verdict', class: 'badge invalid', 'data-status': 'invalid' }, 'INVALID'), ' the input could not be read'));
+  // A long excerpt scrolls: it takes the keyboard's focus so it can be read.
+  if (!err.diagnostics.length) {
+    box.append(el('pre', { class: 'diag', tabindex: '0' }, err.message));
+    return box;
+  }
+  box.append(diagnosticList(err.diagnostics));
+  if (err.rendered) box.append(el('pre', { class: 'diag', tabindex: '0' }, err.rendered));
   return box;
 }
 
@@ -374,6 +472,62 @@ drop.addEventListener('drop', (e) => {
   loadCaptureFile(e.dataTransfer.files[0]);
 });
 
+// ---------------------------------------------------------------- MCP Inspector import
+
+const inspectorText = field('inspector-text');
+const inspectorEntry = field('inspector-entry');
+const inspectorStatus = field('inspector-status');
+let entries = [];
+
+/** Read a pasted or chosen Inspector history and list its entries. */
+async function readInspector(text) {
+  const { readHistory } = await import('./inspector.js');
+  clear(inspectorEntry);
+  try {
+    entries = readHistory(text);
+  } catch (e) {
+    entries = [];
+    inspectorEntry.disabled = true;
+    inspectorEntry.append(el('option', { value: '' }, 'no history read'));
+    inspectorStatus.textContent = e.message;
+    return;
+  }
+  inspectorEntry.disabled = false;
+  inspectorEntry.append(el('option', { value: '' }, 'choose…'), ...entries.map((h, i) => el('option', { value: String(i) }, h.label)));
+  inspectorStatus.textContent = `${entries.length === 1 ? '1 entry' : `${entries.length} entries`}: choose the one to check`;
+}
+
+async function useEntry(i) {
+  const entry = entries[i];
+  if (!entry) return;
+  const { responseText } = await import('./inspector.js');
+  let text;
+  try {
+    text = responseText(entry);
+  } catch (e) {
+    inspectorStatus.textContent = e.message;
+    return;
+  }
+  editors.response.value = text;
+  requestField.value = JSON.stringify({ method: entry.method, params: entry.request.params ?? {} });
+  const { methodOf } = await import('./reads.js');
+  const checked = methodOf(editors.expect.value);
+  inspectorStatus.textContent = checked === entry.method
+    ? `entry ${entry.n} (${entry.method}) is in the response`
+    : `entry ${entry.n} answers ${entry.method}, and the expectations check a ${checked} answer: set \`method: ${entry.method}\` in them`;
+  saveState();
+  check();
+}
+
+inspectorText.addEventListener('input', () => readInspector(inspectorText.value));
+field('inspector-file').addEventListener('change', async (e) => {
+  const file = e.target.files[0];
+  if (!file) return;
+  inspectorText.value = await file.text();
+  readInspector(inspectorText.value);
+});
+inspectorEntry.addEventListener('change', () => useEntry(Number(inspectorEntry.value)));
+
 // ---------------------------------------------------------------- examples
 
 const select = field('examples');
@@ -390,8 +544,10 @@ select.addEventListener('change', () => {
   select.value = '';
   if (!x) return;
   for (const [k, v] of Object.entries(x.fields)) editors[k].value = v;
+  if (x.tab === 'response') requestField.value = x.request ? JSON.stringify(x.request) : '';
   if (x.options && x.tab === 'lint') setLintOptions(x.options);
   if (x.options && x.tab === 'scan') setScanOptions(x.options);
+  if (x.tab === 'suite') suiteClient.checked = x.options?.forClient === true;
   selectTab(x.tab);
 });
 
@@ -411,7 +567,7 @@ function setScanOptions({ failOn = 'high', skip = '' } = {}) {
 // longer than browsers open reliably, there is no link: the address bar
 // keeps none, and "Copy link" says which editor is too large.
 const LINK_LIMIT = 60000;
-const NAMES = { expect: 'the expectations', response: 'the response', capture: 'the capture', trace: 'the trace', assertions: 'the assertions', listing: 'the listing', surface: 'the scanned listing' };
+const NAMES = { expect: 'the expectations', response: 'the response', capture: 'the capture', trace: 'the trace', assertions: 'the assertions', listing: 'the listing', surface: 'the scanned listing', suite: 'the suite', request: 'the request' };
 let tooLong = null;
 let saving = Promise.resolve();
 function saveState() {
@@ -419,7 +575,7 @@ function saveState() {
   saving = saving.then(async () => {
     const frag = await encodeState(state);
     if (frag.length > LINK_LIMIT) {
-      const largest = EDITORS.filter((k) => state[k]).sort((a, b) => state[b].length - state[a].length)[0];
+      const largest = [...EDITORS, 'request'].filter((k) => state[k]).sort((a, b) => state[b].length - state[a].length)[0];
       tooLong = `${NAMES[largest] ?? largest} is too large for a link`;
       if (location.hash) history.replaceState(null, '', location.pathname + location.search);
       field('share-status').textContent = tooLong;
@@ -438,6 +594,8 @@ async function loadState() {
   for (const k of EDITORS) editors[k].value = typeof state[k] === 'string' ? state[k] : '';
   setLintOptions({ strict: state.strict, skip: state.skip });
   setScanOptions({ failOn: state.failOn, skip: state.scanSkip });
+  requestField.value = typeof state.request === 'string' ? state.request : '';
+  suiteClient.checked = state.forClient === true;
   selectTab(TABS.includes(state.tab) ? state.tab : 'response', { run: false });
   return true;
 }
@@ -456,6 +614,8 @@ function currentState() {
   if (skipInput.value) state.skip = skipInput.value;
   if (failOnSelect.value !== 'high') state.failOn = failOnSelect.value;
   if (scanSkipInput.value) state.scanSkip = scanSkipInput.value;
+  if (requestField.value) state.request = requestField.value;
+  if (suiteClient.checked) state.forClient = true;
   return state;
 }
 
@@ -475,13 +635,22 @@ field('share').addEventListener('click', async () => {
 
 // ---------------------------------------------------------------- start
 
+/** Kilobytes, for people. */
+const kb = (bytes) => `${Math.round(bytes / 1024).toLocaleString('en')} KB`;
+
 checker.ready.then((info) => {
   field('loading').hidden = true;
-  field('version').textContent = `v${info.version}`;
+  // What the checker took to download, as this browser fetched it: the
+  // bytes on the wire (compressed, when the server sends it so), and its
+  // size unpacked.
+  const d = info.download;
+  const wire = d && (d.transferSize || d.encodedBodySize);
+  field('version').textContent = `v${info.version}${wire ? ` · checker ${kb(wire)} downloaded (${kb(d.decodedBodySize)} unpacked)` : ''}`;
   // A build without capture checks shows no capture tab.
   if (!info.ops.includes('checkCapture')) field('tab-capture').hidden = true;
   if (!info.ops.includes('lintListing')) field('tab-lint').hidden = true;
   if (!info.ops.includes('scanListing')) field('tab-scan').hidden = true;
+  if (!info.ops.includes('validateSuite')) field('tab-suite').hidden = true;
 });
 
 checker.ready.catch((e) => {

@@ -45,4 +45,14 @@ self.onmessage = (event) => {
   }
 };
 
-self.postMessage({ ready: true, version: wasm.version(), ops: Object.keys(exports) });
+// What fetching the module cost: the resource timing of the .wasm (bytes
+// on the wire, compressed or not, and unpacked).
+function download() {
+  const url = new URL('../mcpcheck-web_bg.wasm', import.meta.url).href;
+  const entry = performance.getEntriesByName(url)[0];
+  if (!entry) return null;
+  const { transferSize, encodedBodySize, decodedBodySize } = entry;
+  return { transferSize, encodedBodySize, decodedBodySize };
+}
+
+self.postMessage({ ready: true, version: wasm.version(), ops: Object.keys(exports), download: download() });

@@ -11,11 +11,12 @@ use mcpcheck_core::http_probe::oauth::{
     self, FOREIGN_RESOURCE, MALFORMED_TOKEN, OAuthProbe, Unverified,
 };
 use mcpcheck_core::http_probe::{Answer, MetadataFetch, Observations};
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderValue, LOCATION};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue, LOCATION};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
 use super::{Extra, Prober};
+use crate::client::auth::same_origin;
 use crate::serve::oauth::{encode_form, form_component};
 
 /// The longest the expiry probe waits for a token to expire.
@@ -95,6 +96,18 @@ impl Prober {
             return probe;
         };
         let client = match client {
+            // The secret the user gave reaches only the server's origin: a
+            // server's metadata may name any authorization server.
+            Some(_) if !same_origin(&token_endpoint, &self.url) => {
+                skip(
+                    &mut probe,
+                    &["H404", "H406", "H407"],
+                    &format!(
+                        "the token endpoint {token_endpoint} is on another origin than the server, and --auth-client's secret is sent only to the server's origin; nothing was sent"
+                    ),
+                );
+                return probe;
+            }
             Some((id, secret)) => Some(Client {
                 id,
                 secret: Some(secret),
@@ -159,6 +172,17 @@ impl Prober {
                 "H404",
                 format!("no token for another resource was issued: {why}"),
             ),
+        }
+        // A token for this URL with another host, sent naming that host:
+        // accepted by an endpoint that takes its audience from `Host`. An
+        // authorization server that will not issue it leaves nothing to
+        // try (not a check that could not run).
+        if let Some((resource, host)) = oauth::host_swapped_resource(&self.url)
+            && let Ok((swapped, _)) = self
+                .client_credentials(token_endpoint, client, &resource)
+                .await
+        {
+            probe.host_audience = self.with_token_and_host(&swapped, Some(&host)).await;
         }
         match lifetime {
             Some(secs) if Duration::from_secs(secs) <= MAX_EXPIRY_WAIT => {
@@ -308,9 +332,19 @@ impl Prober {
     /// An `initialize` with this bearer token (and no other credential);
     /// the session it opens is closed.
     async fn with_token(&self, token: &str) -> Option<Answer> {
+        self.with_token_and_host(token, None).await
+    }
+
+    /// [`Prober::with_token`], the `initialize` sent with `Host: host`
+    /// when given.
+    async fn with_token_and_host(&self, token: &str, host: Option<&str>) -> Option<Answer> {
         let value = HeaderValue::from_str(&format!("Bearer {token}")).ok()?;
+        let mut headers = vec![(AUTHORIZATION, value.clone())];
+        if let Some(host) = host {
+            headers.push((HOST, HeaderValue::from_str(host).ok()?));
+        }
         let extra = Extra {
-            headers: vec![(AUTHORIZATION, value.clone())],
+            headers,
             without_credentials: true,
             ..Extra::default()
         };

@@ -8,7 +8,6 @@
 //!                   "kind": "tool", "item": "read_file", "tool": "read_file",
 //!                   "field": "/tools/0/inputSchema/properties/path/description",
 //!                   "message": "required parameter `path` has no description", "evidence": "" } ],
-//!   "rules": { "E103": { "title": "…", "level": "error", "severity": "high", "fix": "…", "source": "…" } },
 //!   "errors": 1, "warnings": 0 }
 //! ```
 //!
@@ -19,10 +18,13 @@
 //!   protocol revision), `file`, `span` — each only when known. Lint findings
 //!   also name the item `tool` (mcp-assert's field name), HTTP probe findings
 //!   `probe`.
-//! - `rules` describes every rule that has a finding, with how to fix it.
-//! - `suppressed` (findings silenced by a suppression, each with its
-//!   `reason`), `baselined` (how many a baseline knew), `notes`, `score`
-//!   appear when there are any.
+//! - `doctor`'s document also has `rules` ([`rules_member`]): every rule that
+//!   has a finding, with how to fix it.
+//! - `cases` (what was examined: an item called, a rule judged, a part of
+//!   a doctor run; each with its `status`, `detail`, `duration_ms` and the
+//!   indices of its `findings`), `suppressed` (findings silenced by a
+//!   suppression, each with its `reason`), `baselined` (how many a baseline
+//!   knew), `notes`, `score` appear when there are any.
 //! - Each command keeps its own contract beside these (lint's `errors` and
 //!   `warnings`, probe's `url`, audit's `results`, conformance's
 //!   `revisions`): fields are only ever added.
@@ -57,11 +59,38 @@ const RESERVED: [&str; 11] = [
     "counts",
     "score",
     "findings",
+    "cases",
     "suppressed",
     "baselined",
     "notes",
-    "rules",
 ];
+
+/// The `rules` member a document may carry: every rule that has a finding
+/// (suppressed ones included), with its title, family, level, severity,
+/// rationale, fix and source. `doctor` adds it (the CLI's prose); the
+/// analyses' own documents stay what the npm package gives byte for byte.
+pub fn rules_member(report: &Report) -> Value {
+    let mut rules = serde_json::Map::new();
+    for f in report
+        .findings
+        .iter()
+        .chain(report.suppressed.iter().map(|(f, _)| f))
+    {
+        let rule = f.rule;
+        rules.entry(rule.code).or_insert_with(|| {
+            serde_json::json!({
+                "title": rule.title,
+                "family": rule.family.as_str(),
+                "level": rule.level.as_str(),
+                "severity": rule.severity.as_str(),
+                "rationale": rule.rationale,
+                "fix": rule.fix,
+                "source": rule.source,
+            })
+        });
+    }
+    Value::Object(rules)
+}
 
 struct Doc<'a>(&'a Report);
 
@@ -87,6 +116,25 @@ impl Serialize for Doc<'_> {
         let findings: Vec<FindingJson<'_>> =
             r.findings.iter().map(|f| FindingJson(f, None)).collect();
         m.serialize_entry("findings", &findings)?;
+        if !r.cases.is_empty() {
+            let cases: Vec<Value> = r
+                .cases
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "suite": c.suite,
+                        "class": c.class,
+                        "name": c.name,
+                        "status": c.status.as_str(),
+                        "label": c.label,
+                        "detail": c.detail,
+                        "duration_ms": c.duration_ms,
+                        "findings": c.findings,
+                    })
+                })
+                .collect();
+            m.serialize_entry("cases", &cases)?;
+        }
         if !r.suppressed.is_empty() {
             let suppressed: Vec<FindingJson<'_>> = r
                 .suppressed
@@ -106,22 +154,6 @@ impl Serialize for Doc<'_> {
                 .collect();
             m.serialize_entry("notes", &notes)?;
         }
-        let mut rules = serde_json::Map::new();
-        for f in r.findings.iter().chain(r.suppressed.iter().map(|(f, _)| f)) {
-            let rule = f.rule;
-            rules.entry(rule.code).or_insert_with(|| {
-                serde_json::json!({
-                    "title": rule.title,
-                    "family": rule.family.as_str(),
-                    "level": rule.level.as_str(),
-                    "severity": rule.severity.as_str(),
-                    "rationale": rule.rationale,
-                    "fix": rule.fix,
-                    "source": rule.source,
-                })
-            });
-        }
-        m.serialize_entry("rules", &rules)?;
         for (k, v) in r
             .extra
             .iter()
@@ -212,6 +244,8 @@ mod tests {
         assert_eq!(f["severity"], "error");
         assert_eq!(f["level"], "error");
         assert_eq!(f["field"], "/tools/0/x");
-        assert_eq!(doc["rules"]["E103"]["fix"], rule.fix);
+        assert!(doc.get("rules").is_none());
+        let rules = rules_member(&r);
+        assert_eq!(rules["E103"]["fix"], rule.fix);
     }
 }

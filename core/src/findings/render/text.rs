@@ -274,7 +274,7 @@ fn compact(out: &mut String, report: &Report, paint: Paint) {
                 out,
                 "{} {}",
                 paint.paint(Style::Dim, "server"),
-                paint.paint(Style::Bold, server)
+                paint.paint(Style::Bold, &one_line(server))
             );
             server_shown = Some(server);
         }
@@ -283,7 +283,7 @@ fn compact(out: &mut String, report: &Report, paint: Paint) {
             out,
             "{} {}",
             paint.paint(Style::Dim, kind),
-            paint.paint(Style::Bold, name)
+            paint.paint(Style::Bold, &one_line(name))
         );
         for f in list {
             finding_line(out, f, paint);
@@ -302,9 +302,9 @@ fn finding_line(out: &mut String, f: &Finding, paint: Paint) {
     if !at.is_empty() {
         let _ = write!(out, "{}  ", paint.paint(Style::Dim, &at));
     }
-    let _ = writeln!(out, "{}", paint.text(&f.message));
+    let _ = writeln!(out, "{}", paint.text(&one_line(&f.message)));
     if !f.evidence.is_empty() {
-        let _ = writeln!(out, "      {}", paint.text(&f.evidence));
+        let _ = writeln!(out, "      {}", paint.text(&one_line(&f.evidence)));
     }
     details(out, f, paint, "      ");
 }
@@ -352,7 +352,7 @@ fn triage(out: &mut String, report: &Report, paint: Paint) {
             Level::Warning => paint.paint(Style::Warning, "!"),
             Level::Note => paint.paint(Style::Accent, "·"),
         };
-        let mut head = format!("{mark} {}", paint.paint(Style::Bold, &paint.text(&item)));
+        let mut head = format!("{mark} {}", paint.paint(Style::Bold, &one_line(&item)));
         // The server is named when it is not the report's own subject.
         if let Some(server) = server.filter(|s| *s != report.subject) {
             let _ = write!(head, " {}", paint.paint(Style::Dim, &format!("({server})")));
