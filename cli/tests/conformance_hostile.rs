@@ -59,12 +59,13 @@ impl Drop for Http {
 }
 
 /// `mcpcheck conformance TARGET --format json EXTRA`: (exit code, report).
-/// Each step waits 3 s unless `extra` says otherwise.
+/// Each step waits 5 s unless `extra` says otherwise (the `ack` mode's
+/// acknowledgment never comes: its wait is one step).
 fn conformance(target: &[&str], extra: &[&str]) -> (Option<i32>, Value) {
     let step: &[&str] = if extra.contains(&"--timeout") {
         &[]
     } else {
-        &["--timeout", "3s"]
+        &["--timeout", "5s"]
     };
     let (code, out, err) = run_mcpcheck(
         &[

@@ -92,7 +92,7 @@ const PROBE_TOOL: &str = "mcpcheck.probe.no-such-tool";
 const TRACEPARENT: &str = "00-6d6370636865636b2d636f6e666f726d-6d6370636865636b-01";
 /// How long an open listen stream with an empty filter is watched for
 /// notifications it did not ask for.
-const LISTEN_WATCH: Duration = Duration::from_millis(250);
+const LISTEN_WATCH: Duration = Duration::from_millis(500);
 /// The longest the probe waits, at its end, for messages still on their way.
 const SETTLE: Duration = Duration::from_secs(1);
 
