@@ -190,12 +190,7 @@ pub fn main(args: &ConformanceArgs) -> Result<ExitCode> {
             .await;
         }
         if let (Some(url), true) = (&args.target.url, args.auth) {
-            let client = args
-                .target
-                .auth
-                .auth_client_id
-                .clone()
-                .zip(args.target.auth.auth_client_secret.clone());
+            let client = args.target.auth.client();
             crate::commands::http_probe::add_authorization(
                 &mut report,
                 url,

@@ -540,12 +540,7 @@ async fn conformance_part(
 
 /// The HTTP probes of `url`, with the OAuth checks when asked.
 async fn probe_part(args: &DoctorArgs, url: &str, label: &str) -> Outcome {
-    let client = args
-        .target
-        .auth
-        .auth_client_id
-        .clone()
-        .zip(args.target.auth.auth_client_secret.clone());
+    let client = args.target.auth.client();
     let found = crate::commands::http_probe::findings(
         url,
         &args.target.headers,

@@ -238,7 +238,6 @@ fn target(
         auth: Default::default(),
     }
     .endpoint()
-    .map_err(Error::Usage)
 }
 
 /// The keys a server entry of a client config may have. `disabled: true`

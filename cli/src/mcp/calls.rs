@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcpcheck_core::api::{self, DiagnosticDoc, SuiteTest, SuiteValidation};
+use mcpcheck_core::api::{self, SuiteValidation};
 use mcpcheck_core::diag::{self, Diagnostic, Paint};
 use mcpcheck_core::findings::render::{json as findings_json, rules as rule_render};
 use mcpcheck_core::findings::{Family, Report, registry};
@@ -122,7 +122,7 @@ impl Call {
             docker: None,
             auth: Default::default(),
         };
-        let endpoint = target.endpoint()?;
+        let endpoint = target.endpoint().map_err(|e| e.to_string())?;
         self.shared.policy.check_endpoint(&endpoint, &self.roots)?;
         Ok((target, endpoint))
     }
@@ -647,21 +647,7 @@ pub fn validate_suite(call: &Call, args: Value) -> Outcome {
         let errs = loaded.diagnostics.iter().filter(|d| d.is_error()).count();
         errors += errs;
         warnings += loaded.diagnostics.len() - errs;
-        files.push(SuiteValidation {
-            file: name.clone(),
-            ok: errs == 0,
-            tests: loaded
-                .suite
-                .tests
-                .iter()
-                .map(|t| SuiteTest {
-                    name: t.name.clone(),
-                    line: t.line,
-                })
-                .collect(),
-            diagnostics: loaded.diagnostics.iter().map(DiagnosticDoc::from).collect(),
-            rendered: rendered(&loaded.diagnostics, Some((name, text))),
-        });
+        files.push(SuiteValidation::of(name, text, &loaded));
     }
     Ok(Answer::of(json!({
         "version": 1,
