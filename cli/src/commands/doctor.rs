@@ -394,7 +394,9 @@ async fn examine(
     let plan = crate::commands::conformance::Plan {
         protocol_version: args.protocol_version.clone(),
         timeout: args.timeout.min(Duration::from_secs(30)),
+        max_wait: Duration::from_secs(60).max(args.timeout.min(Duration::from_secs(30))),
         capture_out: None,
+        strict: false,
     };
     let endpoint: Endpoint = prober.endpoint().clone();
     let conformed = bounded(limit, conformance_part(&plan, &endpoint, &label)).await;
