@@ -19,6 +19,7 @@ mod error;
 mod files;
 mod help;
 mod intercept;
+mod mcp;
 mod output;
 mod probe;
 mod replay;

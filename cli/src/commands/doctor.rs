@@ -52,63 +52,63 @@ suppression, or the server could not be reached; 2 a usage error.\n\n",
 ))]
 pub struct DoctorArgs {
     #[command(flatten)]
-    target: TargetArgs,
+    pub(crate) target: TargetArgs,
 
     /// Copy DIR and point the server at the copy (as `mcpcheck audit`
     /// does); the original is never written.
     #[arg(long, value_name = "DIR")]
-    fixture: Option<PathBuf>,
+    pub(crate) fixture: Option<PathBuf>,
 
     /// Also compare what the server offers with this lockfile
     /// (`mcpcheck lock --write`).
     #[arg(long, value_name = "FILE")]
-    lock: Option<PathBuf>,
+    pub(crate) lock: Option<PathBuf>,
 
     /// Also fuzz every tool (tools that may write are skipped).
     #[arg(long)]
-    fuzz: bool,
+    pub(crate) fuzz: bool,
 
     /// Fuzz cases per tool, with --fuzz.
     #[arg(long, value_name = "N", default_value_t = 20, requires = "fuzz")]
-    runs: usize,
+    pub(crate) runs: usize,
 
     /// The seed of the random fuzz cases, with --fuzz.
     #[arg(long, value_name = "S", default_value_t = 1, requires = "fuzz")]
-    seed: u64,
+    pub(crate) seed: u64,
 
     /// With --url, also run the OAuth checks of `mcpcheck probe --auth`.
     #[arg(long, requires = "url")]
-    auth: bool,
+    pub(crate) auth: bool,
 
     /// Probe conformance in this protocol revision only (default: each era
     /// the server offers).
     #[arg(long, value_name = "VERSION", value_parser = crate::commands::run::known_protocol_version)]
-    protocol_version: Option<String>,
+    pub(crate) protocol_version: Option<String>,
 
     /// How long each request may take.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
-    timeout: Duration,
+    pub(crate) timeout: Duration,
 
     /// How long each part may take in all; a part past it stops and is
     /// reported not verified.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::output::parse_duration)]
-    part_timeout: Duration,
+    pub(crate) part_timeout: Duration,
 
     /// Warnings (recommendations not met) fail too.
     #[arg(long)]
-    strict: bool,
+    pub(crate) strict: bool,
 
     /// Every finding at this severity or more severe fails, whatever its
     /// level.
     #[arg(long, value_name = "SEVERITY", value_parser = severity)]
-    fail_on: Option<Severity>,
+    pub(crate) fail_on: Option<Severity>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
-    format: FindingsFormat,
+    pub(crate) format: FindingsFormat,
 
     #[command(flatten)]
-    findings: FindingsArgs,
+    pub(crate) findings: FindingsArgs,
 }
 
 fn severity(s: &str) -> std::result::Result<Severity, String> {
@@ -123,6 +123,23 @@ pub fn score(report: &Report) -> u32 {
 
 pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     args.findings.selection()?;
+    let runtime = crate::error::runtime()?;
+    let (report, judged) = runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
+        report(args, &|_| {}).await
+    })?;
+    finish(report, args.format, &args.findings, &judged)
+}
+
+/// The report on the server `args` names, with its score, before the
+/// policy (selection, suppressions, baseline) applies; and the families it
+/// judged, so a suppression of another family is not called unused.
+/// `progress` hears the name of each part as it starts. What `doctor`
+/// prints, and what `mcpcheck mcp`'s `doctor` tool returns.
+pub(crate) async fn report(
+    args: &DoctorArgs,
+    progress: &(dyn Fn(&str) + Sync),
+) -> Result<(Report, Vec<Family>)> {
     let probe_args = ProbeArgs {
         target: TargetArgs {
             server: args.target.server.clone(),
@@ -141,7 +158,7 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     };
     let pinned = match &args.lock {
         Some(path) => {
-            let text = crate::files::read_text(path).map_err(Error::Usage)?;
+            let text = crate::files::read_text(path)?;
             Some(
                 Lock::from_json(&text)
                     .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?,
@@ -151,21 +168,36 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     };
     let mut prober = Prober::new(&probe_args, args.timeout)?;
     let label = prober.label();
-    let runtime = crate::error::runtime()?;
-    let report = runtime.block_on(async {
-        crate::signals::clean_up_on_interrupt();
-        let report = examine(args, &probe_args, &mut prober, pinned.as_ref()).await;
-        prober.close().await;
-        crate::client::stdio::reap_all().await;
-        report
-    });
-    let mut report = report;
+    let mut report = examine(args, &probe_args, &mut prober, pinned.as_ref(), progress).await;
+    prober.close().await;
+    crate::client::stdio::reap_all().await;
     report.subject = label;
     report.score = Some(score(&report));
     // For whoever reads the JSON (an agent, a script): what each rule with a
     // finding means and how to fix it.
     let rules = mcpcheck_core::findings::render::json::rules_member(&report);
     report.set_extra("rules", rules);
+    Ok((report, judged(args)))
+}
+
+/// The parts the report on `args` runs, in the order they run (and are
+/// told to `progress`).
+pub(crate) fn parts(args: &DoctorArgs) -> Vec<&'static str> {
+    let mut parts = vec!["listing", "lint", "scan", "audit", "conformance"];
+    if args.target.url.is_some() {
+        parts.push("probe");
+    }
+    if args.lock.is_some() {
+        parts.push("lock");
+    }
+    if args.fuzz {
+        parts.push("fuzz");
+    }
+    parts
+}
+
+/// The families of the findings the run judges.
+fn judged(args: &DoctorArgs) -> Vec<Family> {
     let mut judged = vec![
         Family::Lint,
         Family::Scan,
@@ -181,7 +213,7 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     if args.fuzz {
         judged.push(Family::Fuzz);
     }
-    finish(report, args.format, &args.findings, &judged)
+    judged
 }
 
 /// The parts' outcomes so far.
@@ -291,6 +323,7 @@ async fn examine(
     probe_args: &ProbeArgs,
     prober: &mut Prober,
     pinned: Option<&Lock>,
+    progress: &(dyn Fn(&str) + Sync),
 ) -> Report {
     let mut parts = Parts {
         report: Report::new("doctor", prober.label()),
@@ -313,6 +346,7 @@ async fn examine(
     let limit = args.part_timeout;
 
     // The listing every offline rule reads.
+    progress("listing");
     let started = Instant::now();
     let listings = match tokio::time::timeout(limit, prober.list()).await {
         Ok(Ok(listings)) => listings,
@@ -333,6 +367,7 @@ async fn examine(
         "resourceTemplates": listings.templates,
     });
 
+    progress("lint");
     let started = Instant::now();
     let linted = match lint::lint_listing(&document, &lint::LintOptions::default()) {
         Ok(findings) => Outcome::of(at_server(findings, &label)),
@@ -340,6 +375,7 @@ async fn examine(
     };
     parts.add("lint", linted, started);
 
+    progress("scan");
     let started = Instant::now();
     let servers = [(label.clone(), document.clone())];
     let scanned = match scan::scan_listings(&servers, &scan::ScanOptions::default()) {
@@ -348,27 +384,33 @@ async fn examine(
     };
     parts.add("scan", scanned, started);
 
+    progress("audit");
     let started = Instant::now();
     let audited = bounded(limit, audit_part(prober, &label)).await;
     parts.add("audit", audited, started);
 
+    progress("conformance");
     let started = Instant::now();
     let plan = crate::commands::conformance::Plan {
         protocol_version: args.protocol_version.clone(),
         timeout: args.timeout.min(Duration::from_secs(30)),
+        max_wait: Duration::from_secs(60).max(args.timeout.min(Duration::from_secs(30))),
         capture_out: None,
+        strict: false,
     };
     let endpoint: Endpoint = prober.endpoint().clone();
     let conformed = bounded(limit, conformance_part(&plan, &endpoint, &label)).await;
     parts.add("conformance", conformed, started);
 
     if let Some(url) = &args.target.url {
+        progress("probe");
         let started = Instant::now();
         let probed = bounded(limit, probe_part(args, url, &label)).await;
         parts.add("probe", probed, started);
     }
 
     if let Some(pinned) = pinned {
+        progress("lock");
         let started = Instant::now();
         let locked = match listings.to_lock(&label) {
             Ok(now) => {
@@ -385,6 +427,7 @@ async fn examine(
     }
 
     if args.fuzz {
+        progress("fuzz");
         let started = Instant::now();
         let fuzz_args = crate::commands::fuzz::FuzzArgs {
             probe: ProbeArgs {
@@ -497,12 +540,7 @@ async fn conformance_part(
 
 /// The HTTP probes of `url`, with the OAuth checks when asked.
 async fn probe_part(args: &DoctorArgs, url: &str, label: &str) -> Outcome {
-    let client = args
-        .target
-        .auth
-        .auth_client_id
-        .clone()
-        .zip(args.target.auth.auth_client_secret.clone());
+    let client = args.target.auth.client();
     let found = crate::commands::http_probe::findings(
         url,
         &args.target.headers,

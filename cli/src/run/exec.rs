@@ -75,6 +75,18 @@ pub struct Finished {
     pub answer: Option<Answer>,
 }
 
+impl Finished {
+    /// A result the runner decided without a session (a hook that failed
+    /// or skipped the test).
+    pub fn without_session(result: TestResult) -> Self {
+        Finished {
+            result,
+            session: None,
+            answer: None,
+        }
+    }
+}
+
 /// What a snapshot records of a tool test's answer: the `text` the checks
 /// see and the result's `isError`.
 #[derive(Clone, Debug, PartialEq)]

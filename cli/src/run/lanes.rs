@@ -49,7 +49,7 @@ pub const RERUN: &str = "re-run on a fresh server";
 type Item = (Planned, TestEnv);
 
 enum Unit {
-    Alone(Item),
+    Alone(Box<Item>),
     File(Vec<Item>),
     Group(Vec<Item>),
 }
@@ -103,7 +103,7 @@ fn units_of(items: Vec<Item>, sharing: &Sharing, settings: &RunSettings) -> Vec<
                     }
                 }
             }
-            _ => units.push(Unit::Alone((p, tenv))),
+            _ => units.push(Unit::Alone(Box::new((p, tenv)))),
         }
     }
     // A group of one shares nothing: it runs alone, without a re-run.
@@ -111,7 +111,7 @@ fn units_of(items: Vec<Item>, sharing: &Sharing, settings: &RunSettings) -> Vec<
         .into_iter()
         .map(|u| match u {
             Unit::Group(mut tests) if tests.len() == 1 => match tests.pop() {
-                Some(item) => Unit::Alone(item),
+                Some(item) => Unit::Alone(Box::new(item)),
                 None => Unit::Group(tests),
             },
             u => u,
@@ -128,6 +128,36 @@ struct Batch {
     /// How many lanes there are.
     width: usize,
     done: mpsc::UnboundedSender<(usize, exec::Finished)>,
+    /// Every task spawned for the batch, so that a dropped run (a cancelled
+    /// `mcpcheck mcp` call) stops them, and their servers with them.
+    tasks: Tasks,
+}
+
+/// The tasks of a batch, aborted together when the run is dropped.
+#[derive(Clone, Default)]
+struct Tasks(Arc<std::sync::Mutex<Vec<tokio::task::AbortHandle>>>);
+
+impl Tasks {
+    fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        let handle = tokio::spawn(task).abort_handle();
+        if let Ok(mut all) = self.0.lock() {
+            all.retain(|h| !h.is_finished());
+            all.push(handle);
+        }
+    }
+}
+
+/// Aborts every task of a batch when dropped: the run was cancelled.
+struct AbortOnDrop(Tasks);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Ok(all) = (self.0).0.lock() {
+            for h in all.iter() {
+                h.abort();
+            }
+        }
+    }
 }
 
 impl Batch {
@@ -159,7 +189,7 @@ pub(super) async fn run_parallel(
             let alone: Vec<schedule::Cost> = units
                 .iter()
                 .filter_map(|u| match u {
-                    Unit::Alone((p, _)) => p.test.server.as_ref(),
+                    Unit::Alone(item) => item.0.test.server.as_ref(),
                     _ => None,
                 })
                 .filter_map(|s| cost_key(s, settings))
@@ -169,6 +199,9 @@ pub(super) async fn run_parallel(
         }
     };
     let (done, mut results) = mpsc::unbounded_channel();
+    let tasks = Tasks::default();
+    // A run that is dropped stops its tests; one that ends has nothing left.
+    let _stop = AbortOnDrop(tasks.clone());
     let batch = Arc::new(Batch {
         settings: settings.clone(),
         record,
@@ -176,12 +209,15 @@ pub(super) async fn run_parallel(
         lanes: Arc::new(Semaphore::new(width)),
         width,
         done,
+        tasks,
     });
     for unit in units {
         let b = batch.clone();
         match unit {
-            Unit::Alone((p, tenv)) => {
-                tokio::spawn(async move {
+            Unit::Alone(item) => {
+                let (p, tenv) = *item;
+                let t = b.tasks.clone();
+                t.spawn(async move {
                     let _lane = b.lane().await;
                     b.printer.lock().await.started(&p.test.name);
                     let f = exec::run_test(&p.test, &b.settings, &tenv, b.record, None).await;
@@ -189,7 +225,8 @@ pub(super) async fn run_parallel(
                 });
             }
             Unit::File(tests) => {
-                tokio::spawn(async move {
+                let t = b.tasks.clone();
+                t.spawn(async move {
                     let _lane = b.lane().await;
                     let mut shared = exec::Shared::default();
                     for (p, tenv) in tests {
@@ -217,7 +254,8 @@ pub(super) async fn run_parallel(
                     key,
                     sessions: AtomicUsize::new(1),
                 });
-                tokio::spawn(group_session(b, group, None));
+                let t = b.tasks.clone();
+                t.spawn(group_session(b, group, None));
             }
         }
     }
@@ -284,7 +322,8 @@ fn group_session(
                 // Fresh, in a lane of its own: at once when one is free,
                 // while this session goes on with the next test.
                 let b = b.clone();
-                tokio::spawn(async move {
+                let t = b.tasks.clone();
+                t.spawn(async move {
                     let _lane = b.lane().await;
                     let fresh = rerun_fresh(&p.test, &b.settings, &tenv, b.record, f).await;
                     b.finished(p.index, fresh).await;
@@ -312,7 +351,8 @@ fn grow(b: &Arc<Batch>, group: &Arc<Group>) {
         return;
     };
     group.sessions.fetch_add(1, Ordering::AcqRel);
-    tokio::spawn(group_session(b.clone(), group.clone(), Some(lane)));
+    b.tasks
+        .spawn(group_session(b.clone(), group.clone(), Some(lane)));
 }
 
 fn passed_or_skipped(r: &TestResult) -> bool {

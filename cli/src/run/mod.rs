@@ -123,6 +123,11 @@ fn replace_stdio_servers(suites: &mut [SuiteFile], argv: &[String]) {
     }
 }
 
+/// A hook's failure as a result's reason.
+fn why(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
 /// One test to run, with where its result goes.
 struct Planned {
     index: usize,
@@ -185,6 +190,72 @@ fn fixture_is_dir(fixture: Option<&std::path::Path>) -> Result<()> {
 /// run could not start.
 pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     let started = Instant::now();
+    let mut chosen = choose(args)?;
+    if args.list {
+        let json = args.document() == Some(crate::reports::ResultsFormat::Json);
+        out(&list::render(chosen.plan.iter().map(|p| &p.test), json));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let settings = chosen.settings(args)?;
+    // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
+    // remove the fixture copies, then leave.
+    crate::signals::clean_up_on_interrupt();
+    let Executed { doc, recorded } = execute(args, &mut chosen, &settings, started, None).await?;
+    let document = args.document();
+    print_outcome(&doc, args, document, recorded);
+    // The surface after the tests: what the tests saw is what is compared.
+    let lock_passed = match &chosen.lock_gate {
+        None => true,
+        Some(gate) => {
+            let tests = chosen.plan.iter().map(|p| (p.file, &p.test));
+            gate.report(tests, &chosen.suites, &settings, document.is_some())
+                .await
+        }
+    };
+    let how = crate::reports::Conclude {
+        step_summary: is_ci,
+        gate: true,
+        comparison: if document.is_some() {
+            crate::reports::Print::Stderr
+        } else {
+            crate::reports::Print::Stdout
+        },
+    };
+    let concluded = crate::reports::conclude(&doc, &args.reports, how);
+    if !lock_passed {
+        err(
+            "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(concluded.exit_code())
+}
+
+/// The tests a run of `args` runs: the suites loaded (their diagnostics
+/// printed on stderr), the tests `--filter` and `--shard` leave, in suite
+/// order, and the lockfile to compare with afterwards.
+pub(crate) struct Chosen {
+    pub suites: Vec<SuiteFile>,
+    plan: Vec<Planned>,
+    server_override: Option<Vec<String>>,
+    shard_record: Option<mcpcheck_core::shard::ShardRecord>,
+    lock_gate: Option<lockgate::LockGate>,
+}
+
+impl Chosen {
+    /// Each test, with the index of its file in `suites`.
+    pub(crate) fn tests(&self) -> impl Iterator<Item = (usize, &Test)> {
+        self.plan.iter().map(|p| (p.file, &p.test))
+    }
+
+    /// The runner's settings from `run`'s flags.
+    pub(crate) fn settings(&self, args: &RunArgs) -> Result<RunSettings> {
+        settings_of(args, self.server_override.clone())
+    }
+}
+
+/// Load the suites `args` name and choose the tests to run.
+pub(crate) fn choose(args: &RunArgs) -> Result<Chosen> {
     let Sources {
         suites,
         server_override,
@@ -226,18 +297,48 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         )?),
         None => None,
     };
-    if args.list {
-        let json = args.document() == Some(crate::reports::ResultsFormat::Json);
-        out(&list::render(plan.iter().map(|p| &p.test), json));
-        return Ok(ExitCode::SUCCESS);
-    }
+    Ok(Chosen {
+        suites,
+        plan,
+        server_override,
+        shard_record,
+        lock_gate,
+    })
+}
+
+/// Told of each test as it finishes: how many have, of how many, and its
+/// result (redacted).
+pub(crate) type Tell = Arc<dyn Fn(usize, usize, &TestResult) + Send + Sync>;
+
+/// What a run gave: its results document (redacted, as `--json` prints
+/// it), and the line that says which snapshots were recorded.
+pub(crate) struct Executed {
+    pub doc: Results,
+    recorded: Option<String>,
+}
+
+/// Run the chosen tests (every trial; snapshots compared or recorded;
+/// captures written) and build the results document, timed from `started`.
+/// Nothing is printed on stdout unless `args` asks for the text report;
+/// with `tell`, each finished test is told to it instead of the live
+/// `[i/N]` line. No server outlives the call; the caller sets up
+/// [`crate::signals::clean_up_on_interrupt`] once.
+pub(crate) async fn execute(
+    args: &RunArgs,
+    chosen: &mut Chosen,
+    settings: &RunSettings,
+    started: Instant,
+    tell: Option<Tell>,
+) -> Result<Executed> {
+    let suites = &chosen.suites;
+    let plan = &mut chosen.plan;
     let mut stores = if args.snapshots || args.update_snapshots {
         Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
     } else {
         None
     };
     if let (true, Some(stores)) = (args.snapshots, &stores) {
-        for p in &mut plan {
+        for p in plan.iter_mut() {
             stores.add_checks(&mut p.test);
         }
     }
@@ -249,40 +350,30 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
                 .push(mcpcheck_core::snapshot::no_tool_error_check());
         }
     }
-
-    let settings = settings_of(args, server_override)?;
     let jobs = match args.jobs {
         Some(n) => lanes::Jobs::Given(n.max(1)),
         None => lanes::Jobs::Auto,
     };
     if args.reuse_server {
-        say_what_does_not_share(&suites);
+        say_what_does_not_share(suites);
     }
     let per_trial = plan.len();
     let total = per_trial * args.trials as usize;
-    let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
+    let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
     // With trials, tests are reported once, folded, after the last trial.
-    let document = args.document();
-    let print_tests = document.is_none() && args.trials == 1;
-    let printer = Arc::new(Mutex::new(Printer::new(
-        total,
-        print_tests,
-        redactor.clone(),
-    )));
-
-    // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
-    // remove the fixture copies, then leave.
-    crate::signals::clean_up_on_interrupt();
-
+    let print_tests = args.document().is_none() && args.trials == 1;
+    let mut printer = Printer::new(total, print_tests, redactor.clone());
+    printer.tell = tell;
+    let printer = Arc::new(Mutex::new(printer));
     let record = args.capture.is_some();
     let mut runs: Vec<Vec<TestResult>> = Vec::new();
     let mut logs: Vec<Option<exec::SessionLog>> = Vec::new();
     let mut answers: Vec<Option<exec::Answer>> = Vec::new();
     for trial in 0..args.trials as usize {
         let (results, trial_logs, trial_answers) = run_plan(
-            &plan,
-            &suites,
-            &settings,
+            plan,
+            suites,
+            settings,
             jobs,
             record,
             printer.clone(),
@@ -295,14 +386,14 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         answers = trial_answers;
     }
     let recorded = match (&mut stores, args.update_snapshots) {
-        (Some(stores), true) => record_snapshots(stores, &plan, &answers),
+        (Some(stores), true) => record_snapshots(stores, plan, &answers),
         _ => None,
     };
     let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
     // With what context hooks handed the servers, now all known.
     let redactor = hooks::with_hook_secrets(&redactor);
     let mut doc = redactor.redact_results(&doc);
-    doc.shard = shard_record;
+    doc.shard = chosen.shard_record.clone();
     printer.lock().await.finish();
     // No server outlives the run.
     crate::client::stdio::reap_all().await;
@@ -311,33 +402,7 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     if let Some(dir) = &args.capture {
         write_captures(dir, &doc, logs, &redactor);
     }
-    print_outcome(&doc, args, document, recorded);
-    // The surface after the tests: what the tests saw is what is compared.
-    let lock_passed = match &lock_gate {
-        None => true,
-        Some(gate) => {
-            let tests = plan.iter().map(|p| (p.file, &p.test));
-            gate.report(tests, &suites, &settings, document.is_some())
-                .await
-        }
-    };
-    let how = crate::reports::Conclude {
-        step_summary: is_ci,
-        gate: true,
-        comparison: if document.is_some() {
-            crate::reports::Print::Stderr
-        } else {
-            crate::reports::Print::Stdout
-        },
-    };
-    let concluded = crate::reports::conclude(&doc, &args.reports, how);
-    if !lock_passed {
-        err(
-            "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
-        );
-        return Ok(ExitCode::from(1));
-    }
-    Ok(concluded.exit_code())
+    Ok(Executed { doc, recorded })
 }
 
 /// What stdout shows after the tests: the document asked for, the folded
@@ -625,16 +690,9 @@ async fn run_hooked(
     {
         // No test can run against the setup it needed.
         for p in items {
-            let r = TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0);
+            let r = TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &why(&e), 0);
             printer.lock().await.finished(p.index, &r);
-            done.push((
-                p.index,
-                exec::Finished {
-                    result: r,
-                    session: None,
-                    answer: None,
-                },
-            ));
+            done.push((p.index, exec::Finished::without_session(r)));
         }
         return done;
     }
@@ -657,21 +715,19 @@ async fn run_hooked(
             )
             .await;
             let mut finished = match before {
-                Err(e) => exec::Finished {
-                    result: TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0),
-                    session: None,
-                    answer: None,
-                },
-                Ok(Some(reason)) => exec::Finished {
-                    result: TestResult::skip(
-                        &p.test.name,
-                        &p.test.file,
-                        Some(p.test.line),
-                        &reason,
-                    ),
-                    session: None,
-                    answer: None,
-                },
+                Err(e) => exec::Finished::without_session(TestResult::fail(
+                    &p.test.name,
+                    &p.test.file,
+                    Some(p.test.line),
+                    &why(e),
+                    0,
+                )),
+                Ok(Some(reason)) => exec::Finished::without_session(TestResult::skip(
+                    &p.test.name,
+                    &p.test.file,
+                    Some(p.test.line),
+                    &reason,
+                )),
                 Ok(None) => {
                     exec::run_test(
                         &p.test,
@@ -703,7 +759,7 @@ async fn run_hooked(
             .await
             {
                 // Reported, not fatal: the test already ran.
-                finished.result.warnings.push(e);
+                finished.result.warnings.push(e.to_string());
             }
             printer.lock().await.finished(p.index, &finished.result);
             done.push((p.index, finished));
@@ -751,7 +807,7 @@ async fn run_hooked(
     {
         err(&format!("warning: {e}\n"));
         if let Some((_, last)) = done.last_mut() {
-            last.result.warnings.push(e);
+            last.result.warnings.push(e.to_string());
         }
     }
     done
@@ -769,6 +825,9 @@ struct Printer {
     paint: Paint,
     live: bool,
     redactor: mcpcheck_core::redact::Redactor,
+    /// Told of each finished test, in the order they finish; when set, no
+    /// live line is drawn.
+    tell: Option<Tell>,
 }
 
 impl Printer {
@@ -783,6 +842,7 @@ impl Printer {
             paint: paint_for_stdout(),
             live: std::io::stderr().is_terminal(),
             redactor,
+            tell: None,
         }
     }
 
@@ -794,7 +854,7 @@ impl Printer {
     }
 
     fn started(&mut self, name: &str) {
-        if self.live {
+        if self.live && self.tell.is_none() {
             err(&format!(
                 "\r\x1b[K[{}/{}] {name}",
                 self.done + 1,
@@ -805,6 +865,10 @@ impl Printer {
 
     fn finished(&mut self, index: usize, result: &TestResult) {
         self.done += 1;
+        if let Some(tell) = &self.tell {
+            let shown = hooks::with_hook_secrets(&self.redactor).redact_test(result);
+            tell(self.done, self.total, &shown);
+        }
         self.pending.insert(index, result.clone());
         if self.live {
             err("\r\x1b[K");
