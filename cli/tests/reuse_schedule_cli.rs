@@ -160,6 +160,16 @@ fn share_server_false_keeps_a_files_tests_apart_and_the_flag_says_so() {
             && err.contains("share_server: false"),
         "{err}"
     );
+    // --isolate says which files share all the same.
+    test_file(&d.join("suite"), "opted.yaml", &prelude, "share_server: true\n");
+    let (code, _, err) = run(&d.join("suite"), &d.join("cache"), &["--isolate"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        err.contains("--isolate does not apply to the tests of")
+            && err.contains("opted.yaml")
+            && !err.contains("alone.yaml"),
+        "{err}"
+    );
     // The two cannot be asked for at once.
     let (code, _, err) = run(
         &d.join("suite"),

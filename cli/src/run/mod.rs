@@ -357,6 +357,9 @@ pub(crate) async fn execute(
     if args.reuse_server {
         say_what_does_not_share(suites);
     }
+    if args.isolate {
+        say_what_shares_anyway(suites);
+    }
     let per_trial = plan.len();
     let total = per_trial * args.trials as usize;
     let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
@@ -454,6 +457,17 @@ fn rerun_line(doc: &Results) -> Option<String> {
             if n == 1 { "was" } else { "were" }
         )
     })
+}
+
+/// `--isolate` given: say which files share their server all the same
+/// (they say `share_server: true`).
+fn say_what_shares_anyway(suites: &[SuiteFile]) {
+    for s in suites.iter().filter(|s| s.share_server && !s.tests.is_empty()) {
+        err(&format!(
+            "mcpcheck: note: --isolate does not apply to the tests of {}: it says `share_server: true`\n",
+            s.file
+        ));
+    }
 }
 
 /// `--reuse-server` given: say which tests it does not apply to (reuse is
