@@ -107,6 +107,9 @@ pub struct ConformanceArgs {
     /// --auth-client-secret when given; their findings join the report.
     #[arg(long, requires = "url")]
     auth: bool,
+
+    #[command(flatten)]
+    progress: crate::progress::ProgressArgs,
 }
 
 fn parse_version(v: &str) -> std::result::Result<String, String> {
@@ -124,9 +127,16 @@ pub fn main(args: &ConformanceArgs) -> Result<ExitCode> {
         capture_out: args.capture_out.clone(),
     };
     let runtime = crate::error::runtime()?;
+    let progress = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "mcpcheck conformance: ",
+        0,
+    );
     let report = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
-        let mut report = match judge(&plan, &endpoint).await {
+        let judged = judge(&plan, &endpoint, &progress).await;
+        progress.finish();
+        let mut report = match judged {
             Ok(report) => report,
             Err(message) => {
                 err(&format!("mcpcheck conformance: {message}\n"));
@@ -180,8 +190,13 @@ struct Probed {
 }
 
 /// Probes `endpoint` in each revision of `plan` and judges every session: the
-/// conformance report. The error names what could not be read back.
-pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Report, String> {
+/// conformance report. The error names what could not be read back. Each
+/// revision is an item of `progress`.
+pub async fn judge(
+    plan: &Plan,
+    endpoint: &Endpoint,
+    progress: &crate::progress::Progress,
+) -> std::result::Result<Report, String> {
     let args = plan;
     let both = args.protocol_version.is_none();
     let versions: Vec<String> = match &args.protocol_version {
@@ -190,9 +205,19 @@ pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Repo
     };
     let mut outcomes: Vec<RevisionOutcome> = Vec::new();
     let label = endpoint.label();
+    progress.restart(versions.len(), "");
     for version in &versions {
         let stateless = mcpcheck_core::suite::is_stateless(version);
+        progress.start(version);
         let probed = probe(endpoint, version, args.timeout).await;
+        progress.finish_item(
+            version,
+            match (&probed.failure, probed.opened) {
+                (None, _) => "probed",
+                (Some(_), true) => "probed, with a failure",
+                (Some(_), false) => "no session",
+            },
+        );
         if let Some(refusal) = probed.failure.as_deref().and_then(http_refusal)
             && !probed.opened
         {
@@ -212,10 +237,10 @@ pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Repo
         }
         if both && stateless && !probed.opened && !outcomes.is_empty() {
             // The server does not offer this era: say so, and judge nothing.
-            err(&format!(
+            progress.suspend(|| err(&format!(
                 "mcpcheck conformance: {label} does not offer {version} ({}); probed the handshake era only\n",
                 probed.failure.as_deref().unwrap_or("no session")
-            ));
+            )));
             continue;
         }
         let capture = write_capture(

@@ -109,6 +109,9 @@ pub struct DoctorArgs {
 
     #[command(flatten)]
     findings: FindingsArgs,
+
+    #[command(flatten)]
+    progress: crate::progress::ProgressArgs,
 }
 
 fn severity(s: &str) -> std::result::Result<Severity, String> {
@@ -152,13 +155,19 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     let mut prober = Prober::new(&probe_args, args.timeout)?;
     let label = prober.label();
     let runtime = crate::error::runtime()?;
+    let progress = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "mcpcheck doctor: ",
+        parts_of(args),
+    );
     let report = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
-        let report = examine(args, &probe_args, &mut prober, pinned.as_ref()).await;
+        let report = examine(args, &probe_args, &mut prober, pinned.as_ref(), &progress).await;
         prober.close().await;
         crate::client::stdio::reap_all().await;
         report
     });
+    progress.finish();
     let mut report = report;
     report.subject = label;
     report.score = Some(score(&report));
@@ -184,9 +193,19 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     finish(report, args.format, &args.findings, &judged)
 }
 
+/// How many parts a doctor run has: the listing, lint, scan, audit and
+/// conformance, then the probes, the lock check and fuzzing when asked.
+fn parts_of(args: &DoctorArgs) -> usize {
+    5 + usize::from(args.target.url.is_some())
+        + usize::from(args.lock.is_some())
+        + usize::from(args.fuzz)
+}
+
 /// The parts' outcomes so far.
 struct Parts {
     report: Report,
+    /// Each part is an item of it.
+    progress: crate::progress::Progress,
 }
 
 impl Parts {
@@ -241,6 +260,8 @@ impl Parts {
         } else {
             detail
         };
+        self.progress
+            .finish_item(part, &format!("{} · {detail}", status.as_str()));
         self.report.cases.push(Case {
             suite: String::new(),
             class: String::new(),
@@ -291,9 +312,11 @@ async fn examine(
     probe_args: &ProbeArgs,
     prober: &mut Prober,
     pinned: Option<&Lock>,
+    progress: &crate::progress::Progress,
 ) -> Report {
     let mut parts = Parts {
         report: Report::new("doctor", prober.label()),
+        progress: progress.clone(),
     };
     parts.report.layout = Layout::Triage;
     parts.report.case_view = CaseView::Table;
@@ -314,6 +337,7 @@ async fn examine(
 
     // The listing every offline rule reads.
     let started = Instant::now();
+    progress.start("listing");
     let listings = match tokio::time::timeout(limit, prober.list()).await {
         Ok(Ok(listings)) => listings,
         Ok(Err(e)) => {
@@ -326,6 +350,7 @@ async fn examine(
             return parts.report;
         }
     };
+    progress.finish_item("listing", "listed");
     let document = json!({
         "tools": listings.tools,
         "prompts": listings.prompts,
@@ -334,6 +359,7 @@ async fn examine(
     });
 
     let started = Instant::now();
+    progress.start("lint");
     let linted = match lint::lint_listing(&document, &lint::LintOptions::default()) {
         Ok(findings) => Outcome::of(at_server(findings, &label)),
         Err(e) => Outcome::Failed(e.to_string()),
@@ -341,6 +367,7 @@ async fn examine(
     parts.add("lint", linted, started);
 
     let started = Instant::now();
+    progress.start("scan");
     let servers = [(label.clone(), document.clone())];
     let scanned = match scan::scan_listings(&servers, &scan::ScanOptions::default()) {
         Ok(findings) => Outcome::of(findings),
@@ -349,7 +376,8 @@ async fn examine(
     parts.add("scan", scanned, started);
 
     let started = Instant::now();
-    let audited = bounded(limit, audit_part(prober, &label)).await;
+    progress.start("audit");
+    let audited = bounded(limit, audit_part(prober, &label, &progress.within("audit"))).await;
     parts.add("audit", audited, started);
 
     let started = Instant::now();
@@ -359,17 +387,24 @@ async fn examine(
         capture_out: None,
     };
     let endpoint: Endpoint = prober.endpoint().clone();
-    let conformed = bounded(limit, conformance_part(&plan, &endpoint, &label)).await;
+    progress.start("conformance");
+    let conformed = bounded(
+        limit,
+        conformance_part(&plan, &endpoint, &label, &progress.within("conformance")),
+    )
+    .await;
     parts.add("conformance", conformed, started);
 
     if let Some(url) = &args.target.url {
         let started = Instant::now();
+        progress.start("probe");
         let probed = bounded(limit, probe_part(args, url, &label)).await;
         parts.add("probe", probed, started);
     }
 
     if let Some(pinned) = pinned {
         let started = Instant::now();
+        progress.start("lock");
         let locked = match listings.to_lock(&label) {
             Ok(now) => {
                 let changes = lock::diff(pinned, &now);
@@ -409,8 +444,14 @@ async fn examine(
             output: None,
             force: false,
             no_shrink: false,
+            progress: crate::progress::ProgressArgs::default(),
         };
-        let fuzzed = bounded(limit, fuzz_part(prober, &fuzz_args, &label)).await;
+        progress.start("fuzz");
+        let fuzzed = bounded(
+            limit,
+            fuzz_part(prober, &fuzz_args, &label, &progress.within("fuzz")),
+        )
+        .await;
         parts.add("fuzz", fuzzed, started);
     }
     summarize(&mut parts.report);
@@ -431,8 +472,12 @@ fn counted(n: usize) -> String {
 }
 
 /// The audit part: every item called once, never a tool that may write.
-async fn audit_part(prober: &mut Prober, label: &str) -> Outcome {
-    match crate::commands::audit::audit(prober, false).await {
+async fn audit_part(
+    prober: &mut Prober,
+    label: &str,
+    progress: &crate::progress::Progress,
+) -> Outcome {
+    match crate::commands::audit::audit(prober, false, progress).await {
         Ok((audit, _)) => {
             let skipped = audit
                 .results
@@ -460,8 +505,9 @@ async fn conformance_part(
     plan: &crate::commands::conformance::Plan,
     endpoint: &Endpoint,
     label: &str,
+    progress: &crate::progress::Progress,
 ) -> Outcome {
-    let report = match crate::commands::conformance::judge(plan, endpoint).await {
+    let report = match crate::commands::conformance::judge(plan, endpoint, progress).await {
         Ok(report) => report,
         Err(e) => return Outcome::Failed(e),
     };
@@ -522,8 +568,9 @@ async fn fuzz_part(
     prober: &mut Prober,
     fuzz_args: &crate::commands::fuzz::FuzzArgs,
     label: &str,
+    progress: &crate::progress::Progress,
 ) -> Outcome {
-    match crate::commands::fuzz::fuzz(prober, fuzz_args).await {
+    match crate::commands::fuzz::fuzz(prober, fuzz_args, progress).await {
         Ok((report, _)) => Outcome::Done {
             detail: format!(
                 "{} inputs to {} tools, seed {}",

@@ -161,6 +161,9 @@ pub struct LoadArgs {
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
 
+    #[command(flatten)]
+    progress: crate::progress::ProgressArgs,
+
     /// The MCP protocol version to ask for at initialize.
     #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
     protocol_version: String,
@@ -461,6 +464,38 @@ async fn worker(plan: Arc<Plan>) -> Measured {
     (samples, failures)
 }
 
+/// The progress of a load run while its workers send: requests sent of
+/// how many (or, with `--duration`, seconds of how many), a few times a
+/// second, until aborted.
+async fn watch_progress(plan: Arc<Plan>, duration: Option<Duration>, mode: crate::progress::Mode) {
+    struct Finish(crate::progress::Progress);
+    impl Drop for Finish {
+        fn drop(&mut self) {
+            self.0.finish();
+        }
+    }
+    let (total, item, unit) = match duration {
+        Some(d) => (d.as_secs().max(1) as usize, "seconds", "s"),
+        None => (plan.max_requests as usize, "requests", "sent"),
+    };
+    let progress = Finish(crate::progress::Progress::new(
+        mode,
+        "mcpcheck load: ",
+        total,
+    ));
+    progress.0.start(item);
+    loop {
+        let done = match duration {
+            Some(_) => Deadline::now()
+                .saturating_duration_since(plan.start)
+                .as_secs() as usize,
+            None => plan.next.load(Ordering::Relaxed).min(plan.max_requests) as usize,
+        };
+        progress.0.tick(item, done.min(total), unit);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 fn failure(n: u64, call: &Call, class: Class, detail: String) -> Failure {
     Failure {
         request: n,
@@ -553,6 +588,11 @@ pub fn main(args: &LoadArgs) -> Result<ExitCode> {
         let handles: Vec<_> = (0..args.concurrency)
             .map(|_| tokio::spawn(worker(plan.clone())))
             .collect();
+        let watch = tokio::spawn(watch_progress(
+            plan.clone(),
+            args.duration,
+            crate::progress::Mode::of(args.progress.quiet),
+        ));
         let mut samples = Vec::new();
         let mut failures = Vec::new();
         for h in handles {
@@ -562,6 +602,8 @@ pub fn main(args: &LoadArgs) -> Result<ExitCode> {
             }
         }
         let elapsed = began.elapsed().as_micros() as u64;
+        watch.abort();
+        let _ = watch.await;
         crate::client::stdio::reap_all().await;
         samples.sort_by_key(|(n, _)| *n);
         let samples: Vec<Sample> = samples.into_iter().map(|(_, s)| s).collect();

@@ -10,8 +10,10 @@
 pub mod exec;
 pub mod fixture;
 pub mod hooks;
+pub mod last_run;
 pub mod list;
 pub mod lockgate;
+mod retry;
 pub mod shard;
 pub mod snapshots;
 
@@ -220,29 +222,15 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         )?),
         None => None,
     };
+    if args.last_failed && !last_run::select(&mut plan)? {
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.list {
         let json = args.document() == Some(crate::reports::ResultsFormat::Json);
         out(&list::render(plan.iter().map(|p| &p.test), json));
         return Ok(ExitCode::SUCCESS);
     }
-    let mut stores = if args.snapshots || args.update_snapshots {
-        Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
-    } else {
-        None
-    };
-    if let (true, Some(stores)) = (args.snapshots, &stores) {
-        for p in &mut plan {
-            stores.add_checks(&mut p.test);
-        }
-    }
-    if args.update_snapshots && args.fail_tool_errors {
-        for p in plan.iter_mut().filter(|p| snapshots::is_tool_test(&p.test)) {
-            p.test
-                .expect
-                .items
-                .push(mcpcheck_core::snapshot::no_tool_error_check());
-        }
-    }
+    let mut stores = prepare_snapshots(args, &mut plan)?;
 
     let settings = settings_of(args, server_override)?;
     let jobs = args
@@ -250,41 +238,44 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
         .max(1);
     let per_trial = plan.len();
-    let total = per_trial * args.trials as usize;
     let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
-    // With trials, tests are reported once, folded, after the last trial.
+    // With trials or retries, tests are reported once, folded, at the end.
     let document = args.document();
-    let print_tests = document.is_none() && args.trials == 1;
+    let print_tests = document.is_none() && args.trials == 1 && args.retries == 0;
+    let progress = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "",
+        per_trial,
+    );
     let printer = Arc::new(Mutex::new(Printer::new(
-        total,
+        per_trial,
+        args.trials as usize,
         print_tests,
         redactor.clone(),
+        progress,
     )));
 
     // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
     // remove the fixture copies, then leave.
     crate::signals::clean_up_on_interrupt();
 
-    let record = args.capture.is_some();
-    let mut runs: Vec<Vec<TestResult>> = Vec::new();
-    let mut logs: Vec<Option<exec::SessionLog>> = Vec::new();
-    let mut answers: Vec<Option<exec::Answer>> = Vec::new();
-    for trial in 0..args.trials as usize {
-        let (results, trial_logs, trial_answers) = run_plan(
-            &plan,
-            &suites,
-            &settings,
-            jobs,
-            record,
-            printer.clone(),
-            trial * per_trial,
-        )
-        .await;
-        runs.push(results);
-        // Captures and snapshots record the last trial.
-        logs = trial_logs;
-        answers = trial_answers;
-    }
+    let html_dirs = args.reports.html_dirs();
+    let record = args.capture.is_some() || !html_dirs.is_empty();
+    let retry::Trials {
+        runs,
+        logs,
+        answers,
+        earlier,
+    } = retry::run_trials(
+        &plan,
+        &suites,
+        &settings,
+        jobs,
+        record,
+        &printer,
+        (args.trials, args.retries),
+    )
+    .await;
     let recorded = match (&mut stores, args.update_snapshots) {
         (Some(stores), true) => record_snapshots(stores, &plan, &answers),
         _ => None,
@@ -294,10 +285,17 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     let redactor = hooks::with_hook_secrets(&redactor);
     let mut doc = redactor.redact_results(&doc);
     doc.shard = shard_record;
+    annotate(&mut doc, &plan, &redactor);
     printer.lock().await.finish();
     // No server outlives the run.
     crate::client::stdio::reap_all().await;
+    last_run::save(&doc);
 
+    let sessions = if html_dirs.is_empty() {
+        Vec::new()
+    } else {
+        session_files(&plan, &logs, &earlier, &redactor)
+    };
     if let Some(dir) = &args.capture {
         write_captures(dir, &doc, logs, &redactor);
     }
@@ -320,7 +318,8 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
             crate::reports::Print::Stdout
         },
     };
-    let concluded = crate::reports::conclude(&doc, &args.reports, how);
+    let concluded =
+        crate::reports::conclude_with(&doc, &args.reports, how, sessions, Some(redactor.clone()));
     if !lock_passed {
         err(
             "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
@@ -349,7 +348,7 @@ fn print_outcome(
             mcpcheck_core::diag::Paint::Plain,
             None,
         ));
-    } else if args.trials > 1 {
+    } else if args.trials > 1 || args.retries > 0 {
         let opts = TextOptions {
             paint,
             all_checks: false,
@@ -367,16 +366,56 @@ fn print_outcome(
     }
 }
 
-/// `--update-snapshots`: the last trial's answers recorded and written;
-/// the line that says what changed.
+/// The snapshot files `--snapshots` and `--update-snapshots` read, with the
+/// checks they add to the plan's tests (a recording run checks no inline
+/// snapshot: it writes them).
+fn prepare_snapshots(args: &RunArgs, plan: &mut [Planned]) -> Result<Option<snapshots::Stores>> {
+    let stores = if args.snapshots || args.update_snapshots {
+        Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
+    } else {
+        None
+    };
+    if let (true, Some(stores)) = (args.snapshots, &stores) {
+        for p in plan.iter_mut() {
+            stores.add_checks(&mut p.test);
+        }
+    }
+    if args.update_snapshots {
+        for p in plan.iter_mut() {
+            snapshots::drop_inline_checks(&mut p.test);
+        }
+    }
+    if args.update_snapshots && args.fail_tool_errors {
+        for p in plan.iter_mut().filter(|p| snapshots::is_tool_test(&p.test)) {
+            p.test
+                .expect
+                .items
+                .push(mcpcheck_core::snapshot::no_tool_error_check());
+        }
+    }
+    Ok(stores)
+}
+
+/// `--update-snapshots`: the last trial's answers recorded and written
+/// (in `.snapshots.json`, and in the suite files for the tests with a
+/// `snapshot:` of their own); the line that says what changed.
 fn record_snapshots(
     stores: &mut snapshots::Stores,
     plan: &[Planned],
     answers: &[Option<exec::Answer>],
 ) -> Option<String> {
-    let counts = stores.record(plan.iter().map(|p| &p.test), answers);
+    let mut counts = stores.record(plan.iter().map(|p| &p.test), answers);
+    let (inline, mut written_inline, errors) =
+        snapshots::record_inline(plan.iter().map(|p| &p.test), answers);
+    counts.add(inline);
+    for e in errors {
+        err(&format!("mcpcheck run: snapshot not written: {e}\n"));
+    }
     match stores.write() {
-        Ok(written) => Some(counts.summary(&written)),
+        Ok(mut written) => {
+            written.append(&mut written_inline);
+            Some(counts.summary(&written))
+        }
         Err(e) => {
             err(&format!("mcpcheck run: {e}\n"));
             None
@@ -423,7 +462,19 @@ pub(crate) async fn run_tests(
         .map(|(index, (file, test))| Planned { index, file, test })
         .collect();
     let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
-    let printer = Arc::new(Mutex::new(Printer::new(plan.len(), false, redactor)));
+    // As before: a live line on a terminal, nothing elsewhere.
+    let mode = match crate::progress::Mode::of(false) {
+        crate::progress::Mode::Live => crate::progress::Mode::Live,
+        _ => crate::progress::Mode::Off,
+    };
+    let progress = crate::progress::Progress::new(mode, "", plan.len());
+    let printer = Arc::new(Mutex::new(Printer::new(
+        plan.len(),
+        1,
+        false,
+        redactor,
+        progress,
+    )));
     let (results, _, answers) =
         run_plan(&plan, suites, settings, jobs, false, printer.clone(), 0).await;
     printer.lock().await.finish();
@@ -836,78 +887,172 @@ async fn run_hooked(
     done
 }
 
-/// Prints results in suite order as they complete, and a live `[i/N]` line
-/// on a terminal's stderr.
+/// Prints results in suite order as they complete, and the progress on
+/// stderr (`crate::progress`: a live `[i/N] name · 1.2 s` line on a
+/// terminal, a line per finished test elsewhere when stdout does not already
+/// say each one, nothing with `--quiet`).
 struct Printer {
-    total: usize,
-    done: usize,
+    /// The tests of one trial.
+    per_trial: usize,
+    /// How many trials there are (`--trials`).
+    trials: usize,
     next: usize,
     pending: BTreeMap<usize, TestResult>,
     /// Print each test's block as soon as its predecessors are printed.
     print_tests: bool,
     paint: Paint,
-    live: bool,
+    progress: crate::progress::Progress,
     redactor: mcpcheck_core::redact::Redactor,
 }
 
 impl Printer {
-    fn new(total: usize, print_tests: bool, redactor: mcpcheck_core::redact::Redactor) -> Self {
-        use std::io::IsTerminal;
+    fn new(
+        per_trial: usize,
+        trials: usize,
+        print_tests: bool,
+        redactor: mcpcheck_core::redact::Redactor,
+        progress: crate::progress::Progress,
+    ) -> Self {
+        progress.set_lines(!print_tests);
+        progress.set_total(per_trial);
         Printer {
-            total,
-            done: 0,
+            per_trial,
+            trials,
             next: 0,
             pending: BTreeMap::new(),
             print_tests,
             paint: paint_for_stdout(),
-            live: std::io::stderr().is_terminal(),
+            progress,
             redactor,
         }
     }
 
-    /// A new trial's tests are numbered from 0 again.
+    /// A new trial's tests are numbered from 0 again; `done_so_far` counts
+    /// the tests of the trials before it.
     fn next_trial(&mut self, done_so_far: usize) {
-        self.done = done_so_far;
         self.next = 0;
         self.pending.clear();
+        if self.trials > 1 && self.per_trial > 0 {
+            let trial = done_so_far / self.per_trial + 1;
+            self.progress
+                .restart(self.per_trial, &format!("trial {trial} of {}", self.trials));
+        }
+    }
+
+    /// The next tests are the retries of the ones that did not pass: `n`
+    /// of them, attempt `attempt` of `retries`.
+    fn retrying(&mut self, n: usize, attempt: u32, retries: u32) {
+        self.next = 0;
+        self.pending.clear();
+        self.progress
+            .restart(n, &format!("retry {attempt} of {retries}"));
+    }
+
+    /// A test's name as the progress shows it: secrets hidden.
+    fn shown(&self, name: &str) -> String {
+        hooks::with_hook_secrets(&self.redactor).redact_str(name)
     }
 
     fn started(&mut self, name: &str) {
-        if self.live {
-            err(&format!(
-                "\r\x1b[K[{}/{}] {name}",
-                self.done + 1,
-                self.total
-            ));
-        }
+        self.progress.start(&self.shown(name));
     }
 
     fn finished(&mut self, index: usize, result: &TestResult) {
-        self.done += 1;
         self.pending.insert(index, result.clone());
-        if self.live {
-            err("\r\x1b[K");
-        }
+        let outcome = if result.status == TestStatus::Skip || result.message.is_empty() {
+            result.label().to_string()
+        } else {
+            let first = result.message.lines().next().unwrap_or("");
+            format!(
+                "{} — {}",
+                result.label(),
+                mcpcheck_core::truncate(first, 120)
+            )
+        };
+        let outcome = hooks::with_hook_secrets(&self.redactor).redact_str(&outcome);
+        self.progress
+            .finish_item(&self.shown(&result.name), &outcome);
         while let Some(r) = self.pending.remove(&self.next) {
             if self.print_tests {
                 let r = hooks::with_hook_secrets(&self.redactor).redact_test(&r);
-                out(&test_block(
+                let block = test_block(
                     &r,
                     TextOptions {
                         paint: self.paint,
                         all_checks: false,
                     },
-                ));
+                );
+                self.progress.suspend(|| out(&block));
             }
             self.next += 1;
         }
     }
 
     fn finish(&mut self) {
-        if self.live {
-            err("\r\x1b[K");
+        self.progress.finish();
+    }
+}
+
+/// Each test's tags and server, from its suite (in plan order, which is the
+/// results' order), secrets hidden.
+fn annotate(doc: &mut Results, plan: &[Planned], redactor: &mcpcheck_core::redact::Redactor) {
+    for (t, p) in doc.tests.iter_mut().zip(plan) {
+        t.tags = p.test.tags.clone();
+        if let Some(server) = &p.test.server {
+            t.server = redactor.redact_str(&server_label(server));
         }
     }
+}
+
+/// A server as the report names it: its URL, or its command line.
+fn server_label(server: &suite::Server) -> String {
+    match (&server.url, &server.command) {
+        (Some(url), _) => url.clone(),
+        (None, Some(command)) => {
+            let mut words = vec![command.clone()];
+            words.extend(server.args.iter().cloned());
+            shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
+        }
+        (None, None) => String::new(),
+    }
+}
+
+/// Each test's recorded session for the HTML report (in plan order, which
+/// is the results' order): its capture, redacted as `--capture` writes it,
+/// the method its checks looked at, the server's stderr, and the same of
+/// the attempts before it (`--retries`), with their results.
+fn session_files(
+    plan: &[Planned],
+    logs: &[Option<exec::SessionLog>],
+    earlier: &[Vec<(TestResult, Option<exec::SessionLog>)>],
+    redactor: &mcpcheck_core::redact::Redactor,
+) -> Vec<Option<crate::html::SessionFile>> {
+    let file = |p: &Planned, log: &exec::SessionLog| {
+        let text = crate::capture::render(&crate::capture::Recording {
+            label: &log.label,
+            transport: log.transport,
+            protocol_version: &log.protocol_version,
+            events: &log.events,
+        });
+        crate::html::SessionFile {
+            capture: crate::capture::redact(&text, redactor),
+            method: p.test.action.method().map(|m| m.name().to_string()),
+            stderr: log.stderr.clone(),
+            earlier: Vec::new(),
+        }
+    };
+    plan.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut f = file(p, logs.get(i)?.as_ref()?);
+            for (result, log) in earlier.get(i).into_iter().flatten() {
+                let session = log.as_ref().map(|l| file(p, l));
+                f.earlier
+                    .push((redactor.redact_test(result), session.unwrap_or_default()));
+            }
+            Some(f)
+        })
+        .collect()
 }
 
 fn write_captures(
