@@ -355,8 +355,11 @@
       el('h2', { id: 'summary-h' }, 'Summary'),
       el('p', { class: 'verdict' }, badge(d.passed ? 'pass' : 'fail', d.passed ? 'PASSED' : 'FAILED'), ' ',
         el('span', { id: 'totals' }, `${d.command}: ${d.subject} — ${plural(counts.error ?? 0, 'error', 'errors')}, ${plural(counts.warning ?? 0, 'warning', 'warnings')}, ${plural(counts.note ?? 0, 'note', 'notes')}`)));
-    if (d.facts && d.facts.length) head.append(el('dl', { class: 'facts' }, d.facts.map((f) => [el('dt', {}, f.name || 'about'), el('dd', {}, f.value)])));
-    if (d.score !== undefined) head.append(el('p', {}, `Score: ${d.score} of 100`));
+    const named = (d.facts ?? []).filter((f) => f.name);
+    const plain = (d.facts ?? []).filter((f) => !f.name).map((f) => f.value);
+    if (plain.length) head.append(el('p', { class: 'dim' }, plain.join(' · ')));
+    if (named.length) head.append(el('dl', { class: 'facts' }, named.map((f) => [el('dt', {}, f.name), el('dd', {}, f.value)])));
+    if (d.score !== undefined && !(d.summary_lines ?? []).length) head.append(el('p', {}, `Score: ${d.score} of 100`));
     for (const line of d.summary_lines ?? []) head.append(el('p', {}, line));
     if (d.notes && d.notes.length) head.append(el('ul', { class: 'notes' }, d.notes.map((n) => el('li', { class: n.fails ? 'failed' : '' }, n.text))));
     main.append(head);
