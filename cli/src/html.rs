@@ -158,14 +158,19 @@ pub fn write_run(
     Ok(dir.join("index.html"))
 }
 
-/// The report of an analysis into `dir`, secrets hidden by `redactor`.
+/// The report of an analysis into `dir`, secrets hidden by `redactor` when
+/// the command gives one (as its other renderings are).
 pub fn write_findings(
     dir: &Path,
     report: &Report,
     title: &str,
-    redactor: &Redactor,
+    redactor: Option<&Redactor>,
 ) -> Result<PathBuf, String> {
-    let index = redactor.redact_json(&html::findings_index(report, title));
+    let index = html::findings_index(report, title);
+    let index = match redactor {
+        Some(r) => r.redact_json(&index),
+        None => index,
+    };
     write_page(dir, &index)?;
     Ok(dir.join("index.html"))
 }

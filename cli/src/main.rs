@@ -20,6 +20,7 @@ mod files;
 mod help;
 mod html;
 mod intercept;
+mod mcp;
 mod output;
 mod probe;
 mod progress;

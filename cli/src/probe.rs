@@ -82,7 +82,14 @@ impl Prober {
                 }
                 let copy = fixture::copy(dir)?;
                 if let Endpoint::Stdio { command, args, env } = &mut endpoint {
+                    let before = (command.clone(), args.clone(), env.clone());
                     fixture::point_at_copy(command, args, env, dir, &copy.path)?;
+                    if before == (command.clone(), args.clone(), env.clone()) {
+                        let original = dir.display();
+                        crate::output::err(&format!(
+                            "mcpcheck: warning: --fixture {original}: --server names neither {{{{fixture}}}} nor {original}, so the server is not pointed at the copy\n"
+                        ));
+                    }
                 }
                 Some(copy)
             }

@@ -158,7 +158,7 @@ pub fn finish(
     args: &FindingsArgs,
     judged: &[Family],
 ) -> Result<ExitCode> {
-    finish_redacted(report, format, args, judged, &Redactor::new())
+    finish_with(report, format, args, judged, None)
 }
 
 /// [`finish`], with `redactor` hiding secrets in every rendering (what
@@ -168,12 +168,26 @@ pub fn finish(
 ///
 /// As [`finish`].
 pub fn finish_redacted(
-    mut report: Report,
+    report: Report,
     format: FindingsFormat,
     args: &FindingsArgs,
     judged: &[Family],
     redactor: &Redactor,
 ) -> Result<ExitCode> {
+    finish_with(report, format, args, judged, Some(redactor))
+}
+
+fn finish_with(
+    mut report: Report,
+    format: FindingsFormat,
+    args: &FindingsArgs,
+    judged: &[Family],
+    redactor: Option<&Redactor>,
+) -> Result<ExitCode> {
+    let hide = |text: String| match redactor {
+        Some(r) => r.redact_str(&text),
+        None => text,
+    };
     let selection = args.selection()?;
     report.retain(|f| selection.runs(f.rule));
     if let Some(loaded) = crate::config::loaded() {
@@ -202,7 +216,7 @@ pub fn finish_redacted(
         }
     }
     let shown = render::render(&report, format.format(), paint_for_stdout()).unwrap_or_default();
-    out(&redactor.redact_str(&shown));
+    out(&hide(shown));
     let html = args.html.iter().chain(
         args.reports
             .iter()
@@ -218,7 +232,7 @@ pub fn finish_redacted(
     for (format, path) in args.reports.iter().filter(|(f, _)| *f != Format::Html) {
         let text =
             render::render(&report, *format, mcpcheck_core::diag::Paint::Plain).unwrap_or_default();
-        let text = redactor.redact_str(&text);
+        let text = hide(text);
         if let Err(e) = write(path, &text) {
             err(&format!("mcpcheck: {e}\n"));
         }

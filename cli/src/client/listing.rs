@@ -227,7 +227,7 @@ fn advertises(session: &Session, capability: &str) -> bool {
 /// `step()`; an error names the list that could not be read and why.
 pub async fn list_surface(
     session: &mut Session,
-    step: &dyn Fn() -> Duration,
+    step: &(dyn Fn() -> Duration + Sync),
 ) -> Result<Listings, String> {
     let mut lists: Vec<Vec<Value>> = Vec::new();
     let mut notes = Vec::new();

@@ -52,66 +52,66 @@ suppression, or the server could not be reached; 2 a usage error.\n\n",
 ))]
 pub struct DoctorArgs {
     #[command(flatten)]
-    target: TargetArgs,
+    pub(crate) target: TargetArgs,
 
     /// Copy DIR and point the server at the copy (as `mcpcheck audit`
     /// does); the original is never written.
     #[arg(long, value_name = "DIR")]
-    fixture: Option<PathBuf>,
+    pub(crate) fixture: Option<PathBuf>,
 
     /// Also compare what the server offers with this lockfile
     /// (`mcpcheck lock --write`).
     #[arg(long, value_name = "FILE")]
-    lock: Option<PathBuf>,
+    pub(crate) lock: Option<PathBuf>,
 
     /// Also fuzz every tool (tools that may write are skipped).
     #[arg(long)]
-    fuzz: bool,
+    pub(crate) fuzz: bool,
 
     /// Fuzz cases per tool, with --fuzz.
     #[arg(long, value_name = "N", default_value_t = 20, requires = "fuzz")]
-    runs: usize,
+    pub(crate) runs: usize,
 
     /// The seed of the random fuzz cases, with --fuzz.
     #[arg(long, value_name = "S", default_value_t = 1, requires = "fuzz")]
-    seed: u64,
+    pub(crate) seed: u64,
 
     /// With --url, also run the OAuth checks of `mcpcheck probe --auth`.
     #[arg(long, requires = "url")]
-    auth: bool,
+    pub(crate) auth: bool,
 
     /// Probe conformance in this protocol revision only (default: each era
     /// the server offers).
     #[arg(long, value_name = "VERSION", value_parser = crate::commands::run::known_protocol_version)]
-    protocol_version: Option<String>,
+    pub(crate) protocol_version: Option<String>,
 
     /// How long each request may take.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
-    timeout: Duration,
+    pub(crate) timeout: Duration,
 
     /// How long each part may take in all; a part past it stops and is
     /// reported not verified.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::output::parse_duration)]
-    part_timeout: Duration,
+    pub(crate) part_timeout: Duration,
 
     /// Warnings (recommendations not met) fail too.
     #[arg(long)]
-    strict: bool,
+    pub(crate) strict: bool,
 
     /// Every finding at this severity or more severe fails, whatever its
     /// level.
     #[arg(long, value_name = "SEVERITY", value_parser = severity)]
-    fail_on: Option<Severity>,
+    pub(crate) fail_on: Option<Severity>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
-    format: FindingsFormat,
+    pub(crate) format: FindingsFormat,
 
     #[command(flatten)]
-    findings: FindingsArgs,
+    pub(crate) findings: FindingsArgs,
 
     #[command(flatten)]
-    progress: crate::progress::ProgressArgs,
+    pub(crate) progress: crate::progress::ProgressArgs,
 }
 
 fn severity(s: &str) -> std::result::Result<Severity, String> {
@@ -126,6 +126,32 @@ pub fn score(report: &Report) -> u32 {
 
 pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     args.findings.selection()?;
+    let runtime = crate::error::runtime()?;
+    let live = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "mcpcheck doctor: ",
+        parts(args).len(),
+    );
+    let done = runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
+        report(args, &|_| {}, &live).await
+    });
+    live.finish();
+    let (report, judged) = done?;
+    finish(report, args.format, &args.findings, &judged)
+}
+
+/// The report on the server `args` names, with its score, before the
+/// policy (selection, suppressions, baseline) applies; and the families it
+/// judged, so a suppression of another family is not called unused.
+/// `tell` hears the name of each part as it starts; `live` shows each part
+/// and what it is at on stderr ([`crate::progress`]). What `doctor` prints,
+/// and what `mcpcheck mcp`'s `doctor` tool returns.
+pub(crate) async fn report(
+    args: &DoctorArgs,
+    tell: &(dyn Fn(&str) + Sync),
+    live: &crate::progress::Progress,
+) -> Result<(Report, Vec<Family>)> {
     let probe_args = ProbeArgs {
         target: TargetArgs {
             server: args.target.server.clone(),
@@ -154,27 +180,36 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     };
     let mut prober = Prober::new(&probe_args, args.timeout)?;
     let label = prober.label();
-    let runtime = crate::error::runtime()?;
-    let progress = crate::progress::Progress::new(
-        crate::progress::Mode::of(args.progress.quiet),
-        "mcpcheck doctor: ",
-        parts_of(args),
-    );
-    let report = runtime.block_on(async {
-        crate::signals::clean_up_on_interrupt();
-        let report = examine(args, &probe_args, &mut prober, pinned.as_ref(), &progress).await;
-        prober.close().await;
-        crate::client::stdio::reap_all().await;
-        report
-    });
-    progress.finish();
-    let mut report = report;
+    let mut report = examine(args, &probe_args, &mut prober, pinned.as_ref(), tell, live).await;
+    prober.close().await;
+    crate::client::stdio::reap_all().await;
     report.subject = label;
     report.score = Some(score(&report));
     // For whoever reads the JSON (an agent, a script): what each rule with a
     // finding means and how to fix it.
     let rules = mcpcheck_core::findings::render::json::rules_member(&report);
     report.set_extra("rules", rules);
+    Ok((report, judged(args)))
+}
+
+/// The parts the report on `args` runs, in the order they run (and are
+/// told to `progress`).
+pub(crate) fn parts(args: &DoctorArgs) -> Vec<&'static str> {
+    let mut parts = vec!["listing", "lint", "scan", "audit", "conformance"];
+    if args.target.url.is_some() {
+        parts.push("probe");
+    }
+    if args.lock.is_some() {
+        parts.push("lock");
+    }
+    if args.fuzz {
+        parts.push("fuzz");
+    }
+    parts
+}
+
+/// The families of the findings the run judges.
+fn judged(args: &DoctorArgs) -> Vec<Family> {
     let mut judged = vec![
         Family::Lint,
         Family::Scan,
@@ -190,15 +225,7 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     if args.fuzz {
         judged.push(Family::Fuzz);
     }
-    finish(report, args.format, &args.findings, &judged)
-}
-
-/// How many parts a doctor run has: the listing, lint, scan, audit and
-/// conformance, then the probes, the lock check and fuzzing when asked.
-fn parts_of(args: &DoctorArgs) -> usize {
-    5 + usize::from(args.target.url.is_some())
-        + usize::from(args.lock.is_some())
-        + usize::from(args.fuzz)
+    judged
 }
 
 /// The parts' outcomes so far.
@@ -312,6 +339,7 @@ async fn examine(
     probe_args: &ProbeArgs,
     prober: &mut Prober,
     pinned: Option<&Lock>,
+    tell: &(dyn Fn(&str) + Sync),
     progress: &crate::progress::Progress,
 ) -> Report {
     let mut parts = Parts {
@@ -336,6 +364,7 @@ async fn examine(
     let limit = args.part_timeout;
 
     // The listing every offline rule reads.
+    tell("listing");
     let started = Instant::now();
     progress.start("listing");
     let listings = match tokio::time::timeout(limit, prober.list()).await {
@@ -358,6 +387,7 @@ async fn examine(
         "resourceTemplates": listings.templates,
     });
 
+    tell("lint");
     let started = Instant::now();
     progress.start("lint");
     let linted = match lint::lint_listing(&document, &lint::LintOptions::default()) {
@@ -366,6 +396,7 @@ async fn examine(
     };
     parts.add("lint", linted, started);
 
+    tell("scan");
     let started = Instant::now();
     progress.start("scan");
     let servers = [(label.clone(), document.clone())];
@@ -375,11 +406,13 @@ async fn examine(
     };
     parts.add("scan", scanned, started);
 
+    tell("audit");
     let started = Instant::now();
     progress.start("audit");
     let audited = bounded(limit, audit_part(prober, &label, &progress.within("audit"))).await;
     parts.add("audit", audited, started);
 
+    tell("conformance");
     let started = Instant::now();
     let plan = crate::commands::conformance::Plan {
         protocol_version: args.protocol_version.clone(),
@@ -396,6 +429,7 @@ async fn examine(
     parts.add("conformance", conformed, started);
 
     if let Some(url) = &args.target.url {
+        tell("probe");
         let started = Instant::now();
         progress.start("probe");
         let probed = bounded(limit, probe_part(args, url, &label)).await;
@@ -403,6 +437,7 @@ async fn examine(
     }
 
     if let Some(pinned) = pinned {
+        tell("lock");
         let started = Instant::now();
         progress.start("lock");
         let locked = match listings.to_lock(&label) {
@@ -420,6 +455,7 @@ async fn examine(
     }
 
     if args.fuzz {
+        tell("fuzz");
         let started = Instant::now();
         let fuzz_args = crate::commands::fuzz::FuzzArgs {
             probe: ProbeArgs {

@@ -23,6 +23,7 @@ pub mod lint;
 pub mod load;
 pub mod lock;
 pub mod matrix;
+pub mod mcp;
 pub mod replay;
 pub mod report;
 pub mod rules;
@@ -42,6 +43,10 @@ pub enum Command {
     Rule(rules::RuleArgs),
     /// List the rules of every analysis (or one family).
     Rules(rules::RulesArgs),
+    /// Serve mcpcheck's checks to an agent over MCP (stdio, or Streamable
+    /// HTTP with --http): doctor, run_suite, the check, lint and scan tools,
+    /// every rule as a resource.
+    Mcp(mcp::McpArgs),
     /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
     Serve(serve::ServeArgs),
     #[command(after_help = concat!(
@@ -96,6 +101,7 @@ impl Command {
             Self::Doctor(_) => "doctor",
             Self::Rule(_) => "rule",
             Self::Rules(_) => "rules",
+            Self::Mcp(_) => "mcp",
             Self::Serve(_) => "serve",
             Self::Run(_) => "run",
             Self::Ci(_) => "ci",
@@ -129,6 +135,7 @@ impl Command {
             Self::Doctor(args) => doctor::main(&args),
             Self::Rule(args) => rules::rule_main(&args),
             Self::Rules(args) => rules::rules_main(&args),
+            Self::Mcp(args) => mcp::main(&args),
             Self::Serve(args) => serve::main(args),
             Self::Run(args) => run::main(&args),
             Self::Ci(args) => run::ci_main(&args),

@@ -161,9 +161,9 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
     // are said.
     if servers.is_empty() && args.config.is_none() && !failures.is_empty() {
         for failure in &failures {
-            err(&format!(
+            err(&redactor.redact_str(&format!(
                 "mcpcheck scan: {failure}; what it offers was not scanned\n"
-            ));
+            )));
         }
         return Ok(verdict(false));
     }
@@ -173,10 +173,19 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
         .first()
         .or(args.config.as_ref())
         .map(|p| display(p));
-    // What could not be listed was not scanned: never a clean pass.
+    // What could not be listed was not scanned: never a clean pass. The
+    // reasons go to stderr (with what `${VAR}` expanded to hidden); the
+    // report says how many.
     for failure in &failures {
+        err(&redactor.redact_str(&format!(
+            "mcpcheck scan: {failure}; what it offers was not scanned\n"
+        )));
+    }
+    if !failures.is_empty() {
         report.notes.push(Note::failing(format!(
-            "{failure}; what it offers was not scanned"
+            "{} could not be listed, so what {} offer was not scanned (the reasons are on stderr)",
+            plural(failures.len(), "server", "servers"),
+            if failures.len() == 1 { "it" } else { "they" }
         )));
     }
     finish_redacted(

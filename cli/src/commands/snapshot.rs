@@ -134,23 +134,7 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
                 report.push_str(&line("SKIP", &t.name, &format!(" ({})", r.message)));
                 continue;
             }
-            let counts = if t.snapshot.is_some() {
-                let (counts, written, errors) = crate::run::snapshots::record_inline(
-                    std::iter::once(t),
-                    std::slice::from_ref(answer),
-                );
-                for e in errors {
-                    crate::output::err(&format!("mcpcheck snapshot: not written: {e}\n"));
-                }
-                for w in written {
-                    if !in_suites.contains(&w) {
-                        in_suites.push(w);
-                    }
-                }
-                counts
-            } else {
-                stores.record(std::iter::once(t), std::slice::from_ref(answer))
-            };
+            let counts = record(&mut stores, t, answer, &mut in_suites);
             let note = counts.tool_error_note();
             let (new, changed, missing) = (counts.new, counts.changed, counts.missing);
             total.add(counts);
@@ -217,4 +201,28 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
     }
     out(&report);
     Ok(verdict(passed))
+}
+
+/// Record one test's answer: in its suite file when it has a `snapshot:` of
+/// its own (the file joins `in_suites`), else in `.snapshots.json`.
+fn record(
+    stores: &mut Stores,
+    t: &mcpcheck_core::suite::Test,
+    answer: &Option<crate::run::exec::Answer>,
+    in_suites: &mut Vec<std::path::PathBuf>,
+) -> Recorded {
+    if t.snapshot.is_none() {
+        return stores.record(std::iter::once(t), std::slice::from_ref(answer));
+    }
+    let (counts, written, errors) =
+        crate::run::snapshots::record_inline(std::iter::once(t), std::slice::from_ref(answer));
+    for e in errors {
+        crate::output::err(&format!("mcpcheck snapshot: not written: {e}\n"));
+    }
+    for w in written {
+        if !in_suites.contains(&w) {
+            in_suites.push(w);
+        }
+    }
+    counts
 }

@@ -181,6 +181,82 @@ fn fixture_is_dir(fixture: Option<&std::path::Path>) -> Result<()> {
 /// run could not start.
 pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     let started = Instant::now();
+    let mut chosen = choose(args)?;
+    if args.last_failed && !last_run::select(&mut chosen.plan)? {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.list {
+        let json = args.document() == Some(crate::reports::ResultsFormat::Json);
+        out(&list::render(chosen.plan.iter().map(|p| &p.test), json));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let settings = chosen.settings(args)?;
+    // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
+    // remove the fixture copies, then leave.
+    crate::signals::clean_up_on_interrupt();
+    let Executed {
+        doc,
+        recorded,
+        sessions,
+        redactor,
+    } = execute(args, &mut chosen, &settings, started, None).await?;
+    last_run::save(&doc);
+    let document = args.document();
+    print_outcome(&doc, args, document, recorded);
+    // The surface after the tests: what the tests saw is what is compared.
+    let lock_passed = match &chosen.lock_gate {
+        None => true,
+        Some(gate) => {
+            let tests = chosen.plan.iter().map(|p| (p.file, &p.test));
+            gate.report(tests, &chosen.suites, &settings, document.is_some())
+                .await
+        }
+    };
+    let how = crate::reports::Conclude {
+        step_summary: is_ci,
+        gate: true,
+        comparison: if document.is_some() {
+            crate::reports::Print::Stderr
+        } else {
+            crate::reports::Print::Stdout
+        },
+    };
+    let concluded =
+        crate::reports::conclude_with(&doc, &args.reports, how, sessions, Some(redactor));
+    if !lock_passed {
+        err(
+            "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(concluded.exit_code())
+}
+
+/// The tests a run of `args` runs: the suites loaded (their diagnostics
+/// printed on stderr), the tests `--filter` and `--shard` leave, in suite
+/// order, and the lockfile to compare with afterwards.
+pub(crate) struct Chosen {
+    pub suites: Vec<SuiteFile>,
+    plan: Vec<Planned>,
+    server_override: Option<Vec<String>>,
+    shard_record: Option<mcpcheck_core::shard::ShardRecord>,
+    lock_gate: Option<lockgate::LockGate>,
+}
+
+impl Chosen {
+    /// Each test, with the index of its file in `suites`.
+    pub(crate) fn tests(&self) -> impl Iterator<Item = (usize, &Test)> {
+        self.plan.iter().map(|p| (p.file, &p.test))
+    }
+
+    /// The runner's settings from `run`'s flags.
+    pub(crate) fn settings(&self, args: &RunArgs) -> Result<RunSettings> {
+        settings_of(args, self.server_override.clone())
+    }
+}
+
+/// Load the suites `args` name and choose the tests to run.
+pub(crate) fn choose(args: &RunArgs) -> Result<Chosen> {
     let Sources {
         suites,
         server_override,
@@ -222,54 +298,81 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         )?),
         None => None,
     };
-    if args.last_failed && !last_run::select(&mut plan)? {
-        return Ok(ExitCode::SUCCESS);
-    }
-    if args.list {
-        let json = args.document() == Some(crate::reports::ResultsFormat::Json);
-        out(&list::render(plan.iter().map(|p| &p.test), json));
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut stores = prepare_snapshots(args, &mut plan)?;
+    Ok(Chosen {
+        suites,
+        plan,
+        server_override,
+        shard_record,
+        lock_gate,
+    })
+}
 
-    let settings = settings_of(args, server_override)?;
+/// Told of each test as it finishes: how many have, of how many, and its
+/// result (redacted).
+pub(crate) type Tell = Arc<dyn Fn(usize, usize, &TestResult) + Send + Sync>;
+
+/// What a run gave: its results document (redacted, as `--json` prints
+/// it), the line that says which snapshots were recorded, each test's
+/// recorded session for the HTML report (none unless it asks for one), and
+/// what hides the run's secrets.
+pub(crate) struct Executed {
+    pub doc: Results,
+    recorded: Option<String>,
+    sessions: Vec<Option<crate::html::SessionFile>>,
+    redactor: mcpcheck_core::redact::Redactor,
+}
+
+/// Run the chosen tests (every trial; snapshots compared or recorded;
+/// captures written) and build the results document, timed from `started`.
+/// Nothing is printed on stdout unless `args` asks for the text report;
+/// with `tell`, each finished test is told to it instead of the live
+/// `[i/N]` line. No server outlives the call; the caller sets up
+/// [`crate::signals::clean_up_on_interrupt`] once.
+pub(crate) async fn execute(
+    args: &RunArgs,
+    chosen: &mut Chosen,
+    settings: &RunSettings,
+    started: Instant,
+    tell: Option<Tell>,
+) -> Result<Executed> {
+    let suites = &chosen.suites;
+    let plan = &mut chosen.plan;
+    let mut stores = prepare_snapshots(args, plan)?;
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
         .max(1);
     let per_trial = plan.len();
-    let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
+    let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
     // With trials or retries, tests are reported once, folded, at the end.
-    let document = args.document();
-    let print_tests = document.is_none() && args.trials == 1 && args.retries == 0;
-    let progress = crate::progress::Progress::new(
-        crate::progress::Mode::of(args.progress.quiet),
-        "",
-        per_trial,
-    );
-    let printer = Arc::new(Mutex::new(Printer::new(
+    let print_tests = args.document().is_none() && args.trials == 1 && args.retries == 0;
+    // A caller told of each test (`mcpcheck mcp`) says the progress itself.
+    let mode = if tell.is_some() {
+        crate::progress::Mode::Off
+    } else {
+        crate::progress::Mode::of(args.progress.quiet)
+    };
+    let progress = crate::progress::Progress::new(mode, "", per_trial);
+    let mut printer = Printer::new(
         per_trial,
         args.trials as usize,
         print_tests,
         redactor.clone(),
         progress,
-    )));
-
-    // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
-    // remove the fixture copies, then leave.
-    crate::signals::clean_up_on_interrupt();
-
-    let html_dirs = args.reports.html_dirs();
-    let record = args.capture.is_some() || !html_dirs.is_empty();
+    );
+    printer.tell = tell;
+    let printer = Arc::new(Mutex::new(printer));
+    let html = !args.reports.html_dirs().is_empty();
+    let record = args.capture.is_some() || html;
     let retry::Trials {
         runs,
         logs,
         answers,
         earlier,
     } = retry::run_trials(
-        &plan,
-        &suites,
-        &settings,
+        plan,
+        suites,
+        settings,
         jobs,
         record,
         &printer,
@@ -277,56 +380,33 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     )
     .await;
     let recorded = match (&mut stores, args.update_snapshots) {
-        (Some(stores), true) => record_snapshots(stores, &plan, &answers),
+        (Some(stores), true) => record_snapshots(stores, plan, &answers),
         _ => None,
     };
     let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
     // With what context hooks handed the servers, now all known.
     let redactor = hooks::with_hook_secrets(&redactor);
     let mut doc = redactor.redact_results(&doc);
-    doc.shard = shard_record;
-    annotate(&mut doc, &plan, &redactor);
+    doc.shard = chosen.shard_record.clone();
+    annotate(&mut doc, plan, &redactor);
     printer.lock().await.finish();
     // No server outlives the run.
     crate::client::stdio::reap_all().await;
-    last_run::save(&doc);
 
-    let sessions = if html_dirs.is_empty() {
-        Vec::new()
+    let sessions = if html {
+        session_files(plan, &logs, &earlier, &redactor)
     } else {
-        session_files(&plan, &logs, &earlier, &redactor)
+        Vec::new()
     };
     if let Some(dir) = &args.capture {
         write_captures(dir, &doc, logs, &redactor);
     }
-    print_outcome(&doc, args, document, recorded);
-    // The surface after the tests: what the tests saw is what is compared.
-    let lock_passed = match &lock_gate {
-        None => true,
-        Some(gate) => {
-            let tests = plan.iter().map(|p| (p.file, &p.test));
-            gate.report(tests, &suites, &settings, document.is_some())
-                .await
-        }
-    };
-    let how = crate::reports::Conclude {
-        step_summary: is_ci,
-        gate: true,
-        comparison: if document.is_some() {
-            crate::reports::Print::Stderr
-        } else {
-            crate::reports::Print::Stdout
-        },
-    };
-    let concluded =
-        crate::reports::conclude_with(&doc, &args.reports, how, sessions, Some(redactor.clone()));
-    if !lock_passed {
-        err(
-            "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
-        );
-        return Ok(ExitCode::from(1));
-    }
-    Ok(concluded.exit_code())
+    Ok(Executed {
+        doc,
+        recorded,
+        sessions,
+        redactor,
+    })
 }
 
 /// What stdout shows after the tests: the document asked for, the folded
@@ -599,6 +679,9 @@ async fn run_parallel(
             done
         }));
     }
+    // A run that is dropped (a cancelled `mcpcheck mcp` call) stops its
+    // tests, and their servers with them.
+    let _stop = AbortOnDrop(handles.iter().map(|h| h.abort_handle()).collect());
     let mut out = Vec::new();
     for h in handles {
         if let Ok(r) = h.await {
@@ -606,6 +689,17 @@ async fn run_parallel(
         }
     }
     out
+}
+
+/// Aborts the tasks it holds when dropped.
+struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for h in &self.0 {
+            h.abort();
+        }
+    }
 }
 
 /// How a unit of tests uses server sessions.
@@ -903,6 +997,10 @@ struct Printer {
     paint: Paint,
     progress: crate::progress::Progress,
     redactor: mcpcheck_core::redact::Redactor,
+    /// Told of each finished test, in the order they finish, and how many
+    /// have of how many (`mcpcheck mcp`'s progress).
+    tell: Option<Tell>,
+    done: usize,
 }
 
 impl Printer {
@@ -924,12 +1022,15 @@ impl Printer {
             paint: paint_for_stdout(),
             progress,
             redactor,
+            tell: None,
+            done: 0,
         }
     }
 
     /// A new trial's tests are numbered from 0 again; `done_so_far` counts
     /// the tests of the trials before it.
     fn next_trial(&mut self, done_so_far: usize) {
+        self.done = done_so_far;
         self.next = 0;
         self.pending.clear();
         if self.trials > 1 && self.per_trial > 0 {
@@ -958,6 +1059,11 @@ impl Printer {
     }
 
     fn finished(&mut self, index: usize, result: &TestResult) {
+        self.done += 1;
+        if let Some(tell) = &self.tell {
+            let shown = hooks::with_hook_secrets(&self.redactor).redact_test(result);
+            tell(self.done, self.per_trial * self.trials, &shown);
+        }
         self.pending.insert(index, result.clone());
         let outcome = if result.status == TestStatus::Skip || result.message.is_empty() {
             result.label().to_string()

@@ -655,15 +655,22 @@ impl Report {
         self.findings.iter().filter(|f| f.level() == level).count()
     }
 
-    /// The cases to show: the report's own, or one per item with findings
-    /// (a finding without an item is a case of its own rule), and one passing
-    /// case for the subject when nothing was found.
+    /// The cases to show: the report's own, and one per item for the
+    /// findings no case holds (a finding without an item is a case of its
+    /// own rule); one passing case for the subject when there is nothing at
+    /// all.
     pub fn cases_or_items(&self) -> Vec<Case> {
-        if !self.cases.is_empty() {
-            return self.cases.clone();
-        }
-        let mut cases: Vec<Case> = Vec::new();
+        let mut cases: Vec<Case> = self.cases.clone();
+        let held: std::collections::BTreeSet<usize> = self
+            .cases
+            .iter()
+            .flat_map(|c| c.findings.iter().copied())
+            .collect();
+        let first_derived = cases.len();
         for (i, f) in self.findings.iter().enumerate() {
+            if held.contains(&i) {
+                continue;
+            }
             let (class, name) = match (&f.location.item, &f.location.server) {
                 (Some((kind, item)), Some(server)) => {
                     (kind.as_str().to_string(), format!("{server} {item}"))
@@ -672,7 +679,7 @@ impl Report {
                 (None, _) => (f.family().as_str().to_string(), f.code().to_string()),
             };
             let suite = f.location.context.clone().unwrap_or_default();
-            match cases
+            match cases[first_derived..]
                 .iter_mut()
                 .find(|c| c.class == class && c.name == name && c.suite == suite)
             {
@@ -689,7 +696,7 @@ impl Report {
                 }),
             }
         }
-        for c in &mut cases {
+        for c in &mut cases[first_derived..] {
             c.status = if c
                 .findings
                 .iter()

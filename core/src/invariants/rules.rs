@@ -137,18 +137,7 @@ impl Rule {
 }
 
 /// What every invariant shares.
-const BASE: RuleInfo = RuleInfo {
-    code: "",
-    family: Family::Invariants,
-    level: Level::Error,
-    severity: Severity::High,
-    title: "",
-    rationale: "",
-    source: "",
-    fix: "",
-    category: "",
-    aliases: &[],
-};
+const BASE: RuleInfo = RuleInfo::of(Family::Invariants);
 
 /// The rows, in the order of [`Rule`]'s variants.
 pub const INFOS: [RuleInfo; 35] = [

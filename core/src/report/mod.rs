@@ -151,6 +151,57 @@ macro_rules! catalogue_lookups {
             pub(crate) fn index(self) -> usize {
                 self as usize
             }
+
+            /// The rules `codes` name (case-insensitive), or the first code
+            /// no rule has, with every known code comma-separated in
+            /// catalogue order (for the family's own error).
+            pub(crate) fn parse_skips(
+                codes: &[String],
+            ) -> Result<std::collections::BTreeSet<$rule>, (String, String)> {
+                let mut skip = std::collections::BTreeSet::new();
+                for code in codes {
+                    match $rule::from_code(&code.trim().to_ascii_uppercase()) {
+                        Some(rule) => {
+                            skip.insert(rule);
+                        }
+                        None => {
+                            let known: Vec<&str> = ALL.iter().map(|r| r.code()).collect();
+                            return Err((code.clone(), known.join(", ")));
+                        }
+                    }
+                }
+                Ok(skip)
+            }
+        }
+
+        #[cfg(test)]
+        mod catalogue_order {
+            use super::*;
+
+            /// One row per variant in declaration order, `ALL` in that order
+            /// too, every code unique and found again by `from_code`, every
+            /// row of the family documented.
+            #[test]
+            fn the_catalogue_is_in_declaration_order_and_complete() {
+                assert_eq!(ALL.len(), INFOS.len(), "one row per rule");
+                for (index, (rule, info)) in ALL.iter().zip(INFOS.iter()).enumerate() {
+                    assert_eq!(rule.info(), info, "row {index}");
+                    assert_eq!(rule.index(), index, "{}", info.code);
+                    assert_eq!($rule::from_code(info.code), Some(*rule));
+                }
+                let mut codes: Vec<&str> = INFOS.iter().map(|i| i.code).collect();
+                codes.sort_unstable();
+                codes.dedup();
+                assert_eq!(codes.len(), INFOS.len(), "codes must be unique");
+                let mut rules = ALL.to_vec();
+                rules.sort();
+                assert_eq!(rules, ALL.to_vec(), "ALL must list the variants in order");
+                for info in INFOS {
+                    assert!(info.rationale.ends_with('.'), "{}", info.code);
+                    assert!(!info.rationale.contains('|'), "{}", info.code);
+                    assert!(!info.source.is_empty(), "{}", info.code);
+                }
+            }
         }
     };
 }
