@@ -147,7 +147,7 @@ pub fn prepare(argv: Vec<OsString>) -> Result<Vec<OsString>, Error> {
         let _ = LOADED.set(None);
         return Ok(argv);
     };
-    let text = crate::files::read_text(&path).map_err(Error::Usage)?;
+    let text = crate::files::read_text(&path)?;
     let shown = path.display().to_string();
     let parsed = config::parse(&shown, &text).map_err(|d| render(&d, &path, &text))?;
     let argv = apply_defaults(argv, &parsed, &shown).map_err(|d| render(&d, &path, &text))?;

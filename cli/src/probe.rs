@@ -72,13 +72,13 @@ pub struct Prober {
 impl Prober {
     /// The endpoint of `args`, with the fixture copied and substituted.
     /// `default` is the call timeout when `--timeout` is not given.
-    pub fn new(args: &ProbeArgs, default: Duration) -> Result<Self, String> {
+    pub fn new(args: &ProbeArgs, default: Duration) -> crate::error::Result<Self> {
         let mut endpoint = args.target.bare_endpoint()?;
         let copy = match &args.fixture {
             None => None,
             Some(dir) => {
                 if !dir.is_dir() {
-                    return Err(format!("--fixture {} is not a directory", dir.display()));
+                    return Err(format!("--fixture {} is not a directory", dir.display()).into());
                 }
                 let copy = fixture::copy(dir)?;
                 if let Endpoint::Stdio { command, args, env } = &mut endpoint {
@@ -180,7 +180,7 @@ impl Prober {
     pub async fn list(&mut self) -> Result<Listings, String> {
         let step = self.timeout;
         let session = self.session().await?;
-        list_surface(session, &|| step).await
+        Ok(list_surface(session, &|| step).await?)
     }
 
     /// One request, waited for `--timeout` (or the command's default). A

@@ -273,13 +273,8 @@ pub struct ReportOutcome {
 
 /// Read a baseline file.
 pub fn load_baseline(path: &Path) -> Result<Baseline, String> {
-    let text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES).map_err(|e| {
-        let why = match e {
-            crate::files::ReadError::Io(e) => e.to_string(),
-            crate::files::ReadError::Refused(why) => why,
-        };
-        format!("cannot read the baseline {}: {why}", path.display())
-    })?;
+    let text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES)
+        .map_err(|why| format!("cannot read the baseline {}: {why}", path.display()))?;
     Baseline::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 

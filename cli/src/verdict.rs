@@ -195,6 +195,7 @@ fn finish_with(
     }
     if let Some(path) = &args.baseline {
         match crate::files::read_text(path)
+            .map_err(|e| e.to_string())
             .and_then(|t| baseline::read(&t).map_err(|e| e.to_string()))
         {
             Ok(known) => {

@@ -170,7 +170,7 @@ pub(crate) async fn report(
     };
     let pinned = match &args.lock {
         Some(path) => {
-            let text = crate::files::read_text(path).map_err(Error::Usage)?;
+            let text = crate::files::read_text(path)?;
             Some(
                 Lock::from_json(&text)
                     .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?,
@@ -417,7 +417,9 @@ async fn examine(
     let plan = crate::commands::conformance::Plan {
         protocol_version: args.protocol_version.clone(),
         timeout: args.timeout.min(Duration::from_secs(30)),
+        max_wait: Duration::from_secs(60).max(args.timeout.min(Duration::from_secs(30))),
         capture_out: None,
+        strict: false,
     };
     let endpoint: Endpoint = prober.endpoint().clone();
     progress.start("conformance");
@@ -579,12 +581,7 @@ async fn conformance_part(
 
 /// The HTTP probes of `url`, with the OAuth checks when asked.
 async fn probe_part(args: &DoctorArgs, url: &str, label: &str) -> Outcome {
-    let client = args
-        .target
-        .auth
-        .auth_client_id
-        .clone()
-        .zip(args.target.auth.auth_client_secret.clone());
+    let client = args.target.auth.client();
     let found = crate::commands::http_probe::findings(
         url,
         &args.target.headers,

@@ -530,7 +530,7 @@ fn endpoint(args: &LoadArgs, url: Option<&str>) -> Result<Endpoint> {
         )
         .into());
     }
-    Ok(target.endpoint()?)
+    target.endpoint()
 }
 
 pub fn main(args: &LoadArgs) -> Result<ExitCode> {

@@ -56,13 +56,16 @@ pub struct McpArgs {
     max_output_kb: u64,
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 Safety: a tool starts only a server the call names, and only a program inside the project
 directory (or the client's roots), or one given with --allow; it reaches only loopback URLs,
 or origins given with --allow. Paths (suites, fixtures, lockfiles, where to write) must be
 inside the project directory or the client's roots. Anything else is refused with a tool
 error that says how to allow it.
-Configuration for Claude Code, Cursor, VS Code and Codex CLI: docs/mcp.md";
+Configuration for Claude Code, Cursor, VS Code and Codex CLI in the documentation.\n\n",
+    crate::help::docs_line!("mcp")
+);
 
 /// Runs `mcpcheck mcp`.
 pub fn main(args: &McpArgs) -> Result<ExitCode> {
@@ -78,7 +81,7 @@ pub fn main(args: &McpArgs) -> Result<ExitCode> {
             args.path
         )));
     }
-    let policy = Policy::new(&cwd, &args.allow).map_err(Error::Usage)?;
+    let policy = Policy::new(&cwd, &args.allow).map_err(|e| Error::Usage(e.to_string()))?;
     let shared = Arc::new(Shared {
         policy,
         call_timeout: args.call_timeout,

@@ -200,7 +200,7 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
 /// A listing file: one listing, or a list of them (labelled `FILE#N`).
 fn read_listings(path: &std::path::Path) -> Result<Vec<(String, Value)>> {
     let name = display(path);
-    let text = read_text(path).map_err(Error::Usage)?;
+    let text = read_text(path)?;
     let value = read_saved("scan", &name, &text).map_err(Error::Usage)?;
     scan::servers_in(&name, value).map_err(|e| Error::Usage(e.to_string()))
 }
@@ -238,7 +238,6 @@ fn target(
         auth: Default::default(),
     }
     .endpoint()
-    .map_err(Error::Usage)
 }
 
 /// The keys a server entry of a client config may have. `disabled: true`
@@ -269,7 +268,7 @@ impl Config {
     /// in it is expanded, started or reached.
     fn read(path: &std::path::Path) -> Result<Config> {
         let name = display(path);
-        let text = read_text(path).map_err(Error::Usage)?;
+        let text = read_text(path)?;
         let doc: Value = serde_json::from_str(&text).map_err(|e| {
             Error::Usage(format!(
                 "{name}:{}:{}: the config is not JSON: {e}",

@@ -21,6 +21,28 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::client::Endpoint;
 
+/// Why a call may not start, reach, read or write what it names; each
+/// message says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// An `--allow` or `--root` given at start that names nothing usable.
+    #[error("{0}")]
+    Setting(String),
+    /// The program or path named is not there (or is not a URL).
+    #[error("{0}")]
+    Missing(String),
+    /// It is there, but outside what the policy allows.
+    #[error("{0}")]
+    NotAllowed(String),
+}
+
+/// A refusal reaches the agent as a tool error's text.
+impl From<Refusal> for String {
+    fn from(r: Refusal) -> String {
+        r.to_string()
+    }
+}
+
 /// The allow list and the project directory.
 #[derive(Debug)]
 pub struct Policy {
@@ -41,9 +63,9 @@ impl Policy {
     /// # Errors
     ///
     /// An entry that names no program, directory or URL origin.
-    pub fn new(root: &Path, allow: &[String]) -> Result<Policy, String> {
-        let root =
-            std::fs::canonicalize(root).map_err(|e| format!("--root {}: {e}", root.display()))?;
+    pub fn new(root: &Path, allow: &[String]) -> Result<Policy, Refusal> {
+        let root = std::fs::canonicalize(root)
+            .map_err(|e| Refusal::Setting(format!("--root {}: {e}", root.display())))?;
         let mut policy = Policy {
             root,
             programs: Vec::new(),
@@ -56,14 +78,17 @@ impl Policy {
         Ok(policy)
     }
 
-    fn add(&mut self, entry: &str) -> Result<(), String> {
+    fn add(&mut self, entry: &str) -> Result<(), Refusal> {
         if entry.contains("://") {
-            let origin = origin_of(entry).map_err(|e| format!("--allow {entry}: {e}"))?;
+            let origin =
+                origin_of(entry).map_err(|e| Refusal::Setting(format!("--allow {entry}: {e}")))?;
             self.origins.push(origin);
             return Ok(());
         }
         if entry.is_empty() {
-            return Err("--allow needs a program, a directory or a URL's origin".into());
+            return Err(Refusal::Setting(
+                "--allow needs a program, a directory or a URL's origin".into(),
+            ));
         }
         let found = if entry.contains('/') {
             let path = lexical(&self.root, Path::new(entry));
@@ -72,14 +97,14 @@ impl Policy {
             on_path(entry, std::env::var_os("PATH"), &self.root)
         };
         let Some(found) = found else {
-            return Err(format!(
+            return Err(Refusal::Setting(format!(
                 "--allow {entry}: no such program{}; give a program on PATH, a path to one, a directory or a URL's origin (https://host)",
                 if entry.contains('/') {
                     " or directory"
                 } else {
                     " on PATH"
                 }
-            ));
+            )));
         };
         let canonical = std::fs::canonicalize(&found).unwrap_or(found);
         if canonical.is_dir() {
@@ -92,7 +117,7 @@ impl Policy {
 
     /// Whether the server `endpoint` may be started or reached, with the
     /// roots in force; the error says why not and what to do.
-    pub fn check_endpoint(&self, endpoint: &Endpoint, roots: &[PathBuf]) -> Result<(), String> {
+    pub fn check_endpoint(&self, endpoint: &Endpoint, roots: &[PathBuf]) -> Result<(), Refusal> {
         match endpoint {
             Endpoint::Stdio { command, env, .. } => {
                 let path = env
@@ -114,7 +139,7 @@ impl Policy {
         program: &str,
         path: Option<OsString>,
         roots: &[PathBuf],
-    ) -> Result<(), String> {
+    ) -> Result<(), Refusal> {
         let found = if program.contains('/') {
             let p = lexical(&self.root, Path::new(program));
             p.is_file().then_some(p)
@@ -126,14 +151,14 @@ impl Policy {
             )
         };
         let Some(found) = found else {
-            return Err(format!(
+            return Err(Refusal::Missing(format!(
                 "cannot start `{program}`: no such program{}",
                 if program.contains('/') {
                     format!(" (relative paths are taken from {})", self.root.display())
                 } else {
                     " on PATH".to_string()
                 }
-            ));
+            )));
         };
         let canonical = std::fs::canonicalize(&found).unwrap_or_else(|_| found.clone());
         let within = |dir: &PathBuf| found.starts_with(dir) || canonical.starts_with(dir);
@@ -143,18 +168,21 @@ impl Policy {
         {
             return Ok(());
         }
-        Err(format!(
+        Err(Refusal::NotAllowed(format!(
             "`{program}` ({}) is not allowed: mcpcheck mcp starts only programs inside {} and those given with --allow; start mcpcheck mcp with `--allow {program}` to allow it",
             found.display(),
             shown_roots(roots)
-        ))
+        )))
     }
 
     /// Whether `url` may be reached.
-    pub fn check_url(&self, url: &str) -> Result<(), String> {
-        let parsed = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a URL: {e}"))?;
+    pub fn check_url(&self, url: &str) -> Result<(), Refusal> {
+        let parsed = reqwest::Url::parse(url)
+            .map_err(|e| Refusal::Missing(format!("`{url}` is not a URL: {e}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(format!("`{url}`: only http and https URLs can be reached"));
+            return Err(Refusal::NotAllowed(format!(
+                "`{url}`: only http and https URLs can be reached"
+            )));
         }
         let host = parsed.host_str().unwrap_or_default();
         let loopback = host.eq_ignore_ascii_case("localhost")
@@ -165,7 +193,7 @@ impl Policy {
         if loopback {
             return Ok(());
         }
-        let origin = origin_of(url)?;
+        let origin = origin_of(url).map_err(Refusal::Missing)?;
         if self.origins.contains(&origin) {
             return Ok(());
         }
@@ -176,9 +204,9 @@ impl Policy {
         } else {
             format!("{scheme}://{host}:{port}")
         };
-        Err(format!(
+        Err(Refusal::NotAllowed(format!(
             "`{url}` is not allowed: mcpcheck mcp reaches only loopback URLs and the origins given with --allow; start mcpcheck mcp with `--allow {shown}` to allow it"
-        ))
+        )))
     }
 }
 
@@ -248,25 +276,35 @@ fn on_path(name: &str, path: Option<OsString>, base: &Path) -> Option<PathBuf> {
 
 /// A path the caller gives, which must exist: absolute against `base`, its
 /// links followed, and inside one of `roots`; `what` names it in errors.
-pub fn existing(path: &str, base: &Path, roots: &[PathBuf], what: &str) -> Result<PathBuf, String> {
+pub fn existing(
+    path: &str,
+    base: &Path,
+    roots: &[PathBuf],
+    what: &str,
+) -> Result<PathBuf, Refusal> {
     let absolute = lexical(base, Path::new(path));
     let canonical = std::fs::canonicalize(&absolute).map_err(|e| {
-        format!(
+        Refusal::Missing(format!(
             "{what} `{path}`: {e} (relative paths are taken from {})",
             base.display()
-        )
+        ))
     })?;
     if roots.iter().any(|r| canonical.starts_with(r)) {
         Ok(canonical)
     } else {
-        Err(outside(what, path, &canonical, roots))
+        Err(Refusal::NotAllowed(outside(what, path, &canonical, roots)))
     }
 }
 
 /// A path the caller gives to write to, which need not exist yet: the
 /// deepest part that exists with its links followed, the rest appended; it
 /// must be inside one of `roots`.
-pub fn writable(path: &str, base: &Path, roots: &[PathBuf], what: &str) -> Result<PathBuf, String> {
+pub fn writable(
+    path: &str,
+    base: &Path,
+    roots: &[PathBuf],
+    what: &str,
+) -> Result<PathBuf, Refusal> {
     let absolute = lexical(base, Path::new(path));
     let mut existing = absolute.clone();
     let mut rest: Vec<std::ffi::OsString> = Vec::new();
@@ -285,7 +323,7 @@ pub fn writable(path: &str, base: &Path, roots: &[PathBuf], what: &str) -> Resul
     if roots.iter().any(|r| resolved.starts_with(r)) {
         Ok(resolved)
     } else {
-        Err(outside(what, path, &resolved, roots))
+        Err(Refusal::NotAllowed(outside(what, path, &resolved, roots)))
     }
 }
 
@@ -328,9 +366,13 @@ mod tests {
                 .is_ok()
         );
         let refused = policy.check_program("sh", None, &roots).unwrap_err();
+        assert!(matches!(refused, Refusal::NotAllowed(_)), "{refused:?}");
+        let refused = refused.to_string();
         assert!(refused.contains("is not allowed"), "{refused}");
         assert!(refused.contains("--allow sh"), "{refused}");
         let missing = policy.check_program("./nothing", None, &roots).unwrap_err();
+        assert!(matches!(missing, Refusal::Missing(_)), "{missing:?}");
+        let missing = missing.to_string();
         assert!(missing.contains("no such program"), "{missing}");
         // `..` out of the root is outside it.
         let up = policy.check_program("../server", None, &roots);
@@ -367,6 +409,8 @@ mod tests {
                 .is_err()
         );
         let refused = policy.check_url("https://evil.example/mcp").unwrap_err();
+        assert!(matches!(refused, Refusal::NotAllowed(_)), "{refused:?}");
+        let refused = refused.to_string();
         assert!(
             refused.contains("--allow https://evil.example"),
             "{refused}"
@@ -419,7 +463,10 @@ mod tests {
         let roots = [root.clone()];
         assert!(existing("suite.yaml", &root, &roots, "suite").is_ok());
         let outside = existing("/etc/hostname", &root, &roots, "suite");
-        assert!(outside.is_err_and(|e| e.contains("is outside")));
+        assert!(
+            outside
+                .is_err_and(|e| matches!(&e, Refusal::NotAllowed(m) if m.contains("is outside")))
+        );
         std::os::unix::fs::symlink("/etc", root.join("etc")).unwrap();
         assert!(existing("etc/hostname", &root, &roots, "suite").is_err());
         assert_eq!(

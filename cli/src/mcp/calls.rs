@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcpcheck_core::api::{self, DiagnosticDoc, SuiteTest, SuiteValidation};
+use mcpcheck_core::api::{self, SuiteValidation};
 use mcpcheck_core::diag::{self, Diagnostic, Paint};
 use mcpcheck_core::findings::render::{json as findings_json, rules as rule_render};
 use mcpcheck_core::findings::{Family, Report, registry};
@@ -93,7 +93,7 @@ impl Call {
     }
 
     /// `given`, which must exist inside the roots; `what` names it.
-    fn existing(&self, given: &str, what: &str) -> Result<PathBuf, String> {
+    fn existing(&self, given: &str, what: &str) -> Result<PathBuf, allow::Refusal> {
         allow::existing(given, self.base(), &self.roots, what)
     }
 
@@ -122,7 +122,7 @@ impl Call {
             docker: None,
             auth: Default::default(),
         };
-        let endpoint = target.endpoint()?;
+        let endpoint = target.endpoint().map_err(|e| e.to_string())?;
         self.shared.policy.check_endpoint(&endpoint, &self.roots)?;
         Ok((target, endpoint))
     }
@@ -378,12 +378,15 @@ pub async fn run_suite(call: &Call, args: Value) -> Outcome {
 /// roots, with their names as `mcpcheck run` shows them and their text.
 fn suite_texts(call: &Call, path: &str) -> Result<Vec<(String, String)>, String> {
     call.existing(path, "suite")?;
-    let files = crate::files::suite_files(&[PathBuf::from(path)])?;
+    let files = crate::files::suite_files(&[PathBuf::from(path)]).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     for f in files {
         let name = crate::files::display(&f);
         call.existing(&name, "suite file")?;
-        out.push((name, crate::files::read_text(&f)?));
+        out.push((
+            name,
+            crate::files::read_text(&f).map_err(|e| e.to_string())?,
+        ));
     }
     Ok(out)
 }
@@ -649,21 +652,7 @@ pub fn validate_suite(call: &Call, args: Value) -> Outcome {
         let errs = loaded.diagnostics.iter().filter(|d| d.is_error()).count();
         errors += errs;
         warnings += loaded.diagnostics.len() - errs;
-        files.push(SuiteValidation {
-            file: name.clone(),
-            ok: errs == 0,
-            tests: loaded
-                .suite
-                .tests
-                .iter()
-                .map(|t| SuiteTest {
-                    name: t.name.clone(),
-                    line: t.line,
-                })
-                .collect(),
-            diagnostics: loaded.diagnostics.iter().map(DiagnosticDoc::from).collect(),
-            rendered: rendered(&loaded.diagnostics, Some((name, text))),
-        });
+        files.push(SuiteValidation::of(name, text, &loaded));
     }
     Ok(Answer::of(json!({
         "version": 1,

@@ -119,6 +119,11 @@ fn replace_stdio_servers(suites: &mut [SuiteFile], argv: &[String]) {
     }
 }
 
+/// A hook's failure as a result's reason.
+fn why(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
 /// One test to run, with where its result goes.
 struct Planned {
     index: usize,
@@ -850,7 +855,7 @@ async fn run_hooked(
     {
         // No test can run against the setup it needed.
         for p in items {
-            let r = TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0);
+            let r = TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &why(&e), 0);
             printer.lock().await.finished(p.index, &r);
             done.push((
                 p.index,
@@ -883,7 +888,13 @@ async fn run_hooked(
             .await;
             let mut finished = match before {
                 Err(e) => exec::Finished {
-                    result: TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0),
+                    result: TestResult::fail(
+                        &p.test.name,
+                        &p.test.file,
+                        Some(p.test.line),
+                        &why(e),
+                        0,
+                    ),
                     session: None,
                     answer: None,
                 },
@@ -928,7 +939,7 @@ async fn run_hooked(
             .await
             {
                 // Reported, not fatal: the test already ran.
-                finished.result.warnings.push(e);
+                finished.result.warnings.push(e.to_string());
             }
             printer.lock().await.finished(p.index, &finished.result);
             done.push((p.index, finished));
@@ -975,7 +986,7 @@ async fn run_hooked(
     {
         err(&format!("warning: {e}\n"));
         if let Some((_, last)) = done.last_mut() {
-            last.result.warnings.push(e);
+            last.result.warnings.push(e.to_string());
         }
     }
     done

@@ -80,15 +80,10 @@ impl Stores {
                         path.display()
                     )
                 })?,
-                Err(crate::files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(crate::files::Why::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                     Snapshots::default()
                 }
-                Err(crate::files::ReadError::Io(e)) => {
-                    return Err(format!("{}: {e}", path.display()));
-                }
-                Err(crate::files::ReadError::Refused(why)) => {
-                    return Err(format!("{}: {why}", path.display()));
-                }
+                Err(why) => return Err(format!("{}: {why}", path.display())),
             };
             stores.by_dir.insert(dir, snapshots);
         }

@@ -1,4 +1,4 @@
-//! The authorization checks of `probe --auth` (H404 to H409): the
+//! The authorization checks of `probe --auth` (H404 to H410): the
 //! authorization server's metadata, and which tokens the endpoint and the
 //! token endpoint accept. The CLI obtains the tokens and records the
 //! answers in an [`OAuthProbe`]; a check it could not run is listed in
@@ -129,6 +129,16 @@ pub(super) fn judge(o: &Observations, push: &mut Push<'_>) {
     if let Some((message, shown)) = server_metadata_problem(probe) {
         push(Rule::BadServerMetadata, "auth", message, evidence(&shown));
     }
+    if let Some((url, endpoint)) = registration_endpoint(probe) {
+        push(
+            Rule::RegistrationOffered,
+            "auth",
+            format!(
+                "the authorization-server metadata at {url} names registration_endpoint {endpoint}: Dynamic Client Registration, deprecated in 2026-07-28 in favour of Client ID Metadata Documents"
+            ),
+            evidence(&endpoint),
+        );
+    }
     let accepted = |answer: &Option<Answer>| answer.as_ref().filter(|a| a.ok()).cloned();
     if let Some(answer) = accepted(&probe.wrong_audience) {
         push(
@@ -195,6 +205,16 @@ pub(super) fn judge(o: &Observations, push: &mut Push<'_>) {
             String::new(),
         );
     }
+}
+
+/// The metadata's URL and its `registration_endpoint`, when the fetched
+/// authorization-server metadata names one.
+fn registration_endpoint(probe: &OAuthProbe) -> Option<(String, String)> {
+    let fetch = probe.server_metadata.as_ref()?;
+    let answer = fetch.answer.as_ref().filter(|a| a.status == 200)?;
+    let doc: Value = serde_json::from_str(answer.body.trim()).ok()?;
+    let endpoint = doc.get("registration_endpoint")?.as_str()?;
+    Some((fetch.url.clone(), endpoint.to_string()))
 }
 
 /// What is wrong with the authorization-server metadata, if anything.
@@ -338,6 +358,16 @@ mod tests {
             .iter()
             .map(|f| f.code())
             .collect()
+    }
+
+    #[test]
+    fn dynamic_client_registration_is_a_note() {
+        let mut p = healthy();
+        p.server_metadata = metadata(&GOOD.replace(
+            "\"issuer\":\"http://h\",",
+            "\"issuer\":\"http://h\",\"registration_endpoint\":\"http://h/register\",",
+        ));
+        assert_eq!(codes(p), ["H410"]);
     }
 
     #[test]

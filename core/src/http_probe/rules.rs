@@ -43,6 +43,9 @@ pub enum Rule {
     MalformedToken,
     /// H409: an authorization check could not run.
     NotVerified,
+    /// H410: the authorization server offers Dynamic Client Registration,
+    /// which 2026-07-28 deprecates.
+    RegistrationOffered,
     /// H501: guessable session ids.
     GuessableSessionId,
     /// H502: a session still answers after `DELETE`.
@@ -54,7 +57,7 @@ pub enum Rule {
 }
 
 /// Every rule, in catalogue order: the order of findings.
-pub const ALL: [Rule; 19] = [
+pub const ALL: [Rule; 20] = [
     Rule::ForeignOrigin,
     Rule::RebindingHost,
     Rule::HiddenTool,
@@ -70,6 +73,7 @@ pub const ALL: [Rule; 19] = [
     Rule::ExpiredToken,
     Rule::MalformedToken,
     Rule::NotVerified,
+    Rule::RegistrationOffered,
     Rule::GuessableSessionId,
     Rule::SessionSurvivesDelete,
     Rule::SessionIdCharacters,
@@ -82,7 +86,7 @@ crate::report::catalogue_lookups!(Rule, "H101");
 const BASE: RuleInfo = RuleInfo::of(Family::Http);
 
 /// The rows, in the order of [`Rule`]'s variants.
-pub const INFOS: [RuleInfo; 19] = [
+pub const INFOS: [RuleInfo; 20] = [
     RuleInfo {
         code: "H101",
         level: Level::Error,
@@ -318,6 +322,22 @@ pub const INFOS: [RuleInfo; 19] = [
         source: crate::findings::prose!("mcpcheck: what `probe --auth` could not observe"),
         fix: crate::findings::prose!(
             "Give the probe what it needs (a token with --auth, the endpoints) and run it again; nothing is known until it runs."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "H410",
+        level: Level::Note,
+        severity: Severity::Info,
+        title: crate::findings::prose!("Dynamic Client Registration offered"),
+        rationale: crate::findings::prose!(
+            "The authorization server's metadata names a registration_endpoint: it offers the OAuth 2.0 Dynamic Client Registration Protocol, which MCP 2026-07-28 deprecates in favour of Client ID Metadata Documents; clients built for later revisions will stop using it."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 deprecated (PR #2858), basic/authorization/client-registration §Dynamic Client Registration; RFC 7591"
+        ),
+        fix: crate::findings::prose!(
+            "Support Client ID Metadata Documents (client_id_metadata_document_supported) and plan to retire registration_endpoint."
         ),
         ..BASE
     },
