@@ -68,20 +68,17 @@ pub fn read_in(dir: &Path) -> Result<Results, String> {
     let file = dir.join(DIR).join(FILE);
     let text = match crate::files::read_bounded(&file, crate::files::MAX_INPUT_BYTES) {
         Ok(t) => t,
-        Err(crate::files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(crate::files::Why::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(format!(
                 "--last-failed: no run was saved in {} yet: run the suite once without it (every run saves its results there)",
                 path().display()
             ));
         }
-        Err(crate::files::ReadError::Io(e)) => {
+        Err(why) => {
             return Err(format!(
-                "--last-failed: cannot read {}: {e}",
+                "--last-failed: cannot read {}: {why}",
                 file.display()
             ));
-        }
-        Err(crate::files::ReadError::Refused(why)) => {
-            return Err(format!("--last-failed: {}: {why}", file.display()));
         }
     };
     Results::from_json(&text).map_err(|e| {

@@ -249,11 +249,8 @@ fn inline_of(
 /// Write `edits` (test name, occurrence, answer) into the suite file.
 fn edit_file(file: &str, edits: &[(String, usize, snapshot::Recorded)]) -> Result<(), String> {
     let path = Path::new(file);
-    let mut text =
-        crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES).map_err(|e| match e {
-            crate::files::ReadError::Io(e) => format!("cannot read it again: {e}"),
-            crate::files::ReadError::Refused(why) => why,
-        })?;
+    let mut text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES)
+        .map_err(|why| format!("cannot read it again: {why}"))?;
     for (name, occurrence, answer) in edits {
         let found = inline_of(file, &text, name, *occurrence).ok_or_else(|| {
             format!("the test {name:?} or its `snapshot:` is no longer in the file: its answer was not written")
