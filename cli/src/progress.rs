@@ -236,6 +236,7 @@ impl Progress {
         self.with(|s| {
             s.total = total;
             s.done = 0;
+            s.units = false;
             s.running.clear();
             s.phase = if phase.is_empty() {
                 String::new()
@@ -291,7 +292,9 @@ impl Progress {
                 Some(i) => s.running.remove(i).1.elapsed(),
                 None => Duration::ZERO,
             };
-            s.done += 1;
+            if !s.units {
+                s.done += 1;
+            }
             if s.mode == Mode::Lines && s.lines {
                 let line = format!(
                     "{}{}[{}/{}] {item}: {outcome} ({})\n",

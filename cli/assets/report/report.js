@@ -213,8 +213,9 @@
     }
     const passing = t.checks.filter((c) => c.status === 'pass');
     if (passing.length) {
+      // Every check, with what it expected and found: the passing ones folded.
       box.append(el('details', { class: 'passing' }, el('summary', {}, `${plural(passing.length, 'check', 'checks')} passed`),
-        el('ul', {}, passing.map((c) => el('li', {}, badge('pass'), ' ', el('b', {}, c.name), ` on ${c.target}`, c.line ? ` (line ${c.line})` : '')))));
+        passing.map(checkView)));
     }
     for (const m of t.derived_metrics ?? []) {
       box.append(el('p', {}, `metric ${m.name} = ${m.value}`, m.threshold !== undefined ? ` (threshold ${m.threshold})` : '', m.passed === false ? ' — below its threshold' : ''));
