@@ -161,7 +161,12 @@ fn share_server_false_keeps_a_files_tests_apart_and_the_flag_says_so() {
         "{err}"
     );
     // --isolate says which files share all the same.
-    test_file(&d.join("suite"), "opted.yaml", &prelude, "share_server: true\n");
+    test_file(
+        &d.join("suite"),
+        "opted.yaml",
+        &prelude,
+        "share_server: true\n",
+    );
     let (code, _, err) = run(&d.join("suite"), &d.join("cache"), &["--isolate"]);
     assert_eq!(code, Some(0));
     assert!(

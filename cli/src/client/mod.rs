@@ -662,6 +662,15 @@ impl Session {
         })
     }
 
+    /// The last bytes a local server wrote on stderr; empty for a remote
+    /// one.
+    pub fn stderr_tail(&self) -> String {
+        match self.conn.as_ref() {
+            Some(Conn::Stdio(child)) => child.stderr.text(),
+            _ => String::new(),
+        }
+    }
+
     /// Wire problems, exit status and stderr, as text to append to a failure.
     pub async fn failure_detail(&mut self, since: usize) -> String {
         self.failure_detail_except(since, "").await

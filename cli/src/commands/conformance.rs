@@ -150,6 +150,9 @@ pub struct ConformanceArgs {
     /// --auth-client-secret when given; their findings join the report.
     #[arg(long, requires = "url")]
     auth: bool,
+
+    #[command(flatten)]
+    progress: crate::progress::ProgressArgs,
 }
 
 fn parse_version(v: &str) -> std::result::Result<String, String> {
@@ -169,9 +172,16 @@ pub fn main(args: &ConformanceArgs) -> Result<ExitCode> {
         strict: args.strict,
     };
     let runtime = crate::error::runtime()?;
+    let progress = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "mcpcheck conformance: ",
+        0,
+    );
     let report = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
-        let mut report = match judge(&plan, &endpoint).await {
+        let judged = judge(&plan, &endpoint, &progress).await;
+        progress.finish();
+        let mut report = match judged {
             Ok(report) => report,
             Err(message) => {
                 err(&format!("mcpcheck conformance: {message}\n"));
@@ -334,8 +344,13 @@ impl Probed {
 }
 
 /// Probes `endpoint` in each revision of `plan` and judges every session: the
-/// conformance report. The error names what could not be read back.
-pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Report, String> {
+/// conformance report. The error names what could not be read back. Each
+/// revision is an item of `progress`.
+pub async fn judge(
+    plan: &Plan,
+    endpoint: &Endpoint,
+    progress: &crate::progress::Progress,
+) -> std::result::Result<Report, String> {
     let args = plan;
     let both = args.protocol_version.is_none();
     let versions: Vec<String> = match &args.protocol_version {
@@ -346,9 +361,19 @@ pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Repo
     // Eras the server does not offer, with why, when both were asked for.
     let mut skipped: Vec<(String, String)> = Vec::new();
     let label = endpoint.label();
+    progress.restart(versions.len(), "");
     for version in &versions {
         let stateless = mcpcheck_core::suite::is_stateless(version);
+        progress.start(version);
         let probed = probe(endpoint, version, plan).await;
+        progress.finish_item(
+            version,
+            match (&probed.failure, probed.opened) {
+                (None, _) => "probed",
+                (Some(_), true) => "probed, with a failure",
+                (Some(_), false) => "no session",
+            },
+        );
         let refusal = probed.failure.as_deref().and_then(http_refusal);
         // A server that does not speak this era: it refuses the session's
         // opening with a JSON-RPC error, or over HTTP with 400, 404 or 405 and
@@ -418,14 +443,16 @@ pub async fn judge(plan: &Plan, endpoint: &Endpoint) -> std::result::Result<Repo
     } else {
         for (version, why) in &skipped {
             // The server does not offer this era: say so, and judge nothing.
-            err(&format!(
-                "mcpcheck conformance: {label} does not offer {version} ({why}); probed {} only\n",
-                outcomes
-                    .iter()
-                    .map(|o| o.protocol_version.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+            let probed = outcomes
+                .iter()
+                .map(|o| o.protocol_version.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            progress.suspend(|| {
+                err(&format!(
+                    "mcpcheck conformance: {label} does not offer {version} ({why}); probed {probed} only\n"
+                ))
+            });
         }
     }
     crate::client::stdio::reap_all().await;

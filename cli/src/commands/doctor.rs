@@ -109,6 +109,9 @@ pub struct DoctorArgs {
 
     #[command(flatten)]
     pub(crate) findings: FindingsArgs,
+
+    #[command(flatten)]
+    pub(crate) progress: crate::progress::ProgressArgs,
 }
 
 fn severity(s: &str) -> std::result::Result<Severity, String> {
@@ -124,21 +127,30 @@ pub fn score(report: &Report) -> u32 {
 pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     args.findings.selection()?;
     let runtime = crate::error::runtime()?;
-    let (report, judged) = runtime.block_on(async {
+    let live = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "mcpcheck doctor: ",
+        parts(args).len(),
+    );
+    let done = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
-        report(args, &|_| {}).await
-    })?;
+        report(args, &|_| {}, &live).await
+    });
+    live.finish();
+    let (report, judged) = done?;
     finish(report, args.format, &args.findings, &judged)
 }
 
 /// The report on the server `args` names, with its score, before the
 /// policy (selection, suppressions, baseline) applies; and the families it
 /// judged, so a suppression of another family is not called unused.
-/// `progress` hears the name of each part as it starts. What `doctor`
-/// prints, and what `mcpcheck mcp`'s `doctor` tool returns.
+/// `tell` hears the name of each part as it starts; `live` shows each part
+/// and what it is at on stderr ([`crate::progress`]). What `doctor` prints,
+/// and what `mcpcheck mcp`'s `doctor` tool returns.
 pub(crate) async fn report(
     args: &DoctorArgs,
-    progress: &(dyn Fn(&str) + Sync),
+    tell: &(dyn Fn(&str) + Sync),
+    live: &crate::progress::Progress,
 ) -> Result<(Report, Vec<Family>)> {
     let probe_args = ProbeArgs {
         target: TargetArgs {
@@ -168,7 +180,7 @@ pub(crate) async fn report(
     };
     let mut prober = Prober::new(&probe_args, args.timeout)?;
     let label = prober.label();
-    let mut report = examine(args, &probe_args, &mut prober, pinned.as_ref(), progress).await;
+    let mut report = examine(args, &probe_args, &mut prober, pinned.as_ref(), tell, live).await;
     prober.close().await;
     crate::client::stdio::reap_all().await;
     report.subject = label;
@@ -219,6 +231,8 @@ fn judged(args: &DoctorArgs) -> Vec<Family> {
 /// The parts' outcomes so far.
 struct Parts {
     report: Report,
+    /// Each part is an item of it.
+    progress: crate::progress::Progress,
 }
 
 impl Parts {
@@ -273,6 +287,8 @@ impl Parts {
         } else {
             detail
         };
+        self.progress
+            .finish_item(part, &format!("{} · {detail}", status.as_str()));
         self.report.cases.push(Case {
             suite: String::new(),
             class: String::new(),
@@ -323,10 +339,12 @@ async fn examine(
     probe_args: &ProbeArgs,
     prober: &mut Prober,
     pinned: Option<&Lock>,
-    progress: &(dyn Fn(&str) + Sync),
+    tell: &(dyn Fn(&str) + Sync),
+    progress: &crate::progress::Progress,
 ) -> Report {
     let mut parts = Parts {
         report: Report::new("doctor", prober.label()),
+        progress: progress.clone(),
     };
     parts.report.layout = Layout::Triage;
     parts.report.case_view = CaseView::Table;
@@ -346,8 +364,9 @@ async fn examine(
     let limit = args.part_timeout;
 
     // The listing every offline rule reads.
-    progress("listing");
+    tell("listing");
     let started = Instant::now();
+    progress.start("listing");
     let listings = match tokio::time::timeout(limit, prober.list()).await {
         Ok(Ok(listings)) => listings,
         Ok(Err(e)) => {
@@ -360,6 +379,7 @@ async fn examine(
             return parts.report;
         }
     };
+    progress.finish_item("listing", "listed");
     let document = json!({
         "tools": listings.tools,
         "prompts": listings.prompts,
@@ -367,16 +387,18 @@ async fn examine(
         "resourceTemplates": listings.templates,
     });
 
-    progress("lint");
+    tell("lint");
     let started = Instant::now();
+    progress.start("lint");
     let linted = match lint::lint_listing(&document, &lint::LintOptions::default()) {
         Ok(findings) => Outcome::of(at_server(findings, &label)),
         Err(e) => Outcome::Failed(e.to_string()),
     };
     parts.add("lint", linted, started);
 
-    progress("scan");
+    tell("scan");
     let started = Instant::now();
+    progress.start("scan");
     let servers = [(label.clone(), document.clone())];
     let scanned = match scan::scan_listings(&servers, &scan::ScanOptions::default()) {
         Ok(findings) => Outcome::of(findings),
@@ -384,12 +406,13 @@ async fn examine(
     };
     parts.add("scan", scanned, started);
 
-    progress("audit");
+    tell("audit");
     let started = Instant::now();
-    let audited = bounded(limit, audit_part(prober, &label)).await;
+    progress.start("audit");
+    let audited = bounded(limit, audit_part(prober, &label, &progress.within("audit"))).await;
     parts.add("audit", audited, started);
 
-    progress("conformance");
+    tell("conformance");
     let started = Instant::now();
     let plan = crate::commands::conformance::Plan {
         protocol_version: args.protocol_version.clone(),
@@ -399,19 +422,26 @@ async fn examine(
         strict: false,
     };
     let endpoint: Endpoint = prober.endpoint().clone();
-    let conformed = bounded(limit, conformance_part(&plan, &endpoint, &label)).await;
+    progress.start("conformance");
+    let conformed = bounded(
+        limit,
+        conformance_part(&plan, &endpoint, &label, &progress.within("conformance")),
+    )
+    .await;
     parts.add("conformance", conformed, started);
 
     if let Some(url) = &args.target.url {
-        progress("probe");
+        tell("probe");
         let started = Instant::now();
+        progress.start("probe");
         let probed = bounded(limit, probe_part(args, url, &label)).await;
         parts.add("probe", probed, started);
     }
 
     if let Some(pinned) = pinned {
-        progress("lock");
+        tell("lock");
         let started = Instant::now();
+        progress.start("lock");
         let locked = match listings.to_lock(&label) {
             Ok(now) => {
                 let changes = lock::diff(pinned, &now);
@@ -427,7 +457,7 @@ async fn examine(
     }
 
     if args.fuzz {
-        progress("fuzz");
+        tell("fuzz");
         let started = Instant::now();
         let fuzz_args = crate::commands::fuzz::FuzzArgs {
             probe: ProbeArgs {
@@ -452,8 +482,14 @@ async fn examine(
             output: None,
             force: false,
             no_shrink: false,
+            progress: crate::progress::ProgressArgs::default(),
         };
-        let fuzzed = bounded(limit, fuzz_part(prober, &fuzz_args, &label)).await;
+        progress.start("fuzz");
+        let fuzzed = bounded(
+            limit,
+            fuzz_part(prober, &fuzz_args, &label, &progress.within("fuzz")),
+        )
+        .await;
         parts.add("fuzz", fuzzed, started);
     }
     summarize(&mut parts.report);
@@ -474,8 +510,12 @@ fn counted(n: usize) -> String {
 }
 
 /// The audit part: every item called once, never a tool that may write.
-async fn audit_part(prober: &mut Prober, label: &str) -> Outcome {
-    match crate::commands::audit::audit(prober, false).await {
+async fn audit_part(
+    prober: &mut Prober,
+    label: &str,
+    progress: &crate::progress::Progress,
+) -> Outcome {
+    match crate::commands::audit::audit(prober, false, progress).await {
         Ok((audit, _)) => {
             let skipped = audit
                 .results
@@ -503,8 +543,9 @@ async fn conformance_part(
     plan: &crate::commands::conformance::Plan,
     endpoint: &Endpoint,
     label: &str,
+    progress: &crate::progress::Progress,
 ) -> Outcome {
-    let report = match crate::commands::conformance::judge(plan, endpoint).await {
+    let report = match crate::commands::conformance::judge(plan, endpoint, progress).await {
         Ok(report) => report,
         Err(e) => return Outcome::Failed(e),
     };
@@ -560,8 +601,9 @@ async fn fuzz_part(
     prober: &mut Prober,
     fuzz_args: &crate::commands::fuzz::FuzzArgs,
     label: &str,
+    progress: &crate::progress::Progress,
 ) -> Outcome {
-    match crate::commands::fuzz::fuzz(prober, fuzz_args).await {
+    match crate::commands::fuzz::fuzz(prober, fuzz_args, progress).await {
         Ok((report, _)) => Outcome::Done {
             detail: format!(
                 "{} inputs to {} tools, seed {}",

@@ -30,6 +30,7 @@ pub mod rules;
 pub mod run;
 pub mod scan;
 pub mod serve;
+pub mod show_report;
 pub mod snapshot;
 pub mod validate;
 
@@ -86,6 +87,8 @@ pub enum Command {
     Matrix(matrix::MatrixArgs),
     Replay(replay::ReplayArgs),
     Intercept(intercept::InterceptArgs),
+    /// Serve an HTML report (written with --html DIR) on 127.0.0.1 and print its URL.
+    ShowReport(show_report::ShowReportArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -121,6 +124,7 @@ impl Command {
             Self::Matrix(_) => "matrix",
             Self::Replay(_) => "replay",
             Self::Intercept(_) => "intercept",
+            Self::ShowReport(_) => "show-report",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -153,6 +157,7 @@ impl Command {
             Self::Matrix(args) => matrix::main(&args),
             Self::Replay(args) => replay::main(&args),
             Self::Intercept(args) => intercept::main(&args),
+            Self::ShowReport(args) => show_report::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)

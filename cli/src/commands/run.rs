@@ -73,6 +73,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub trials: u32,
 
+    /// Run a test that failed or errored again, up to N more times; one that
+    /// passes on a later attempt is reported `flaky` (it passes, unless
+    /// --fail-on-flaky), distinct from pass and fail in every format.
+    #[arg(long, value_name = "N", default_value_t = 0, conflicts_with = "trials", value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub retries: u32,
+
+    /// Run only the tests (of those selected) that failed or errored in the
+    /// last run, which every run saves in .mcpcheck/last-run.json.
+    #[arg(long)]
+    pub last_failed: bool,
+
     /// Compare each tool test's answer (its text and `isError`) with the one
     /// recorded in `.snapshots.json` next to its file (mcp-assert's snapshot
     /// file): a different answer, or none recorded, fails the test.
@@ -131,6 +142,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub reports: crate::reports::ReportFlags,
+
+    #[command(flatten)]
+    pub progress: crate::progress::ProgressArgs,
 }
 
 impl RunArgs {

@@ -225,6 +225,7 @@ pub async fn doctor(call: &Call, args: Value) -> Outcome {
         fail_on: None,
         format: crate::verdict::FindingsFormat::Json,
         findings: crate::verdict::FindingsArgs::default(),
+        progress: crate::progress::ProgressArgs { quiet: true },
     };
     let parts = doctor::parts(&args);
     let total = parts.len();
@@ -232,7 +233,8 @@ pub async fn doctor(call: &Call, args: Value) -> Outcome {
         let at = parts.iter().position(|p| *p == part).unwrap_or(0);
         call.progress.step(at, Some(total), part);
     };
-    let (report, judged) = doctor::report(&args, &progress)
+    // The client hears each part through MCP progress; stderr stays quiet.
+    let (report, judged) = doctor::report(&args, &progress, &crate::progress::Progress::off())
         .await
         .map_err(|e| e.to_string())?;
     with_policy(report, &judged)
@@ -302,6 +304,8 @@ pub async fn run_suite(call: &Call, args: Value) -> Outcome {
         protocol_version: "2025-11-25".into(),
         settle: Duration::from_millis(100),
         trials: 1,
+        retries: 0,
+        last_failed: false,
         snapshots: false,
         update_snapshots: false,
         watch: false,
@@ -312,6 +316,7 @@ pub async fn run_suite(call: &Call, args: Value) -> Outcome {
         isolate: false,
         lock: None,
         reports: Default::default(),
+        progress: crate::progress::ProgressArgs { quiet: true },
     };
     let started = Instant::now();
     let mut chosen = crate::run::choose(&run_args).map_err(|e| e.to_string())?;

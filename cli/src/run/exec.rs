@@ -102,6 +102,9 @@ pub struct SessionLog {
     pub transport: &'static str,
     pub events: Vec<crate::client::tap::Event>,
     pub protocol_version: String,
+    /// What a local server wrote on stderr (its last bytes), for the HTML
+    /// report; empty for a remote one.
+    pub stderr: String,
 }
 
 impl TestEnv {
@@ -512,6 +515,7 @@ async fn run_test_in(
                     transport: endpoint.transport(),
                     events: e.events,
                     protocol_version: version.clone(),
+                    stderr: String::new(),
                 }),
                 answer: None,
             };
@@ -658,6 +662,7 @@ fn session_log(
         protocol_version: session
             .protocol_version()
             .unwrap_or_else(|| settings.protocol_version.clone()),
+        stderr: session.stderr_tail(),
     }
 }
 

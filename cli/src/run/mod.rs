@@ -14,9 +14,11 @@ pub mod exec;
 pub mod fixture;
 pub mod hooks;
 pub mod lanes;
+pub mod last_run;
 pub mod list;
 pub mod lockgate;
 pub mod restore;
+mod retry;
 pub mod schedule;
 pub mod shard;
 pub mod snapshots;
@@ -191,6 +193,9 @@ fn fixture_is_dir(fixture: Option<&std::path::Path>) -> Result<()> {
 pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     let started = Instant::now();
     let mut chosen = choose(args)?;
+    if args.last_failed && !last_run::select(&mut chosen.plan)? {
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.list {
         let json = args.document() == Some(crate::reports::ResultsFormat::Json);
         out(&list::render(chosen.plan.iter().map(|p| &p.test), json));
@@ -200,7 +205,13 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
     // remove the fixture copies, then leave.
     crate::signals::clean_up_on_interrupt();
-    let Executed { doc, recorded } = execute(args, &mut chosen, &settings, started, None).await?;
+    let Executed {
+        doc,
+        recorded,
+        sessions,
+        redactor,
+    } = execute(args, &mut chosen, &settings, started, None).await?;
+    last_run::save(&doc);
     let document = args.document();
     print_outcome(&doc, args, document, recorded);
     // The surface after the tests: what the tests saw is what is compared.
@@ -221,7 +232,8 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
             crate::reports::Print::Stdout
         },
     };
-    let concluded = crate::reports::conclude(&doc, &args.reports, how);
+    let concluded =
+        crate::reports::conclude_with(&doc, &args.reports, how, sessions, Some(redactor));
     if !lock_passed {
         err(
             "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
@@ -311,10 +323,14 @@ pub(crate) fn choose(args: &RunArgs) -> Result<Chosen> {
 pub(crate) type Tell = Arc<dyn Fn(usize, usize, &TestResult) + Send + Sync>;
 
 /// What a run gave: its results document (redacted, as `--json` prints
-/// it), and the line that says which snapshots were recorded.
+/// it), the line that says which snapshots were recorded, each test's
+/// recorded session for the HTML report (none unless it asks for one), and
+/// what hides the run's secrets.
 pub(crate) struct Executed {
     pub doc: Results,
     recorded: Option<String>,
+    sessions: Vec<Option<crate::html::SessionFile>>,
+    redactor: mcpcheck_core::redact::Redactor,
 }
 
 /// Run the chosen tests (every trial; snapshots compared or recorded;
@@ -332,24 +348,7 @@ pub(crate) async fn execute(
 ) -> Result<Executed> {
     let suites = &chosen.suites;
     let plan = &mut chosen.plan;
-    let mut stores = if args.snapshots || args.update_snapshots {
-        Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
-    } else {
-        None
-    };
-    if let (true, Some(stores)) = (args.snapshots, &stores) {
-        for p in plan.iter_mut() {
-            stores.add_checks(&mut p.test);
-        }
-    }
-    if args.update_snapshots && args.fail_tool_errors {
-        for p in plan.iter_mut().filter(|p| snapshots::is_tool_test(&p.test)) {
-            p.test
-                .expect
-                .items
-                .push(mcpcheck_core::snapshot::no_tool_error_check());
-        }
-    }
+    let mut stores = prepare_snapshots(args, plan)?;
     let jobs = match args.jobs {
         Some(n) => lanes::Jobs::Given(n.max(1)),
         None => lanes::Jobs::Auto,
@@ -361,33 +360,42 @@ pub(crate) async fn execute(
         say_what_shares_anyway(suites);
     }
     let per_trial = plan.len();
-    let total = per_trial * args.trials as usize;
     let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
-    // With trials, tests are reported once, folded, after the last trial.
-    let print_tests = args.document().is_none() && args.trials == 1;
-    let mut printer = Printer::new(total, print_tests, redactor.clone());
+    // With trials or retries, tests are reported once, folded, at the end.
+    let print_tests = args.document().is_none() && args.trials == 1 && args.retries == 0;
+    // A caller told of each test (`mcpcheck mcp`) says the progress itself.
+    let mode = if tell.is_some() {
+        crate::progress::Mode::Off
+    } else {
+        crate::progress::Mode::of(args.progress.quiet)
+    };
+    let progress = crate::progress::Progress::new(mode, "", per_trial);
+    let mut printer = Printer::new(
+        per_trial,
+        args.trials as usize,
+        print_tests,
+        redactor.clone(),
+        progress,
+    );
     printer.tell = tell;
     let printer = Arc::new(Mutex::new(printer));
-    let record = args.capture.is_some();
-    let mut runs: Vec<Vec<TestResult>> = Vec::new();
-    let mut logs: Vec<Option<exec::SessionLog>> = Vec::new();
-    let mut answers: Vec<Option<exec::Answer>> = Vec::new();
-    for trial in 0..args.trials as usize {
-        let (results, trial_logs, trial_answers) = run_plan(
-            plan,
-            suites,
-            settings,
-            jobs,
-            record,
-            printer.clone(),
-            trial * per_trial,
-        )
-        .await;
-        runs.push(results);
-        // Captures and snapshots record the last trial.
-        logs = trial_logs;
-        answers = trial_answers;
-    }
+    let html = !args.reports.html_dirs().is_empty();
+    let record = args.capture.is_some() || html;
+    let retry::Trials {
+        runs,
+        logs,
+        answers,
+        earlier,
+    } = retry::run_trials(
+        plan,
+        suites,
+        settings,
+        jobs,
+        record,
+        &printer,
+        (args.trials, args.retries),
+    )
+    .await;
     let recorded = match (&mut stores, args.update_snapshots) {
         (Some(stores), true) => record_snapshots(stores, plan, &answers),
         _ => None,
@@ -397,15 +405,26 @@ pub(crate) async fn execute(
     let redactor = hooks::with_hook_secrets(&redactor);
     let mut doc = redactor.redact_results(&doc);
     doc.shard = chosen.shard_record.clone();
+    annotate(&mut doc, plan, &redactor);
     printer.lock().await.finish();
     // No server outlives the run.
     crate::client::stdio::reap_all().await;
     schedule::save();
 
+    let sessions = if html {
+        session_files(plan, &logs, &earlier, &redactor)
+    } else {
+        Vec::new()
+    };
     if let Some(dir) = &args.capture {
         write_captures(dir, &doc, logs, &redactor);
     }
-    Ok(Executed { doc, recorded })
+    Ok(Executed {
+        doc,
+        recorded,
+        sessions,
+        redactor,
+    })
 }
 
 /// What stdout shows after the tests: the document asked for, the folded
@@ -427,7 +446,7 @@ fn print_outcome(
             mcpcheck_core::diag::Paint::Plain,
             None,
         ));
-    } else if args.trials > 1 {
+    } else if args.trials > 1 || args.retries > 0 {
         let opts = TextOptions {
             paint,
             all_checks: false,
@@ -462,7 +481,10 @@ fn rerun_line(doc: &Results) -> Option<String> {
 /// `--isolate` given: say which files share their server all the same
 /// (they say `share_server: true`).
 fn say_what_shares_anyway(suites: &[SuiteFile]) {
-    for s in suites.iter().filter(|s| s.share_server && !s.tests.is_empty()) {
+    for s in suites
+        .iter()
+        .filter(|s| s.share_server && !s.tests.is_empty())
+    {
         err(&format!(
             "mcpcheck: note: --isolate does not apply to the tests of {}: it says `share_server: true`\n",
             s.file
@@ -488,16 +510,56 @@ fn say_what_does_not_share(suites: &[SuiteFile]) {
     }
 }
 
-/// `--update-snapshots`: the last trial's answers recorded and written;
-/// the line that says what changed.
+/// The snapshot files `--snapshots` and `--update-snapshots` read, with the
+/// checks they add to the plan's tests (a recording run checks no inline
+/// snapshot: it writes them).
+fn prepare_snapshots(args: &RunArgs, plan: &mut [Planned]) -> Result<Option<snapshots::Stores>> {
+    let stores = if args.snapshots || args.update_snapshots {
+        Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
+    } else {
+        None
+    };
+    if let (true, Some(stores)) = (args.snapshots, &stores) {
+        for p in plan.iter_mut() {
+            stores.add_checks(&mut p.test);
+        }
+    }
+    if args.update_snapshots {
+        for p in plan.iter_mut() {
+            snapshots::drop_inline_checks(&mut p.test);
+        }
+    }
+    if args.update_snapshots && args.fail_tool_errors {
+        for p in plan.iter_mut().filter(|p| snapshots::is_tool_test(&p.test)) {
+            p.test
+                .expect
+                .items
+                .push(mcpcheck_core::snapshot::no_tool_error_check());
+        }
+    }
+    Ok(stores)
+}
+
+/// `--update-snapshots`: the last trial's answers recorded and written
+/// (in `.snapshots.json`, and in the suite files for the tests with a
+/// `snapshot:` of their own); the line that says what changed.
 fn record_snapshots(
     stores: &mut snapshots::Stores,
     plan: &[Planned],
     answers: &[Option<exec::Answer>],
 ) -> Option<String> {
-    let counts = stores.record(plan.iter().map(|p| &p.test), answers);
+    let mut counts = stores.record(plan.iter().map(|p| &p.test), answers);
+    let (inline, mut written_inline, errors) =
+        snapshots::record_inline(plan.iter().map(|p| &p.test), answers);
+    counts.add(inline);
+    for e in errors {
+        err(&format!("mcpcheck run: snapshot not written: {e}\n"));
+    }
     match stores.write() {
-        Ok(written) => Some(counts.summary(&written)),
+        Ok(mut written) => {
+            written.append(&mut written_inline);
+            Some(counts.summary(&written))
+        }
         Err(e) => {
             err(&format!("mcpcheck run: {e}\n"));
             None
@@ -544,7 +606,19 @@ pub(crate) async fn run_tests(
         .map(|(index, (file, test))| Planned { index, file, test })
         .collect();
     let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
-    let printer = Arc::new(Mutex::new(Printer::new(plan.len(), false, redactor)));
+    // As before: a live line on a terminal, nothing elsewhere.
+    let mode = match crate::progress::Mode::of(false) {
+        crate::progress::Mode::Live => crate::progress::Mode::Live,
+        _ => crate::progress::Mode::Off,
+    };
+    let progress = crate::progress::Progress::new(mode, "", plan.len());
+    let printer = Arc::new(Mutex::new(Printer::new(
+        plan.len(),
+        1,
+        false,
+        redactor,
+        progress,
+    )));
     let (results, _, answers) = run_plan(
         &plan,
         suites,
@@ -827,86 +901,184 @@ async fn run_hooked(
     done
 }
 
-/// Prints results in suite order as they complete, and a live `[i/N]` line
-/// on a terminal's stderr.
+/// Prints results in suite order as they complete, and the progress on
+/// stderr (`crate::progress`: a live `[i/N] name · 1.2 s` line on a
+/// terminal, a line per finished test elsewhere when stdout does not already
+/// say each one, nothing with `--quiet`).
 struct Printer {
-    total: usize,
-    done: usize,
+    /// The tests of one trial.
+    per_trial: usize,
+    /// How many trials there are (`--trials`).
+    trials: usize,
     next: usize,
     pending: BTreeMap<usize, TestResult>,
     /// Print each test's block as soon as its predecessors are printed.
     print_tests: bool,
     paint: Paint,
-    live: bool,
+    progress: crate::progress::Progress,
     redactor: mcpcheck_core::redact::Redactor,
-    /// Told of each finished test, in the order they finish; when set, no
-    /// live line is drawn.
+    /// Told of each finished test, in the order they finish, and how many
+    /// have of how many (`mcpcheck mcp`'s progress).
     tell: Option<Tell>,
+    done: usize,
 }
 
 impl Printer {
-    fn new(total: usize, print_tests: bool, redactor: mcpcheck_core::redact::Redactor) -> Self {
-        use std::io::IsTerminal;
+    fn new(
+        per_trial: usize,
+        trials: usize,
+        print_tests: bool,
+        redactor: mcpcheck_core::redact::Redactor,
+        progress: crate::progress::Progress,
+    ) -> Self {
+        progress.set_lines(!print_tests);
+        progress.set_total(per_trial);
         Printer {
-            total,
-            done: 0,
+            per_trial,
+            trials,
             next: 0,
             pending: BTreeMap::new(),
             print_tests,
             paint: paint_for_stdout(),
-            live: std::io::stderr().is_terminal(),
+            progress,
             redactor,
             tell: None,
+            done: 0,
         }
     }
 
-    /// A new trial's tests are numbered from 0 again.
+    /// A new trial's tests are numbered from 0 again; `done_so_far` counts
+    /// the tests of the trials before it.
     fn next_trial(&mut self, done_so_far: usize) {
         self.done = done_so_far;
         self.next = 0;
         self.pending.clear();
+        if self.trials > 1 && self.per_trial > 0 {
+            let trial = done_so_far / self.per_trial + 1;
+            self.progress
+                .restart(self.per_trial, &format!("trial {trial} of {}", self.trials));
+        }
+    }
+
+    /// The next tests are the retries of the ones that did not pass: `n`
+    /// of them, attempt `attempt` of `retries`.
+    fn retrying(&mut self, n: usize, attempt: u32, retries: u32) {
+        self.next = 0;
+        self.pending.clear();
+        self.progress
+            .restart(n, &format!("retry {attempt} of {retries}"));
+    }
+
+    /// A test's name as the progress shows it: secrets hidden.
+    fn shown(&self, name: &str) -> String {
+        hooks::with_hook_secrets(&self.redactor).redact_str(name)
     }
 
     fn started(&mut self, name: &str) {
-        if self.live && self.tell.is_none() {
-            err(&format!(
-                "\r\x1b[K[{}/{}] {name}",
-                self.done + 1,
-                self.total
-            ));
-        }
+        self.progress.start(&self.shown(name));
     }
 
     fn finished(&mut self, index: usize, result: &TestResult) {
         self.done += 1;
         if let Some(tell) = &self.tell {
             let shown = hooks::with_hook_secrets(&self.redactor).redact_test(result);
-            tell(self.done, self.total, &shown);
+            tell(self.done, self.per_trial * self.trials, &shown);
         }
         self.pending.insert(index, result.clone());
-        if self.live {
-            err("\r\x1b[K");
-        }
+        let outcome = if result.status == TestStatus::Skip || result.message.is_empty() {
+            result.label().to_string()
+        } else {
+            let first = result.message.lines().next().unwrap_or("");
+            format!(
+                "{} — {}",
+                result.label(),
+                mcpcheck_core::truncate(first, 120)
+            )
+        };
+        let outcome = hooks::with_hook_secrets(&self.redactor).redact_str(&outcome);
+        self.progress
+            .finish_item(&self.shown(&result.name), &outcome);
         while let Some(r) = self.pending.remove(&self.next) {
             if self.print_tests {
                 let r = hooks::with_hook_secrets(&self.redactor).redact_test(&r);
-                out(&test_block(
+                let block = test_block(
                     &r,
                     TextOptions {
                         paint: self.paint,
                         all_checks: false,
                     },
-                ));
+                );
+                self.progress.suspend(|| out(&block));
             }
             self.next += 1;
         }
     }
 
     fn finish(&mut self) {
-        if self.live {
-            err("\r\x1b[K");
+        self.progress.finish();
+    }
+}
+
+/// Each test's tags and server, from its suite (in plan order, which is the
+/// results' order), secrets hidden.
+fn annotate(doc: &mut Results, plan: &[Planned], redactor: &mcpcheck_core::redact::Redactor) {
+    for (t, p) in doc.tests.iter_mut().zip(plan) {
+        t.tags = p.test.tags.clone();
+        if let Some(server) = &p.test.server {
+            t.server = redactor.redact_str(&server_label(server));
         }
     }
+}
+
+/// A server as the report names it: its URL, or its command line.
+fn server_label(server: &suite::Server) -> String {
+    match (&server.url, &server.command) {
+        (Some(url), _) => url.clone(),
+        (None, Some(command)) => {
+            let mut words = vec![command.clone()];
+            words.extend(server.args.iter().cloned());
+            shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
+        }
+        (None, None) => String::new(),
+    }
+}
+
+/// Each test's recorded session for the HTML report (in plan order, which
+/// is the results' order): its capture, redacted as `--capture` writes it,
+/// the method its checks looked at, the server's stderr, and the same of
+/// the attempts before it (`--retries`), with their results.
+fn session_files(
+    plan: &[Planned],
+    logs: &[Option<exec::SessionLog>],
+    earlier: &[Vec<(TestResult, Option<exec::SessionLog>)>],
+    redactor: &mcpcheck_core::redact::Redactor,
+) -> Vec<Option<crate::html::SessionFile>> {
+    let file = |p: &Planned, log: &exec::SessionLog| {
+        let text = crate::capture::render(&crate::capture::Recording {
+            label: &log.label,
+            transport: log.transport,
+            protocol_version: &log.protocol_version,
+            events: &log.events,
+        });
+        crate::html::SessionFile {
+            capture: crate::capture::redact(&text, redactor),
+            method: p.test.action.method().map(|m| m.name().to_string()),
+            stderr: log.stderr.clone(),
+            earlier: Vec::new(),
+        }
+    };
+    plan.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut f = file(p, logs.get(i)?.as_ref()?);
+            for (result, log) in earlier.get(i).into_iter().flatten() {
+                let session = log.as_ref().map(|l| file(p, l));
+                f.earlier
+                    .push((redactor.redact_test(result), session.unwrap_or_default()));
+            }
+            Some(f)
+        })
+        .collect()
 }
 
 fn write_captures(

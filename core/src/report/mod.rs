@@ -6,11 +6,13 @@
 //! exactly as the run itself would have: `text` (terminal and logs),
 //! `junit` (CI test views), `markdown` (job summaries), `badge` (shields.io
 //! endpoint JSON), `sarif` (code scanning), `github` (Actions annotations at
-//! the YAML line of each failing check) and `tap` (TAP 14). Findings reports
+//! the YAML line of each failing check) and `tap` (TAP 14); `html` gives the
+//! data of the HTML report, which the CLI writes beside its page. Findings reports
 //! have their renderers in [`crate::findings::render`].
 
 pub mod badge;
 pub mod github;
+pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
