@@ -1,91 +1,208 @@
 #!/usr/bin/env bash
 # The runner benchmark: the same suites, in mcp-assert's format, run by
-# mcpcheck and by mcp-assert 0.12.3, alternately, several times, against
-# servers in three languages over stdio:
+# mcpcheck and by mcp-assert 0.12.3 in both tools' modes, interleaved round
+# after round, against real servers over stdio:
 #
-#   node    @modelcontextprotocol/server-everything (tests/node-servers/everything, 30 tests)
-#   python  mcp-server-time from PyPI                (bench/suites/time, 15 tests)
-#   rust    mcpcheck serve                           (bench/suites/serve, 20 tests)
+#   everything  @modelcontextprotocol/server-everything (Node)  tests/node-servers/everything, 30 tests
+#   memory      @modelcontextprotocol/server-memory (Node)      bench/suites/memory, 12 tests, fixture
+#   time        mcp-server-time (Python, PyPI)                  bench/suites/time, 15 tests
+#   git         mcp-server-git (Python, PyPI)                   bench/suites/git, 12 tests, fixture (a repository)
+#   fastmcp     a FastMCP server (Python, bench/fastmcp)         bench/suites/notes, 12 tests, fixture
+#   serve       mcpcheck serve (Rust)                           bench/suites/serve, 20 tests
 #
-# Prints, per server, the median wall times and their ratio, the range of
-# ratios over the servers, and every test whose verdict differs (with the
-# documented mcp-assert bug that explains it; an unexplained one exits 1).
+# The modes: mcp-assert (a server and fixture copy per test), mcp-assert
+# --reuse-server (one server per configuration, one fixture copy for all),
+# mcpcheck --isolate (a server and copy per test) and mcpcheck as it runs by
+# default (servers reused, the copy restored before each test, a test that
+# does not pass shared run again fresh).
 #
-#   bash bench/run-vs-mcp-assert.sh [RUNS] [SERVER…]     (default 5 runs, every server)
+# Prints a Markdown table of median wall times and the ratios
+#   default: mcpcheck / mcp-assert, each tool as it runs by default
+#   isolated: mcpcheck --isolate / mcp-assert (a server per test in both)
+#   reuse: mcpcheck / mcp-assert --reuse-server
+# with the machine, the date and how loaded the machine was (uptime before
+# and after), and every test whose verdict differs between any two runs
+# (with the documented mcp-assert bug that explains it; an unexplained
+# difference exits 1).
 #
-# Installs what is missing: the node servers (scripts/setup), and mcp-assert
-# and mcp-server-time into venvs outside the repository.
+#   bash bench/run-vs-mcp-assert.sh [ROUNDS] [SUITE…]     (default 3 rounds, every suite)
+#
+# Installs what is missing outside the repository, under
+# $MCPCHECK_BENCH_HOME (default ~/.cache/mcpcheck-bench): mcp-assert
+# 0.12.3 in one venv, the Python servers and fastmcp in another,
+# server-memory with npm; server-everything is the tests' own
+# (tests/node-servers, installed by scripts/setup when it is missing). A first round warms both tools up (and mcpcheck's cache of
+# server costs, kept in a directory of the run's own) and is not counted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:-5}
+rounds=${1:-3}
 shift || true
 
-bash scripts/setup >/dev/null
+# server-everything comes with the end-to-end tests' servers (scripts/setup).
+if [ ! -f tests/node-servers/node_modules/@modelcontextprotocol/server-everything/package.json ]; then
+  bash scripts/setup >/dev/null
+fi
 cargo build --release -p mcpcheck >/dev/null 2>&1
-tmp=${TMPDIR:-/tmp}
-venv=$tmp/mcpcheck-bench-mcp-assert
-if ! "$venv/bin/mcp-assert" --help >/dev/null 2>&1; then
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q mcp-assert==0.12.3
+home=${MCPCHECK_BENCH_HOME:-$HOME/.cache/mcpcheck-bench}
+mkdir -p "$home"
+if ! "$home/mcp-assert/bin/mcp-assert" --version 2>/dev/null | grep -q 0.12.3; then
+  python3 -m venv "$home/mcp-assert"
+  "$home/mcp-assert/bin/pip" install -q mcp-assert==0.12.3
 fi
-pyvenv=$tmp/mcpcheck-bench-py
-if [ ! -x "$pyvenv/bin/mcp-server-time" ]; then
-  python3 -m venv "$pyvenv"
-  "$pyvenv/bin/pip" install -q mcp-server-time
+py=$home/bench-py
+if [ ! -x "$py/bin/mcp-server-time" ] || [ ! -x "$py/bin/mcp-server-git" ] || ! "$py/bin/python" -c 'import fastmcp' 2>/dev/null; then
+  python3 -m venv "$py"
+  "$py/bin/pip" install -q mcp-server-time mcp-server-git fastmcp
 fi
-# The suites name their servers by command: mcpcheck and mcp-server-time
-# come from PATH, as a user's would.
-export PATH="$(pwd)/target/release:$pyvenv/bin:$PATH"
+node=$home/bench-node
+if [ ! -x "$node/node_modules/.bin/mcp-server-memory" ]; then
+  mkdir -p "$node"
+  (cd "$node" && npm install --silent --no-audit --no-fund @modelcontextprotocol/server-memory@2026.8.31)
+fi
 
-python3 - "$runs" "$venv/bin/mcp-assert" "$(pwd)/target/release/mcpcheck" "$@" <<'PY'
-import json, statistics, subprocess, sys, time
-runs, mcp_assert, mcpcheck = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-servers = {
-    "node": ("tests/node-servers", "everything", "@modelcontextprotocol/server-everything"),
-    "python": ("bench/suites", "time", "mcp-server-time"),
-    "rust": ("bench/suites", "serve", "mcpcheck serve"),
+work=$(mktemp -d "${TMPDIR:-/tmp}/mcpcheck-bench-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# The git fixture: a repository of two commits with fixed authors and
+# dates, so its commit ids are the same on every machine.
+repo=$work/repo
+mkdir -p "$repo"
+(
+  cd "$repo"
+  export GIT_AUTHOR_NAME=Bench GIT_AUTHOR_EMAIL=bench@example.com GIT_COMMITTER_NAME=Bench GIT_COMMITTER_EMAIL=bench@example.com
+  export GIT_AUTHOR_DATE=2025-01-01T00:00:00Z GIT_COMMITTER_DATE=2025-01-01T00:00:00Z
+  git init -q -b main .
+  git config commit.gpgsign false
+  printf '# Demo\n\nA repository for the benchmark.\n' > README.md
+  printf 'def add(a, b):\n    return a + b\n' > calc.py
+  git add . && git commit -q -m "Add the calculator"
+  printf 'def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n' > calc.py
+  GIT_AUTHOR_DATE=2025-01-02T00:00:00Z GIT_COMMITTER_DATE=2025-01-02T00:00:00Z git commit -q -am "Subtract too"
+  git branch feature-x
+)
+
+# The suites name their servers by command: mcpcheck, the Python servers,
+# python (the venv's, with fastmcp) and mcp-server-memory come from PATH.
+export PATH="$(pwd)/target/release:$py/bin:$node/node_modules/.bin:$PATH"
+export MCPCHECK_CACHE_DIR=$work/cache
+
+python3 - "$rounds" "$home/mcp-assert/bin/mcp-assert" "$(pwd)/target/release/mcpcheck" "$repo" "$@" <<'PY'
+import json, os, platform, statistics, subprocess, sys, time
+
+rounds, mcp_assert, mcpcheck, repo = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+root = os.getcwd()
+# name: (language, server, cwd, suite, fixture)
+suites = {
+    "everything": ("Node", "server-everything", "tests/node-servers", "everything", None),
+    "memory": ("Node", "server-memory", ".", "bench/suites/memory", "bench/fixtures/memory"),
+    "time": ("Python", "mcp-server-time", ".", "bench/suites/time", None),
+    "git": ("Python", "mcp-server-git", ".", "bench/suites/git", repo),
+    "fastmcp": ("Python", "FastMCP (bench/fastmcp)", ".", "bench/suites/notes", "bench/fixtures/notes"),
+    "serve": ("Rust", "mcpcheck serve", ".", "bench/suites/serve", None),
 }
-chosen = sys.argv[4:] or list(servers)
+chosen = sys.argv[5:] or list(suites)
+for c in chosen:
+    if c not in suites:
+        sys.exit(f"unknown suite {c!r}: one of {', '.join(suites)}")
 
 # Verdicts mcp-assert 0.12.3 gets wrong, and why (its documented bugs).
 known = {
-    ("node", "pass completion"): "mcp-assert sends completion/complete `context: {arguments: null}`, which the server rejects",
+    ("everything", "pass completion"): "mcp-assert sends completion/complete `context: {arguments: null}`, which the server rejects",
 }
+modes = ["mcp-assert", "mcp-assert reuse", "mcpcheck --isolate", "mcpcheck"]
+
+def command(mode, suite, fixture):
+    fx = ["--fixture", fixture] if fixture else []
+    if mode.startswith("mcp-assert"):
+        extra = ["--reuse-server"] if mode.endswith("reuse") else []
+        return [mcp_assert, "run", "--suite", suite, "--json", *fx, *extra]
+    extra = ["--isolate"] if mode.endswith("--isolate") else []
+    return [mcpcheck, "run", "--suite", suite, "--json", *fx, *extra]
+
+def verdicts(mode, out):
+    if mode.startswith("mcp-assert"):
+        return {x["name"]: x["status"].lower() for x in json.loads(out)}
+    # mcp-assert has no `error`: a test that could not be evaluated fails.
+    return {x["name"]: {"error": "fail"}.get(x["status"], x["status"]) for x in json.loads(out)["tests"]}
 
 def timed(cmd, cwd):
     t = time.monotonic()
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     return time.monotonic() - t, p.stdout
 
+def uptime():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+load_before = uptime()
+times = {(s, m): [] for s in chosen for m in modes}
+seen = {(s, m): None for s in chosen for m in modes}
+for r in range(rounds + 1):
+    for s in chosen:
+        _, _, cwd, suite, fixture = suites[s]
+        fixture = os.path.join(root, fixture) if fixture else None
+        # Each round starts with another mode, so none always runs first.
+        for m in modes[r % len(modes):] + modes[:r % len(modes)]:
+            t, out = timed(command(m, suite, fixture), os.path.join(root, cwd))
+            seen[(s, m)] = verdicts(m, out)
+            if r > 0:
+                times[(s, m)].append(t)
+    print(f"round {r}{' (warm-up, not counted)' if r == 0 else ''} done, load {uptime()}", file=sys.stderr)
+load_after = uptime()
+
+med = {k: statistics.median(v) for k, v in times.items()}
 unexplained = 0
-ratios = {}
-for key in chosen:
-    cwd, suite, label = servers[key]
-    ours, theirs = [], []
-    for i in range(runs):
-        t, out = timed([mcpcheck, "run", "--suite", suite, "--json"], cwd)
-        ours.append(t)
-        ours_v = {x["name"]: x["status"] for x in json.loads(out)["tests"]}
-        t, out = timed([mcp_assert, "run", "--suite", suite, "--json"], cwd)
-        theirs.append(t)
-        theirs_v = {x["name"]: x["status"].lower() for x in json.loads(out)}
-    mo, mt = statistics.median(ours), statistics.median(theirs)
-    ratios[key] = mo / mt
-    same = [n for n in ours_v if ours_v[n] == theirs_v.get(n)]
-    print(f"== {key}: {label}, {len(ours_v)} tests, {runs} runs")
-    print(f"   mcpcheck   median {mo:6.2f} s   (runs: {', '.join(f'{x:.2f}' for x in ours)})")
-    print(f"   mcp-assert median {mt:6.2f} s   (runs: {', '.join(f'{x:.2f}' for x in theirs)})")
-    print(f"   ratio (mcpcheck / mcp-assert): {mo / mt:.2f}   same verdict: {len(same)}/{len(ours_v)}")
-    for n in ours_v:
-        if ours_v[n] == theirs_v.get(n):
+rows, notes = [], []
+for s in chosen:
+    lang, server, _, _, fixture = suites[s]
+    base = seen[(s, "mcp-assert")]
+    same = 0
+    for name, v in base.items():
+        got = {m: seen[(s, m)].get(name) for m in modes}
+        if len(set(got.values())) == 1:
+            same += 1
             continue
-        why = known.get((key, n))
-        if why is None:
-            unexplained += 1
-        print(f"   differs: {n}: mcpcheck {ours_v[n]}, mcp-assert {theirs_v.get(n)}"
-              + (f" ({why})" if why else " (UNEXPLAINED)"))
-if len(ratios) > 1:
-    lo, hi = min(ratios.values()), max(ratios.values())
-    print(f"ratio range over {len(ratios)} servers: {lo:.2f}x – {hi:.2f}x")
+        why = known.get((s, name))
+        # A known mcp-assert bug: mcpcheck's two modes must still agree.
+        if why and got["mcpcheck"] == got["mcpcheck --isolate"]:
+            notes.append(f"- {s}: `{name}`: {', '.join(f'{m} {v}' for m, v in got.items())} ({why})")
+            continue
+        unexplained += 1
+        notes.append(f"- {s}: `{name}`: {', '.join(f'{m} {v}' for m, v in got.items())} (UNEXPLAINED)")
+    ratio = lambda a, b: med[(s, a)] / med[(s, b)]
+    rows.append(
+        f"| {s} | {server} ({lang}) | {len(base)} | {'yes' if fixture else 'no'} "
+        f"| {med[(s, 'mcp-assert')]:.2f} s | {med[(s, 'mcp-assert reuse')]:.2f} s "
+        f"| {med[(s, 'mcpcheck --isolate')]:.2f} s | {med[(s, 'mcpcheck')]:.2f} s "
+        f"| **{ratio('mcpcheck', 'mcp-assert'):.2f}x** | {ratio('mcpcheck --isolate', 'mcp-assert'):.2f}x "
+        f"| **{ratio('mcpcheck', 'mcp-assert reuse'):.2f}x** | {same}/{len(base)} |"
+    )
+
+cores = os.cpu_count()
+print(f"{time.strftime('%Y-%m-%d')}, {platform.system()} {platform.release()} {platform.machine()}, "
+      f"{cpu_model()}, {cores} cores; load average {load_before} before, {load_after} after; "
+      f"medians of {rounds} interleaved rounds after a warm-up round.\n")
+print("| suite | server | tests | fixture | mcp-assert | mcp-assert --reuse-server | mcpcheck --isolate "
+      "| mcpcheck (default) | default ratio | isolated ratio | reuse ratio | same verdict in every mode |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("\n".join(rows))
+total = lambda m: sum(med[(s, m)] for s in chosen)
+print(f"| all | | {sum(len(seen[(s, 'mcp-assert')]) for s in chosen)} | | {total('mcp-assert'):.2f} s "
+      f"| {total('mcp-assert reuse'):.2f} s | {total('mcpcheck --isolate'):.2f} s | {total('mcpcheck'):.2f} s "
+      f"| **{total('mcpcheck') / total('mcp-assert'):.2f}x** | {total('mcpcheck --isolate') / total('mcp-assert'):.2f}x "
+      f"| **{total('mcpcheck') / total('mcp-assert reuse'):.2f}x** | |")
+print("\nratios: mcpcheck's time over mcp-assert's, medians of the same rounds; the reuse ratio "
+      "sets mcpcheck's default against mcp-assert --reuse-server")
+if notes:
+    print("\nverdicts that differ:\n" + "\n".join(notes))
 sys.exit(1 if unexplained else 0)
 PY

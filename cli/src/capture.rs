@@ -48,6 +48,12 @@ struct Exchange {
     /// Over HTTP, the `MCP-Protocol-Version` header the request carried.
     #[serde(skip_serializing_if = "Option::is_none")]
     protocol_version_header: Option<String>,
+    /// Over HTTP in 2026-07-28, the other MCP headers the request carried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    request_headers: Option<serde_json::Map<String, Value>>,
+    /// Why the client stopped waiting for the answer by a limit of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client_gave_up: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     notifications: Vec<Box<RawValue>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -173,8 +179,10 @@ pub fn render(rec: &Recording<'_>) -> String {
         };
         match e.dir {
             Dir::Out if e.method().is_some() => {
-                if e.method() == Some("initialize") {
-                    s.client_capabilities = json.pointer("/params/capabilities").cloned();
+                if e.method() == Some("initialize")
+                    && let Some(caps) = json.pointer("/params/capabilities")
+                {
+                    s.client_capabilities = Some(caps.clone());
                 } else if e.method() == Some("server/discover") && s.client_capabilities.is_none() {
                     // 2026-07-28: no initialize; the first request's `_meta`.
                     s.client_capabilities = json
@@ -188,6 +196,12 @@ pub fn render(rec: &Recording<'_>) -> String {
                     response_time: None,
                     http_status: None,
                     protocol_version_header: e.version_header.clone(),
+                    request_headers: e.request_headers.as_ref().map(|h| {
+                        h.iter()
+                            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                            .collect()
+                    }),
+                    client_gave_up: e.gave_up.clone(),
                     notifications: Vec::new(),
                     notification_times: Vec::new(),
                     server_requests: Vec::new(),
@@ -335,6 +349,45 @@ mod tests {
         let second = capture["exchanges"][1].as_object().expect("an exchange");
         assert!(!second.contains_key("http_status"), "{text}");
         assert!(!second.contains_key("protocol_version_header"), "{text}");
+        assert!(!second.contains_key("request_headers"), "{text}");
+        assert!(!second.contains_key("client_gave_up"), "{text}");
+    }
+
+    #[test]
+    fn an_exchange_keeps_its_request_headers_and_why_the_client_gave_up() {
+        let tap = crate::client::tap::Tap::default();
+        tap.record(
+            Dir::Out,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}"#,
+        );
+        let id = serde_json::json!(1);
+        tap.note_request_headers(
+            &id,
+            vec![
+                ("mcp-method".into(), "tools/call".into()),
+                ("mcp-name".into(), "slow".into()),
+            ],
+        );
+        tap.note_gave_up(&id, "the client stopped waiting after 10 s");
+        let events = tap.all();
+        let text = render(&Recording {
+            label: "test",
+            transport: "http",
+            protocol_version: "2026-07-28",
+            events: &events,
+        });
+        let capture: Value = serde_json::from_str(&text).expect("JSON");
+        let first = &capture["exchanges"][0];
+        assert_eq!(
+            first["request_headers"],
+            serde_json::json!({"mcp-method": "tools/call", "mcp-name": "slow"}),
+            "{text}"
+        );
+        assert_eq!(
+            first["client_gave_up"], "the client stopped waiting after 10 s",
+            "{text}"
+        );
+        assert_eq!(tap.unanswered_since(0), vec![id]);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Finding and applying `mcpcheck.toml` (parsed by `mcpcheck_core::config`).
 //!
 //! The file is `--config-file FILE`, else the first `mcpcheck.toml` found
-//! walking up from the working directory; `--no-config` uses none. Before
+//! walking up from the working directory (for `mcpcheck mcp --root DIR`,
+//! from DIR, the directory it works in); `--no-config` uses none. Before
 //! the command line is parsed, the defaults of the command's table are put in
 //! front of the user's arguments as the flags they name, unless the user gave
 //! that flag: the command line wins, and a default goes through the same
@@ -84,6 +85,29 @@ fn subcommand(argv: &[OsString]) -> Option<(usize, String)> {
     None
 }
 
+/// The `--root DIR` of `mcpcheck mcp`, which works in DIR, so its
+/// configuration is looked for there.
+fn project_root(argv: &[OsString]) -> Option<PathBuf> {
+    let (at, command) = subcommand(argv)?;
+    if command != "mcp" {
+        return None;
+    }
+    let mut it = argv.iter().skip(at + 1);
+    while let Some(a) = it.next() {
+        let s = a.to_str()?;
+        if s == "--" {
+            break;
+        }
+        if s == "--root" {
+            return it.next().map(PathBuf::from);
+        }
+        if let Some(v) = s.strip_prefix("--root=") {
+            return Some(PathBuf::from(v));
+        }
+    }
+    None
+}
+
 fn render(diagnostics: &[Diagnostic], path: &Path, text: &str) -> Error {
     let name = path.display().to_string();
     let lookup = |file: &str| (file == name).then_some(text);
@@ -111,13 +135,19 @@ pub fn prepare(argv: Vec<OsString>) -> Result<Vec<OsString>, Error> {
             }
             Some(p)
         }
-        (None, false) => std::env::current_dir().ok().and_then(|d| find(&d)),
+        (None, false) => std::env::current_dir()
+            .ok()
+            .map(|cwd| match project_root(&argv) {
+                Some(root) => cwd.join(root),
+                None => cwd,
+            })
+            .and_then(|d| find(&d)),
     };
     let Some(path) = path else {
         let _ = LOADED.set(None);
         return Ok(argv);
     };
-    let text = crate::files::read_text(&path).map_err(Error::Usage)?;
+    let text = crate::files::read_text(&path)?;
     let shown = path.display().to_string();
     let parsed = config::parse(&shown, &text).map_err(|d| render(&d, &path, &text))?;
     let argv = apply_defaults(argv, &parsed, &shown).map_err(|d| render(&d, &path, &text))?;
@@ -236,6 +266,23 @@ mod tests {
 
     fn os(v: &[&str]) -> Vec<OsString> {
         v.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn mcp_looks_for_its_configuration_in_its_root() {
+        assert_eq!(
+            project_root(&os(&["mcpcheck", "mcp", "--root", "/p", "--allow", "x"])),
+            Some(PathBuf::from("/p"))
+        );
+        assert_eq!(
+            project_root(&os(&["mcpcheck", "--no-config", "mcp", "--root=/p"])),
+            Some(PathBuf::from("/p"))
+        );
+        assert_eq!(project_root(&os(&["mcpcheck", "mcp"])), None);
+        assert_eq!(
+            project_root(&os(&["mcpcheck", "doctor", "--root", "/p"])),
+            None
+        );
     }
 
     #[test]

@@ -18,6 +18,9 @@ pub enum Error {
     /// printed as they are.
     #[error("{0}")]
     Diagnostics(String),
+    /// An input file (or standard input) that could not be found or read.
+    #[error("{0}")]
+    Input(#[from] crate::files::InputError),
     /// The async runtime would not start.
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),

@@ -2,13 +2,50 @@
 
 use std::path::{Path, PathBuf};
 
+/// Why an input could not be found or read; each names the file (or
+/// standard input) and says what to do where there is something to do.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// A file (or standard input) that could not be read.
+    #[error("cannot read {what}: {why}")]
+    Read { what: String, why: Why },
+    /// A directory that could not be listed.
+    #[error("{path}: {source}")]
+    List {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A directory given as a suite with no suite file in it.
+    #[error("{path}: no .yaml or .yml test files here (or in its subdirectories)")]
+    NoSuiteFiles { path: String },
+}
+
+/// Why a file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum Why {
+    /// The file system said no (absent, not permitted, …).
+    #[error("{0}")]
+    Io(#[source] std::io::Error),
+    /// Not a regular file: `a named pipe`, `a socket`, `a device`, ….
+    #[error("it is {0}; mcpcheck reads its inputs from regular files only")]
+    NotRegular(&'static str),
+    /// Larger than the limit (`mib` rounded up; `None` when only "more" is
+    /// known, as for standard input).
+    #[error("it holds {} MiB, more than the {max_mib} MiB mcpcheck reads as one input", .mib.map_or_else(|| "more".to_string(), |m| m.to_string()))]
+    TooLarge { mib: Option<u64>, max_mib: u64 },
+    /// Bytes that are not UTF-8.
+    #[error("it is not UTF-8 text (invalid at byte {0})")]
+    NotUtf8(usize),
+}
+
 /// The YAML files of each PATH: a file is itself; a directory gives its
 /// `.yaml`/`.yml` files and those of its direct subdirectories (mcp-assert's
 /// rule), sorted by path so runs are reproducible.
-pub fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+pub fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, InputError> {
     let mut out = Vec::new();
     for p in paths {
-        let meta = std::fs::metadata(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        let meta = std::fs::metadata(p).map_err(|e| list_error(p, e))?;
         if meta.is_file() {
             out.push(p.clone());
             continue;
@@ -16,10 +53,7 @@ pub fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
         let mut found = Vec::new();
         collect_yaml(p, &mut found, 1)?;
         if found.is_empty() {
-            return Err(format!(
-                "{}: no .yaml or .yml test files here (or in its subdirectories)",
-                p.display()
-            ));
+            return Err(InputError::NoSuiteFiles { path: display(p) });
         }
         found.sort();
         out.extend(found);
@@ -27,18 +61,23 @@ pub fn suite_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
+fn list_error(path: &Path, source: std::io::Error) -> InputError {
+    InputError::List {
+        path: display(path),
+        source,
+    }
+}
+
 fn is_yaml(p: &Path) -> bool {
     matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml"))
 }
 
-fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>, depth: u32) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>, depth: u32) -> Result<(), InputError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| list_error(dir, e))?;
     for entry in entries {
-        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+        let entry = entry.map_err(|e| list_error(dir, e))?;
         let path = entry.path();
-        let ft = entry
-            .file_type()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let ft = entry.file_type().map_err(|e| list_error(&path, e))?;
         if ft.is_dir() {
             if depth > 0 {
                 collect_yaml(&path, out, depth - 1)?;
@@ -54,32 +93,26 @@ fn collect_yaml(dir: &Path, out: &mut Vec<PathBuf>, depth: u32) -> Result<(), St
 /// listing, a lockfile, a results document, a baseline, snapshots).
 pub const MAX_INPUT_BYTES: u64 = 128 * 1024 * 1024;
 
+const MIB: u64 = 1024 * 1024;
+
 /// Read a text file, naming it in the error. Only a regular file is read
 /// (a named pipe, a socket or a device, `/dev/zero` behind a symbolic link
 /// included, is an error instead of a read that never ends or never stops
 /// growing), and at most [`MAX_INPUT_BYTES`] of it.
-pub fn read_text(path: &Path) -> Result<String, String> {
-    read_bounded(path, MAX_INPUT_BYTES).map_err(|e| match e {
-        ReadError::Io(e) => format!("cannot read {}: {e}", path.display()),
-        ReadError::Refused(why) => format!("cannot read {}: {why}", path.display()),
+pub fn read_text(path: &Path) -> Result<String, InputError> {
+    read_bounded(path, MAX_INPUT_BYTES).map_err(|why| InputError::Read {
+        what: display(path),
+        why,
     })
 }
 
-/// Why an input could not be read.
-#[derive(Debug)]
-pub enum ReadError {
-    /// The file system said no (absent, not permitted, …).
-    Io(std::io::Error),
-    /// mcpcheck refused it: not a regular file, too large, not UTF-8.
-    Refused(String),
-}
-
-/// [`read_text`] with another size limit, telling an absent file apart.
-pub fn read_bounded(path: &Path, max: u64) -> Result<String, ReadError> {
+/// [`read_text`] with another size limit; the reason alone, for a caller
+/// that names the file its own way.
+pub fn read_bounded(path: &Path, max: u64) -> Result<String, Why> {
     use std::io::Read;
     use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let kind = |ft: std::fs::FileType| {
-        if ft.is_dir() {
+        Why::NotRegular(if ft.is_dir() {
             "a directory"
         } else if ft.is_fifo() {
             "a named pipe"
@@ -89,24 +122,15 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<String, ReadError> {
             "a device"
         } else {
             "not a regular file"
-        }
+        })
     };
-    let refuse_kind = |ft: std::fs::FileType| {
-        ReadError::Refused(format!(
-            "it is {}; mcpcheck reads its inputs from regular files only",
-            kind(ft)
-        ))
+    let too_large = |len: u64| Why::TooLarge {
+        mib: Some(len.div_ceil(MIB)),
+        max_mib: max / MIB,
     };
-    let too_large = |len: u64| {
-        ReadError::Refused(format!(
-            "it holds {} MiB, more than the {} MiB mcpcheck reads as one input",
-            len.div_ceil(1024 * 1024),
-            max / (1024 * 1024)
-        ))
-    };
-    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
+    let meta = std::fs::metadata(path).map_err(Why::Io)?;
     if !meta.is_file() {
-        return Err(refuse_kind(meta.file_type()));
+        return Err(kind(meta.file_type()));
     }
     if meta.len() > max {
         return Err(too_large(meta.len()));
@@ -117,46 +141,40 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<String, ReadError> {
         .read(true)
         .custom_flags(nix::libc::O_NONBLOCK)
         .open(path)
-        .map_err(ReadError::Io)?;
-    let meta = file.metadata().map_err(ReadError::Io)?;
+        .map_err(Why::Io)?;
+    let meta = file.metadata().map_err(Why::Io)?;
     if !meta.is_file() {
-        return Err(refuse_kind(meta.file_type()));
+        return Err(kind(meta.file_type()));
     }
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.take(max + 1)
         .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
+        .map_err(Why::Io)?;
     if bytes.len() as u64 > max {
         return Err(too_large(bytes.len() as u64));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        ReadError::Refused(format!(
-            "it is not UTF-8 text (invalid at byte {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
+    String::from_utf8(bytes).map_err(|e| Why::NotUtf8(e.utf8_error().valid_up_to()))
 }
 
 /// Read standard input as text, at most [`MAX_INPUT_BYTES`].
-pub fn read_stdin() -> Result<String, String> {
+pub fn read_stdin() -> Result<String, InputError> {
     use std::io::Read;
+    let fail = |why| InputError::Read {
+        what: "standard input".into(),
+        why,
+    };
     let mut bytes = Vec::new();
     std::io::stdin()
         .take(MAX_INPUT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read standard input: {e}"))?;
+        .map_err(|e| fail(Why::Io(e)))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(format!(
-            "cannot read standard input: more than the {} MiB mcpcheck reads as one input",
-            MAX_INPUT_BYTES / (1024 * 1024)
-        ));
+        return Err(fail(Why::TooLarge {
+            mib: None,
+            max_mib: MAX_INPUT_BYTES / MIB,
+        }));
     }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "cannot read standard input: not UTF-8 text (invalid at byte {})",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    String::from_utf8(bytes).map_err(|e| fail(Why::NotUtf8(e.utf8_error().valid_up_to())))
 }
 
 /// A path as shown in reports: relative paths stay as the user wrote them.

@@ -35,8 +35,22 @@ fn paint_for(tty: bool) -> Paint {
     }
 }
 
+/// Set once stdout carries a protocol (`mcpcheck mcp` on stdio): from then
+/// on [`out`] writes to stderr, so no report can corrupt the messages.
+static STDOUT_IS_PROTOCOL: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, stdout belongs to a protocol: [`out`] goes to stderr.
+pub fn stdout_is_protocol() {
+    STDOUT_IS_PROTOCOL.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// Write to stdout; a closed pipe (`mcpcheck … | head`) is not an error.
 pub fn out(text: &str) {
+    if STDOUT_IS_PROTOCOL.load(std::sync::atomic::Ordering::SeqCst) {
+        err(text);
+        return;
+    }
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();

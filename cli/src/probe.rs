@@ -77,7 +77,7 @@ pub struct Prober {
 impl Prober {
     /// The endpoint of `args`, with the fixture copied and substituted.
     /// `default` is the call timeout when `--timeout` is not given.
-    pub fn new(args: &ProbeArgs, default: Duration) -> Result<Self, String> {
+    pub fn new(args: &ProbeArgs, default: Duration) -> crate::error::Result<Self> {
         let bare = args.target.bare_endpoint()?;
         let (endpoint, copy) = with_fixture(&bare, args.fixture.as_deref(), &args.target)?;
         Ok(Prober {
@@ -208,7 +208,7 @@ impl Prober {
     pub async fn list(&mut self) -> Result<Listings, String> {
         let step = self.timeout;
         let session = self.session().await?;
-        list_surface(session, &|| step).await
+        Ok(list_surface(session, &|| step).await?)
     }
 
     /// One request, waited for `--timeout` (or the command's default). A
@@ -301,7 +301,14 @@ fn with_fixture(
             }
             let copy = fixture::copy(dir)?;
             if let Endpoint::Stdio { command, args, env } = &mut endpoint {
+                let before = (command.clone(), args.clone(), env.clone());
                 fixture::point_at_copy(command, args, env, dir, &copy.path)?;
+                if before == (command.clone(), args.clone(), env.clone()) {
+                    let original = dir.display();
+                    crate::output::err(&format!(
+                        "mcpcheck: warning: --fixture {original}: --server names neither {{{{fixture}}}} nor {original}, so the server is not pointed at the copy\n"
+                    ));
+                }
             }
             Some(copy)
         }

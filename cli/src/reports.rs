@@ -47,6 +47,10 @@ pub enum ResultsFormat {
     Tap,
     /// A shields.io endpoint badge (JSON).
     Badge,
+    /// The HTML report: a folder, so only `--report html=DIR` (or `--html
+    /// DIR`) names it, never `--format`.
+    #[value(skip)]
+    Html,
 }
 
 /// A run's results in `format`; the text and the Markdown include the
@@ -82,6 +86,11 @@ pub fn render(
         ResultsFormat::Github => github::render(r),
         ResultsFormat::Tap => tap::render(r),
         ResultsFormat::Badge => badge::render(r),
+        // The folder's data, as its `data/index.js` holds it.
+        ResultsFormat::Html => format!(
+            "{}\n",
+            mcpcheck_core::report::html::run_index(r, &[], "mcpcheck run")
+        ),
     }
 }
 
@@ -90,9 +99,13 @@ pub fn results_report_target(s: &str) -> Result<(ResultsFormat, PathBuf), String
     let (format, path) = s
         .split_once('=')
         .ok_or_else(|| format!("write it as FORMAT=PATH (e.g. junit=junit.xml), not `{s}`"))?;
-    let format = ResultsFormat::from_str(format, true).map_err(|_| {
-        format!("`{format}` is not a format: give one of text, json, junit, markdown, sarif, github, tap, badge")
-    })?;
+    let format = if format.eq_ignore_ascii_case("html") {
+        ResultsFormat::Html
+    } else {
+        ResultsFormat::from_str(format, true).map_err(|_| {
+            format!("`{format}` is not a format: give one of text, json, junit, markdown, sarif, github, tap, badge, html")
+        })?
+    };
     if path.is_empty() {
         return Err("the PATH of FORMAT=PATH is empty".into());
     }
@@ -103,8 +116,9 @@ pub fn results_report_target(s: &str) -> Result<(ResultsFormat, PathBuf), String
 #[derive(Clone, Debug, Default, Args)]
 pub struct ReportFlags {
     /// Write the run's report in FORMAT to PATH (repeatable): text, json,
-    /// junit, markdown, sarif, github, tap or badge. `--junit FILE` and the
-    /// other flags below are the same as `--report junit=FILE`.
+    /// junit, markdown, sarif, github, tap, badge, or html (PATH a folder).
+    /// `--junit FILE` and the other flags below are the same as `--report
+    /// junit=FILE`.
     #[arg(long = "report", value_name = "FORMAT=PATH", value_parser = results_report_target)]
     pub reports: Vec<(ResultsFormat, PathBuf)>,
 
@@ -121,6 +135,14 @@ pub struct ReportFlags {
     /// Write a shields.io endpoint badge (JSON) to FILE.
     #[arg(long, value_name = "FILE")]
     pub badge: Option<PathBuf>,
+
+    /// Write the HTML report into the folder DIR: the summary, filters and
+    /// search, every check's expected and actual side by side, and each
+    /// test's session as a timeline (`run` and `ci` record them). It opens
+    /// from file:// and makes no request; `mcpcheck show-report DIR` serves
+    /// it.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
 
     /// Write a SARIF 2.1.0 log to FILE: each failing check located at its
     /// YAML file and line, for code-scanning views.
@@ -142,6 +164,11 @@ pub struct ReportFlags {
     /// now, even within --threshold.
     #[arg(long, requires = "baseline")]
     pub fail_on_regression: bool,
+
+    /// Fail (exit 1) when a test passed only on a retry (`run --retries`):
+    /// without it a flaky test counts as the pass it finally was.
+    #[arg(long)]
+    pub fail_on_flaky: bool,
 
     /// Pass when at least PCT percent of the tests that ran passed (skipped
     /// tests are left out). Without it every test that ran must pass.
@@ -175,7 +202,25 @@ impl ReportFlags {
             baseline: self.baseline.clone(),
             step_summary,
             reports: self.reports.clone(),
+            html: self
+                .html
+                .iter()
+                .cloned()
+                .chain(
+                    self.reports
+                        .iter()
+                        .filter(|(f, _)| *f == ResultsFormat::Html)
+                        .map(|(_, p)| p.clone()),
+                )
+                .collect(),
+            sessions: Vec::new(),
+            redactor: None,
         }
+    }
+
+    /// The folders of the HTML report (`--html` and `--report html=DIR`).
+    pub fn html_dirs(&self) -> Vec<PathBuf> {
+        self.options(false).html
     }
 
     /// The verdict's options.
@@ -183,12 +228,13 @@ impl ReportFlags {
         GateOptions {
             threshold: self.threshold,
             fail_on_regression: self.fail_on_regression,
+            fail_on_flaky: self.fail_on_flaky,
         }
     }
 
     /// Whether any flag asks for a verdict beyond "every test passed".
     pub fn gates(&self) -> bool {
-        self.threshold.is_some() || self.fail_on_regression
+        self.threshold.is_some() || self.fail_on_regression || self.fail_on_flaky
     }
 }
 
@@ -203,8 +249,15 @@ pub struct ReportOptions {
     pub baseline: Option<PathBuf>,
     /// Append the Markdown summary to `$GITHUB_STEP_SUMMARY` (when set).
     pub step_summary: bool,
-    /// `--report FORMAT=PATH`.
+    /// `--report FORMAT=PATH` (html ones are in `html`).
     pub reports: Vec<(ResultsFormat, PathBuf)>,
+    /// The folders of the HTML report.
+    pub html: Vec<PathBuf>,
+    /// Each test's recorded session, in the results' order, for the HTML
+    /// report (empty: none was recorded).
+    pub sessions: Vec<Option<crate::html::SessionFile>>,
+    /// What hides the secrets of the servers' stderr in the HTML report.
+    pub redactor: Option<mcpcheck_core::redact::Redactor>,
 }
 
 /// What writing the reports found out.
@@ -220,13 +273,8 @@ pub struct ReportOutcome {
 
 /// Read a baseline file.
 pub fn load_baseline(path: &Path) -> Result<Baseline, String> {
-    let text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES).map_err(|e| {
-        let why = match e {
-            crate::files::ReadError::Io(e) => e.to_string(),
-            crate::files::ReadError::Refused(why) => why,
-        };
-        format!("cannot read the baseline {}: {why}", path.display())
-    })?;
+    let text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES)
+        .map_err(|why| format!("cannot read the baseline {}: {why}", path.display()))?;
     Baseline::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -323,9 +371,22 @@ fn write_reports_to(
         text.push('\n');
         files.push((p, "baseline", text));
     }
-    for (format, p) in &opts.reports {
+    for (format, p) in opts
+        .reports
+        .iter()
+        .filter(|(f, _)| *f != ResultsFormat::Html)
+    {
         let text = render(results, *format, Paint::Plain, comparison);
         files.push((p, "report", text));
+    }
+    let redactor = opts.redactor.clone().unwrap_or_default();
+    for dir in &opts.html {
+        if let Err(e) =
+            crate::html::write_run(dir, results, &opts.sessions, "mcpcheck run", &redactor)
+        {
+            err(&format!("mcpcheck: HTML report not written: {e}\n"));
+            outcome.write_errors.push(e);
+        }
     }
     for (path, what, text) in files {
         if let Err(e) = write_file(path, &text) {
@@ -383,7 +444,22 @@ impl Concluded {
 /// baseline, decide the verdict and print why it failed. The text report of
 /// the tests themselves is the caller's to print, before this.
 pub fn conclude(results: &Results, flags: &ReportFlags, how: Conclude) -> Concluded {
-    let outcome = write_reports(results, &flags.options(how.step_summary));
+    conclude_with(results, flags, how, Vec::new(), None)
+}
+
+/// [`conclude`], with each test's recorded session (in the results' order)
+/// for the HTML report, and what hides the secrets of the servers' stderr.
+pub fn conclude_with(
+    results: &Results,
+    flags: &ReportFlags,
+    how: Conclude,
+    sessions: Vec<Option<crate::html::SessionFile>>,
+    redactor: Option<mcpcheck_core::redact::Redactor>,
+) -> Concluded {
+    let mut opts = flags.options(how.step_summary);
+    opts.sessions = sessions;
+    opts.redactor = redactor;
+    let outcome = write_reports(results, &opts);
     if let Some(c) = &outcome.comparison {
         match how.comparison {
             Print::Stdout => out(&with_gap(text::comparison(c, paint_for_stdout()))),

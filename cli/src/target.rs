@@ -7,7 +7,8 @@ use clap::{Args, ValueEnum};
 use mcpcheck_core::suite::{Auth, Grant};
 
 use crate::client::Endpoint;
-use crate::client::auth::{AuthConfig, Authorizer};
+use crate::client::auth::{AuthConfig, AuthError, Authorizer};
+use crate::error::Error;
 
 /// Where the server is.
 #[derive(Debug, Args)]
@@ -83,9 +84,16 @@ pub struct AuthArgs {
 }
 
 impl AuthArgs {
+    /// `--auth-client-id` with `--auth-client-secret`, when both are given.
+    pub fn client(&self) -> Option<(String, String)> {
+        self.auth_client_id
+            .clone()
+            .zip(self.auth_client_secret.clone())
+    }
+
     /// The flags as a suite's `auth` block (values as written), or what
     /// is missing.
-    pub fn block(&self) -> Result<Option<Auth>, String> {
+    pub fn block(&self) -> crate::error::Result<Option<Auth>> {
         let Some(grant) = self.auth_type.as_deref() else {
             return Ok(None);
         };
@@ -116,7 +124,7 @@ pub fn authorizer(
     url: &str,
     auth: &Auth,
     mut expand: impl FnMut(&str) -> String,
-) -> Result<Authorizer, String> {
+) -> Result<Authorizer, AuthError> {
     let mut text = |v: &Option<String>| v.as_deref().map(&mut expand);
     let cfg = AuthConfig {
         grant: auth.grant,
@@ -141,7 +149,7 @@ pub enum HttpTransport {
 impl TargetArgs {
     /// The endpoint the flags describe (in its container with --docker), or
     /// what is wrong with them.
-    pub fn endpoint(&self) -> Result<Endpoint, String> {
+    pub fn endpoint(&self) -> crate::error::Result<Endpoint> {
         Ok(self.contain(self.bare_endpoint()?, None))
     }
 
@@ -157,7 +165,7 @@ impl TargetArgs {
     }
 
     /// The endpoint the flags describe, outside any container.
-    pub fn bare_endpoint(&self) -> Result<Endpoint, String> {
+    pub fn bare_endpoint(&self) -> crate::error::Result<Endpoint> {
         if let Some(cmd) = &self.server {
             if self.auth.auth_type.is_some() {
                 return Err("--auth-type is for a server reached over HTTP (--url)".into());
@@ -165,14 +173,19 @@ impl TargetArgs {
             let argv = shlex::split(cmd)
                 .filter(|a| !a.is_empty())
                 .ok_or_else(|| format!("cannot split --server {cmd:?}: check its quotes"))?;
-            let (command, rest) = argv.split_first().ok_or("--server is empty")?;
+            let (command, rest) = argv
+                .split_first()
+                .ok_or_else(|| Error::from("--server is empty"))?;
             return Ok(Endpoint::Stdio {
                 command: command.clone(),
                 args: rest.to_vec(),
                 env: Vec::new(),
             });
         }
-        let url = self.url.clone().ok_or("give --server CMD or --url URL")?;
+        let url = self
+            .url
+            .clone()
+            .ok_or_else(|| Error::from("give --server CMD or --url URL"))?;
         let mut headers = Vec::new();
         for h in &self.headers {
             let (k, v) = h
@@ -181,9 +194,12 @@ impl TargetArgs {
             headers.push((k.trim().to_string(), v.trim().to_string()));
         }
         let auth = match self.auth.block()? {
-            Some(block) => Some(authorizer(&url, &block, |v| {
-                mcpcheck_core::template::expand_env(v, &|n| std::env::var(n).ok()).0
-            })?),
+            Some(block) => Some(
+                authorizer(&url, &block, |v| {
+                    mcpcheck_core::template::expand_env(v, &|n| std::env::var(n).ok()).0
+                })
+                .map_err(|e| Error::Usage(e.to_string()))?,
+            ),
             None => None,
         };
         Ok(match self.transport {

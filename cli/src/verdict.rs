@@ -66,11 +66,11 @@ pub fn report_target(s: &str) -> std::result::Result<(Format, PathBuf), String> 
         .split_once('=')
         .ok_or_else(|| format!("write it as FORMAT=PATH (e.g. sarif=mcpcheck.sarif), not `{s}`"))?;
     let format = Format::parse(format)
-        .filter(|f| Format::FINDINGS.contains(f))
+        .filter(|f| Format::FINDINGS.contains(f) || *f == Format::Html)
         .ok_or_else(|| {
             let names: Vec<&str> = Format::FINDINGS.iter().map(|f| f.as_str()).collect();
             format!(
-                "`{format}` is not a format: give one of {}",
+                "`{format}` is not a format: give one of {}, html (PATH a folder)",
                 names.join(", ")
             )
         })?;
@@ -85,9 +85,17 @@ pub fn report_target(s: &str) -> std::result::Result<(Format, PathBuf), String> 
 #[derive(Debug, Clone, Default, Args)]
 pub struct FindingsArgs {
     /// Write the report in FORMAT to PATH, besides stdout (repeatable):
-    /// text, json, sarif, junit, markdown, github or tap.
+    /// text, json, sarif, junit, markdown, github, tap, or html (PATH a
+    /// folder).
     #[arg(long = "report", value_name = "FORMAT=PATH", value_parser = report_target)]
     pub reports: Vec<(Format, PathBuf)>,
+
+    /// Write the HTML report into the folder DIR: every finding grouped by
+    /// item with its rule's explanation and fix, filters and search. It
+    /// opens from file:// and makes no request; `mcpcheck show-report DIR`
+    /// serves it. The same as `--report html=DIR`.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
 
     /// Only rules matching these count: codes (E103), code prefixes (S5) or
     /// families (lint); comma-separated or repeated. Adds to the config
@@ -150,7 +158,7 @@ pub fn finish(
     args: &FindingsArgs,
     judged: &[Family],
 ) -> Result<ExitCode> {
-    finish_redacted(report, format, args, judged, &Redactor::new())
+    finish_with(report, format, args, judged, None)
 }
 
 /// [`finish`], with `redactor` hiding secrets in every rendering (what
@@ -160,12 +168,26 @@ pub fn finish(
 ///
 /// As [`finish`].
 pub fn finish_redacted(
-    mut report: Report,
+    report: Report,
     format: FindingsFormat,
     args: &FindingsArgs,
     judged: &[Family],
     redactor: &Redactor,
 ) -> Result<ExitCode> {
+    finish_with(report, format, args, judged, Some(redactor))
+}
+
+fn finish_with(
+    mut report: Report,
+    format: FindingsFormat,
+    args: &FindingsArgs,
+    judged: &[Family],
+    redactor: Option<&Redactor>,
+) -> Result<ExitCode> {
+    let hide = |text: String| match redactor {
+        Some(r) => r.redact_str(&text),
+        None => text,
+    };
     let selection = args.selection()?;
     report.retain(|f| selection.runs(f.rule));
     if let Some(loaded) = crate::config::loaded() {
@@ -173,6 +195,7 @@ pub fn finish_redacted(
     }
     if let Some(path) = &args.baseline {
         match crate::files::read_text(path)
+            .map_err(|e| e.to_string())
             .and_then(|t| baseline::read(&t).map_err(|e| e.to_string()))
         {
             Ok(known) => {
@@ -194,11 +217,23 @@ pub fn finish_redacted(
         }
     }
     let shown = render::render(&report, format.format(), paint_for_stdout()).unwrap_or_default();
-    out(&redactor.redact_str(&shown));
-    for (format, path) in &args.reports {
+    out(&hide(shown));
+    let html = args.html.iter().chain(
+        args.reports
+            .iter()
+            .filter(|(f, _)| *f == Format::Html)
+            .map(|(_, p)| p),
+    );
+    for dir in html {
+        let title = format!("mcpcheck {}: {}", report.command, report.subject);
+        if let Err(e) = crate::html::write_findings(dir, &report, &title, redactor) {
+            err(&format!("mcpcheck: HTML report not written: {e}\n"));
+        }
+    }
+    for (format, path) in args.reports.iter().filter(|(f, _)| *f != Format::Html) {
         let text =
             render::render(&report, *format, mcpcheck_core::diag::Paint::Plain).unwrap_or_default();
-        let text = redactor.redact_str(&text);
+        let text = hide(text);
         if let Err(e) = write(path, &text) {
             err(&format!("mcpcheck: {e}\n"));
         }
@@ -226,6 +261,7 @@ mod tests {
         assert_eq!(p, PathBuf::from("out/x.sarif"));
         assert!(report_target("sarif").is_err());
         assert!(report_target("pdf=x").is_err_and(|e| e.contains("text, json, sarif")));
+        assert_eq!(report_target("html=out").map(|t| t.0), Ok(Format::Html));
         assert!(report_target("json=").is_err());
     }
 }

@@ -28,12 +28,13 @@ fn judge(target: &[&str], version: &str) -> (Option<i32>, Value) {
     (code, v["revisions"][0].clone())
 }
 
-/// The rules with findings, sorted and without repeats.
+/// The rules with failing findings (level error), sorted and without repeats.
 fn failed(rev: &Value) -> Vec<String> {
     let mut ids: Vec<String> = rev["findings"]
         .as_array()
         .unwrap()
         .iter()
+        .filter(|f| f["level"] == "error")
         .filter_map(|f| f["rule"].as_str().map(str::to_string))
         .collect();
     ids.sort();
@@ -147,17 +148,50 @@ fn the_http_capture_records_each_header_and_status_and_stdio_none() {
     let expected: Vec<(String, String, String, String, String)> = vec![
         // A fixture prompt that needs elicitation, which the probe does not declare.
         row("prompts/get", v, v, "400", "-32021"),
+        // A read-only fixture tool that needs sampling.
+        row("tools/call", v, v, "400", "-32021"),
         row("mcpcheck/no-such-method", v, v, "404", "-32601"),
+        // The unknown tool, prompt and resource.
         row("tools/call", v, v, "200", "-32602"),
+        row("prompts/get", v, v, "200", "-32602"),
+        row("resources/read", v, v, "200", "-32602"),
         row("tools/list", "-", v, "400", "-32602"),
         row("tools/list", v, v, "400", "-32602"),
         row("tools/list", bad, v, "400", "-32020"),
         row("ping", v, v, "404", "-32601"),
         row("logging/setLevel", v, v, "404", "-32601"),
         row("initialize", v, v, "404", "-32601"),
+        row("resources/subscribe", v, v, "404", "-32601"),
+        row("resources/unsubscribe", v, v, "404", "-32601"),
         row("tools/list", bad, bad, "400", "-32022"),
+        // Mcp-Method wrong, then missing; Mcp-Name wrong; Mcp-Param wrong.
+        row("tools/list", v, v, "400", "-32020"),
+        row("tools/list", v, v, "400", "-32020"),
+        row("tools/call", v, v, "400", "-32020"),
+        row("tools/call", v, v, "400", "-32020"),
     ];
     assert_eq!(refusals(&capture), expected, "{capture:#}");
+    // The MCP headers each request went out with are recorded, the wrong
+    // ones as they were sent.
+    let headers: Vec<&Value> = capture["exchanges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["response"]["error"]["code"] == -32020)
+        .filter(|x| x["protocol_version_header"] == v)
+        .filter(|x| x["request"]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] == v)
+        .map(|x| &x["request_headers"])
+        .collect();
+    assert_eq!(
+        headers,
+        [
+            &serde_json::json!({"mcp-method": "tools/call"}),
+            &serde_json::json!({}),
+            &serde_json::json!({"mcp-method": "tools/call", "mcp-name": "mcpcheck.probe.other-tool"}),
+            &serde_json::json!({"mcp-method": "tools/call", "mcp-name": "test_custom_header", "mcp-param-region": "mcpcheck-mismatch"}),
+        ],
+        "{capture:#}"
+    );
     // Every answer over HTTP has its status.
     for x in capture["exchanges"].as_array().unwrap() {
         if x["response"].is_object() {
@@ -170,7 +204,11 @@ fn the_http_capture_records_each_header_and_status_and_stdio_none() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|x| x.get("http_status").is_some() || x.get("protocol_version_header").is_some())
+        .filter(|x| {
+            ["http_status", "protocol_version_header", "request_headers"]
+                .iter()
+                .any(|k| x.get(k).is_some())
+        })
         .collect();
     assert!(recorded.is_empty(), "{recorded:#?}");
 }
@@ -184,12 +222,18 @@ fn each_2026_fault_is_caught_by_exactly_its_rules() {
         ("skip-meta-validation", true, &["INV-040"]),
         ("no-result-type", false, &["INV-031", "INV-045"]),
         ("no-result-type", true, &["INV-031", "INV-045"]),
-        ("ignore-header-mismatch", true, &["INV-042"]),
+        (
+            "ignore-header-mismatch",
+            true,
+            &["INV-042", "INV-047", "INV-048"],
+        ),
         // Right codes, wrong statuses: every refusal the HTTP probe draws.
         (
             "refusal-status-200",
             true,
-            &["INV-040", "INV-041", "INV-042", "INV-043"],
+            &[
+                "INV-040", "INV-041", "INV-042", "INV-043", "INV-047", "INV-048", "INV-049",
+            ],
         ),
     ];
     for (fault, over_http, expected) in cases {
@@ -224,17 +268,32 @@ fn refusals_with_http_200_are_findings_naming_the_status_and_the_section() {
         .as_array()
         .unwrap()
         .iter()
+        .filter(|f| f["level"] == "error")
         .map(|f| (f["rule"].as_str().unwrap(), f["message"].as_str().unwrap()))
         .collect();
-    // Two -32602 refusals, the mismatch, three removed methods and the
-    // unknown one, the unsupported version: each with its code but HTTP 200.
-    assert_eq!(messages.len(), 8, "{messages:#?}");
+    // Two -32602 refusals, the version mismatch, five removed methods and
+    // the unknown one, the unsupported version, three routing headers and a
+    // Mcp-Param header, and two missing client capabilities: each with its
+    // code but HTTP 200.
+    assert_eq!(messages.len(), 16, "{messages:#?}");
     for (rule, message) in &messages {
+        if *rule == "INV-049" {
+            assert!(
+                message.ends_with("was refused with -32021, but over HTTP with status 200, not 400 (MCP 2026-07-28 basic/index §_meta)"),
+                "{message}"
+            );
+            continue;
+        }
         let (code, status, section) = match *rule {
             "INV-040" => ("-32602", "400", "basic/index §_meta"),
             "INV-041" => ("-32022", "400", "basic/transports §Protocol Version Header"),
             "INV-042" => ("-32020", "400", "basic/transports §Protocol Version Header"),
             "INV-043" => ("-32601", "404", "basic/transports §Protocol Version Header"),
+            "INV-047" | "INV-048" => (
+                "-32020",
+                "400",
+                "basic/transports/streamable-http §Server Validation",
+            ),
             other => panic!("{other}: {message}"),
         };
         assert!(
@@ -303,7 +362,15 @@ fn junit_and_sarif_reports() {
     assert_eq!(v["version"], "2.1.0");
     let results = v["runs"][0]["results"].as_array().unwrap();
     assert!(!results.is_empty());
-    assert!(results.iter().all(|r| r["ruleId"] == "INV-040"), "{out}");
+    // The errors are INV-040's; serve's logging capability is a note
+    // (deprecated in 2026-07-28), never an error.
+    for r in results {
+        match r["ruleId"].as_str() {
+            Some("INV-040") => assert_eq!(r["level"], "error", "{out}"),
+            Some("INV-055") => assert_eq!(r["level"], "note", "{out}"),
+            other => panic!("{other:?}: {out}"),
+        }
+    }
 }
 
 #[test]

@@ -128,12 +128,13 @@ fn serve_gets_only_the_findings_its_documentation_explains() {
     let (code, report, err) = doctor_json(&dir, &["--server", &serve_cmd(&[])]);
     // docs/doctor.md explains each: the 2020-12 fixture tool of the official
     // conformance suite (E604, I601), the tool whose structured content breaks
-    // its schema on purpose (A106), and tool errors of tools that need client
-    // capabilities the doctor does not declare (A301).
+    // its schema on purpose (A106), tool errors of tools that need client
+    // capabilities the doctor does not declare (A301), and the Logging that
+    // 2026-07-28 deprecates (INV-055, a note).
     let mut found = codes(&report, "findings");
     found.sort();
     found.dedup();
-    assert_eq!(found, ["A106", "A301", "E604", "I601"], "{err}");
+    assert_eq!(found, ["A106", "A301", "E604", "I601", "INV-055"], "{err}");
     assert_eq!(code, Some(1));
 }
 

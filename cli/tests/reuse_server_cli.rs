@@ -1,7 +1,9 @@
-//! `run --reuse-server`: tests with the same server share sessions, and a
-//! test that does not pass on a shared session is run again on a fresh one,
-//! so the verdicts are the default run's. The servers log each start, so the
-//! tests see how many were started.
+//! Reused servers (the default; `--reuse-server` says it again, `--isolate`
+//! turns it off): tests with the same server share sessions, the fixture
+//! copy is restored between them, and a test that does not pass on a shared
+//! session is run again on a fresh one, so the verdicts are those of a run
+//! where every test has its own. The servers log each start, so the tests
+//! see how many were started.
 
 mod cli_support;
 
@@ -74,10 +76,13 @@ fn shared_sessions_start_fewer_servers_and_never_change_a_verdict() {
         let count = |tag: &str| starts.lines().filter(|l| *l == tag).count();
         (doc, count("plain"), count("stateful"))
     };
-    let (default, plain, stateful) = run(&[]);
+    let (isolated, plain, stateful) = run(&["--isolate"]);
     assert_eq!((plain, stateful), (6, 3));
+    let (default, plain_default, stateful_default) = run(&[]);
+    assert_eq!(statuses(&default), statuses(&isolated));
+    assert_eq!((plain_default, stateful_default), (2, 3));
     let (reused, plain_shared, stateful_shared) = run(&["--reuse-server"]);
-    assert_eq!(statuses(&reused), statuses(&default));
+    assert_eq!(statuses(&reused), statuses(&isolated));
     assert_eq!(reused["summary"]["passed"], 7);
     // Plain: one shared server, and one more for the failing test's re-run.
     assert_eq!(plain_shared, 2);

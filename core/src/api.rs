@@ -502,6 +502,31 @@ pub struct SuiteValidation {
     pub rendered: String,
 }
 
+impl SuiteValidation {
+    /// What loading `file` (whose text is `text`) found.
+    pub fn of(file: &str, text: &str, loaded: &crate::suite::Loaded) -> SuiteValidation {
+        SuiteValidation {
+            file: file.to_string(),
+            ok: !loaded.has_errors(),
+            tests: loaded
+                .suite
+                .tests
+                .iter()
+                .map(|t| SuiteTest {
+                    name: t.name.clone(),
+                    line: t.line,
+                })
+                .collect(),
+            diagnostics: loaded.diagnostics.iter().map(DiagnosticDoc::from).collect(),
+            rendered: crate::diag::render(
+                &loaded.diagnostics,
+                &|_| Some(text),
+                crate::diag::Paint::Plain,
+            ),
+        }
+    }
+}
+
 /// Load a suite file (either form) and report every problem in it, as
 /// `mcpcheck validate` does. A bad suite is not an error: its problems are
 /// the result. `for_client`: the suite runs on a client it is given (the
@@ -513,31 +538,15 @@ pub fn validate_suite(file: &str, text: &str, for_client: bool) -> SuiteValidati
     } else {
         crate::suite::load(file, text)
     };
-    SuiteValidation {
-        file: file.to_string(),
-        ok: !loaded.has_errors(),
-        tests: loaded
-            .suite
-            .tests
-            .iter()
-            .map(|t| SuiteTest {
-                name: t.name.clone(),
-                line: t.line,
-            })
-            .collect(),
-        diagnostics: loaded.diagnostics.iter().map(DiagnosticDoc::from).collect(),
-        rendered: crate::diag::render(
-            &loaded.diagnostics,
-            &|_| Some(text),
-            crate::diag::Paint::Plain,
-        ),
-    }
+    SuiteValidation::of(file, text, &loaded)
 }
 
 /// Check a capture (its JSON text) against the conformance invariants: the
-/// report as the text `mcpcheck invariants --format json` prints
-/// (`invariants::render_json`, see docs/capture.md), so a caller that parses
-/// it keeps the documented key order and can write it back byte for byte;
+/// per-session report (`invariants::render_json`, see docs/capture.md) as
+/// text, whose members have the values of the `version`, `passed`,
+/// `sessions` and `hazards` of the findings document `mcpcheck invariants
+/// --format json` prints, so a caller that parses it keeps the documented
+/// key order and can write it back;
 /// or, when the text is not a usable capture, its problems as diagnostics of
 /// `file` (the JSON pointer of each in its hint).
 pub fn check_capture(file: &str, text: &str) -> Result<String, Vec<Diagnostic>> {

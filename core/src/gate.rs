@@ -12,6 +12,8 @@
 //! - With `fail_on_regression`, any regression against the baseline fails
 //!   the run, whatever the threshold: a test that passed before and does not
 //!   now is never "within tolerance".
+//! - With `fail_on_flaky`, a test that passed only on a retry (`--retries`)
+//!   fails the run: otherwise it counts as the pass it finally was.
 
 use crate::baseline::Comparison;
 use crate::report::percent;
@@ -24,6 +26,8 @@ pub struct GateOptions {
     pub threshold: Option<f64>,
     /// Fail on any regression against the baseline.
     pub fail_on_regression: bool,
+    /// Fail when a test passed only on a retry (`--fail-on-flaky`).
+    pub fail_on_flaky: bool,
 }
 
 /// The verdict and why.
@@ -76,6 +80,12 @@ pub fn decide(
                 ));
             }
         }
+    }
+    if opts.fail_on_flaky && s.flaky > 0 {
+        reasons.push(format!(
+            "{} passed only on a retry (--fail-on-flaky)",
+            crate::report::plural(s.flaky, "flaky test", "flaky tests")
+        ));
     }
     if opts.fail_on_regression
         && let Some(c) = comparison
@@ -172,6 +182,7 @@ mod tests {
                 &GateOptions {
                     threshold,
                     fail_on_regression,
+                    fail_on_flaky: false,
                 },
             );
             assert_eq!(
@@ -192,6 +203,7 @@ mod tests {
             &GateOptions {
                 threshold: Some(90.0),
                 fail_on_regression: true,
+                fail_on_flaky: false,
             },
         );
         assert_eq!(
@@ -203,5 +215,23 @@ mod tests {
         );
         let v = decide(&run(1, 1, 1, 0), None, &GateOptions::default());
         assert_eq!(v.reasons, vec!["2 of 3 tests did not pass".to_string()]);
+    }
+
+    #[test]
+    fn a_flaky_test_passes_unless_flaky_tests_fail_the_run() {
+        let mut flaky = TestResult::error("f", "a.yaml", None, "", 1);
+        flaky.status = TestStatus::Pass;
+        flaky.flaky = true;
+        let r = Results::new(vec![flaky], 1);
+        assert!(decide(&r, None, &GateOptions::default()).passed);
+        let strict = GateOptions {
+            fail_on_flaky: true,
+            ..GateOptions::default()
+        };
+        let v = decide(&r, None, &strict);
+        assert_eq!(
+            v.reasons,
+            vec!["1 flaky test passed only on a retry (--fail-on-flaky)".to_string()]
+        );
     }
 }

@@ -55,7 +55,7 @@ mod yaml;
 
 pub use check::Facts;
 pub use read::parse_duration_ms;
-pub use value::truncate;
+pub use value::{truncate, type_name};
 
 /// The version of mcpcheck (all crates and the npm package move together).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

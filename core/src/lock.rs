@@ -627,18 +627,7 @@ fn count(changes: &[Change], class: Class) -> usize {
     changes.iter().filter(|c| c.class == class).count()
 }
 
-const BASE: RuleInfo = RuleInfo {
-    code: "",
-    family: Family::Lock,
-    level: Level::Error,
-    severity: Severity::High,
-    title: "",
-    rationale: "",
-    source: "",
-    fix: "",
-    category: "",
-    aliases: &[],
-};
+const BASE: RuleInfo = RuleInfo::of(Family::Lock);
 
 /// The lock family: one rule per [`Class`], in its order.
 pub const RULES: [RuleInfo; 3] = [

@@ -252,9 +252,41 @@ pub const MAX_PATH_NESTING: usize = 32;
 /// multiply the work, so a short path could otherwise run for hours.
 pub const MAX_FILTER_NESTING: usize = 4;
 
+/// Why a written path is not one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathError {
+    /// Nothing is written.
+    Empty,
+    /// More than [`MAX_PATH_NESTING`] brackets or parentheses deep.
+    TooDeep,
+    /// More than [`MAX_FILTER_NESTING`] filters inside one another.
+    TooManyFilters,
+    /// Not RFC 9535 JSONPath (nor its dotted sugar): the parser's reason.
+    Syntax(String),
+}
+
+impl std::fmt::Display for PathError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Empty => f.write_str("the path is empty"),
+            Self::TooDeep => write!(
+                f,
+                "the path nests deeper than {MAX_PATH_NESTING} brackets or parentheses"
+            ),
+            Self::TooManyFilters => write!(
+                f,
+                "the path nests more than {MAX_FILTER_NESTING} filters inside one another"
+            ),
+            Self::Syntax(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for PathError {}
+
 /// Refuse a path whose nesting would overflow the parser's stack or make
 /// evaluation exponential, before it reaches the parser.
-fn check_nesting(path: &str) -> Result<(), String> {
+fn check_nesting(path: &str) -> Result<(), PathError> {
     // Open brackets and parentheses, and whether each opened a filter.
     let mut open: Vec<bool> = Vec::new();
     let mut quote: Option<char> = None;
@@ -276,14 +308,10 @@ fn check_nesting(path: &str) -> Result<(), String> {
                 let filter = c == '[' && chars.clone().find(|c| !c.is_whitespace()) == Some('?');
                 open.push(filter);
                 if open.len() > MAX_PATH_NESTING {
-                    return Err(format!(
-                        "the path nests deeper than {MAX_PATH_NESTING} brackets or parentheses"
-                    ));
+                    return Err(PathError::TooDeep);
                 }
                 if open.iter().filter(|f| **f).count() > MAX_FILTER_NESTING {
-                    return Err(format!(
-                        "the path nests more than {MAX_FILTER_NESTING} filters inside one another"
-                    ));
+                    return Err(PathError::TooManyFilters);
                 }
             }
             ']' | ')' => {
@@ -297,16 +325,16 @@ fn check_nesting(path: &str) -> Result<(), String> {
 
 impl Path {
     /// Compile `written` as a path from the document root.
-    pub fn parse(written: &str) -> Result<Path, String> {
+    pub fn parse(written: &str) -> Result<Path, PathError> {
         Path::parse_under(&[], written)
     }
 
     /// Compile `written` as a path relative to `base` (member names), e.g.
     /// `results[*].type` under `["json"]` selects `$.json.results[*].type`.
-    pub fn parse_under(base: &[&str], written: &str) -> Result<Path, String> {
+    pub fn parse_under(base: &[&str], written: &str) -> Result<Path, PathError> {
         let trimmed = written.trim();
         if trimmed.is_empty() {
-            return Err("the path is empty".into());
+            return Err(PathError::Empty);
         }
         check_nesting(trimmed)?;
         let mut prefix = String::from("$");
@@ -351,7 +379,9 @@ impl Path {
                 }
             }
         }
-        Err(first_err.unwrap_or_else(|| "invalid path".into()))
+        Err(PathError::Syntax(
+            first_err.unwrap_or_else(|| "invalid path".into()),
+        ))
     }
 
     /// The root path `$` (the whole document).
@@ -643,7 +673,8 @@ mod tests {
         let Err(e) = Path::parse(&parens) else {
             panic!("refused")
         };
-        assert!(e.contains("deeper than 32"), "{e}");
+        assert_eq!(e, PathError::TooDeep);
+        assert!(e.to_string().contains("deeper than 32"), "{e}");
         let mut filters = String::from("@.x");
         for _ in 0..22 {
             filters = format!("$[?{filters}]");
@@ -652,7 +683,8 @@ mod tests {
         let Err(e) = Path::parse(&format!("$[?{filters}]")) else {
             panic!("refused")
         };
-        assert!(e.contains("more than 4 filters"), "{e}");
+        assert_eq!(e, PathError::TooManyFilters);
+        assert!(e.to_string().contains("more than 4 filters"), "{e}");
         // Brackets inside quotes do not count; ordinary filters pass.
         assert!(Path::parse("$['[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[']").is_ok());
         assert!(Path::parse("$.results[?@.score > 0.5].id").is_ok());

@@ -85,20 +85,23 @@ impl LoadCx {
     /// entry is dropped, as if the key were not written, with a warning.
     /// (Not for mappings whose values are data, where `null` means null.)
     pub fn struct_entries<'n>(&mut self, n: &'n Node, what: &str, allowed: &[&str]) -> Entries<'n> {
-        self.struct_entries_placed(n, what, allowed, |_| None)
+        self.struct_entries_placed(n, what, allowed, &[], |_| None)
     }
 
-    /// [`LoadCx::struct_entries`] with [`LoadCx::entries_placed`]'s `elsewhere`.
+    /// [`LoadCx::struct_entries`] with [`LoadCx::entries_placed`]'s `elsewhere`;
+    /// the keys of `keep_null` (this tool's own, where `null` means something)
+    /// keep their `null`.
     pub fn struct_entries_placed<'n>(
         &mut self,
         n: &'n Node,
         what: &str,
         allowed: &[&str],
+        keep_null: &[&str],
         elsewhere: impl Fn(&str) -> Option<String>,
     ) -> Entries<'n> {
         let mut entries = self.entries_placed(n, what, allowed, elsewhere);
         entries.retain(|(key, k, v)| {
-            if !v.is_null() {
+            if !v.is_null() || keep_null.contains(key) {
                 return true;
             }
             self.warning(

@@ -407,6 +407,11 @@ impl Redactor {
             m.unresolved = m.unresolved.iter().map(r).collect();
         }
         t.warnings = t.warnings.iter().map(r).collect();
+        for a in &mut t.attempts {
+            a.message = r(&a.message);
+        }
+        t.tags = t.tags.iter().map(r).collect();
+        t.server = r(&t.server);
         t
     }
 

@@ -30,6 +30,26 @@
 //! `status` is `pass`, `fail` (an expectation was false), `error` (could not be
 //! evaluated: crash, timeout, transport failure, bad configuration) or `skip`.
 //!
+//! ## Retries and flaky tests
+//!
+//! With `--retries N` a test that did not pass is run again, up to N more
+//! times. One that passes on a later attempt is *flaky*: its `status` stays
+//! `pass` (what it finally did, so a reader that knows only the four statuses
+//! reads it as it always would), and `"flaky": true` tells it apart; every
+//! renderer shows it as `flaky`, distinct from pass and fail
+//! ([`TestResult::outcome`]). `attempts` lists every attempt in order (the
+//! last is the one reported), and `summary.flaky` counts the flaky tests
+//! (they are among `summary.passed`). A test that ran once has none of these.
+//!
+//! ```json
+//! { "name": "…", "status": "pass", "flaky": true, "duration_ms": 9,
+//!   "attempts": [ {"status": "fail", "duration_ms": 12, "message": "expected …"},
+//!                 {"status": "pass", "duration_ms": 9} ] }
+//! ```
+//!
+//! A test may also carry `tags` (from its suite's `tags:`) and `server` (the
+//! label of the server it ran against), for reports that filter by them.
+//!
 //! ## Trials
 //!
 //! With `--trials k` (k > 1) every test runs k times and [`Results::from_trials`]
@@ -266,6 +286,48 @@ pub struct TestResult {
     /// k > 1); never from the npm package.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trials: Option<Trials>,
+    /// Passed on a retry after failing (`mcpcheck run --retries N`): the
+    /// status is `pass`, the outcome `flaky`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub flaky: bool,
+    /// Every attempt, in order, when the test was retried (the last one is
+    /// the reported one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub attempts: Vec<Attempt>,
+    /// The test's tags, as its suite wrote them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub tags: Vec<String>,
+    /// The label of the server the test ran against (its command line or
+    /// URL, secrets hidden).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub server: String,
+}
+
+/// One attempt of a retried test.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(tsify::Tsify))]
+pub struct Attempt {
+    pub status: TestStatus,
+    pub duration_ms: u64,
+    /// The attempt's message (why it failed); absent when it passed.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub message: String,
+}
+
+impl Attempt {
+    /// The attempt a result records.
+    pub fn of(t: &TestResult) -> Attempt {
+        Attempt {
+            status: t.status,
+            duration_ms: t.duration_ms,
+            message: t.message.clone(),
+        }
+    }
 }
 
 /// One test's outcomes over k trials.
@@ -379,6 +441,10 @@ impl TestResult {
                 .collect(),
             warnings: Vec::new(),
             trials: None,
+            flaky: false,
+            attempts: Vec::new(),
+            tags: Vec::new(),
+            server: String::new(),
         }
     }
 
@@ -404,6 +470,10 @@ impl TestResult {
             derived_metrics: Vec::new(),
             warnings: Vec::new(),
             trials: None,
+            flaky: false,
+            attempts: Vec::new(),
+            tags: Vec::new(),
+            server: String::new(),
         }
     }
 
@@ -413,6 +483,47 @@ impl TestResult {
             status: TestStatus::Skip,
             ..TestResult::error(name, file, line, reason, 0)
         }
+    }
+
+    /// What became of the test, as reports word it: `flaky` for a test that
+    /// passed on a retry, else its status (`pass`, `fail`, `error`, `skip`).
+    pub fn outcome(&self) -> &'static str {
+        if self.flaky {
+            "flaky"
+        } else {
+            self.status.as_str()
+        }
+    }
+
+    /// [`TestResult::outcome`] in capitals, as the text report labels it.
+    pub fn label(&self) -> &'static str {
+        if self.flaky {
+            "FLAKY"
+        } else {
+            self.status.label()
+        }
+    }
+
+    /// Fold the attempts of a retried test (in order; the last is the one
+    /// that counts) into one result: the last attempt's, with every attempt
+    /// listed and `flaky` when it passed after one that did not.
+    /// `None` for an empty list; one attempt is returned as it is.
+    pub fn retried(mut attempts: Vec<TestResult>) -> Option<TestResult> {
+        let mut last = attempts.pop()?;
+        if attempts.is_empty() {
+            return Some(last);
+        }
+        let mut listed: Vec<Attempt> = attempts.iter().map(Attempt::of).collect();
+        listed.push(Attempt::of(&last));
+        last.flaky =
+            last.status == TestStatus::Pass && attempts.iter().any(|a| !a.status.is_success());
+        for w in attempts.iter().flat_map(|a| &a.warnings) {
+            if !last.warnings.contains(w) {
+                last.warnings.push(w.clone());
+            }
+        }
+        last.attempts = listed;
+        Some(last)
     }
 
     /// A test that failed before its checks could run (e.g. a JSON-RPC error
@@ -445,6 +556,14 @@ pub struct Summary {
     pub errored: usize,
     pub skipped: usize,
     pub duration_ms: u64,
+    /// The passed tests that passed only on a retry (counted in `passed`
+    /// too); absent when there are none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flaky: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Summary {
@@ -457,6 +576,7 @@ impl Summary {
             errored: count(TestStatus::Error),
             skipped: count(TestStatus::Skip),
             duration_ms,
+            flaky: tests.iter().filter(|t| t.flaky).count(),
         }
     }
 

@@ -273,6 +273,335 @@ pub fn checks(snapshot: Option<&Snapshot>) -> Vec<Item> {
     }
 }
 
+/// A test's expected answer written in its suite: `snapshot:` (both suite
+/// forms). Its value is the answer's text, or `{text, is_error}` for an
+/// answer that is a tool error; left empty, `run --update-snapshots` fills
+/// it in. Every run compares the test's answer with it, as with a
+/// `.snapshots.json` snapshot ([`checks`]), and `--update-snapshots`
+/// writes the new answer in its place, in the file's own text
+/// ([`inline_edit`]), so a review shows the expected answer in the diff.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InlineSnapshot {
+    /// The answer written, `None` while `snapshot:` is empty.
+    pub recorded: Option<Recorded>,
+    /// Where the `snapshot` key is written.
+    pub key: Span,
+    /// Where its value is written (`None` when it is empty).
+    pub value: Option<Span>,
+}
+
+/// An answer as a snapshot keeps it: its text (fixture copies normalized,
+/// see [`recorded_text`]) and whether it is a tool error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recorded {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// Read a test's `snapshot:` (`key` where the key is, `v` its value);
+/// `is_tool` tells whether the test calls a tool (only those have one).
+/// Problems are diagnostics; `None` when the key cannot be used.
+pub(crate) fn read_inline(
+    cx: &mut crate::read::LoadCx,
+    key: Span,
+    v: &crate::yaml::Node,
+    is_tool: bool,
+) -> Option<InlineSnapshot> {
+    if !is_tool {
+        cx.error_hint(
+            key,
+            "`snapshot` is the answer of a tool test, and this test calls no tool",
+            "remove it, or give the test an `assert:` block (a `tool:` in a `tests:` list)",
+        );
+        return None;
+    }
+    let value = (!v.is_null()).then_some(v.span);
+    let recorded = if v.is_null() {
+        None
+    } else if v.as_map().is_some() {
+        let entries = cx.entries(v, "snapshot", &["text", "is_error"]);
+        let mut text = None;
+        let mut is_error = false;
+        for (k, _, n) in entries {
+            match k {
+                "text" => text = cx.string(n, "text"),
+                _ => is_error = cx.bool(n, "is_error").unwrap_or(false),
+            }
+        }
+        match text {
+            Some(text) => Some(Recorded { text, is_error }),
+            None => {
+                cx.error_hint(
+                    v.span,
+                    "this `snapshot` has no `text`",
+                    "write the answer's text as `text:` (or leave `snapshot:` empty for --update-snapshots to fill in)",
+                );
+                return None;
+            }
+        }
+    } else if v.as_seq().is_some() {
+        cx.error_hint(
+            v.span,
+            "`snapshot` is the answer's text, or `{text, is_error}`, not a list",
+            "leave `snapshot:` empty and run with --update-snapshots to record it",
+        );
+        return None;
+    } else {
+        Some(Recorded {
+            text: cx.string(v, "snapshot")?,
+            is_error: false,
+        })
+    };
+    Some(InlineSnapshot {
+        recorded,
+        key,
+        value,
+    })
+}
+
+/// The checks of an inline snapshot: those of [`checks`], located at the
+/// snapshot in the suite, so a report points at the expected answer.
+pub fn inline_checks(s: &InlineSnapshot) -> Vec<Item> {
+    let snapshot = s.recorded.as_ref().map(|r| Snapshot {
+        name: String::new(),
+        tool: String::new(),
+        text: r.text.clone(),
+        is_error: r.is_error,
+        checksum: String::new(),
+    });
+    let mut items = checks(snapshot.as_ref());
+    for item in &mut items {
+        if let Item::Check(c) = item {
+            c.span = s.value.unwrap_or(s.key);
+            if snapshot.is_none()
+                && let Matcher::Unmet { reason, .. } = &mut c.matcher
+            {
+                *reason = "`snapshot:` is empty: record the answer with --update-snapshots".into();
+            }
+        }
+    }
+    items
+}
+
+/// The byte offset of a 1-based line and column (in characters) of `text`;
+/// the end of the text when it is past it.
+fn offset(text: &str, line: u32, col: u32) -> usize {
+    let mut at = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line as usize {
+            let chars = col.saturating_sub(1) as usize;
+            return at
+                + l.char_indices()
+                    .nth(chars)
+                    .map_or(l.trim_end_matches('\n').len(), |(b, _)| b);
+        }
+        at += l.len();
+    }
+    text.len()
+}
+
+/// Whether YAML can hold `c` as it is (its printable set, and tab).
+fn yaml_printable(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\u{20}'..='\u{7e}' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+}
+
+/// `s` as a YAML double-quoted scalar: every character YAML cannot hold as
+/// it is escaped.
+fn double_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if yaml_printable(c) && c != '\u{85}' && c != '\u{feff}' => out.push(c),
+            c if (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push_str(&format!("\\U{:08x}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// `text` as a YAML value after `key:` whose content lines are indented by
+/// `indent` spaces: with `block`, a literal block (`|-`, `|`, `|+`, with an
+/// indentation indicator when the first line starts with a space) for text
+/// of several lines that YAML can hold as it is; otherwise a double-quoted
+/// scalar on the key's line. As (what goes on the key's line, starting with
+/// the space after the colon; the lines below it, each after a newline).
+fn scalar_value(text: &str, indent: usize, block: bool) -> (String, String) {
+    let block = block
+        && text.contains('\n')
+        && text
+            .chars()
+            .all(|c| yaml_printable(c) && c != '\u{85}' && c != '\u{feff}');
+    if !block {
+        return (format!(" {}", double_quoted(text)), String::new());
+    }
+    let body = text.trim_end_matches('\n');
+    let chomp = match text.len() - body.len() {
+        0 => "-",
+        1 => "",
+        _ => "+",
+    };
+    let first = body.split('\n').find(|l| !l.is_empty()).unwrap_or("");
+    let indicator = if first.starts_with(' ') || body.is_empty() {
+        "2"
+    } else {
+        ""
+    };
+    let pad = " ".repeat(indent);
+    // The lines of the text, and for `|+` its empty trailing lines too.
+    let lines: Vec<&str> = if chomp == "+" {
+        let all: Vec<&str> = text.split('\n').collect();
+        all[..all.len() - 1].to_vec()
+    } else {
+        body.split('\n').collect()
+    };
+    let mut below = String::new();
+    for l in lines {
+        below.push('\n');
+        if !l.is_empty() {
+            below.push_str(&pad);
+            below.push_str(l);
+        }
+    }
+    (format!(" |{indicator}{chomp}"), below)
+}
+
+/// How `--update-snapshots` writes `answer` into the suite `text` at
+/// snapshot `s` (read from that same text): the byte range to replace and
+/// what to put there. The rest of the file (comments, layout, the other
+/// keys) stays as it is; only the snapshot's value changes, and a comment
+/// on the key's line is kept. The value ends where the key's block ends:
+/// the last line indented deeper than the key (a value on the key's line
+/// ends with it). With `block`, text of several lines is written as a
+/// literal block, else as a double-quoted scalar (which holds any text; a
+/// caller that reads the result back and finds another answer writes that
+/// instead). `Err` when the key is not written in block style (a `{…}`
+/// test).
+pub fn inline_edit(
+    text: &str,
+    s: &InlineSnapshot,
+    answer: &Recorded,
+    block: bool,
+) -> Result<(std::ops::Range<usize>, String), String> {
+    let key_start = offset(text, s.key.line, s.key.col);
+    let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
+    let prefix = &text[line_start..key_start];
+    if !prefix.chars().all(|c| c == ' ' || c == '-') {
+        return Err(
+            "its `snapshot` is inside a `{…}` mapping: write the test in block style (one key a line) to have it updated"
+                .into(),
+        );
+    }
+    let indent = prefix.chars().count();
+    let after_key = &text[key_start..];
+    let colon = after_key
+        .find(':')
+        .filter(|i| after_key[..*i].trim_end().trim_matches(['"', '\'']) == "snapshot")
+        .ok_or("its `snapshot` key could not be found where the suite says it is")?;
+    let start = key_start + colon + 1;
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    // What follows the value on the key's line: a comment, kept.
+    let comment_of = |from: usize| -> &str {
+        let rest = &text[from.min(line_end)..line_end];
+        if rest.trim_start().starts_with('#') && (rest.starts_with([' ', '\t']) || rest.is_empty())
+        {
+            rest
+        } else {
+            ""
+        }
+    };
+    let (end, comment) = match s.value {
+        // A value on the key's line (a plain or quoted scalar, `{…}`).
+        Some(v) if v.line == s.key.line && v.end_line == v.line => {
+            let first = text[start..line_end].trim_start();
+            if first.starts_with('|') || first.starts_with('>') {
+                (block_end(text, line_end, indent), "")
+            } else {
+                let at = offset(text, v.line, v.col);
+                // The parser's span of a quoted scalar runs on past its
+                // closing quote: that quote ends it.
+                let end = quoted_end(text, at, line_end)
+                    .unwrap_or_else(|| offset(text, v.end_line, v.end_col).clamp(start, line_end));
+                (line_end, comment_of(end))
+            }
+        }
+        Some(_) => (block_end(text, line_end, indent), ""),
+        // An empty value: the key's line, and its comment.
+        None => {
+            let rest = &text[start..line_end];
+            let from = rest
+                .find(" #")
+                .or_else(|| rest.find("\t#"))
+                .map_or(rest.len(), |i| rest[..=i].trim_end().len());
+            (line_end, &rest[from..])
+        }
+    };
+    let content = indent + 2;
+    let (head, below) = if answer.is_error {
+        let pad = " ".repeat(content);
+        let (h, b) = scalar_value(&answer.text, content + 2, block);
+        (
+            String::new(),
+            format!("\n{pad}text:{h}{b}\n{pad}is_error: true"),
+        )
+    } else {
+        scalar_value(&answer.text, content, block)
+    };
+    Ok((start..end, format!("{head}{comment}{below}")))
+}
+
+/// Just past the closing quote of the quoted scalar that starts at `at`
+/// (before `line_end`); `None` when none starts there.
+fn quoted_end(text: &str, at: usize, line_end: usize) -> Option<usize> {
+    let line = &text[at..line_end];
+    let quote = line.chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let mut chars = line.char_indices().skip(1).peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' if quote == '"' => {
+                chars.next();
+            }
+            c if c == quote => {
+                if quote == '\'' && chars.peek().is_some_and(|(_, n)| *n == '\'') {
+                    chars.next();
+                    continue;
+                }
+                return Some(at + i + 1);
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The end of the block below a key's line that ends at `line_end`: its
+/// last line indented deeper than `indent` (blank lines inside count,
+/// trailing ones do not).
+fn block_end(text: &str, line_end: usize, indent: usize) -> usize {
+    let mut end = line_end;
+    let mut at = line_end;
+    while at < text.len() {
+        let next = at + 1;
+        let stop = text[next..].find('\n').map_or(text.len(), |i| next + i);
+        let line = &text[next..stop];
+        let depth = line.len() - line.trim_start_matches(' ').len();
+        if !line.trim().is_empty() {
+            if depth <= indent {
+                break;
+            }
+            end = stop;
+        }
+        at = stop;
+    }
+    end
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -403,5 +732,184 @@ mod tests {
         );
         let prose = verdict(json!({"result": {}, "text": "Invalid timezone: 'x'"}));
         assert_eq!(prose.verdict, score::Verdict::Fail);
+    }
+
+    /// The snapshot of the test called `name` in `text`.
+    fn inline(text: &str, name: &str) -> InlineSnapshot {
+        let loaded = crate::suite::load("s.yaml", text);
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        loaded
+            .suite
+            .tests
+            .into_iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.snapshot)
+            .unwrap_or_else(|| panic!("no snapshot on {name}"))
+    }
+
+    /// `text` with the snapshot of `name` set to `answer`, as
+    /// `--update-snapshots` writes it (a block when it reads back, else
+    /// quoted).
+    fn updated(text: &str, name: &str, answer: &Recorded) -> String {
+        for block in [true, false] {
+            let (range, value) = inline_edit(text, &inline(text, name), answer, block).unwrap();
+            let mut out = text.to_string();
+            out.replace_range(range, &value);
+            if inline(&out, name).recorded.as_ref() == Some(answer) {
+                return out;
+            }
+        }
+        panic!("{answer:?} does not read back")
+    }
+
+    fn answer(text: &str, is_error: bool) -> Recorded {
+        Recorded {
+            text: text.into(),
+            is_error,
+        }
+    }
+
+    const COMPOSED: &str = "name: s
+servers:
+  ref: {command: x}
+tests:
+  # the first test
+  - name: plain
+    server: ref
+    tool: echo
+    snapshot: \"old answer\"  # a note
+    tags: [a]
+  - name: empty
+    server: ref
+    tool: echo
+    snapshot:   # fill me
+  - snapshot: |
+      two
+      lines
+    name: first key
+    server: ref
+    tool: echo
+  # the end
+";
+
+    #[test]
+    fn an_inline_snapshot_is_read_in_both_forms_and_checked_at_its_line() {
+        let s = inline(COMPOSED, "plain");
+        assert_eq!(s.recorded, Some(answer("old answer", false)));
+        assert_eq!(s.key.line, 9);
+        assert_eq!(inline(COMPOSED, "empty").recorded, None);
+        assert_eq!(
+            inline(COMPOSED, "first key").recorded,
+            Some(answer("two\nlines\n", false))
+        );
+        let items = inline_checks(&s);
+        assert_eq!(items.len(), 2);
+        let Item::Check(c) = &items[0] else {
+            panic!("a check")
+        };
+        assert_eq!(c.span.line, 9);
+        let file = "name: t\nserver: {command: x}\nassert: {tool: echo}\nsnapshot: {text: nope, is_error: true}\n";
+        assert_eq!(inline(file, "t").recorded, Some(answer("nope", true)));
+        let empty = inline(
+            "name: t\nserver: {command: x}\nassert: {tool: echo}\nsnapshot:\n",
+            "t",
+        );
+        assert_eq!(empty.recorded, None);
+        let Item::Check(c) = &inline_checks(&empty)[0] else {
+            panic!("a check")
+        };
+        assert!(
+            matches!(&c.matcher, Matcher::Unmet { reason, .. } if reason.contains("--update-snapshots"))
+        );
+    }
+
+    #[test]
+    fn a_snapshot_where_it_does_not_belong_is_an_error() {
+        for (text, says) in [
+            (
+                "name: t\nserver: {command: x}\nassert_prompts: {list: {}}\nsnapshot: x\n",
+                "calls no tool",
+            ),
+            (
+                "name: t\nserver: {command: x}\nassert: {tool: echo}\nsnapshot: [a]\n",
+                "not a list",
+            ),
+            (
+                "name: t\nserver: {command: x}\nassert: {tool: echo}\nsnapshot: {is_error: true}\n",
+                "no `text`",
+            ),
+            (
+                "name: t\nserver: {command: x}\nassert: {tool: echo}\nsnapshot: {text: a, iserror: true}\n",
+                "unknown key",
+            ),
+        ] {
+            let loaded = crate::suite::load("s.yaml", text);
+            assert!(
+                loaded.diagnostics.iter().any(|d| d.message.contains(says)),
+                "{text}: {:?}",
+                loaded.diagnostics
+            );
+        }
+    }
+
+    #[test]
+    fn updating_changes_the_value_only_and_keeps_comments_and_layout() {
+        let one = updated(COMPOSED, "plain", &answer("hello", false));
+        assert!(
+            one.contains("    snapshot: \"hello\"  # a note\n    tags: [a]\n"),
+            "{one}"
+        );
+        let two = updated(&one, "empty", &answer("a\nb", false));
+        assert!(
+            two.contains("    snapshot: |-   # fill me\n      a\n      b\n  - snapshot:"),
+            "{two}"
+        );
+        let three = updated(&two, "first key", &answer("disk full", true));
+        assert!(
+            three.contains("  - snapshot:\n      text: \"disk full\"\n      is_error: true\n    name: first key\n"),
+            "{three}"
+        );
+        // Everything else is as it was.
+        for line in COMPOSED
+            .lines()
+            .filter(|l| !l.contains("snapshot") && !l.starts_with("      "))
+        {
+            assert!(three.contains(line), "{line:?} is gone:\n{three}");
+        }
+        assert!(three.ends_with("  # the end\n"));
+    }
+
+    #[test]
+    fn any_text_reads_back_as_it_was() {
+        let file =
+            "name: t\nserver: {command: x}\nassert: {tool: echo}\nsnapshot: old\ntimeout: 5s\n";
+        for text in [
+            "",
+            "one line",
+            "two\nlines",
+            "trailing newline\n",
+            "two trailing\n\n",
+            "  leading spaces\nnext",
+            "\n\nleading blank lines",
+            "tab\tinside\nand \"quotes\" and \\ backslash",
+            "control \u{1} and \r\n carriage",
+            "unicode é ü 😀\nsecond",
+            "# looks like a comment\n- looks: like yaml",
+            "line with trailing space \nnext",
+        ] {
+            for is_error in [false, true] {
+                let out = updated(file, "t", &answer(text, is_error));
+                assert!(out.ends_with("timeout: 5s\n"), "{text:?}: {out}");
+                let loaded = crate::suite::load("s.yaml", &out);
+                assert!(!loaded.has_errors(), "{text:?}: {out}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_snapshot_inside_a_flow_mapping_is_not_rewritten() {
+        let text = "name: s\nservers: {ref: {command: x}}\ntests:\n  - {name: t, server: ref, tool: echo, snapshot: old}\n";
+        let e = inline_edit(text, &inline(text, "t"), &answer("new", false), true).unwrap_err();
+        assert!(e.contains("block style"), "{e}");
     }
 }

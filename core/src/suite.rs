@@ -368,6 +368,11 @@ pub struct Test {
     pub skip: Option<String>,
     /// Skip unless every one of these environment variables is set.
     pub skip_unless_env: Vec<String>,
+    /// `tags`: words to filter the test by in reports.
+    pub tags: Vec<String>,
+    /// `snapshot`: the answer this tool test expects, kept in the suite
+    /// (compared on every run; written by `run --update-snapshots`).
+    pub snapshot: Option<crate::snapshot::InlineSnapshot>,
 }
 
 /// A hook step: a program and its arguments (split with POSIX shell rules,
@@ -427,6 +432,10 @@ pub struct SuiteFile {
     /// composed file's tests with each other; a test file's with the other
     /// test files of its directory that say so.
     pub share_server: bool,
+    /// The file says `share_server: false`: its tests never share a
+    /// session, even in a run that reuses servers (its server keeps state
+    /// between calls that a test must not see).
+    pub isolate: bool,
     pub tests: Vec<Test>,
 }
 
@@ -488,6 +497,8 @@ const TEST_KEYS: &[&str] = &[
     "skip_unless_env",
     "threshold",
     "derivedMetrics",
+    "tags",
+    "snapshot",
 ];
 
 const COMPOSED_TEST_EXTRA: &[&str] = &["tool", "args", "expect"];
@@ -582,6 +593,7 @@ fn load_file(cx: &mut LoadCx, text: &str, budget: &mut LoadBudget) -> Loaded {
         env: Vec::new(),
         hooks: Hooks::default(),
         share_server: false,
+        isolate: false,
         tests: Vec::new(),
     };
     let root = match yaml::parse_within(
@@ -624,7 +636,9 @@ fn load_file(cx: &mut LoadCx, text: &str, budget: &mut LoadBudget) -> Loaded {
             suite.tests.push(t);
         }
         if let Some(s) = root.get("share_server").filter(|n| !n.is_null()) {
-            suite.share_server = cx.bool(s, "share_server").unwrap_or(false);
+            let share = cx.bool(s, "share_server");
+            suite.share_server = share.unwrap_or(false);
+            suite.isolate = share == Some(false);
         }
     }
     let mut diagnostics = std::mem::take(&mut cx.diags);
@@ -671,7 +685,9 @@ fn load_composed(cx: &mut LoadCx, root: &Node, suite: &mut SuiteFile) {
         suite.env = cx.string_map(e, "env").unwrap_or_default();
     }
     if let Some(s) = get("share_server") {
-        suite.share_server = cx.bool(s, "share_server").unwrap_or(false);
+        let share = cx.bool(s, "share_server");
+        suite.share_server = share.unwrap_or(false);
+        suite.isolate = share == Some(false);
     }
     if let Some(h) = get("hooks") {
         suite.hooks = load_hooks(cx, h);
@@ -1251,6 +1267,22 @@ fn load_test(
     );
     let server = test_server(cx, node, &keys, defaults, suite_env, &picked, &name);
     let skip = read_skip(cx, &keys);
+    let tags = keys
+        .get("tags")
+        .and_then(|t| cx.strings(t, "tags"))
+        .map(|v| v.into_iter().map(|(s, _)| s).collect())
+        .unwrap_or_default();
+    let snapshot = keys.get("snapshot").and_then(|v| {
+        let key = keys.span("snapshot").unwrap_or(v.span);
+        let is_tool = matches!(
+            picked.block.as_ref().map(|b| &b.action),
+            Some(Action::Tool { .. })
+        );
+        crate::snapshot::read_inline(cx, key, v, is_tool)
+    });
+    if let Some(s) = &snapshot {
+        expect.items.extend(crate::snapshot::inline_checks(s));
+    }
 
     // Setup calls and template variables.
     let setup = keys
@@ -1286,6 +1318,8 @@ fn load_test(
         settle_ms: timing.settle_ms,
         skip,
         skip_unless_env: timing.skip_unless_env,
+        tags,
+        snapshot,
     })
 }
 
@@ -1299,7 +1333,8 @@ fn test_entries<'n>(cx: &mut LoadCx, node: &'n Node, composed: bool) -> TestKeys
     let entries = if composed {
         cx.entries(node, "test", &keys)
     } else {
-        cx.struct_entries_placed(node, "test file", &keys, |key| {
+        // An empty `snapshot:` asks `--update-snapshots` to fill it in.
+        cx.struct_entries_placed(node, "test file", &keys, &["snapshot"], |key| {
             COMPOSED_TEST_EXTRA.contains(&key).then(|| {
                 format!(
                     "in a test file, `{key}` goes under `assert:`, as in \

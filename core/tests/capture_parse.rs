@@ -428,3 +428,57 @@ fn methods_are_recognised_however_they_are_spelled() {
 fn as_text(report: &mcpcheck_core::findings::Report) -> String {
     mcpcheck_core::findings::render::text::render(report, mcpcheck_core::diag::Paint::Plain)
 }
+
+#[test]
+fn request_headers_and_client_gave_up_are_optional_and_checked() {
+    let text = r#"{"transport": "http", "exchanges": [
+      {"request": {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "q"}},
+       "request_headers": {"Mcp-Method": "tools/call", "mcp-name": "q"},
+       "client_gave_up": "the client stopped waiting after 10 s"},
+      {"request": {"jsonrpc": "2.0", "id": 2, "method": "ping"}, "request_headers": null, "client_gave_up": null}
+    ]}"#;
+    let capture = capture::parse(text).expect("valid capture");
+    let exchanges = &capture.sessions[0].exchanges;
+    // Header names are compared as HTTP compares them: lowercase.
+    assert_eq!(
+        exchanges[0].request_header("mcp-method"),
+        Some("tools/call")
+    );
+    assert_eq!(exchanges[0].request_header("Mcp-Name"), Some("q"));
+    assert_eq!(exchanges[0].request_header("mcp-param-x"), None);
+    assert_eq!(
+        exchanges[0].client_gave_up(),
+        Some("the client stopped waiting after 10 s")
+    );
+    assert!(exchanges[0].extra().is_empty());
+    assert!(exchanges[1].request_headers().is_none());
+    assert_eq!(exchanges[1].client_gave_up(), None);
+
+    let text = r#"{"exchanges": [
+      {"request": {"jsonrpc": "2.0", "id": 1, "method": "ping"}, "request_headers": ["mcp-method"]},
+      {"request": {"jsonrpc": "2.0", "id": 2, "method": "ping"}, "request_headers": {"mcp-method": 1}},
+      {"request": {"jsonrpc": "2.0", "id": 3, "method": "ping"}, "client_gave_up": true}
+    ]}"#;
+    let found = diagnostics(text);
+    let shown: Vec<(&str, &str)> = found
+        .iter()
+        .map(|d| (d.pointer.as_str(), d.message.as_str()))
+        .collect();
+    assert_eq!(
+        shown,
+        vec![
+            (
+                "/exchanges/0/request_headers",
+                "must be an object or null, found an array"
+            ),
+            (
+                "/exchanges/1/request_headers/mcp-method",
+                "must be a string, found a number"
+            ),
+            (
+                "/exchanges/2/client_gave_up",
+                "must be a string, found a boolean"
+            ),
+        ]
+    );
+}

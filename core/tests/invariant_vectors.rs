@@ -147,7 +147,18 @@ fn every_rule_has_a_breaking_and_a_holding_vector() {
             .as_str()
             .expect("every vector names its rule")
             .to_string();
-        if vector["expect"]["passed"] == Value::Bool(true) {
+        // A vector breaks its rule when the rule has a finding (a recommendation
+        // or a note does not fail the report, so `passed` alone cannot say), and
+        // keeps it when the report passes without one.
+        let fires = vector["expect"]["findings"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f["id"] == rule.as_str()))
+            || vector["expect"]["hazards"]
+                .as_array()
+                .is_some_and(|h| h.iter().any(|h| h["kind"] == rule.as_str()));
+        if fires {
+            breaks.insert(rule);
+        } else if vector["expect"]["passed"] == Value::Bool(true) {
             holds.insert(rule);
         } else {
             breaks.insert(rule);

@@ -312,8 +312,18 @@ fn a_test_file_may_say_share_server_and_a_composed_test_may_not() {
     let loaded = suite::load("dir/t.yaml", file);
     assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
     assert!(loaded.suite.share_server && !loaded.suite.composed);
+    assert!(!loaded.suite.isolate);
     let off = suite::load("dir/t.yaml", &file.replace("share_server: true\n", ""));
-    assert!(!off.suite.share_server);
+    assert!(!off.suite.share_server && !off.suite.isolate);
+    // Said false: the file opts out of a run's reuse of servers.
+    let isolated = suite::load("dir/t.yaml", &file.replace("true", "false"));
+    assert!(!isolated.suite.share_server && isolated.suite.isolate);
+    let composed_off = suite::load(
+        "c.yaml",
+        "server: {command: srv}\nshare_server: false\ntests:\n  - name: a\n    tool: echo\n    expect: {not_error: true}\n",
+    );
+    assert!(!composed_off.has_errors(), "{:?}", composed_off.diagnostics);
+    assert!(composed_off.suite.isolate);
     let wrong = suite::load("dir/t.yaml", &file.replace("true", "3"));
     assert!(
         wrong

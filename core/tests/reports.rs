@@ -447,3 +447,156 @@ fn renderers_of_an_empty_run_say_so() {
     let s: serde_json::Value = serde_json::from_str(&sarif::render(&r)).unwrap();
     assert_eq!(s["runs"][0]["results"], serde_json::json!([]));
 }
+
+/// A run with `--retries 2`: a test that failed once then passed (flaky), one
+/// that failed every attempt, one that passed at once.
+fn retried() -> Results {
+    let attempt = |status: TestStatus, ms: u64, why: &str| {
+        let mut t = test(
+            "evals/flaky.yaml",
+            "flaky answer",
+            4,
+            status,
+            ms,
+            if why.is_empty() {
+                vec![check("equals", CheckStatus::Pass, 9)]
+            } else {
+                vec![failed("equals", 9, "'42'", "'not yet'", why)]
+            },
+        );
+        t.message = why.into();
+        t
+    };
+    let flaky = TestResult::retried(vec![
+        attempt(
+            TestStatus::Fail,
+            30,
+            "expected exact match: want '42', got 'not yet'",
+        ),
+        attempt(TestStatus::Pass, 12, ""),
+    ])
+    .unwrap();
+    let broken = |ms: u64| {
+        let mut t = test(
+            "evals/broken.yaml",
+            "always wrong",
+            1,
+            TestStatus::Fail,
+            ms,
+            vec![failed(
+                "contains",
+                6,
+                "contains 'rust'",
+                "'go'",
+                "expected text to contain 'rust'",
+            )],
+        );
+        t.message = "expected text to contain 'rust'".into();
+        t
+    };
+    let always = TestResult::retried(vec![broken(5), broken(6), broken(7)]).unwrap();
+    let fine = test(
+        "evals/echo.yaml",
+        "echo",
+        1,
+        TestStatus::Pass,
+        3,
+        vec![check("equals", CheckStatus::Pass, 5)],
+    );
+    let mut r = Results::new(vec![fine, flaky, always], 60);
+    r.tool.version = "0.0.0-fixture".into();
+    r
+}
+
+#[test]
+fn a_retried_run_says_flaky_apart_from_pass_and_fail_in_every_format() {
+    let r = retried();
+    let s = &r.summary;
+    assert_eq!((s.total, s.passed, s.flaky, s.failed), (3, 2, 1, 1));
+    // The document: the status a reader of four statuses knows, and the flag.
+    let doc: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    assert_eq!(doc["tests"][1]["status"], "pass");
+    assert_eq!(doc["tests"][1]["flaky"], true);
+    assert_eq!(doc["tests"][1]["attempts"][0]["status"], "fail");
+    assert_eq!(doc["tests"][1]["attempts"][1]["status"], "pass");
+    assert!(doc["tests"][0].get("flaky").is_none() && doc["tests"][0].get("attempts").is_none());
+    assert_eq!(
+        doc["tests"][2]["attempts"].as_array().map(Vec::len),
+        Some(3)
+    );
+    assert_eq!(doc["summary"]["flaky"], 1);
+    assert_eq!(Results::from_json(&r.to_json()).unwrap().tests, r.tests);
+    // An old reader's view: one without the new fields reads it too.
+    let old: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+    assert!(
+        ["pass", "fail", "error", "skip"].contains(&old["tests"][1]["status"].as_str().unwrap())
+    );
+
+    let text = text::render(
+        &r,
+        text::TextOptions {
+            paint: Paint::Plain,
+            all_checks: false,
+        },
+    );
+    assert!(
+        text.contains("FLAKY flaky answer (12 ms) · passed on attempt 2\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("      attempt 1: fail expected exact match: want '42', got 'not yet'\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("FAIL  always wrong (7 ms) · fail on all 3 attempts\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("3 tests: 1 passed, 1 flaky, 1 failed"),
+        "{text}"
+    );
+    insta::assert_snapshot!("retried_text", text);
+
+    let xml = junit::render(&r);
+    assert!(xml.contains("<flakyFailure"), "{xml}");
+    assert!(xml.contains("<rerunFailure"), "{xml}");
+    insta::assert_snapshot!("retried_junit", xml);
+
+    let md = markdown::render(&r);
+    assert!(
+        md.contains("## ❌ mcpcheck: 2 of 3 tests passed (1 flaky)"),
+        "{md}"
+    );
+    assert!(md.contains("| ⚠️ | flaky answer |"), "{md}");
+    assert!(md.contains("### Flaky"), "{md}");
+    insta::assert_snapshot!("retried_markdown", md);
+
+    let sarif_out = sarif::render(&r);
+    let v: serde_json::Value = serde_json::from_str(&sarif_out).unwrap();
+    let rules: Vec<(&str, &str)> = v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["ruleId"].as_str().unwrap(), x["level"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rules, [("test-flaky", "note"), ("check-failed", "error")]);
+    insta::assert_snapshot!("retried_sarif", sarif_out);
+
+    let gh = mcpcheck_core::report::github::render(&r);
+    assert!(gh.contains("::warning file=evals/flaky.yaml,line=4,title=flaky answer::flaky: passed on attempt 2%0Aattempt 1: fail"), "{gh}");
+    assert!(gh.contains("2 passed (1 flaky), 1 failed"), "{gh}");
+
+    let tap = mcpcheck_core::report::tap::render(&r);
+    assert!(
+        tap.contains(
+            "ok 2 - evals/flaky.yaml › flaky answer\n  ---\n  status: flaky\n  attempts: 2\n"
+        ),
+        "{tap}"
+    );
+    assert!(
+        tap.contains("not ok 3 - evals/broken.yaml › always wrong"),
+        "{tap}"
+    );
+
+    assert!(badge::render(&r).contains("\"2/3 passed · 1 flaky\""));
+}

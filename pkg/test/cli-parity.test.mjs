@@ -1,7 +1,8 @@
-// checkCapture and `mcpcheck invariants --format json` give the same report,
-// byte for byte: for every invariant vector and every capture recorded for
-// the playground, JSON.stringify(checkCapture(text), null, 2) is what the CLI
-// prints. Needs the CLI binary: MCPCHECK_BIN, or the newest of
+// checkCapture and `mcpcheck invariants --format json` give the same report:
+// for every invariant vector and every capture recorded for the playground,
+// checkCapture's members (version, passed, sessions, hazards) have the values
+// they have in the findings document the CLI prints, and its findings the
+// same codes. Needs the CLI binary: MCPCHECK_BIN, or the newest of
 // {debug,release}/mcpcheck in the cargo target directory (scripts/test-all
 // builds it first).
 import assert from 'node:assert/strict';
@@ -54,7 +55,21 @@ cases.forEach(([name, text], i) => {
     assert.equal(ok, report.passed);
     const { stdout, code } = fromCli(`case-${i}`, text);
     assert.equal(code, report.passed ? 0 : 1, stdout);
-    assert.equal(JSON.stringify(report, null, 2) + '\n', stdout);
+    // The CLI prints the findings document; the per-session report's members
+    // are in it, with the same values.
+    const cli = JSON.parse(stdout);
+    assert.equal(cli.command, 'invariants');
+    const same = Object.fromEntries(Object.keys(report).map((k) => [k, cli[k]]));
+    assert.deepStrictEqual(report, same);
+    assert.deepEqual(Object.keys(report), ['version', 'passed', 'sessions', 'hazards']);
+    // Every finding of the per-session view is one of the document's, by
+    // code; the hazards are its INV-090 and INV-091 findings.
+    const hazard = (c) => c === 'INV-090' || c === 'INV-091';
+    assert.deepEqual(
+      report.sessions.flatMap((s) => s.findings.map((f) => f.id)).sort(),
+      cli.findings.map((f) => f.code).filter((c) => !hazard(c)).sort(),
+    );
+    assert.equal(cli.findings.filter((f) => hazard(f.code)).length, report.hazards.length);
   });
 });
 

@@ -772,6 +772,8 @@ test('Copy link refuses when an editor is too large for a link, and the example 
   await page.waitForFunction(() => document.getElementById('share-status').textContent.includes('too large'));
   assert.equal(await page.evaluate(() => location.hash), '');
   await page.locator('#share').click();
+  // The click's handler waits for the link to be encoded before it answers.
+  await page.waitForFunction(() => document.getElementById('share-status').textContent.startsWith('no link'));
   assert.match(await page.locator('#share-status').textContent(), /no link: the response is too large for a link/);
   // The menu is back at "choose…" after a pick, so the same example loads again.
   for (let i = 0; i < 2; i++) {

@@ -103,26 +103,46 @@ export interface LintOptions {
   name?: string;
 }
 
-/** One lint finding (docs/lint.md lists the codes). */
-export interface LintFinding {
-  /** The tool or prompt name, the resource URI or the template. */
-  tool: string;
-  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
-  code: string;
-  severity: "error" | "warning" | "info";
-  message: string;
-  /** RFC 6901 pointer to the offending field in the listing as given. */
-  field: string;
+/** How a finding weighs on the verdict (docs/findings.md): `error` fails,
+ * `warning` (recommended, not met) fails only when asked, `note` never. */
+export type FindingLevel = "error" | "warning" | "note";
+
+/** What every findings document counts. */
+export interface FindingCounts {
+  error: number;
+  warning: number;
+  note: number;
 }
 
-/** What `mcpcheck lint --format json` prints, plus the verdict. */
+/** One lint finding (docs/lint.md lists the codes). */
+export interface LintFinding {
+  code: string;
+  family: "lint";
+  level: FindingLevel;
+  severity: "error" | "warning" | "info";
+  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
+  /** The tool or prompt name, the resource URI or the template. */
+  item: string;
+  /** The same as `item` (mcp-assert's field name). */
+  tool: string;
+  /** RFC 6901 pointer to the offending field in the listing as given. */
+  field: string;
+  message: string;
+  evidence: string;
+}
+
+/** What `mcpcheck lint --format json` prints, plus `ok`. */
 export interface LintReport {
   version: 1;
+  command: "lint";
+  /** What the listing is called (the `name` option). */
+  subject: string;
+  /** No error (with `strict`, no warning either). */
+  passed: boolean;
+  counts: FindingCounts;
   findings: LintFinding[];
   errors: number;
   warnings: number;
-  /** No error (with `strict`, no warning either). */
-  passed: boolean;
 }
 
 /** Lint a server's listing, as `mcpcheck lint --listing` does. Throws a
@@ -144,11 +164,13 @@ export interface ScanOptions {
 /** One scan finding (docs/scan.md lists the codes and the attacks). */
 export interface ScanFinding {
   code: string;
+  family: "scan";
+  level: FindingLevel;
   severity: "high" | "medium" | "low" | "info";
   server: string;
+  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
   /** The tool or prompt name, the resource URI or template. */
   item: string;
-  kind: "tool" | "prompt" | "resource" | "resource_template" | "listing";
   /** RFC 6901 pointer to the offending field in the listing as given. */
   field: string;
   message: string;
@@ -158,12 +180,16 @@ export interface ScanFinding {
   span?: [number, number];
 }
 
-/** What `mcpcheck scan --format json` prints, plus the verdict. */
+/** What `mcpcheck scan --format json` prints, plus `ok`. */
 export interface ScanReport {
   version: 1;
-  findings: ScanFinding[];
+  command: "scan";
+  /** The servers' labels, comma-separated. */
+  subject: string;
   /** No finding at `fail_on` or above. */
   passed: boolean;
+  counts: FindingCounts;
+  findings: ScanFinding[];
 }
 
 /** Scan a server's listing (or an array of listings, one per server, also

@@ -44,6 +44,39 @@ const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How much of a metadata or token answer is read.
 const MAX_BODY: usize = 256 * 1024;
 
+/// Why no access token could be had, by whose doing: the user's settings,
+/// the authorization side's answers, or the network.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// The client could not be set up on this machine.
+    #[error("{0}")]
+    Setup(String),
+    /// The settings do not allow a token: something to give (`client_id`,
+    /// `token_url`, a fresh `refresh_token`), or a secret withheld because
+    /// it would leave the server's origin. Nothing was sent.
+    #[error("auth: {0}")]
+    Settings(String),
+    /// The protected resource or the authorization server answered, but not
+    /// as OAuth says (an HTTP error, metadata for someone else, a missing
+    /// field).
+    #[error("auth: {0}")]
+    Answer(String),
+    /// An endpoint could not be reached.
+    #[error("auth: cannot reach {what}: {source}")]
+    Unreachable {
+        what: String,
+        #[source]
+        source: reqwest::Error,
+    },
+}
+
+/// Transports report errors as text.
+impl From<AuthError> for String {
+    fn from(e: AuthError) -> String {
+        e.to_string()
+    }
+}
+
 /// A suite's `auth` block with every `${ENV}` already expanded (`resource`
 /// absent means the server URL, RFC 8707).
 pub type AuthConfig = mcpcheck_core::suite::Auth;
@@ -125,7 +158,7 @@ struct Endpoints {
 impl Authorizer {
     /// The run's authorizer for `server_url` with `cfg`: made once, then
     /// shared by every session, so the token is fetched once per run.
-    pub fn shared(server_url: &str, cfg: AuthConfig) -> Result<Authorizer, String> {
+    pub fn shared(server_url: &str, cfg: AuthConfig) -> Result<Authorizer, AuthError> {
         static RUN: OnceLock<Mutex<HashMap<(String, AuthConfig), Authorizer>>> = OnceLock::new();
         for s in cfg.client_secret.iter().chain(&cfg.refresh_token) {
             remember(s);
@@ -133,7 +166,7 @@ impl Authorizer {
         let mut run = RUN
             .get_or_init(Default::default)
             .lock()
-            .map_err(|_| "the token cache is unusable".to_string())?;
+            .map_err(|_| AuthError::Setup("the token cache is unusable".into()))?;
         let key = (server_url.to_string(), cfg.clone());
         if let Some(a) = run.get(&key) {
             return Ok(a.clone());
@@ -143,7 +176,7 @@ impl Authorizer {
             .timeout(EXCHANGE_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .build()
-            .map_err(|e| format!("cannot create an HTTP client: {e}"))?;
+            .map_err(|e| AuthError::Setup(format!("cannot create an HTTP client: {e}")))?;
         // The code flow needs the authorization endpoint: it always
         // comes from discovery, `token_url` only overriding the token
         // endpoint found there.
@@ -171,7 +204,7 @@ impl Authorizer {
     /// The token to send now: the kept one while it is fresh, else a new
     /// one when the token endpoint is known; `None` when it is not known
     /// yet (discovery waits for the server's 401).
-    pub async fn token(&self) -> Result<Option<String>, String> {
+    pub async fn token(&self) -> Result<Option<String>, AuthError> {
         let mut state = self.0.state.lock().await;
         if let Some(t) = &state.token
             && t.renew_at.is_none_or(|at| Instant::now() < at)
@@ -192,7 +225,7 @@ impl Authorizer {
         &self,
         sent: Option<&str>,
         www_authenticate: Option<&str>,
-    ) -> Result<String, String> {
+    ) -> Result<String, AuthError> {
         let mut state = self.0.state.lock().await;
         if let Some(t) = &state.token {
             if Some(t.access.as_str()) != sent {
@@ -210,7 +243,7 @@ impl Authorizer {
     /// request cannot be sent again (legacy SSE's GET): when the token
     /// endpoint is not known, an unauthenticated GET of the server URL asks
     /// for its 401.
-    pub async fn token_up_front(&self) -> Result<String, String> {
+    pub async fn token_up_front(&self) -> Result<String, AuthError> {
         if let Some(t) = self.token().await? {
             return Ok(t);
         }
@@ -221,7 +254,10 @@ impl Authorizer {
             .header(ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|e| format!("auth: cannot reach {}: {e}", self.0.server_url))?;
+            .map_err(|source| AuthError::Unreachable {
+                what: self.0.server_url.clone(),
+                source,
+            })?;
         let www = resp
             .headers()
             .get(WWW_AUTHENTICATE)
@@ -235,7 +271,7 @@ impl Inner {
     /// A new access token: with the refresh token when there is one (its
     /// failure falls back to the grant itself, unless the grant is the
     /// refresh token), else by the configured grant.
-    async fn renew(&self, state: &mut State) -> Result<String, String> {
+    async fn renew(&self, state: &mut State) -> Result<String, AuthError> {
         let endpoints = state.endpoints.clone().unwrap_or_default();
         self.may_send_secrets(&endpoints, state)?;
         if self.cfg.grant == Grant::AuthorizationCode
@@ -281,7 +317,7 @@ impl Inner {
         let form = match self.cfg.grant {
             Grant::RefreshToken => {
                 return Err(last_refresh_error.unwrap_or_else(|| {
-                    "auth: the refresh token was used up and no new one was issued; give a fresh `refresh_token`".into()
+                    AuthError::Settings("the refresh token was used up and no new one was issued; give a fresh `refresh_token`".into())
                 }));
             }
             Grant::ClientCredentials => {
@@ -313,7 +349,7 @@ impl Inner {
     /// that discovery found on another origin is refused before anything
     /// is sent: a server's metadata may name any authorization server,
     /// and a client secret belongs to the one it was issued by.
-    fn may_send_secrets(&self, endpoints: &Endpoints, state: &State) -> Result<(), String> {
+    fn may_send_secrets(&self, endpoints: &Endpoints, state: &State) -> Result<(), AuthError> {
         let user_refresh = state.refresh.is_some() && state.refresh == self.cfg.refresh_token;
         let user_secret = self.cfg.client_secret.is_some() && state.registered.is_none();
         if !endpoints.discovered || !(user_secret || user_refresh) {
@@ -327,12 +363,12 @@ impl Inner {
         } else {
             "`refresh_token`"
         };
-        Err(format!(
-            "auth: the authorization server's metadata names the token endpoint {}, on another origin than the server {}; the {what} you gave is sent only to the server's origin or to a `token_url` you name, so nothing was sent. If that authorization server is the one your credentials are for, give `token_url: {}` (or --auth-token-url)",
+        Err(AuthError::Settings(format!(
+            "the authorization server's metadata names the token endpoint {}, on another origin than the server {}; the {what} you gave is sent only to the server's origin or to a `token_url` you name, so nothing was sent. If that authorization server is the one your credentials are for, give `token_url: {}` (or --auth-token-url)",
             endpoints.token,
             origin_of(&self.server_url).unwrap_or_else(|| self.server_url.clone()),
             endpoints.token,
-        ))
+        )))
     }
 
     /// POST `form` to the token endpoint and read the token answer.
@@ -341,7 +377,7 @@ impl Inner {
         token_url: &str,
         client: &Client,
         mut form: Vec<(&'static str, String)>,
-    ) -> Result<Issued, String> {
+    ) -> Result<Issued, AuthError> {
         let grant = form.first().map(|(_, g)| g.clone()).unwrap_or_default();
         let mut req = self.http.post(token_url).header(ACCEPT, "application/json");
         match (&client.id, &client.secret) {
@@ -367,26 +403,31 @@ impl Inner {
             .body(body)
             .send()
             .await
-            .map_err(|e| format!("auth: cannot reach the token endpoint {token_url}: {e}"))?;
+            .map_err(|source| AuthError::Unreachable {
+                what: format!("the token endpoint {token_url}"),
+                source,
+            })?;
         let status = resp.status();
         let body = read_json(resp).await;
         if !status.is_success() {
-            return Err(format!(
-                "auth: the token endpoint {token_url} refused the {grant} grant: HTTP {status}{}",
+            return Err(AuthError::Answer(format!(
+                "the token endpoint {token_url} refused the {grant} grant: HTTP {status}{}",
                 oauth_error(body.as_ref())
-            ));
+            )));
         }
         let body = body.ok_or_else(|| {
-            format!("auth: the token endpoint {token_url} answered the {grant} grant with no JSON")
+            AuthError::Answer(format!(
+                "the token endpoint {token_url} answered the {grant} grant with no JSON"
+            ))
         })?;
         let access = body
             .get("access_token")
             .and_then(Value::as_str)
             .filter(|t| !t.is_empty())
             .ok_or_else(|| {
-                format!(
-                    "auth: the token endpoint {token_url} answered the {grant} grant without an `access_token`"
-                )
+                AuthError::Answer(format!(
+                    "the token endpoint {token_url} answered the {grant} grant without an `access_token`"
+                ))
             })?;
         remember(access);
         let refresh = body.get("refresh_token").and_then(Value::as_str);
@@ -401,18 +442,18 @@ impl Inner {
     }
 
     /// RFC 9728 then RFC 8414: the authorization server's endpoints.
-    async fn discover(&self, www_authenticate: Option<&str>) -> Result<Endpoints, String> {
+    async fn discover(&self, www_authenticate: Option<&str>) -> Result<Endpoints, AuthError> {
         let named = www_authenticate.and_then(|h| auth_param(h, "resource_metadata"));
         let candidates = match named {
             Some(url) => vec![url],
             None => well_known(&self.server_url, "oauth-protected-resource")?,
         };
         let (prm_url, prm) = self.first_json(&candidates).await.map_err(|why| {
-            format!(
-                "auth: no protected-resource metadata for {} ({why}); the server's 401 named {}; give `token_url` to skip discovery",
+            AuthError::Answer(format!(
+                "no protected-resource metadata for {} ({why}); the server's 401 named {}; give `token_url` to skip discovery",
                 self.server_url,
                 www_authenticate.map_or("no WWW-Authenticate".into(), |h| format!("`WWW-Authenticate: {h}`")),
-            )
+            ))
         })?;
         // RFC 9728 §3.3: metadata for another resource must not be used
         // (a server could otherwise send the client to another server's
@@ -431,16 +472,16 @@ impl Inner {
         match resource {
             Some(r) if ours(r) => {}
             Some(r) => {
-                return Err(format!(
-                    "auth: the protected-resource metadata at {prm_url} is for `{}`, not for {} (RFC 9728 §3.3: its `resource` must be the server's URL); it was not used",
+                return Err(AuthError::Answer(format!(
+                    "the protected-resource metadata at {prm_url} is for `{}`, not for {} (RFC 9728 §3.3: its `resource` must be the server's URL); it was not used",
                     mcpcheck_core::truncate(r, 200),
                     self.server_url
-                ));
+                )));
             }
             None => {
-                return Err(format!(
-                    "auth: the protected-resource metadata at {prm_url} has no `resource` (RFC 9728 §2 requires it); it was not used"
-                ));
+                return Err(AuthError::Answer(format!(
+                    "the protected-resource metadata at {prm_url} has no `resource` (RFC 9728 §2 requires it); it was not used"
+                )));
             }
         }
         let issuer = prm
@@ -448,7 +489,9 @@ impl Inner {
             .and_then(|a| a.get(0))
             .and_then(Value::as_str)
             .ok_or_else(|| {
-                format!("auth: the protected-resource metadata at {prm_url} lists no `authorization_servers`")
+                AuthError::Answer(format!(
+                    "the protected-resource metadata at {prm_url} lists no `authorization_servers`"
+                ))
             })?;
         let mut candidates = well_known(issuer, "oauth-authorization-server")?;
         candidates.extend(well_known(issuer, "openid-configuration")?);
@@ -458,20 +501,22 @@ impl Inner {
         ));
         candidates.dedup();
         let (as_url, meta) = self.first_json(&candidates).await.map_err(|why| {
-            format!("auth: no authorization-server metadata for {issuer} ({why})")
+            AuthError::Answer(format!(
+                "no authorization-server metadata for {issuer} ({why})"
+            ))
         })?;
         let text = |k: &str| meta.get(k).and_then(Value::as_str).map(str::to_string);
         // RFC 8414 §3.3: the metadata of another issuer must not be used.
         match text("issuer") {
             Some(named) if same_resource(&named, issuer) => {}
             named => {
-                return Err(format!(
-                    "auth: the authorization-server metadata at {as_url} names the issuer {}, not `{issuer}` that the protected-resource metadata lists (RFC 8414 §3.3); it was not used",
+                return Err(AuthError::Answer(format!(
+                    "the authorization-server metadata at {as_url} names the issuer {}, not `{issuer}` that the protected-resource metadata lists (RFC 8414 §3.3); it was not used",
                     named.map_or_else(
                         || "of no one (no `issuer`)".to_string(),
                         |n| format!("`{}`", mcpcheck_core::truncate(&n, 200))
                     ),
-                ));
+                )));
             }
         }
         let discovered = self.cfg.token_url.is_none();
@@ -481,9 +526,9 @@ impl Inner {
             .clone()
             .or_else(|| text("token_endpoint"))
             .ok_or_else(|| {
-                format!(
-                    "auth: the authorization-server metadata at {as_url} has no `token_endpoint`"
-                )
+                AuthError::Answer(format!(
+                    "the authorization-server metadata at {as_url} has no `token_endpoint`"
+                ))
             })?;
         Ok(Endpoints {
             token,
@@ -504,7 +549,7 @@ impl Inner {
     }
 
     /// The first of `urls` that answers 200 with a JSON object.
-    async fn first_json(&self, urls: &[String]) -> Result<(String, Value), String> {
+    async fn first_json(&self, urls: &[String]) -> Result<(String, Value), Tried> {
         let mut tried = Vec::new();
         for url in urls {
             let outcome = match self
@@ -523,14 +568,14 @@ impl Inner {
             };
             tried.push(format!("{url}: {outcome}"));
         }
-        Err(tried.join("; "))
+        Err(Tried(tried))
     }
 
     /// RFC 7591: register a public client for the code flow.
-    async fn register(&self, endpoints: &Endpoints) -> Result<(String, Option<String>), String> {
-        let url = endpoints.registration.as_deref().ok_or(
-            "auth: no `client_id` is given and the authorization server offers no `registration_endpoint`; give `client_id`",
-        )?;
+    async fn register(&self, endpoints: &Endpoints) -> Result<(String, Option<String>), AuthError> {
+        let url = endpoints.registration.as_deref().ok_or_else(|| {
+            AuthError::Settings("no `client_id` is given and the authorization server offers no `registration_endpoint`; give `client_id`".into())
+        })?;
         let body = json!({
             "client_name": "mcpcheck",
             "redirect_uris": [REDIRECT_URI],
@@ -544,21 +589,26 @@ impl Inner {
             .json(&body)
             .send()
             .await
-            .map_err(|e| format!("auth: cannot reach the registration endpoint {url}: {e}"))?;
+            .map_err(|source| AuthError::Unreachable {
+                what: format!("the registration endpoint {url}"),
+                source,
+            })?;
         let status = resp.status();
         let answer = read_json(resp).await;
         if !status.is_success() {
-            return Err(format!(
-                "auth: the registration endpoint {url} refused to register a client: HTTP {status}{}",
+            return Err(AuthError::Answer(format!(
+                "the registration endpoint {url} refused to register a client: HTTP {status}{}",
                 oauth_error(answer.as_ref())
-            ));
+            )));
         }
         let answer = answer.unwrap_or_default();
         let id = answer
             .get("client_id")
             .and_then(Value::as_str)
             .ok_or_else(|| {
-                format!("auth: the registration endpoint {url} answered without a `client_id`")
+                AuthError::Answer(format!(
+                    "the registration endpoint {url} answered without a `client_id`"
+                ))
             })?;
         let secret = answer.get("client_secret").and_then(Value::as_str);
         if let Some(s) = secret {
@@ -574,10 +624,10 @@ impl Inner {
         endpoints: &Endpoints,
         client: &Client,
         resource: &str,
-    ) -> Result<(String, String), String> {
-        let url = endpoints.authorization.as_deref().ok_or(
-            "auth: the authorization-server metadata has no `authorization_endpoint`, which `type: authorization_code` needs",
-        )?;
+    ) -> Result<(String, String), AuthError> {
+        let url = endpoints.authorization.as_deref().ok_or_else(|| {
+            AuthError::Answer("the authorization-server metadata has no `authorization_endpoint`, which `type: authorization_code` needs".into())
+        })?;
         let verifier = random_text();
         let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode(Sha256::digest(verifier.as_bytes()));
@@ -594,7 +644,9 @@ impl Inner {
         query.extend(client.id.as_deref().map(|id| ("client_id", id)));
         query.extend(self.cfg.scope.as_deref().map(|s| ("scope", s)));
         let mut asked = reqwest::Url::parse(url).map_err(|e| {
-            format!("auth: the authorization endpoint `{url}` is not a valid URL: {e}")
+            AuthError::Answer(format!(
+                "the authorization endpoint `{url}` is not a valid URL: {e}"
+            ))
         })?;
         asked.query_pairs_mut().extend_pairs(&query);
         let resp = self
@@ -602,7 +654,10 @@ impl Inner {
             .get(asked)
             .send()
             .await
-            .map_err(|e| format!("auth: cannot reach the authorization endpoint {url}: {e}"))?;
+            .map_err(|source| AuthError::Unreachable {
+                what: format!("the authorization endpoint {url}"),
+                source,
+            })?;
         let status = resp.status();
         let location = resp
             .headers()
@@ -611,13 +666,15 @@ impl Inner {
             .map(str::to_string);
         let Some(location) = location.filter(|_| status.is_redirection()) else {
             let body = read_json(resp).await;
-            return Err(format!(
-                "auth: the authorization endpoint {url} answered HTTP {status}{} instead of redirecting back; `type: authorization_code` needs an authorization server that approves at once (a test server)",
+            return Err(AuthError::Answer(format!(
+                "the authorization endpoint {url} answered HTTP {status}{} instead of redirecting back; `type: authorization_code` needs an authorization server that approves at once (a test server)",
                 oauth_error(body.as_ref())
-            ));
+            )));
         };
         let back = reqwest::Url::parse(&location).map_err(|_| {
-            format!("auth: the authorization endpoint {url} redirected to an unreadable URL")
+            AuthError::Answer(format!(
+                "the authorization endpoint {url} redirected to an unreadable URL"
+            ))
         })?;
         let get = |k: &str| {
             back.query_pairs()
@@ -628,17 +685,19 @@ impl Inner {
             let why = get("error_description")
                 .map(|d| format!(" ({d})"))
                 .unwrap_or_default();
-            return Err(format!(
-                "auth: the authorization endpoint {url} refused: {error}{why}"
-            ));
+            return Err(AuthError::Answer(format!(
+                "the authorization endpoint {url} refused: {error}{why}"
+            )));
         }
         if get("state").as_deref() != Some(state.as_str()) {
-            return Err(format!(
-                "auth: the authorization endpoint {url} redirected back with a `state` that is not the one sent; the answer was not used"
-            ));
+            return Err(AuthError::Answer(format!(
+                "the authorization endpoint {url} redirected back with a `state` that is not the one sent; the answer was not used"
+            )));
         }
         let code = get("code").ok_or_else(|| {
-            format!("auth: the authorization endpoint {url} redirected back without a `code`")
+            AuthError::Answer(format!(
+                "the authorization endpoint {url} redirected back without a `code`"
+            ))
         })?;
         remember(&code);
         Ok((code, verifier))
@@ -787,6 +846,15 @@ fn same_resource(a: &str, b: &str) -> bool {
     }
 }
 
+/// The URLs tried for metadata, each with what it answered.
+struct Tried(Vec<String>);
+
+impl std::fmt::Display for Tried {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.join("; "))
+    }
+}
+
 /// Whether the resource identifier `resource` covers the URL `url`: the
 /// same origin, and a path that is `url`'s or a segment above it
 /// (`https://h` and `https://h/a` cover `https://h/a/mcp`; `https://h/b`
@@ -806,9 +874,9 @@ fn covers(resource: &str, url: &str) -> bool {
 
 /// The well-known URLs of `suffix` for `url`: with the path inserted after
 /// the well-known part (RFC 8414 §3.1, RFC 9728 §3.1), then at the root.
-fn well_known(url: &str, suffix: &str) -> Result<Vec<String>, String> {
-    let parsed =
-        reqwest::Url::parse(url).map_err(|e| format!("auth: `{url}` is not a valid URL: {e}"))?;
+fn well_known(url: &str, suffix: &str) -> Result<Vec<String>, AuthError> {
+    let parsed = reqwest::Url::parse(url)
+        .map_err(|e| AuthError::Settings(format!("`{url}` is not a valid URL: {e}")))?;
     let origin = parsed.origin().ascii_serialization();
     let path = parsed.path().trim_end_matches('/');
     let mut out = Vec::new();
@@ -846,6 +914,14 @@ mod tests {
         assert_eq!(
             well_known("http://h/", "oauth-authorization-server").unwrap(),
             ["http://h/.well-known/oauth-authorization-server"]
+        );
+        // A URL the user gave that is not one is theirs to fix, not the
+        // server's fault.
+        let bad = well_known("not a url", "oauth-protected-resource").unwrap_err();
+        assert!(matches!(bad, AuthError::Settings(_)), "{bad:?}");
+        assert!(
+            bad.to_string()
+                .starts_with("auth: `not a url` is not a valid URL")
         );
     }
 

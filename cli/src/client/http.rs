@@ -447,14 +447,16 @@ fn routing_headers(text: &str) -> Vec<(&'static str, String)> {
 }
 
 /// A value as an HTTP header value: as is when it is visible ASCII (spaces
-/// inside allowed), else in the 2026-07-28 Base64 form `=?base64?…?=`.
-fn header_text(value: &str) -> String {
+/// inside allowed), else in the 2026-07-28 Base64 form `=?base64?…?=`, as is
+/// a plain value that looks like that form.
+pub fn header_text(value: &str) -> String {
     use base64::Engine as _;
     let plain = !value.is_empty()
         && value.trim() == value
         && value
             .bytes()
-            .all(|b| b == b' ' || (0x21..=0x7e).contains(&b));
+            .all(|b| b == b' ' || (0x21..=0x7e).contains(&b))
+        && !(value.starts_with("=?base64?") && value.ends_with("?="));
     if plain {
         value.to_string()
     } else {
@@ -573,9 +575,7 @@ pub fn streamable(
                 .header(CONTENT_TYPE, "application/json")
                 .header(ACCEPT, "application/json, text/event-stream");
             if stateless.is_some() {
-                for (name, value) in routing_headers(&text) {
-                    req = req.header(name, value);
-                }
+                req = with_mcp_headers(req, resume.inbound.tap(), &text, id.as_ref());
             } else if let Some(s) = session.lock().ok().and_then(|s| s.clone()) {
                 req = req.header(SESSION_HEADER, s);
             }
@@ -679,8 +679,11 @@ pub fn streamable(
                 }
             });
             // Keep POSTs in order of sending: wait until this one is on the
-            // wire (its headers answered) before starting the next.
-            let _ = tokio::time::timeout(Duration::from_secs(30), sent_rx).await;
+            // wire (its headers answered) before starting the next, but only
+            // briefly: a server that holds a request's answer headers back
+            // (a hung call answered in JSON) must not hold up the requests
+            // after it, which it may well answer at once.
+            let _ = tokio::time::timeout(ORDER_WAIT, sent_rx).await;
             if is_initialized && !get_stream_opened {
                 get_stream_opened = true;
                 let opened = open_get_stream(&resume);
@@ -715,14 +718,78 @@ fn version_header(
     Some(v)
 }
 
+/// The version `initialize` agreed on, for the `MCP-Protocol-Version` header
+/// of the requests after it. `initialize` negotiates only handshake revisions:
+/// an answer naming a stateless one (2026-07-28) is not adopted, and the
+/// session goes on with the version the client asked for.
 fn negotiated_version(inbound: &Inbound) -> Option<String> {
-    inbound.tap().all().iter().find_map(|e| {
+    let events = inbound.tap().all();
+    let answered = events.iter().find_map(|e| {
         e.json
             .as_ref()?
             .pointer("/result/protocolVersion")?
             .as_str()
             .map(str::to_string)
-    })
+    });
+    answered
+        .filter(|v| !mcpcheck_core::suite::is_stateless(v))
+        .or_else(|| {
+            events.iter().find_map(|e| {
+                (e.dir == super::tap::Dir::Out && e.method() == Some("initialize"))
+                    .then(|| {
+                        e.json
+                            .as_ref()?
+                            .pointer("/params/protocolVersion")?
+                            .as_str()
+                    })
+                    .flatten()
+                    .map(str::to_string)
+            })
+        })
+}
+
+/// How long the writer waits for a POST's answer headers before sending the
+/// next message (see the writer loop).
+const ORDER_WAIT: Duration = Duration::from_millis(300);
+
+/// `req`, the 2026-07-28 POST of `text` (request `id`), with the MCP headers
+/// it goes out with, noted on its recorded event for captures.
+fn with_mcp_headers(
+    mut req: reqwest::RequestBuilder,
+    tap: &Tap,
+    text: &str,
+    id: Option<&Value>,
+) -> reqwest::RequestBuilder {
+    let asked = message_method(text).and_then(|m| tap.take_headers(&m));
+    let sent = mcp_headers(routing_headers(text), asked);
+    if let Some(id) = id {
+        tap.note_request_headers(id, sent.clone());
+    }
+    for (name, value) in sent {
+        req = req.header(name, value);
+    }
+    req
+}
+
+/// The MCP headers of one 2026-07-28 POST: the ones mirroring its body, with
+/// `change` applied (a header set, added or left out; see
+/// [`super::tap::Tap::send_headers`]).
+fn mcp_headers(
+    mirrored: Vec<(&'static str, String)>,
+    change: Option<super::tap::HeaderChange>,
+) -> Vec<(String, String)> {
+    let mut headers: Vec<(String, String)> = mirrored
+        .into_iter()
+        .map(|(n, v)| (n.to_string(), v))
+        .collect();
+    for (name, value) in change.unwrap_or_default() {
+        let name = name.to_ascii_lowercase();
+        headers.retain(|(n, _)| *n != name);
+        if let Some(value) = value {
+            headers.push((name, value));
+        }
+    }
+    headers
 }
 
 /// How long the first request after `notifications/initialized` waits for
@@ -937,12 +1004,47 @@ mod tests {
     }
 
     #[test]
+    fn asked_header_changes_replace_add_and_leave_out_mirrored_headers() {
+        let mirrored = || {
+            vec![
+                ("mcp-method", "tools/call".to_string()),
+                ("mcp-name", "echo".to_string()),
+            ]
+        };
+        assert_eq!(
+            mcp_headers(mirrored(), None),
+            [
+                ("mcp-method".to_string(), "tools/call".to_string()),
+                ("mcp-name".to_string(), "echo".to_string())
+            ]
+        );
+        let change = vec![
+            ("Mcp-Name".to_string(), Some("other".to_string())),
+            ("mcp-method".to_string(), None),
+            ("mcp-param-region".to_string(), Some("eu".to_string())),
+        ];
+        assert_eq!(
+            mcp_headers(mirrored(), Some(change)),
+            [
+                ("mcp-name".to_string(), "other".to_string()),
+                ("mcp-param-region".to_string(), "eu".to_string())
+            ]
+        );
+    }
+
+    #[test]
     fn a_name_unsafe_in_a_header_is_sent_in_base64() {
         assert_eq!(header_text("plain name"), "plain name");
         // "café": not ASCII.
         assert_eq!(header_text("caf\u{e9}"), "=?base64?Y2Fmw6k=?=");
         assert_eq!(header_text(" padded"), "=?base64?IHBhZGRlZA==?=");
         assert_eq!(header_text("a\nb"), "=?base64?YQpi?=");
+        // A plain value in the sentinel's shape is encoded, so it is not read
+        // as encoded.
+        assert_eq!(
+            header_text("=?base64?literal?="),
+            "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
+        );
     }
 
     #[test]

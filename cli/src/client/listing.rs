@@ -21,6 +21,62 @@ use tokio::time::Instant as Deadline;
 use crate::client::handler::Mocks;
 use crate::client::{Endpoint, Session};
 
+/// Why a listing could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum ListingError {
+    /// The server could not be started, reached or initialized.
+    #[error("{0}")]
+    Connect(String),
+    /// A list the server must answer could not be read: which one (with its
+    /// page after the first) and why.
+    #[error("{list}{why}")]
+    Unread { list: String, why: Unread },
+}
+
+/// Why a list's page could not be read (shown after the list's name).
+#[derive(Debug, thiserror::Error)]
+pub enum Unread {
+    /// No answer: the request failed or timed out.
+    #[error(" failed: {0}")]
+    NoAnswer(String),
+    /// A JSON-RPC error instead of a result.
+    #[error(" failed: the server answered with error {code} ({message})")]
+    ErrorAnswer { code: String, message: String },
+    /// An answer with neither a result nor an error.
+    #[error(" failed: no result came back")]
+    NoResult,
+    /// A result that is not an object.
+    #[error(": the result is {kind}, not an object with `{key}`")]
+    NotAnObject { kind: &'static str, key: String },
+    /// The result's items are not an array.
+    #[error(": `{key}` is {kind}, not an array")]
+    NotAnArray { key: String, kind: &'static str },
+    /// The result has no items member.
+    #[error(": the result has no `{0}` array")]
+    NoItems(String),
+    /// A `nextCursor` that is not a string.
+    #[error(": `nextCursor` is {0}, not a string; the pages after it cannot be read")]
+    BadCursor(&'static str),
+    /// More pages than are followed.
+    #[error(
+        ": the server still had more pages after {MAX_PAGES}; mcpcheck reads at most {MAX_PAGES} pages, and a listing it cannot read to the end cannot be judged"
+    )]
+    TooManyPages,
+}
+
+/// Callers that report in words.
+impl From<ListingError> for String {
+    fn from(e: ListingError) -> String {
+        e.to_string()
+    }
+}
+
+impl From<ListingError> for crate::error::Error {
+    fn from(e: ListingError) -> Self {
+        Self::Usage(e.to_string())
+    }
+}
+
 /// The most pages one list is followed through.
 const MAX_PAGES: usize = 50;
 
@@ -51,7 +107,7 @@ pub async fn list_all(
     key: &str,
     step: Duration,
     need: Need,
-) -> Result<Listed, String> {
+) -> Result<Listed, ListingError> {
     let mut listed = Listed::default();
     let mut seen: Vec<String> = Vec::new();
     let mut cursor: Option<String> = None;
@@ -61,10 +117,17 @@ pub async fn list_all(
             .request(method, params, Deadline::now() + step)
             .await;
         let mut reply = reply;
-        let read = read_page(method, key, page, &mut reply);
+        let read = read_page(key, &mut reply);
         let (items, next) = match (read, need) {
             (Ok(page), _) => page,
-            (Err(why), Need::Required) => return Err(why),
+            (Err(why), Need::Required) => {
+                let list = if page == 1 {
+                    method.to_string()
+                } else {
+                    format!("{method} (page {page})")
+                };
+                return Err(ListingError::Unread { list, why });
+            }
             (Err(_), Need::Optional) => return Ok(listed),
         };
         if let Some(note) = reply.failure.filter(|_| reply.answered) {
@@ -83,30 +146,21 @@ pub async fn list_all(
         }
     }
     match need {
-        Need::Required => Err(format!(
-            "{method}: the server still had more pages after {MAX_PAGES}; mcpcheck reads at most {MAX_PAGES} pages, and a listing it cannot read to the end cannot be judged"
-        )),
+        Need::Required => Err(ListingError::Unread {
+            list: method.to_string(),
+            why: Unread::TooManyPages,
+        }),
         Need::Optional => Ok(listed),
     }
 }
 
 /// The items and the next cursor of one page's answer, or why it cannot be
 /// read.
-fn read_page(
-    method: &str,
-    key: &str,
-    page: usize,
-    reply: &mut super::Reply,
-) -> Result<(Vec<Value>, Option<String>), String> {
-    let which = if page == 1 {
-        method.to_string()
-    } else {
-        format!("{method} (page {page})")
-    };
+fn read_page(key: &str, reply: &mut super::Reply) -> Result<(Vec<Value>, Option<String>), Unread> {
     if !reply.answered
         && let Some(failure) = &reply.failure
     {
-        return Err(format!("{which} failed: {failure}"));
+        return Err(Unread::NoAnswer(failure.clone()));
     }
     if let Some(error) = &reply.error {
         let code = error
@@ -116,53 +170,38 @@ fn read_page(
             .get("message")
             .and_then(Value::as_str)
             .unwrap_or("no message");
-        return Err(format!(
-            "{which} failed: the server answered with error {code} ({})",
-            mcpcheck_core::truncate(message, 200)
-        ));
+        return Err(Unread::ErrorAnswer {
+            code,
+            message: mcpcheck_core::truncate(message, 200),
+        });
     }
     let Some(result) = &mut reply.result else {
-        return Err(format!("{which} failed: no result came back"));
+        return Err(Unread::NoResult);
     };
-    let what = kind_of(result);
+    let kind = mcpcheck_core::type_name(result);
     let Some(object) = result.as_object_mut() else {
-        return Err(format!(
-            "{which}: the result is {what}, not an object with `{key}`"
-        ));
+        return Err(Unread::NotAnObject {
+            kind,
+            key: key.to_string(),
+        });
     };
     // Moved, not copied: a listing of 100,000 tools is held once.
     let items = match object.get_mut(key) {
         Some(Value::Array(items)) => std::mem::take(items),
         Some(other) => {
-            return Err(format!(
-                "{which}: `{key}` is {}, not an array",
-                kind_of(other)
-            ));
+            return Err(Unread::NotAnArray {
+                key: key.to_string(),
+                kind: mcpcheck_core::type_name(other),
+            });
         }
-        None => return Err(format!("{which}: the result has no `{key}` array")),
+        None => return Err(Unread::NoItems(key.to_string())),
     };
     let next = match object.get("nextCursor") {
         None | Some(Value::Null) => None,
         Some(Value::String(c)) => Some(c.clone()),
-        Some(other) => {
-            return Err(format!(
-                "{which}: `nextCursor` is {}, not a string; the pages after it cannot be read",
-                kind_of(other)
-            ));
-        }
+        Some(other) => return Err(Unread::BadCursor(mcpcheck_core::type_name(other))),
     };
     Ok((items, next))
-}
-
-fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 /// Everything a server lists, each list followed through its pages.
@@ -227,8 +266,8 @@ fn advertises(session: &Session, capability: &str) -> bool {
 /// `step()`; an error names the list that could not be read and why.
 pub async fn list_surface(
     session: &mut Session,
-    step: &dyn Fn() -> Duration,
-) -> Result<Listings, String> {
+    step: &(dyn Fn() -> Duration + Sync),
+) -> Result<Listings, ListingError> {
     let mut lists: Vec<Vec<Value>> = Vec::new();
     let mut notes = Vec::new();
     for (method, key, capability) in LISTS {
@@ -279,11 +318,11 @@ pub async fn list_everything(
     endpoint: &Endpoint,
     protocol_version: &str,
     timeout: Duration,
-) -> Result<Listings, String> {
+) -> Result<Listings, ListingError> {
     let deadline = Deadline::now() + timeout;
     let mut session = Session::connect(endpoint, protocol_version, &Mocks::default(), deadline)
         .await
-        .map_err(|e| e.message)?;
+        .map_err(|e| ListingError::Connect(e.message))?;
     let left = || deadline.saturating_duration_since(Deadline::now());
     let listed = list_surface(&mut session, &left).await;
     session.close().await;

@@ -149,11 +149,142 @@ pub struct Reply {
     pub progress_token: Option<Value>,
     /// Why no usable answer came: timeout, closed connection, malformed message.
     pub failure: Option<String>,
+    /// Why the client stopped waiting by a limit of its own while the server
+    /// was still working (see [`Session::request_patiently`]).
+    pub gave_up: Option<String>,
     /// The server's own answer arrived and is a well-formed JSON-RPC
     /// response (`result` or `error`): a `failure` beside it is about
     /// something else on the wire while the request was open (a line that
     /// is not JSON-RPC, a lone surrogate escape read as U+FFFD).
     pub answered: bool,
+}
+
+/// How long [`Session::request_patiently`] waits for one answer.
+#[derive(Clone, Copy, Debug)]
+pub struct Patience {
+    /// The wait without a sign of work; each progress notification for the
+    /// request starts it again.
+    pub step: Duration,
+    /// The longest wait, whatever progress comes.
+    pub cap: Duration,
+    /// How long the request's own arguments ask the server to take (a tool's
+    /// `duration`), given before the first step.
+    pub declared: Option<Duration>,
+    /// The flags that set `step` and `cap`, named when the client gives up.
+    pub flags: (&'static str, &'static str),
+}
+
+/// How a request is waited for.
+enum Wait {
+    /// Until a fixed deadline.
+    Until(Deadline),
+    /// With [`Patience`].
+    Patient(Patience),
+}
+
+/// How a patient wait ended: the answer (or the timeout), and when the time
+/// ran out while the server was still working, why it counts as working.
+struct Waited {
+    outcome: Result<Result<rmcp::model::ServerResult, ServiceError>, ()>,
+    still_working: Option<String>,
+}
+
+/// A wait in seconds, as a person reads it: `1.5 s`, `12 s`.
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 10.0 {
+        format!("{:.1} s", (s * 10.0).round() / 10.0)
+    } else {
+        format!("{} s", s.round() as u64)
+    }
+}
+
+/// The progress token request `id` went out with, once the tap has it.
+fn progress_token(tap: &Tap, start: usize, id: &Value) -> Option<Value> {
+    tap.since(start).iter().find_map(|e| {
+        (e.dir == Dir::Out && e.id() == Some(id))
+            .then(|| {
+                e.json
+                    .as_ref()?
+                    .pointer("/params/_meta/progressToken")
+                    .cloned()
+            })
+            .flatten()
+    })
+}
+
+/// Waits for `handle`'s answer a step at a time (see [`Patience`]), watching
+/// the tap from `start` for progress notifications for request `id`.
+async fn wait_patiently(
+    tap: &Tap,
+    start: usize,
+    id: &Value,
+    patience: Patience,
+    handle: rmcp::service::RequestHandle<RoleClient>,
+) -> Waited {
+    let began = tokio::time::Instant::now();
+    let cap_at = began + patience.cap;
+    let first = patience.step + patience.declared.unwrap_or_default();
+    let mut deadline = (began + first).min(cap_at);
+    let mut seen = start;
+    let mut progressed = false;
+    let response = handle.await_response();
+    tokio::pin!(response);
+    let any_progress =
+        |e: &tap::Event| e.dir == Dir::In && e.method() == Some("notifications/progress");
+    loop {
+        tokio::select! {
+            answer = &mut response => {
+                return Waited { outcome: Ok(answer), still_working: None };
+            }
+            came = tap.wait_for_event(seen, deadline, any_progress) => {
+                let now = tokio::time::Instant::now();
+                // The request's own token (the tap records the request as it
+                // goes out, so it is there once its progress is).
+                let token = progress_token(tap, start, id);
+                let since = tap.since(seen);
+                let ours = since.iter().position(|e| {
+                    any_progress(e)
+                        && token.is_some()
+                        && e.json.as_ref().and_then(|j| j.pointer("/params/progressToken"))
+                            == token.as_ref()
+                });
+                if came {
+                    // Look past what was just seen.
+                    seen += since.iter().position(any_progress).map_or(since.len(), |i| i + 1);
+                }
+                if ours.is_some() {
+                    progressed = true;
+                    if now < cap_at {
+                        deadline = (now + patience.step).min(cap_at);
+                        continue;
+                    }
+                } else if came && now < deadline {
+                    // Another request's progress.
+                    continue;
+                }
+                let waited = now.duration_since(began);
+                let within_declared = patience.declared.is_some_and(|d| waited < d);
+                let still_working = (progressed || within_declared).then(|| {
+                    let because = if progressed {
+                        "progress notifications were still arriving".to_string()
+                    } else {
+                        format!(
+                            "its arguments ask for {} s",
+                            patience.declared.unwrap_or_default().as_secs()
+                        )
+                    };
+                    format!(
+                        "the client stopped waiting after {} while the server was still working on it ({because}); {} raises the wait per step (progress starts a new step) and {} the longest wait",
+                        seconds(waited),
+                        patience.flags.0,
+                        patience.flags.1
+                    )
+                });
+                return Waited { outcome: Err(()), still_working };
+            }
+        }
+    }
 }
 
 /// Why a session could not be used, and what the wire carried until then.
@@ -310,13 +441,16 @@ impl Session {
     }
 
     /// The protocol version the session speaks: the one `initialize`
-    /// agreed on, or a stateless session's.
+    /// agreed on, or a stateless session's. `initialize` negotiates only
+    /// handshake revisions: a server that answers it with a stateless one
+    /// (2026-07-28) has agreed on nothing the session can speak (`None`).
     pub fn protocol_version(&self) -> Option<String> {
         match &self.era {
             Era::Stateless { version, .. } => Some(version.clone()),
             Era::Handshake => self.initialize_result().and_then(|r| {
                 r.get("protocolVersion")
                     .and_then(Value::as_str)
+                    .filter(|v| !mcpcheck_core::suite::is_stateless(v))
                     .map(str::to_string)
             }),
         }
@@ -347,12 +481,21 @@ impl Session {
     /// acknowledgment stands for the answer (its `params` as the result;
     /// an error answer to the listen request as the error).
     pub async fn subscribe(&mut self, uri: &str, deadline: Deadline) -> Reply {
-        let listen = json!({"notifications": {"resourceSubscriptions": [uri]}});
         if matches!(self.era, Era::Handshake) {
             return self
                 .request("resources/subscribe", Some(json!({"uri": uri})), deadline)
                 .await;
         }
+        let filter = json!({"resourceSubscriptions": [uri]});
+        self.listen(uri, filter, deadline).await
+    }
+
+    /// Open a `subscriptions/listen` stream with `filter` (its
+    /// `notifications` member) on a stateless session, kept under `key` for
+    /// [`Session::unlisten`]: the acknowledgment stands for the answer (its
+    /// `params` as the result; an error answer to the request as the error).
+    pub async fn listen(&mut self, key: &str, filter: Value, deadline: Deadline) -> Reply {
+        let listen = json!({ "notifications": filter });
         let start = self.tap.mark();
         let began = Instant::now();
         let mut reply = Reply::default();
@@ -397,7 +540,7 @@ impl Session {
                     reply.error = json.get("error").cloned();
                 } else {
                     reply.result = json.get("params").cloned();
-                    self.listens.push((uri.to_string(), id, handle));
+                    self.listens.push((key.to_string(), id, handle));
                 }
             }
             None => {
@@ -421,9 +564,16 @@ impl Session {
                 .request("resources/unsubscribe", Some(json!({"uri": uri})), deadline)
                 .await;
         }
+        self.unlisten(uri).await
+    }
+
+    /// End the `subscriptions/listen` streams opened under `key` (over HTTP
+    /// the stream is closed; on stdio `notifications/cancelled` names the
+    /// request).
+    pub async fn unlisten(&mut self, key: &str) -> Reply {
         let (ending, kept) = std::mem::take(&mut self.listens)
             .into_iter()
-            .partition(|(u, _, _)| u == uri);
+            .partition(|(u, _, _)| u == key);
         self.listens = kept;
         for (_, id, handle) in ending {
             match self.conn.as_ref() {
@@ -510,6 +660,15 @@ impl Session {
             (e.dir == Dir::In && j.get("id") == Some(&id) && j.get("result").is_some())
                 .then(|| j["result"].clone())
         })
+    }
+
+    /// The last bytes a local server wrote on stderr; empty for a remote
+    /// one.
+    pub fn stderr_tail(&self) -> String {
+        match self.conn.as_ref() {
+            Some(Conn::Stdio(child)) => child.stderr.text(),
+            _ => String::new(),
+        }
     }
 
     /// Wire problems, exit status and stderr, as text to append to a failure.
@@ -747,6 +906,31 @@ impl Session {
     /// Send one request as it is and wait for its raw answer until
     /// `deadline`.
     async fn send(&mut self, method: &str, params: Option<Value>, deadline: Deadline) -> Reply {
+        self.send_waiting(method, params, Wait::Until(deadline))
+            .await
+    }
+
+    /// Send one request (with its `_meta` on a stateless session) and wait
+    /// for its answer with `patience`: a step at a time, each progress
+    /// notification for it starting a new step, never past the cap. When the
+    /// time runs out while the server is still working on it (progress came,
+    /// or its arguments ask for more time than the client gave), the client
+    /// cancels it (`notifications/cancelled`, or on 2026-07-28 HTTP by closing
+    /// its stream), notes in the capture that it gave up by its own limit, and
+    /// says so in `failure` and `gave_up`. A request the server gave no sign
+    /// of working on is left unanswered, as [`Session::request`] leaves it.
+    pub async fn request_patiently(
+        &mut self,
+        method: &str,
+        params: Option<Value>,
+        patience: Patience,
+    ) -> Reply {
+        let params = self.envelope(params);
+        self.send_waiting(method, params, Wait::Patient(patience))
+            .await
+    }
+
+    async fn send_waiting(&mut self, method: &str, params: Option<Value>, wait: Wait) -> Reply {
         let start = self.tap.mark();
         let began = Instant::now();
         let mut reply = Reply::default();
@@ -769,19 +953,28 @@ impl Session {
             }
         };
         let id = serde_json::to_value(&handle.id).unwrap_or(Value::Null);
-        let outcome = tokio::time::timeout_at(deadline, handle.await_response()).await;
+        let request_id = handle.id.clone();
+        let (outcome, still_working) = match wait {
+            Wait::Until(deadline) => (
+                tokio::time::timeout_at(deadline, handle.await_response())
+                    .await
+                    .map_err(|_| ()),
+                None,
+            ),
+            Wait::Patient(patience) => {
+                let waited = wait_patiently(&self.tap, start, &id, patience, handle).await;
+                (waited.outcome, waited.still_working)
+            }
+        };
         reply.duration_ms = began.elapsed().as_millis() as u64;
         // The token as it went out on the wire.
-        reply.progress_token = self.tap.since(start).iter().find_map(|e| {
-            (e.dir == Dir::Out && e.id() == Some(&id))
-                .then(|| {
-                    e.json
-                        .as_ref()?
-                        .pointer("/params/_meta/progressToken")
-                        .cloned()
-                })
-                .flatten()
-        });
+        reply.progress_token = progress_token(&self.tap, start, &id);
+        if outcome.is_err()
+            && let Some(why) = still_working
+        {
+            self.give_up(method, &id, request_id, &why).await;
+            reply.gave_up = Some(why);
+        }
         // A large answer is moved out of the tap, not copied: the handshake's
         // stays, for what reads it later.
         let take_above = if matches!(method, "initialize" | "server/discover") {
@@ -800,6 +993,10 @@ impl Session {
         }
         let problems = self.tap.problems_since(start);
         match outcome {
+            Err(_) if reply.gave_up.is_some() => {
+                let why = reply.gave_up.clone().unwrap_or_default();
+                reply.failure = Some(format!("{method}: {why}"));
+            }
             Err(_) => {
                 let detail = self.failure_detail(start).await;
                 reply.failure = Some(format!("no answer to {method} in time{detail}"));
@@ -851,6 +1048,50 @@ impl Session {
         reply
     }
 
+    /// Stop waiting for request `id` (sent as `method`), which the server is
+    /// still working on: cancel it as the transport says (over 2026-07-28 HTTP
+    /// by closing its stream; elsewhere `notifications/cancelled`, and over
+    /// handshake HTTP its stream is let go too), and note why in the capture.
+    async fn give_up(
+        &mut self,
+        method: &str,
+        id: &Value,
+        request_id: rmcp::model::RequestId,
+        why: &str,
+    ) {
+        self.tap.note_gave_up(id, why);
+        let stateless = matches!(self.era, Era::Stateless { .. });
+        let over_http = matches!(self.conn, Some(Conn::Http(_)));
+        if !(stateless && over_http)
+            && let Some(service) = self.service.as_ref()
+        {
+            let param = rmcp::model::CancelledNotificationParam::new(
+                Some(request_id),
+                Some(format!("mcpcheck stopped waiting for {method}: {why}")),
+            );
+            let note = rmcp::model::ClientNotification::CancelledNotification(
+                rmcp::model::CancelledNotification::new(param),
+            );
+            let _ = tokio::time::timeout(
+                Duration::from_secs(2),
+                service.peer().send_notification(note),
+            )
+            .await;
+        }
+        if let Some(Conn::Http(h)) = self.conn.as_ref() {
+            h.end_stream(id);
+        }
+    }
+
+    /// Mark every request still unanswered as given up on for `why` (the
+    /// session's budget ended it): the server is not blamed for answers the
+    /// client stopped reading.
+    pub fn give_up_on_unanswered(&self, why: &str) {
+        for id in self.tap.unanswered_since(0) {
+            self.tap.note_gave_up(&id, why);
+        }
+    }
+
     /// Wait until a notification matching `pred` arrives after `from`, or
     /// the deadline passes.
     pub async fn wait_notification(
@@ -869,6 +1110,14 @@ impl Session {
     /// Notifications in `[from, to)`.
     pub fn notifications(&self, from: usize, to: usize) -> Vec<Value> {
         self.tap.notifications(from, to)
+    }
+
+    /// The id of the server's process, for a stdio server still running.
+    pub fn process_id(&self) -> Option<u32> {
+        match &self.conn {
+            Some(Conn::Stdio(child)) => child.id(),
+            _ => None,
+        }
     }
 
     /// End the session: stop rmcp, end the HTTP session or kill the process

@@ -188,6 +188,11 @@ pub struct ChildProc {
 }
 
 impl ChildProc {
+    /// The process's id, while it runs.
+    pub fn id(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// Whether the process has exited, and how.
     pub fn exit_status(&mut self) -> Option<String> {
         match self.child.try_wait() {

@@ -45,6 +45,12 @@ pub struct Event {
     /// Over HTTP, the `MCP-Protocol-Version` header an outgoing message was
     /// sent with.
     pub version_header: Option<String>,
+    /// Over HTTP in a 2026-07-28 session, the other MCP headers an outgoing
+    /// request was sent with (`mcp-method`, `mcp-name`, `mcp-param-…`).
+    pub request_headers: Option<Vec<(String, String)>>,
+    /// For an outgoing request: why the client stopped waiting for its answer
+    /// by a limit of its own (see [`Tap::note_gave_up`]).
+    pub gave_up: Option<String>,
 }
 
 /// What a message is, read when it is recorded: its id, its method, and
@@ -178,6 +184,8 @@ impl Event {
             lone_surrogates,
             http_status,
             version_header: None,
+            request_headers: None,
+            gave_up: None,
         }
     }
 
@@ -196,6 +204,8 @@ impl Event {
             lone_surrogates: 0,
             http_status: None,
             version_header: None,
+            request_headers: None,
+            gave_up: None,
         }
     }
 
@@ -221,6 +231,8 @@ impl Event {
             lone_surrogates: 0,
             http_status,
             version_header: None,
+            request_headers: None,
+            gave_up: None,
         }
     }
 
@@ -257,6 +269,10 @@ impl Event {
         self.method().is_some() && self.id().is_some()
     }
 }
+
+/// Header changes for one request (see [`Tap::send_headers`]): names in
+/// lowercase, `None` to leave a header out.
+pub type HeaderChange = Vec<(String, Option<String>)>;
 
 /// How many bytes a server may send in one session, over all its messages
 /// (the flood bound of `mcpcheck_core::probe::flood`, with its message count).
@@ -329,6 +345,9 @@ pub struct Tap {
     /// `MCP-Protocol-Version` headers asked for the next request of a method,
     /// instead of the session's version (see [`Tap::send_version_header`]).
     version_headers: Mutex<Vec<(String, String)>>,
+    /// MCP headers asked for the next request of a method, instead of the ones
+    /// mirroring its body (see [`Tap::send_headers`]).
+    headers: Mutex<Vec<(String, HeaderChange)>>,
     changed: Notify,
     /// The bytes every live session of the run holds (see [`MAX_RUN_BYTES`]);
     /// this session's share is given back when it is dropped.
@@ -377,6 +396,7 @@ impl Tap {
             problems: Mutex::new(Vec::new()),
             budget: Mutex::new(Budget::default()),
             version_headers: Mutex::new(Vec::new()),
+            headers: Mutex::new(Vec::new()),
             changed: Notify::new(),
             run,
             run_held,
@@ -558,6 +578,67 @@ impl Tap {
         {
             e.version_header = Some(version.to_string());
         }
+    }
+
+    /// Over Streamable HTTP in a 2026-07-28 session, send the next request of
+    /// `method` with these MCP headers changed: each `(name, Some(value))` set
+    /// (added, or replacing the one that mirrors the body), each `(name, None)`
+    /// left out. For probes of how a server validates the headers, and for the
+    /// `Mcp-Param-*` headers a tool's `x-mcp-header` annotations ask for.
+    pub fn send_headers(&self, method: &str, change: HeaderChange) {
+        if let Ok(mut asked) = self.headers.lock() {
+            asked.push((method.to_string(), change));
+        }
+    }
+
+    /// The header changes asked for the next request of `method`, taken once.
+    pub fn take_headers(&self, method: &str) -> Option<HeaderChange> {
+        let mut asked = self.headers.lock().ok()?;
+        let at = asked.iter().position(|(m, _)| m == method)?;
+        Some(asked.remove(at).1)
+    }
+
+    /// Note the MCP headers the request with `id` went out with, on its
+    /// recorded event, for captures.
+    pub fn note_request_headers(&self, id: &Value, headers: Vec<(String, String)>) {
+        let mut events = self.lock_events();
+        if let Some(e) = events
+            .iter_mut()
+            .rev()
+            .find(|e| e.dir == Dir::Out && e.id() == Some(id) && e.method().is_some())
+        {
+            e.request_headers = Some(headers);
+        }
+    }
+
+    /// Note that the client stopped waiting for the answer to the request with
+    /// `id` by a limit of its own, and why (its time ran out while the server
+    /// was still working, its session budget ended the session): captures say
+    /// so, and the invariants do not blame the server for the missing answer.
+    pub fn note_gave_up(&self, id: &Value, why: &str) {
+        let mut events = self.lock_events();
+        if let Some(e) = events
+            .iter_mut()
+            .rev()
+            .find(|e| e.dir == Dir::Out && e.id() == Some(id) && e.method().is_some())
+        {
+            e.gave_up = Some(why.to_string());
+        }
+    }
+
+    /// The ids of the requests sent from `from` on that no response answered.
+    pub fn unanswered_since(&self, from: usize) -> Vec<Value> {
+        let events = self.lock_events();
+        let tail = events.get(from..).unwrap_or_default();
+        tail.iter()
+            .filter(|e| e.dir == Dir::Out && e.is_request())
+            .filter_map(|e| e.id().cloned())
+            .filter(|id| {
+                !tail
+                    .iter()
+                    .any(|r| r.dir == Dir::In && r.is_response() && r.id() == Some(id))
+            })
+            .collect()
     }
 
     /// Note a problem (garbage, malformed message, unknown id).

@@ -33,6 +33,10 @@ pub enum WireError {
 /// Ids of requests sent and not yet answered, as their JSON text.
 pub type Pending = Arc<Mutex<HashSet<String>>>;
 
+/// The `initialize` request sent, if any: its id (as JSON text) and the
+/// protocol version it asked for.
+type Initialize = Arc<Mutex<Option<(String, String)>>>;
+
 /// Answers longer than this reach rmcp as an empty result (see
 /// `Inbound::decode`).
 const STUB_BYTES: usize = 256 * 1024;
@@ -43,6 +47,7 @@ pub struct WireTransport {
     inbox: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
     tap: Arc<Tap>,
     pending: Pending,
+    initialize: Initialize,
 }
 
 /// The transport side: where incoming text is delivered.
@@ -51,6 +56,7 @@ pub struct Inbound {
     tx: mpsc::UnboundedSender<ServerJsonRpcMessage>,
     tap: Arc<Tap>,
     pending: Pending,
+    initialize: Initialize,
 }
 
 /// A new pair: the rmcp transport, the receiver of outgoing text (for the
@@ -59,18 +65,21 @@ pub fn pair(tap: Arc<Tap>) -> (WireTransport, mpsc::UnboundedReceiver<String>, I
     let (out_tx, out_rx) = mpsc::unbounded_channel();
     let (in_tx, in_rx) = mpsc::unbounded_channel();
     let pending: Pending = Arc::default();
+    let initialize: Initialize = Arc::default();
     (
         WireTransport {
             out: out_tx,
             inbox: in_rx,
             tap: tap.clone(),
             pending: pending.clone(),
+            initialize: initialize.clone(),
         },
         out_rx,
         Inbound {
             tx: in_tx,
             tap,
             pending,
+            initialize,
         },
     )
 }
@@ -168,6 +177,7 @@ impl Transport<RoleClient> for WireTransport {
         let tap = self.tap.clone();
         let out = self.out.clone();
         let pending = self.pending.clone();
+        let initialize = self.initialize.clone();
         async move {
             let text = encoded?;
             if let ClientJsonRpcMessage::Request(r) = &item
@@ -175,6 +185,14 @@ impl Transport<RoleClient> for WireTransport {
                 && let Ok(mut p) = pending.lock()
             {
                 p.insert(id_key(&id));
+                if let Ok(v) = serde_json::from_str::<Value>(&text)
+                    && v.get("method").and_then(Value::as_str) == Some("initialize")
+                    && let Some(asked) =
+                        v.pointer("/params/protocolVersion").and_then(Value::as_str)
+                    && let Ok(mut slot) = initialize.lock()
+                {
+                    *slot = Some((id_key(&id), asked.to_string()));
+                }
             }
             tap.record(Dir::Out, &text);
             out.send(text).map_err(|_| WireError::Closed)
@@ -318,6 +336,32 @@ impl Inbound {
         }
     }
 
+    /// `initialize` negotiates only handshake revisions. An answer naming a
+    /// stateless one (2026-07-28) would make rmcp carry that revision's
+    /// `_meta` on every later request: the session would leave the era it
+    /// opened. rmcp is given the version the client asked for instead; the
+    /// tap has already recorded what the server sent, for the invariants to
+    /// judge (INV-019).
+    fn keep_handshake_era(&self, id: &Value, v: &Value) -> Option<Value> {
+        let asked = self.initialize.lock().ok().and_then(|slot| {
+            slot.as_ref()
+                .filter(|(key, _)| *key == id_key(id))
+                .map(|(_, asked)| asked.clone())
+        })?;
+        let stateless = v
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+            .is_some_and(mcpcheck_core::suite::is_stateless);
+        if !stateless || mcpcheck_core::suite::is_stateless(&asked) {
+            return None;
+        }
+        let mut changed = v.clone();
+        if let Some(version) = changed.pointer_mut("/result/protocolVersion") {
+            *version = Value::String(asked);
+        }
+        Some(changed)
+    }
+
     /// Stop taking messages from the server: a limit was passed (a message
     /// too long, a flood). Every open request fails now with `why`, instead
     /// of waiting for its deadline while the server keeps writing.
@@ -384,6 +428,17 @@ impl Inbound {
         let id = v.get("id").filter(|i| !i.is_null()).cloned();
         let is_answer =
             v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
+        let kept;
+        let v = match (is_answer, &id) {
+            (true, Some(id)) => match self.keep_handshake_era(id, v) {
+                Some(changed) => {
+                    kept = changed;
+                    &kept
+                }
+                None => v,
+            },
+            _ => v,
+        };
         // rmcp needs an answer only to end the request: what the server said
         // is read from the tap. A large result goes to rmcp as an empty one
         // (its envelope checked here), instead of as a second copy.
@@ -440,6 +495,32 @@ impl Inbound {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn an_initialize_answer_naming_a_stateless_revision_keeps_the_handshake_era() {
+        use rmcp::model::{ClientRequest, CustomRequest, ServerResult};
+        let tap = Arc::new(Tap::default());
+        let (mut transport, _out, inbound) = pair(tap.clone());
+        let request = ClientJsonRpcMessage::request(
+            ClientRequest::CustomRequest(CustomRequest::new(
+                "initialize",
+                Some(serde_json::json!({"protocolVersion": "2025-11-25", "capabilities": {}})),
+            )),
+            RequestId::Number(0),
+        );
+        transport.send(request).await.expect("sent");
+        let answer = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2026-07-28","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}"#;
+        inbound.deliver(answer);
+        // The tap keeps what the server sent; rmcp is given the version asked for.
+        assert!(tap.all()[1].raw.contains("2026-07-28"));
+        let Some(rmcp::model::JsonRpcMessage::Response(r)) = transport.receive().await else {
+            panic!("a response");
+        };
+        let ServerResult::InitializeResult(result) = r.result else {
+            panic!("an initialize result: {:?}", r.result);
+        };
+        assert_eq!(result.protocol_version.as_str(), "2025-11-25");
+    }
 
     #[test]
     fn a_lone_surrogate_escape_is_read_as_a_replacement_character() {

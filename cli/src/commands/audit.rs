@@ -52,6 +52,9 @@ pub struct AuditArgs {
     /// Overwrite files in --output.
     #[arg(long, requires = "output")]
     force: bool,
+
+    #[command(flatten)]
+    progress: crate::progress::ProgressArgs,
 }
 
 pub fn main(args: &AuditArgs) -> Result<ExitCode> {
@@ -59,12 +62,18 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
     // operation): 30 s by default, longer for a tool that says so.
     let mut prober = Prober::new(&args.probe, AUDIT_TIMEOUT)?;
     let runtime = crate::error::runtime()?;
+    let progress = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "mcpcheck audit: ",
+        0,
+    );
     let report = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
-        let report = audit(&mut prober, args.probe.include_writes).await;
+        let report = audit(&mut prober, args.probe.include_writes, &progress).await;
         prober.close().await;
         report
     });
+    progress.finish();
     let (report, listings, answers) = match report {
         Ok(done) => done,
         Err(e) => {
@@ -108,14 +117,33 @@ pub fn main(args: &AuditArgs) -> Result<ExitCode> {
     Ok(code)
 }
 
+/// What the progress says of one call's result: its status and the first
+/// line of the answer.
+fn said(r: &AuditResult) -> String {
+    match &r.answer {
+        Some(a) if !a.is_empty() => {
+            format!("{} · {}", r.status.as_str(), mcpcheck_core::truncate(a, 80))
+        }
+        _ => r.status.as_str().to_string(),
+    }
+}
+
 /// Lists what the server offers and calls each item once (tools that may
-/// write only with `include_writes`): the audit, and the listings.
+/// write only with `include_writes`): the audit, and the listings. Each
+/// call is an item of `progress`.
 pub(crate) async fn audit(
     prober: &mut Prober,
     include_writes: bool,
+    progress: &crate::progress::Progress,
 ) -> std::result::Result<(AuditReport, Listings, Vec<Finding>), String> {
-    let listings = prober.list().await?;
-    listings.print_notes("audit", &prober.label());
+    progress.start("listing what the server offers");
+    let listings = prober.list().await;
+    progress.finish_item(
+        "listing what the server offers",
+        if listings.is_ok() { "listed" } else { "failed" },
+    );
+    let listings = listings?;
+    progress.suspend(|| listings.print_notes("audit", &prober.label()));
     let label = prober.label();
     // What the server answers, judged by scan's text rules (O codes).
     let mut answers = Vec::new();
@@ -128,16 +156,30 @@ pub(crate) async fn audit(
         }
     };
     let timeout_ms = Some(prober.timeout_ms());
-    let mut results = Vec::new();
+    let mut results: Vec<AuditResult> = Vec::new();
     let risks = probe::WriteRisks::new(&listings.tools);
+    progress.restart(
+        listings.tools.len()
+            + listings.prompts.len().min(MAX_ITEMS)
+            + listings.resources.len().min(MAX_ITEMS),
+        "",
+    );
+    let report = |results: &[AuditResult], item: &str| {
+        if let Some(r) = results.last() {
+            progress.finish_item(item, &said(r));
+        }
+    };
     for tool in &listings.tools {
         let name = tool["name"].as_str().unwrap_or_default();
+        let item = format!("tool {name}");
+        progress.start(&item);
         if let Some(reason) = risks.of(tool).filter(|_| !include_writes) {
             results.push(AuditResult::skipped(
                 ItemKind::Tool,
                 name,
                 &format!("{reason}; --include-writes calls it"),
             ));
+            report(&results, &item);
             continue;
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
@@ -149,6 +191,7 @@ pub(crate) async fn audit(
                     name,
                     &format!("no arguments within mcpcheck's bounds: {why}"),
                 ));
+                report(&results, &item);
                 continue;
             }
         };
@@ -170,9 +213,12 @@ pub(crate) async fn audit(
             &outcome,
             &observed,
         ));
+        report(&results, &item);
     }
     for prompt in listings.prompts.iter().take(MAX_ITEMS) {
         let name = prompt["name"].as_str().unwrap_or_default();
+        let item = format!("prompt {name}");
+        progress.start(&item);
         let arguments = Value::Object(mcpcheck_core::generate::prompt_arguments(prompt));
         let observed = prober
             .call(
@@ -193,9 +239,12 @@ pub(crate) async fn audit(
             &outcome,
             &observed,
         ));
+        report(&results, &item);
     }
     for resource in listings.resources.iter().take(MAX_ITEMS) {
         let uri = resource["uri"].as_str().unwrap_or_default();
+        let item = format!("resource {uri}");
+        progress.start(&item);
         let observed = prober.call("resources/read", json!({"uri": uri})).await;
         let cx = ClassifyCx {
             timeout_ms,
@@ -210,6 +259,7 @@ pub(crate) async fn audit(
             &outcome,
             &observed,
         ));
+        report(&results, &item);
     }
     Ok((
         AuditReport::new(&prober.label(), prober.transport(), results),

@@ -27,6 +27,8 @@ pub struct ContractArgs {
     command: ContractCommand,
 }
 
+// Parsed once per run: the size of the larger variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum ContractCommand {
     /// Turn captures or intercept traces into a contract file: the tools,
@@ -113,14 +115,14 @@ fn record(args: &RecordArgs) -> Result<ExitCode> {
     let mut recorder = Recorder::new(&consumer);
     for path in &args.captures {
         let name = display(path);
-        let text = read_text(path).map_err(Error::Usage)?;
+        let text = read_text(path)?;
         recorder
             .capture(&name, &text)
             .map_err(|e| Error::Usage(format!("{name}: not a capture: {e}")))?;
     }
     for path in &args.traces {
         let name = display(path);
-        let text = read_text(path).map_err(Error::Usage)?;
+        let text = read_text(path)?;
         recorder
             .trace(&name, &text)
             .map_err(|e| Error::Usage(format!("{name}: {e}")))?;
@@ -157,7 +159,7 @@ pub(crate) fn read_contracts(paths: &[PathBuf]) -> Result<Vec<(String, Contract)
         .iter()
         .map(|path| {
             let name = display(path);
-            let text = read_text(path).map_err(Error::Usage)?;
+            let text = read_text(path)?;
             Contract::from_json(&text)
                 .map(|c| (name.clone(), c))
                 .map_err(|e| Error::Usage(format!("{name}:{e}")))

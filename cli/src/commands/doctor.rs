@@ -55,78 +55,81 @@ suppression, or the server could not be reached; 2 a usage error.\n\n",
 ))]
 pub struct DoctorArgs {
     #[command(flatten)]
-    target: TargetArgs,
+    pub(crate) target: TargetArgs,
 
     /// Copy DIR and point the server at the copy (as `mcpcheck audit`
     /// does); the original is never written.
     #[arg(long, value_name = "DIR")]
-    fixture: Option<PathBuf>,
+    pub(crate) fixture: Option<PathBuf>,
 
     /// Also compare what the server offers with this lockfile
     /// (`mcpcheck lock --write`).
     #[arg(long, value_name = "FILE")]
-    lock: Option<PathBuf>,
+    pub(crate) lock: Option<PathBuf>,
 
     /// Also fuzz every tool (tools that may write are skipped), then run
     /// the read-only stateful sequences (a repeated read, a lookup of a key
     /// that does not exist).
     #[arg(long)]
-    fuzz: bool,
+    pub(crate) fuzz: bool,
 
     /// Also judge a client's config file (`mcpServers`, or VS Code's
     /// `servers`) offline: its hygiene (C codes) and its text (S codes).
     /// Nothing in it runs without --start-servers; with --config alone no
     /// --server is needed.
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    pub(crate) config: Option<PathBuf>,
 
     /// With --config, also start (or reach) every server of the config and
     /// examine each: its commands run with your rights, so only for a
     /// config you trust.
     #[arg(long, requires = "config")]
-    start_servers: bool,
+    pub(crate) start_servers: bool,
 
     /// Fuzz cases per tool, with --fuzz.
     #[arg(long, value_name = "N", default_value_t = 20, requires = "fuzz")]
-    runs: usize,
+    pub(crate) runs: usize,
 
     /// The seed of the random fuzz cases, with --fuzz.
     #[arg(long, value_name = "S", default_value_t = 1, requires = "fuzz")]
-    seed: u64,
+    pub(crate) seed: u64,
 
     /// With --url, also run the OAuth checks of `mcpcheck probe --auth`.
     #[arg(long, requires = "url")]
-    auth: bool,
+    pub(crate) auth: bool,
 
     /// Probe conformance in this protocol revision only (default: each era
     /// the server offers).
     #[arg(long, value_name = "VERSION", value_parser = crate::commands::run::known_protocol_version)]
-    protocol_version: Option<String>,
+    pub(crate) protocol_version: Option<String>,
 
     /// How long each request may take.
     #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = crate::output::parse_duration)]
-    timeout: Duration,
+    pub(crate) timeout: Duration,
 
     /// How long each part may take in all; a part past it stops and is
     /// reported not verified.
     #[arg(long, value_name = "DURATION", default_value = "5m", value_parser = crate::output::parse_duration)]
-    part_timeout: Duration,
+    pub(crate) part_timeout: Duration,
 
     /// Warnings (recommendations not met) fail too.
     #[arg(long)]
-    strict: bool,
+    pub(crate) strict: bool,
 
     /// Every finding at this severity or more severe fails, whatever its
     /// level.
     #[arg(long, value_name = "SEVERITY", value_parser = severity)]
-    fail_on: Option<Severity>,
+    pub(crate) fail_on: Option<Severity>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = FindingsFormat::Text)]
-    format: FindingsFormat,
+    pub(crate) format: FindingsFormat,
 
     #[command(flatten)]
-    findings: FindingsArgs,
+    pub(crate) findings: FindingsArgs,
+
+    #[command(flatten)]
+    pub(crate) progress: crate::progress::ProgressArgs,
 }
 
 fn severity(s: &str) -> std::result::Result<Severity, String> {
@@ -158,10 +161,42 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
         };
         return config_only(args, &config);
     }
+    let runtime = crate::error::runtime()?;
+    let live = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "mcpcheck doctor: ",
+        parts(args).len(),
+    );
+    let done = runtime.block_on(async {
+        crate::signals::clean_up_on_interrupt();
+        report(args, &|_| {}, &live).await
+    });
+    live.finish();
+    let (report, judged, redactor) = done?;
+    finish_redacted(report, args.format, &args.findings, &judged, &redactor)
+}
+
+/// The report on the server `args` names (and, with `--config`, on the
+/// config), with its score, before the policy (selection, suppressions,
+/// baseline) applies; the families it judged, so a suppression of another
+/// family is not called unused; and what hides the secrets the config
+/// expanded. `tell` hears the name of each part as it starts; `live` shows
+/// each part and what it is at on stderr ([`crate::progress`]). What
+/// `doctor` prints, and what `mcpcheck mcp`'s `doctor` tool returns.
+pub(crate) async fn report(
+    args: &DoctorArgs,
+    tell: &(dyn Fn(&str) + Sync),
+    live: &crate::progress::Progress,
+) -> Result<(Report, Vec<Family>, mcpcheck_core::redact::Redactor)> {
+    let config = args
+        .config
+        .as_deref()
+        .map(crate::commands::scan::Config::read)
+        .transpose()?;
     let probe_args = probe_args_of(args);
     let pinned = match &args.lock {
         Some(path) => {
-            let text = crate::files::read_text(path).map_err(Error::Usage)?;
+            let text = crate::files::read_text(path)?;
             Some(
                 Lock::from_json(&text)
                     .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?,
@@ -171,20 +206,12 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     };
     let mut prober = Prober::new(&probe_args, args.timeout)?;
     let label = prober.label();
-    let runtime = crate::error::runtime()?;
-    let report = runtime.block_on(async {
-        crate::signals::clean_up_on_interrupt();
-        let report = examine(args, &probe_args, &mut prober, pinned.as_ref()).await;
-        prober.close().await;
-        crate::client::stdio::reap_all().await;
-        report
-    });
-    let mut report = report;
+    let mut report = examine(args, &probe_args, &mut prober, pinned.as_ref(), tell, live).await;
+    prober.close().await;
+    crate::client::stdio::reap_all().await;
     report.subject = label;
-    let mut judged_config = false;
     let mut redactor = mcpcheck_core::redact::Redactor::new();
     if let Some(config) = &config {
-        judged_config = true;
         merge(&mut report, config_report(args, config, &mut redactor)?);
     }
     report.summary.clear();
@@ -194,6 +221,27 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     // finding means and how to fix it.
     let rules = mcpcheck_core::findings::render::json::rules_member(&report);
     report.set_extra("rules", rules);
+    Ok((report, judged(args), redactor))
+}
+
+/// The parts the report on `args` runs, in the order they run (and are
+/// told to `progress`).
+pub(crate) fn parts(args: &DoctorArgs) -> Vec<&'static str> {
+    let mut parts = vec!["listing", "lint", "scan", "audit", "conformance"];
+    if args.target.url.is_some() {
+        parts.push("probe");
+    }
+    if args.lock.is_some() {
+        parts.push("lock");
+    }
+    if args.fuzz {
+        parts.push("fuzz");
+    }
+    parts
+}
+
+/// The families of the findings the run judges.
+fn judged(args: &DoctorArgs) -> Vec<Family> {
     let mut judged = vec![
         Family::Lint,
         Family::Scan,
@@ -210,10 +258,10 @@ pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
         judged.push(Family::Fuzz);
     }
     judged.push(Family::Output);
-    if judged_config {
+    if args.config.is_some() {
         judged.push(Family::Config);
     }
-    finish_redacted(report, args.format, &args.findings, &judged, &redactor)
+    judged
 }
 
 /// `doctor --config FILE` without a server: the config judged offline,
@@ -257,6 +305,7 @@ fn config_report(
     let started = Instant::now();
     let mut parts = Parts {
         report: Report::new("doctor", config.name.clone()),
+        progress: crate::progress::Progress::off(),
     };
     let mut findings = scan::scan_config(&config.name, &config.doc, &scan::ScanOptions::default())
         .map_err(|e| Error::Usage(e.to_string()))?;
@@ -299,7 +348,15 @@ fn config_report(
         let mut prober = Prober::for_endpoint(endpoint, "2025-11-25", args.timeout);
         let mut examined = runtime.block_on(async {
             crate::signals::clean_up_on_interrupt();
-            let report = examine(args, &probe_args, &mut prober, None).await;
+            let report = examine(
+                args,
+                &probe_args,
+                &mut prober,
+                None,
+                &|_| {},
+                &crate::progress::Progress::off(),
+            )
+            .await;
             prober.close().await;
             crate::client::stdio::reap_all().await;
             report
@@ -355,6 +412,8 @@ fn probe_args_of(args: &DoctorArgs) -> ProbeArgs {
 /// The parts' outcomes so far.
 struct Parts {
     report: Report,
+    /// Each part is an item of it.
+    progress: crate::progress::Progress,
 }
 
 impl Parts {
@@ -409,6 +468,8 @@ impl Parts {
         } else {
             detail
         };
+        self.progress
+            .finish_item(part, &format!("{} · {detail}", status.as_str()));
         self.report.cases.push(Case {
             suite: String::new(),
             class: String::new(),
@@ -459,9 +520,12 @@ async fn examine(
     probe_args: &ProbeArgs,
     prober: &mut Prober,
     pinned: Option<&Lock>,
+    tell: &(dyn Fn(&str) + Sync),
+    progress: &crate::progress::Progress,
 ) -> Report {
     let mut parts = Parts {
         report: Report::new("doctor", prober.label()),
+        progress: progress.clone(),
     };
     parts.report.layout = Layout::Triage;
     parts.report.case_view = CaseView::Table;
@@ -481,7 +545,9 @@ async fn examine(
     let limit = args.part_timeout;
 
     // The listing every offline rule reads.
+    tell("listing");
     let started = Instant::now();
+    progress.start("listing");
     let listings = match tokio::time::timeout(limit, prober.list()).await {
         Ok(Ok(listings)) => listings,
         Ok(Err(e)) => {
@@ -494,6 +560,7 @@ async fn examine(
             return parts.report;
         }
     };
+    progress.finish_item("listing", "listed");
     let document = json!({
         "tools": listings.tools,
         "prompts": listings.prompts,
@@ -501,14 +568,18 @@ async fn examine(
         "resourceTemplates": listings.templates,
     });
 
+    tell("lint");
     let started = Instant::now();
+    progress.start("lint");
     let linted = match lint::lint_listing(&document, &lint::LintOptions::default()) {
         Ok(findings) => Outcome::of(at_server(findings, &label)),
         Err(e) => Outcome::Failed(e.to_string()),
     };
     parts.add("lint", linted, started);
 
+    tell("scan");
     let started = Instant::now();
+    progress.start("scan");
     let servers = [(label.clone(), document.clone())];
     let scanned = match scan::scan_listings(&servers, &scan::ScanOptions::default()) {
         Ok(findings) => Outcome::of(findings),
@@ -516,28 +587,42 @@ async fn examine(
     };
     parts.add("scan", scanned, started);
 
+    tell("audit");
     let started = Instant::now();
-    let audited = bounded(limit, audit_part(prober, &label)).await;
+    progress.start("audit");
+    let audited = bounded(limit, audit_part(prober, &label, &progress.within("audit"))).await;
     parts.add("audit", audited, started);
 
+    tell("conformance");
     let started = Instant::now();
     let plan = crate::commands::conformance::Plan {
         protocol_version: args.protocol_version.clone(),
         timeout: args.timeout.min(Duration::from_secs(30)),
+        max_wait: Duration::from_secs(60).max(args.timeout.min(Duration::from_secs(30))),
         capture_out: None,
+        strict: false,
     };
     let endpoint: Endpoint = prober.endpoint().clone();
-    let conformed = bounded(limit, conformance_part(&plan, &endpoint, &label)).await;
+    progress.start("conformance");
+    let conformed = bounded(
+        limit,
+        conformance_part(&plan, &endpoint, &label, &progress.within("conformance")),
+    )
+    .await;
     parts.add("conformance", conformed, started);
 
     if let Some(url) = &args.target.url {
+        tell("probe");
         let started = Instant::now();
+        progress.start("probe");
         let probed = bounded(limit, probe_part(args, url, &label)).await;
         parts.add("probe", probed, started);
     }
 
     if let Some(pinned) = pinned {
+        tell("lock");
         let started = Instant::now();
+        progress.start("lock");
         let locked = match listings.to_lock(&label) {
             Ok(now) => {
                 let changes = lock::diff(pinned, &now);
@@ -553,6 +638,7 @@ async fn examine(
     }
 
     if args.fuzz {
+        tell("fuzz");
         let started = Instant::now();
         let fuzz_args = crate::commands::fuzz::FuzzArgs {
             probe: ProbeArgs {
@@ -579,8 +665,14 @@ async fn examine(
             no_shrink: false,
             stateful: false,
             sequences: STATEFUL_SEQUENCES,
+            progress: crate::progress::ProgressArgs::default(),
         };
-        let fuzzed = bounded(limit, fuzz_part(prober, &fuzz_args, &label)).await;
+        progress.start("fuzz");
+        let fuzzed = bounded(
+            limit,
+            fuzz_part(prober, &fuzz_args, &label, &progress.within("fuzz")),
+        )
+        .await;
         parts.add("fuzz", fuzzed, started);
     }
     summarize(&mut parts.report);
@@ -601,8 +693,12 @@ fn counted(n: usize) -> String {
 }
 
 /// The audit part: every item called once, never a tool that may write.
-async fn audit_part(prober: &mut Prober, label: &str) -> Outcome {
-    match crate::commands::audit::audit(prober, false).await {
+async fn audit_part(
+    prober: &mut Prober,
+    label: &str,
+    progress: &crate::progress::Progress,
+) -> Outcome {
+    match crate::commands::audit::audit(prober, false, progress).await {
         Ok((audit, _, answers)) => {
             let skipped = audit
                 .results
@@ -631,8 +727,9 @@ async fn conformance_part(
     plan: &crate::commands::conformance::Plan,
     endpoint: &Endpoint,
     label: &str,
+    progress: &crate::progress::Progress,
 ) -> Outcome {
-    let report = match crate::commands::conformance::judge(plan, endpoint).await {
+    let report = match crate::commands::conformance::judge(plan, endpoint, progress).await {
         Ok(report) => report,
         Err(e) => return Outcome::Failed(e),
     };
@@ -668,12 +765,7 @@ async fn conformance_part(
 
 /// The HTTP probes of `url`, with the OAuth checks when asked.
 async fn probe_part(args: &DoctorArgs, url: &str, label: &str) -> Outcome {
-    let client = args
-        .target
-        .auth
-        .auth_client_id
-        .clone()
-        .zip(args.target.auth.auth_client_secret.clone());
+    let client = args.target.auth.client();
     let found = crate::commands::http_probe::findings(
         url,
         &args.target.headers,
@@ -695,8 +787,9 @@ async fn fuzz_part(
     prober: &mut Prober,
     fuzz_args: &crate::commands::fuzz::FuzzArgs,
     label: &str,
+    progress: &crate::progress::Progress,
 ) -> Outcome {
-    let report = match crate::commands::fuzz::fuzz(prober, fuzz_args).await {
+    let report = match crate::commands::fuzz::fuzz(prober, fuzz_args, progress).await {
         Ok((report, _)) => report,
         Err(e) => return Outcome::Failed(e),
     };

@@ -81,6 +81,8 @@ pub struct FuzzArgs {
     /// With --stateful: how many sequences to run.
     #[arg(long, value_name = "N", default_value_t = 30, requires = "stateful")]
     pub(crate) sequences: usize,
+    #[command(flatten)]
+    pub(crate) progress: crate::progress::ProgressArgs,
 }
 
 pub fn main(args: &FuzzArgs) -> Result<ExitCode> {
@@ -90,12 +92,18 @@ pub fn main(args: &FuzzArgs) -> Result<ExitCode> {
     let server = server_of(&args.probe.target.endpoint()?)?;
     let mut prober = Prober::new(&args.probe, FUZZ_TIMEOUT)?;
     let runtime = crate::error::runtime()?;
+    let progress = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "mcpcheck fuzz: ",
+        0,
+    );
     let report = runtime.block_on(async {
         crate::signals::clean_up_on_interrupt();
-        let report = fuzz(&mut prober, args).await;
+        let report = fuzz(&mut prober, args, &progress).await;
         prober.close().await;
         report
     });
+    progress.finish();
     let (report, findings) = match report {
         Ok(done) => done,
         Err(e) => {
@@ -128,12 +136,30 @@ pub(crate) struct Kept {
     wait_ms: u64,
 }
 
+/// What the progress says of a tool's fuzzing: how many inputs were sent,
+/// how many were handled, or why it was skipped.
+fn said(report: &FuzzToolReport) -> String {
+    if let Some(why) = &report.skipped {
+        return format!("skipped: {why}");
+    }
+    format!("{}/{} inputs handled", report.passed, report.runs)
+}
+
+/// Fuzz the server's tools; each tool is an item of `progress`, its cases
+/// the item's detail.
 pub(crate) async fn fuzz(
     prober: &mut Prober,
     args: &FuzzArgs,
+    progress: &crate::progress::Progress,
 ) -> std::result::Result<(FuzzReport, Vec<Kept>), String> {
-    let listings = prober.list().await?;
-    listings.print_notes("fuzz", &prober.label());
+    progress.start("listing what the server offers");
+    let listings = prober.list().await;
+    progress.finish_item(
+        "listing what the server offers",
+        if listings.is_ok() { "listed" } else { "failed" },
+    );
+    let listings = listings?;
+    progress.suspend(|| listings.print_notes("fuzz", &prober.label()));
     let unknown: Vec<&String> = args
         .tools
         .iter()
@@ -142,19 +168,35 @@ pub(crate) async fn fuzz(
     if !unknown.is_empty() {
         return Err(format!("--tool {unknown:?}: the server lists no such tool"));
     }
-    let mut tools = Vec::new();
+    let mut tools: Vec<FuzzToolReport> = Vec::new();
     let mut kept = Vec::new();
     let risks = probe::WriteRisks::new(&listings.tools);
+    let chosen = |name: &str| args.tools.is_empty() || args.tools.iter().any(|t| t == name);
+    progress.restart(
+        listings
+            .tools
+            .iter()
+            .filter(|t| chosen(t["name"].as_str().unwrap_or_default()))
+            .count(),
+        "",
+    );
+    let done = |tools: &[FuzzToolReport], name: &str| {
+        if let Some(r) = tools.last() {
+            progress.finish_item(name, &said(r));
+        }
+    };
     for tool in &listings.tools {
         let name = tool["name"].as_str().unwrap_or_default();
-        if !args.tools.is_empty() && !args.tools.iter().any(|t| t == name) {
+        if !chosen(name) {
             continue;
         }
+        progress.start(name);
         if let Some(reason) = risks.of(tool).filter(|_| !args.probe.include_writes) {
             tools.push(FuzzToolReport::skipped(
                 name,
                 &format!("{reason}; --include-writes fuzzes it"),
             ));
+            done(&tools, name);
             continue;
         }
         let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
@@ -163,12 +205,14 @@ pub(crate) async fn fuzz(
                 name,
                 &format!("no valid arguments within mcpcheck's bounds: {why}"),
             ));
+            done(&tools, name);
             continue;
         }
         let mut report = FuzzToolReport::new(name);
         // One case at a time: a tool of thousands of properties never has
         // all its cases in memory.
-        for case in probe::fuzz_iter(tool, args.seed, args.runs) {
+        for (i, case) in probe::fuzz_iter(tool, args.seed, args.runs).enumerate() {
+            progress.detail(name, &format!("input {} of {}", i + 1, args.runs));
             let outcome = attempt(prober, tool, &case.arguments, Some(case.schema_valid)).await;
             if !outcome.status.is_serious() {
                 report.record(&case, &outcome, None, None);
@@ -177,6 +221,7 @@ pub(crate) async fn fuzz(
             let (shrunk, outcome) = if args.no_shrink {
                 (None, outcome)
             } else {
+                progress.detail(name, &format!("shrinking a {}", outcome.status.as_str()));
                 shrink(prober, tool, &case, outcome).await
             };
             let arguments = shrunk.clone().unwrap_or_else(|| case.arguments.clone());
@@ -197,6 +242,7 @@ pub(crate) async fn fuzz(
             report.record(&case, &outcome, shrunk, None);
         }
         tools.push(report);
+        done(&tools, name);
     }
     let report = FuzzReport::new(args.seed, &prober.label(), prober.transport(), tools);
     Ok((report, kept))

@@ -229,14 +229,16 @@ pub fn generate_into(
         ));
         return Ok(None);
     }
-    let written = write_plan(flags.force, call, &plan)?;
+    let written = write_plan(flags.force, call, &plan, &mut |path| {
+        out(&format!("wrote {}\n", path.display()));
+    })?;
     tell(flags, call.command, &plan);
     Ok(Some(Generated { plan, written }))
 }
 
 /// `--output` must be a directory when it exists; `--composed` must not be
 /// one.
-fn check_destination(destination: Destination<'_>) -> Result<()> {
+pub(crate) fn check_destination(destination: Destination<'_>) -> Result<()> {
     match destination {
         Destination::Dir(dir) if dir.exists() && !dir.is_dir() => {
             Err(format!("{} exists and is not a directory", dir.display()).into())
@@ -250,7 +252,7 @@ fn check_destination(destination: Destination<'_>) -> Result<()> {
 
 /// The core's options: the fixture resolved (it must be a directory), and
 /// each stdio argument that names a path resolved the same way.
-fn options(flags: &PlanArgs, server: &Server, call: &Call<'_>) -> Result<Options> {
+pub(crate) fn options(flags: &PlanArgs, server: &Server, call: &Call<'_>) -> Result<Options> {
     let mut options = Options {
         include_writes: flags.include_writes,
         snapshots: call.snapshots,
@@ -279,11 +281,15 @@ fn options(flags: &PlanArgs, server: &Server, call: &Call<'_>) -> Result<Options
     Ok(options)
 }
 
-/// The core's view of the endpoint; a header given twice cannot be one
-/// mapping key, so it is refused.
 /// Write the plan's files (or its composed file); nothing at all when one
-/// of them (or of `call.also_refuse`) exists, unless `force`.
-fn write_plan(force: bool, call: &Call<'_>, plan: &Plan) -> Result<Vec<PathBuf>> {
+/// of them (or of `call.also_refuse`) exists, unless `force`. Each path is
+/// told to `wrote` once written; all of them are returned, in order.
+pub(crate) fn write_plan(
+    force: bool,
+    call: &Call<'_>,
+    plan: &Plan,
+    wrote: &mut dyn FnMut(&Path),
+) -> Result<Vec<PathBuf>> {
     let files: Vec<(PathBuf, &str)> = match call.destination {
         Destination::Dir(dir) => plan
             .files
@@ -312,7 +318,7 @@ fn write_plan(force: bool, call: &Call<'_>, plan: &Plan) -> Result<Vec<PathBuf>>
     for (path, text) in files {
         write_file(&path, text, force)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        out(&format!("wrote {}\n", path.display()));
+        wrote(&path);
         written.push(path);
     }
     Ok(written)

@@ -186,6 +186,69 @@ pub async fn add_authorization(
     }
 }
 
+/// The HTTP checks of `url` the official conformance suite scores too, added
+/// to `report` (`mcpcheck conformance --url`): an `initialize` from a foreign
+/// Origin and with a rebinding Host (H101, H102), and a session that answers
+/// after its DELETE (H502). Their findings are located at `http`; a server
+/// that cannot be reached is a failing note.
+pub async fn add_transport_checks(
+    report: &mut mcpcheck_core::findings::Report,
+    url: &str,
+    headers: &[String],
+    timeout: Duration,
+) {
+    match transport_findings(url, headers, timeout).await {
+        Ok(findings) => {
+            for mut f in findings {
+                f.location.context = Some("http".into());
+                report.findings.push(f);
+            }
+        }
+        Err(message) => report
+            .notes
+            .push(mcpcheck_core::findings::Note::failing(format!(
+                "the HTTP checks (Origin, Host, DELETE) could not run: {message}"
+            ))),
+    }
+}
+
+/// The findings H101, H102 and H502 for `url`.
+async fn transport_findings(
+    url: &str,
+    headers: &[String],
+    timeout: Duration,
+) -> std::result::Result<Vec<http_probe::Finding>, String> {
+    let url = check_url(url).map_err(|e| e.to_string())?;
+    let headers = header_map(headers).map_err(|e| e.to_string())?;
+    let prober = Prober::new(url.clone(), headers, timeout).map_err(|e| e.to_string())?;
+    let first = prober
+        .open(&Extra::default())
+        .await
+        .map_err(|e| format!("cannot reach {url}: {e}"))?;
+    if let Some(result) = first.answer.result().filter(|_| first.answer.ok())
+        && let Ok(mut version) = prober.version.lock()
+    {
+        *version = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    let mut o = Observations {
+        url,
+        ..Observations::default()
+    };
+    o.foreign_origin = prober.foreign_origin().await;
+    o.rebinding_host = prober.rebinding_host().await;
+    let (_, delete) = prober.sessions(first.session.as_deref()).await;
+    o.delete = delete;
+    prober.close(first.session.as_deref()).await;
+    let findings = http_probe::judge(&o, &Options::default()).map_err(|e| e.to_string())?;
+    Ok(findings
+        .into_iter()
+        .filter(|f| matches!(f.code(), "H101" | "H102" | "H502"))
+        .collect())
+}
+
 /// The probes of `url` (what `mcpcheck doctor --url` runs), with the OAuth
 /// checks when `auth` (and the client of `client`): their findings, every
 /// rule at its default.

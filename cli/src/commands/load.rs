@@ -161,6 +161,9 @@ pub struct LoadArgs {
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
 
+    #[command(flatten)]
+    progress: crate::progress::ProgressArgs,
+
     /// The MCP protocol version to ask for at initialize.
     #[arg(long, value_name = "VERSION", default_value = "2025-11-25")]
     protocol_version: String,
@@ -461,6 +464,39 @@ async fn worker(plan: Arc<Plan>) -> Measured {
     (samples, failures)
 }
 
+/// What a load run's progress counts: with `--duration`, seconds of how
+/// many; else requests sent of how many. (item, total, unit).
+fn progress_count(plan: &Plan, duration: Option<Duration>) -> (&'static str, usize, &'static str) {
+    match duration {
+        Some(d) => ("seconds", d.as_secs().max(1) as usize, "s"),
+        None => ("requests", plan.max_requests as usize, "sent"),
+    }
+}
+
+/// How far a load run is: seconds since it started, or requests sent.
+fn progress_done(plan: &Plan, duration: Option<Duration>) -> usize {
+    match duration {
+        Some(_) => Deadline::now()
+            .saturating_duration_since(plan.start)
+            .as_secs() as usize,
+        None => plan.next.load(Ordering::Relaxed).min(plan.max_requests) as usize,
+    }
+}
+
+/// Says how far the workers are, a few times a second, until aborted.
+async fn watch_progress(
+    plan: Arc<Plan>,
+    duration: Option<Duration>,
+    progress: crate::progress::Progress,
+) {
+    let (item, total, unit) = progress_count(&plan, duration);
+    loop {
+        let done = progress_done(&plan, duration).min(total);
+        progress.tick(item, done, unit);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 fn failure(n: u64, call: &Call, class: Class, detail: String) -> Failure {
     Failure {
         request: n,
@@ -495,7 +531,7 @@ fn endpoint(args: &LoadArgs, url: Option<&str>) -> Result<Endpoint> {
         )
         .into());
     }
-    Ok(target.endpoint()?)
+    target.endpoint()
 }
 
 pub fn main(args: &LoadArgs) -> Result<ExitCode> {
@@ -553,6 +589,18 @@ pub fn main(args: &LoadArgs) -> Result<ExitCode> {
         let handles: Vec<_> = (0..args.concurrency)
             .map(|_| tokio::spawn(worker(plan.clone())))
             .collect();
+        let (item, total, unit) = progress_count(&plan, args.duration);
+        let progress = crate::progress::Progress::new(
+            crate::progress::Mode::of(args.progress.quiet),
+            "mcpcheck load: ",
+            total,
+        );
+        progress.start(item);
+        let watch = tokio::spawn(watch_progress(
+            plan.clone(),
+            args.duration,
+            progress.clone(),
+        ));
         let mut samples = Vec::new();
         let mut failures = Vec::new();
         for h in handles {
@@ -562,6 +610,11 @@ pub fn main(args: &LoadArgs) -> Result<ExitCode> {
             }
         }
         let elapsed = began.elapsed().as_micros() as u64;
+        watch.abort();
+        let _ = watch.await;
+        progress.tick(item, progress_done(&plan, args.duration).min(total), unit);
+        progress.finish_item(item, &format!("{} answers", samples.len()));
+        progress.finish();
         crate::client::stdio::reap_all().await;
         samples.sort_by_key(|(n, _)| *n);
         let samples: Vec<Sample> = samples.into_iter().map(|(_, s)| s).collect();
@@ -610,10 +663,15 @@ async fn sequence(
     calls: &[Call],
     requests: u64,
     timeout: Duration,
+    progress: (&crate::progress::Progress, &str),
 ) -> Vec<Value> {
+    let (progress, item) = progress;
     let mut answers = Vec::new();
     let count = sessions.len().max(1) as u64;
+    progress.restart(requests as usize, "");
+    progress.start(item);
     for i in 0..requests {
+        progress.tick(item, i as usize, "sent");
         let call = &calls[(i % calls.len() as u64) as usize];
         let s = &mut sessions[(i % count) as usize];
         let params = json!({"name": call.tool, "arguments": call.args});
@@ -627,6 +685,8 @@ async fn sequence(
         ));
         s.tap.release_upto(reply.end);
     }
+    progress.tick(item, requests as usize, "sent");
+    progress.finish_item(item, "done");
     answers
 }
 
@@ -674,19 +734,40 @@ fn stateless_main(args: &LoadArgs) -> Result<ExitCode> {
     };
     let requests = args.requests.unwrap_or(DEFAULT_STATELESS_REQUESTS);
     let runtime = crate::error::runtime()?;
-    let (single, spread) = runtime.block_on(async {
+    let progress = crate::progress::Progress::new(
+        crate::progress::Mode::of(args.progress.quiet),
+        "mcpcheck load: ",
+        0,
+    );
+    let done = runtime.block_on(async {
         let mut alone = open_all(&endpoints[..1], args).await?;
-        let single = sequence(&mut alone, &calls, requests, args.timeout).await;
+        let single = sequence(
+            &mut alone,
+            &calls,
+            requests,
+            args.timeout,
+            (&progress, "requests to one instance"),
+        )
+        .await;
         for mut s in alone {
             s.close().await;
         }
         let mut all = open_all(&endpoints, args).await?;
-        let spread = sequence(&mut all, &calls, requests, args.timeout).await;
+        let spread = sequence(
+            &mut all,
+            &calls,
+            requests,
+            args.timeout,
+            (&progress, "requests over every instance"),
+        )
+        .await;
         for mut s in all {
             s.close().await;
         }
         Ok::<_, crate::error::Error>((single, spread))
-    })?;
+    });
+    progress.finish();
+    let (single, spread) = done?;
     let call_of: Vec<String> = (0..requests)
         .map(|i| calls[(i % calls.len() as u64) as usize].label.clone())
         .collect();

@@ -95,7 +95,7 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
     let now = match &args.listing {
         Some(path) => {
             let name = display(path);
-            let text = read_text(path).map_err(Error::Usage)?;
+            let text = read_text(path)?;
             let listing =
                 crate::client::listing::read_saved("lock", &name, &text).map_err(Error::Usage)?;
             Lock::from_listing(&name, &listing).map_err(|e| Error::Usage(e.to_string()))?
@@ -123,7 +123,7 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
     let Some(path) = &args.check else {
         return Err(Error::Usage("give --write FILE or --check FILE".into()));
     };
-    let text = read_text(path).map_err(Error::Usage)?;
+    let text = read_text(path)?;
     let pinned =
         Lock::from_json(&text).map_err(|e| Error::Usage(format!("{}: {e}", display(path))))?;
     let contracts = crate::commands::contract::read_contracts(&args.contracts)?;

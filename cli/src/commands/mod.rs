@@ -24,12 +24,14 @@ pub mod lint;
 pub mod load;
 pub mod lock;
 pub mod matrix;
+pub mod mcp;
 pub mod replay;
 pub mod report;
 pub mod rules;
 pub mod run;
 pub mod scan;
 pub mod serve;
+pub mod show_report;
 pub mod snapshot;
 pub mod validate;
 
@@ -42,6 +44,10 @@ pub enum Command {
     Rule(rules::RuleArgs),
     /// List the rules of every analysis (or one family).
     Rules(rules::RulesArgs),
+    /// Serve mcpcheck's checks to an agent over MCP (stdio, or Streamable
+    /// HTTP with --http): doctor, run_suite, the check, lint and scan tools,
+    /// every rule as a resource.
+    Mcp(mcp::McpArgs),
     /// Run the built-in reference MCP server (stdio, Streamable HTTP, legacy SSE).
     Serve(serve::ServeArgs),
     #[command(after_help = concat!(
@@ -85,6 +91,8 @@ pub enum Command {
     Matrix(matrix::MatrixArgs),
     Replay(replay::ReplayArgs),
     Intercept(intercept::InterceptArgs),
+    /// Serve an HTML report (written with --html DIR) on 127.0.0.1 and print its URL.
+    ShowReport(show_report::ShowReportArgs),
     /// mcptest-compatible spelling: `mcpcheck compliance invariants ...`.
     #[command(subcommand)]
     Compliance(invariants::ComplianceCommand),
@@ -97,6 +105,7 @@ impl Command {
             Self::Doctor(_) => "doctor",
             Self::Rule(_) => "rule",
             Self::Rules(_) => "rules",
+            Self::Mcp(_) => "mcp",
             Self::Serve(_) => "serve",
             Self::Run(_) => "run",
             Self::Ci(_) => "ci",
@@ -120,6 +129,7 @@ impl Command {
             Self::Matrix(_) => "matrix",
             Self::Replay(_) => "replay",
             Self::Intercept(_) => "intercept",
+            Self::ShowReport(_) => "show-report",
             Self::Compliance(_) => "compliance invariants",
         }
     }
@@ -130,6 +140,7 @@ impl Command {
             Self::Doctor(args) => doctor::main(&args),
             Self::Rule(args) => rules::rule_main(&args),
             Self::Rules(args) => rules::rules_main(&args),
+            Self::Mcp(args) => mcp::main(&args),
             Self::Serve(args) => serve::main(args),
             Self::Run(args) => run::main(&args),
             Self::Ci(args) => run::ci_main(&args),
@@ -152,6 +163,7 @@ impl Command {
             Self::Matrix(args) => matrix::main(&args),
             Self::Replay(args) => replay::main(&args),
             Self::Intercept(args) => intercept::main(&args),
+            Self::ShowReport(args) => show_report::main(&args),
             Self::Invariants(args)
             | Self::Compliance(invariants::ComplianceCommand::Invariants(args)) => {
                 invariants::main(&args)

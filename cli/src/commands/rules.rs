@@ -109,7 +109,7 @@ mcpcheck lock --server \"mcpcheck serve --fault rug-pull\" --check mcp-lock.json
 
 /// The example of a rule: its smallest firing vector, else a command that
 /// shows it on `mcpcheck serve`.
-fn example(rule: &RuleInfo) -> Option<String> {
+pub(crate) fn example(rule: &RuleInfo) -> Option<String> {
     examples::example(rule.code).or_else(|| try_it(rule).map(|t| format!("try it:\n{t}")))
 }
 

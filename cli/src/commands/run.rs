@@ -22,7 +22,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub auth: crate::target::AuthArgs,
 
-    /// How many tests run at once (default: the number of cores).
+    /// How many server sessions are open at once (default: chosen from the
+    /// number of cores and what each server took to start on earlier runs).
     #[arg(long, short = 'j', value_name = "N")]
     pub jobs: Option<usize>,
 
@@ -72,6 +73,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub trials: u32,
 
+    /// Run a test that failed or errored again, up to N more times; one that
+    /// passes on a later attempt is reported `flaky` (it passes, unless
+    /// --fail-on-flaky), distinct from pass and fail in every format.
+    #[arg(long, value_name = "N", default_value_t = 0, conflicts_with = "trials", value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub retries: u32,
+
+    /// Run only the tests (of those selected) that failed or errored in the
+    /// last run, which every run saves in .mcpcheck/last-run.json.
+    #[arg(long)]
+    pub last_failed: bool,
+
     /// Compare each tool test's answer (its text and `isError`) with the one
     /// recorded in `.snapshots.json` next to its file (mcp-assert's snapshot
     /// file): a different answer, or none recorded, fails the test.
@@ -108,14 +120,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE", requires = "shard")]
     pub shard_timings: Option<PathBuf>,
 
-    /// Let tests with the same server and client mocks share server
-    /// sessions (split over --jobs) instead of starting one each. A test
-    /// that does not pass on a shared session is run again on a fresh one
-    /// and that verdict is reported (marked re-run), so sharing cannot turn
-    /// a pass into a failure. With --fixture every test keeps its own copy
-    /// and server.
-    #[arg(long)]
+    /// The default, accepted for mcp-assert's command lines: tests with the
+    /// same server and client mocks share server sessions, the --fixture
+    /// copy restored before each test. A test that does not pass on a
+    /// shared session is run again on a fresh server and copy, and that
+    /// verdict is reported (marked re-run). The run names the tests it
+    /// does not apply to.
+    #[arg(long, conflicts_with = "isolate")]
     pub reuse_server: bool,
+
+    /// Give every test a server and fixture copy of its own (files that
+    /// set `share_server: true` still share theirs).
+    #[arg(long)]
+    pub isolate: bool,
 
     /// After the tests, list the suite's server and compare what it offers
     /// with this lockfile (`mcpcheck lock --write`): a breaking or suspicious
@@ -131,6 +148,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub reports: crate::reports::ReportFlags,
+
+    #[command(flatten)]
+    pub progress: crate::progress::ProgressArgs,
 }
 
 impl RunArgs {

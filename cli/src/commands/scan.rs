@@ -162,9 +162,9 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
     // are said.
     if servers.is_empty() && args.config.is_none() && !failures.is_empty() {
         for failure in &failures {
-            err(&format!(
+            err(&redactor.redact_str(&format!(
                 "mcpcheck scan: {failure}; what it offers was not scanned\n"
-            ));
+            )));
         }
         return Ok(verdict(false));
     }
@@ -174,10 +174,19 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
         .first()
         .or(args.config.as_ref())
         .map(|p| display(p));
-    // What could not be listed was not scanned: never a clean pass.
+    // What could not be listed was not scanned: never a clean pass. The
+    // reasons go to stderr (with what `${VAR}` expanded to hidden); the
+    // report says how many.
     for failure in &failures {
+        err(&redactor.redact_str(&format!(
+            "mcpcheck scan: {failure}; what it offers was not scanned\n"
+        )));
+    }
+    if !failures.is_empty() {
         report.notes.push(Note::failing(format!(
-            "{failure}; what it offers was not scanned"
+            "{} could not be listed, so what {} offer was not scanned (the reasons are on stderr)",
+            plural(failures.len(), "server", "servers"),
+            if failures.len() == 1 { "it" } else { "they" }
         )));
     }
     let judged: &[Family] = if args.config.is_some() {
@@ -191,7 +200,7 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
 /// A listing file: one listing, or a list of them (labelled `FILE#N`).
 fn read_listings(path: &std::path::Path) -> Result<Vec<(String, Value)>> {
     let name = display(path);
-    let text = read_text(path).map_err(Error::Usage)?;
+    let text = read_text(path)?;
     let value = read_saved("scan", &name, &text).map_err(Error::Usage)?;
     scan::servers_in(&name, value).map_err(|e| Error::Usage(e.to_string()))
 }
@@ -229,7 +238,6 @@ fn target(
         auth: Default::default(),
     }
     .endpoint()
-    .map_err(Error::Usage)
 }
 
 /// The keys a server entry of a client config may have. `disabled: true`
@@ -263,7 +271,7 @@ impl Config {
     /// in it is expanded, started or reached.
     pub(crate) fn read(path: &std::path::Path) -> Result<Config> {
         let name = display(path);
-        let text = read_text(path).map_err(Error::Usage)?;
+        let text = read_text(path)?;
         // VS Code's files may hold comments and trailing commas (JSONC).
         let doc: Value = serde_json::from_str(&text)
             .or_else(|e| match scan::hygiene::strip_jsonc(&text) {

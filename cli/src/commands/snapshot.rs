@@ -48,11 +48,11 @@ pub fn main(args: &SnapshotArgs) -> Result<ExitCode> {
     crate::error::runtime()?.block_on(snapshot(args))
 }
 
-async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
-    let Sources {
-        suites,
-        server_override,
-    } = args.source.load()?;
+/// The suites' tool tests (with the index of their file), and how many
+/// other tests there are.
+fn tool_tests(
+    suites: &[mcpcheck_core::suite::SuiteFile],
+) -> (Vec<(usize, mcpcheck_core::suite::Test)>, usize) {
     let mut tests = Vec::new();
     let mut others = 0;
     for (fi, s) in suites.iter().enumerate() {
@@ -64,6 +64,15 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
             }
         }
     }
+    (tests, others)
+}
+
+async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
+    let Sources {
+        suites,
+        server_override,
+    } = args.source.load()?;
+    let (mut tests, others) = tool_tests(&suites);
     if tests.is_empty() {
         return Err(
             "no tool tests in these suites: snapshots record the answers of tests with an `assert:` block (tools/call)"
@@ -72,15 +81,19 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
     }
     let mut stores = Stores::load(tests.iter().map(|(_, t)| t))?;
     // Whether each test had a snapshot before this run.
+    // A test with a `snapshot:` of its own keeps it in its suite file.
     let had: Vec<bool> = tests
         .iter()
-        .map(|(_, t)| stores.recorded(t).is_some())
+        .map(|(_, t)| match &t.snapshot {
+            Some(inline) => inline.recorded.is_some(),
+            None => stores.recorded(t).is_some(),
+        })
         .collect();
     for (_, t) in &mut tests {
-        let items = if args.update {
-            Vec::new()
-        } else {
-            snapshot::checks(stores.recorded(t))
+        let items = match (&t.snapshot, args.update) {
+            (_, true) => Vec::new(),
+            (Some(inline), false) => snapshot::inline_checks(inline),
+            (None, false) => snapshot::checks(stores.recorded(t)),
         };
         t.expect = Expectations {
             items,
@@ -125,12 +138,13 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
     let passed = if args.update {
         let mut unanswered = 0;
         let mut total = Recorded::default();
+        let mut in_suites: Vec<std::path::PathBuf> = Vec::new();
         for (((_, t), r), answer) in tests.iter().zip(&ran.results).zip(&ran.answers) {
             if r.status == TestStatus::Skip {
                 report.push_str(&line("SKIP", &t.name, &format!(" ({})", r.message)));
                 continue;
             }
-            let counts = stores.record(std::iter::once(t), std::slice::from_ref(answer));
+            let counts = record(&mut stores, t, answer, &mut in_suites);
             let note = counts.tool_error_note();
             let (new, changed, missing) = (counts.new, counts.changed, counts.missing);
             total.add(counts);
@@ -144,7 +158,8 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
                 report.push_str(&details(r));
             }
         }
-        let written = stores.write()?;
+        let mut written = stores.write()?;
+        written.extend(in_suites);
         report.push('\n');
         report.push_str(&total.summary(&written));
         unanswered == 0
@@ -196,4 +211,28 @@ async fn snapshot(args: &SnapshotArgs) -> Result<ExitCode> {
     }
     out(&report);
     Ok(verdict(passed))
+}
+
+/// Record one test's answer: in its suite file when it has a `snapshot:` of
+/// its own (the file joins `in_suites`), else in `.snapshots.json`.
+fn record(
+    stores: &mut Stores,
+    t: &mcpcheck_core::suite::Test,
+    answer: &Option<crate::run::exec::Answer>,
+    in_suites: &mut Vec<std::path::PathBuf>,
+) -> Recorded {
+    if t.snapshot.is_none() {
+        return stores.record(std::iter::once(t), std::slice::from_ref(answer));
+    }
+    let (counts, written, errors) =
+        crate::run::snapshots::record_inline(std::iter::once(t), std::slice::from_ref(answer));
+    for e in errors {
+        crate::output::err(&format!("mcpcheck snapshot: not written: {e}\n"));
+    }
+    for w in written {
+        if !in_suites.contains(&w) {
+            in_suites.push(w);
+        }
+    }
+    counts
 }

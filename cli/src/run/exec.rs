@@ -78,6 +78,18 @@ pub struct Finished {
     pub answer: Option<Answer>,
 }
 
+impl Finished {
+    /// A result the runner decided without a session (a hook that failed
+    /// or skipped the test).
+    pub fn without_session(result: TestResult) -> Self {
+        Finished {
+            result,
+            session: None,
+            answer: None,
+        }
+    }
+}
+
 /// What a snapshot records of a tool test's answer: the `text` the checks
 /// see and the result's `isError`.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,6 +105,9 @@ pub struct SessionLog {
     pub transport: &'static str,
     pub events: Vec<crate::client::tap::Event>,
     pub protocol_version: String,
+    /// What a local server wrote on stderr (its last bytes), for the HTML
+    /// report; empty for a remote one.
+    pub stderr: String,
 }
 
 impl TestEnv {
@@ -309,20 +324,25 @@ pub(crate) fn read_checked_file(path: &Path) -> Result<Option<String>, String> {
     Ok(String::from_utf8(bytes).ok())
 }
 
-/// The server session and fixture copy that the tests of a `share_server`
-/// suite reuse, one test after another.
+/// The server session and fixture copy that tests reuse, one test after
+/// another: those of a composed `share_server` file, or of a reuse group.
 ///
 /// A test reuses the live session when its server (command, arguments,
 /// environment or URL and headers) and client mocks are the same as the
 /// previous test's; otherwise the old session is closed and a new one
 /// started. A test that ends as `error` (a crash, a hang, a malformed
 /// answer) closes the session, so the next test starts a fresh server. The
-/// fixture is copied once for all of them: changes one test makes are seen
-/// by the next, as they would be by the shared server itself.
+/// fixture is copied once for all of them. In a composed `share_server`
+/// file, changes one test makes are seen by the next, as they would be by
+/// the shared server itself; in a reuse group ([`Shared::reused`]) the copy
+/// is put back as it was made before each test, in place, so each test
+/// sees the fixture as a fresh copy would show it.
 #[derive(Default)]
 pub struct Shared {
     fixture: Option<fixture::FixtureCopy>,
     live: Option<Live>,
+    /// Restore the fixture copy before each test but the first.
+    restore: bool,
 }
 
 struct Live {
@@ -334,6 +354,14 @@ struct Live {
 }
 
 impl Shared {
+    /// For a reuse group: the fixture copy is restored before each test.
+    pub fn reused() -> Shared {
+        Shared {
+            restore: true,
+            ..Shared::default()
+        }
+    }
+
     /// The live session for `key`, if there is one; a session for another
     /// server is closed.
     async fn checkout(&mut self, key: &str) -> Option<(Session, usize)> {
@@ -381,6 +409,28 @@ pub async fn run_test(
     finished
 }
 
+/// What a snapshot keeps of a tool test's answer (its text and
+/// `isError`), when the call was answered with a result.
+fn kept_answer(action: &Action, observation: Option<&Value>) -> Option<Answer> {
+    match (action, observation) {
+        (Action::Tool { tool, .. }, Some(obs)) if obs.get("error").is_none_or(Value::is_null) => {
+            Some(Answer {
+                tool: tool.clone(),
+                text: obs
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                is_error: obs
+                    .pointer("/result/isError")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            })
+        }
+        _ => None,
+    }
+}
+
 async fn run_test_in(
     run: &mut TestRun,
     settings: &RunSettings,
@@ -410,15 +460,14 @@ async fn run_test_in(
         .timeout_ms
         .map(Duration::from_millis)
         .unwrap_or(settings.default_timeout);
-    let deadline = Deadline::now() + timeout;
 
     // The test's own fixture copy, or the one its shared session uses.
     let mut fixture_copy = None;
-    let slot = match shared.as_deref_mut() {
-        Some(sh) => &mut sh.fixture,
-        None => &mut fixture_copy,
+    let (slot, restore) = match shared.as_deref_mut() {
+        Some(sh) => (&mut sh.fixture, sh.restore),
+        None => (&mut fixture_copy, false),
     };
-    let fixture_path = match fixture_in(settings.fixture.as_deref(), slot) {
+    let fixture_path = match fixture_in(settings.fixture.as_deref(), slot, restore) {
         Ok(p) => p,
         Err(e) => return error(e),
     };
@@ -466,14 +515,14 @@ async fn run_test_in(
         None => None,
     };
     let reused_session = reused.is_some();
-    let connected = match reused {
-        Some(live) => Ok(live),
-        None => Session::connect(&endpoint, &version, &mocks, deadline)
-            .await
-            .map(|s| {
-                let end = s.tap.mark();
-                (s, end)
-            }),
+    let cost_key = super::schedule::cost_key(
+        server,
+        settings.server_override.as_deref(),
+        settings.docker.as_deref(),
+    );
+    let (connected, deadline) = match reused {
+        Some(live) => (Ok(live), Deadline::now() + timeout),
+        None => start(&endpoint, &version, &mocks, timeout, cost_key.as_deref()).await,
     };
     let (mut session, handshake_end) = match connected {
         Ok(s) => s,
@@ -492,6 +541,7 @@ async fn run_test_in(
                     transport: endpoint.transport(),
                     events: e.events,
                     protocol_version: version.clone(),
+                    stderr: String::new(),
                 }),
                 answer: None,
             };
@@ -499,7 +549,11 @@ async fn run_test_in(
     };
 
     let test_start = session.tap.mark();
+    let began = Instant::now();
     let outcome = drive(run, &mut session, &test.file, deadline).await;
+    if let (Some(k), Ok(_)) = (&cost_key, &outcome) {
+        super::schedule::note_test(k, began.elapsed());
+    }
     let checked = outcome.is_ok();
     let mut result = finish(run, outcome, elapsed(&started), |m| {
         timeout_hint(m, deadline, timeout)
@@ -519,25 +573,9 @@ async fn run_test_in(
             &endpoint.label(),
         ));
     }
-    let answer = match (&test.action, run.observation()) {
-        (Action::Tool { tool, .. }, Some(obs))
-            if settings.keep_answers && checked && obs.get("error").is_none_or(Value::is_null) =>
-        {
-            Some(Answer {
-                tool: tool.clone(),
-                text: obs
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                is_error: obs
-                    .pointer("/result/isError")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-            })
-        }
-        _ => None,
-    };
+    let answer = (settings.keep_answers && checked)
+        .then(|| kept_answer(&test.action, run.observation()))
+        .flatten();
 
     let log = record.then(|| session_log(&session, &endpoint, settings, handshake_end, test_start));
     match shared {
@@ -630,18 +668,60 @@ fn finish(
 }
 
 /// The path of the fixture copy in `slot`, made from `src` when the slot is
-/// empty; `None` without `--fixture`.
+/// empty, else restored first when `restore` says so (a copy that cannot be
+/// restored is replaced by a new one, at another path); `None` without
+/// `--fixture`.
 fn fixture_in(
     src: Option<&Path>,
     slot: &mut Option<fixture::FixtureCopy>,
+    restore: bool,
 ) -> Result<Option<PathBuf>, String> {
     let Some(src) = src else {
         return Ok(None);
     };
+    if restore
+        && let Some(copy) = slot.as_mut()
+        && copy.restore().is_err()
+    {
+        *slot = None;
+    }
     if slot.is_none() {
         *slot = Some(fixture::copy(src)?);
     }
     Ok(slot.as_ref().map(|c| c.path.clone()))
+}
+
+/// Start a fresh session: in a start slot when starting this server keeps a
+/// core busy (see [`super::schedule`]), the start measured. The test's time
+/// runs from when the server is started, not while it waits for a slot.
+async fn start(
+    endpoint: &Endpoint,
+    version: &str,
+    mocks: &crate::client::handler::Mocks,
+    timeout: Duration,
+    cost_key: Option<&str>,
+) -> (
+    Result<(Session, usize), crate::client::SessionError>,
+    Deadline,
+) {
+    let slot = match cost_key {
+        Some(k) => super::schedule::start_slot(k).await,
+        None => None,
+    };
+    let deadline = Deadline::now() + timeout;
+    let began = Instant::now();
+    let connected = Session::connect(endpoint, version, mocks, deadline).await;
+    if let (Ok(session), Some(k)) = (&connected, cost_key) {
+        let wall = began.elapsed();
+        let cpu = session.process_id().and_then(super::schedule::tree_cpu);
+        super::schedule::note_start(k, wall, cpu);
+    }
+    drop(slot);
+    let connected = connected.map(|s| {
+        let end = s.tap.mark();
+        (s, end)
+    });
+    (connected, deadline)
 }
 
 /// The capture of one test: on a shared session, the handshake and then
@@ -662,6 +742,7 @@ fn session_log(
         protocol_version: session
             .protocol_version()
             .unwrap_or_else(|| settings.protocol_version.clone()),
+        stderr: session.stderr_tail(),
     }
 }
 

@@ -18,6 +18,18 @@ use std::path::{Component, Path, PathBuf};
 pub struct FixtureCopy {
     dir: tempfile::TempDir,
     pub path: PathBuf,
+    /// The fixture itself (canonical), and the copy's state as made, so
+    /// [`FixtureCopy::restore`] can put back what a server changed.
+    original: PathBuf,
+    manifest: super::restore::Manifest,
+}
+
+impl FixtureCopy {
+    /// Put the copy back as it was made, in place (its path stays the
+    /// same), copying again only what changed; see [`super::restore`].
+    pub fn restore(&mut self) -> Result<super::restore::Restored, String> {
+        self.manifest.restore(&self.original, &self.path)
+    }
 }
 
 /// The temporary directories of the fixture copies alive now, so an
@@ -66,6 +78,8 @@ pub fn copy(src: &Path) -> Result<FixtureCopy, String> {
     let mut copy = FixtureCopy {
         dir,
         path: dest.clone(),
+        original: PathBuf::new(),
+        manifest: Default::default(),
     };
     let root = src
         .canonicalize()
@@ -78,7 +92,28 @@ pub fn copy(src: &Path) -> Result<FixtureCopy, String> {
         .map_err(|e| format!("cannot copy the fixture {}: {e}", src.display()))?;
     // Canonical, so servers that resolve symlinked temp dirs agree with us.
     copy.path = dest.canonicalize().unwrap_or(dest);
+    copy.manifest = super::restore::Manifest::take(&root, &copy.path)
+        .map_err(|e| format!("cannot read the fixture copy {}: {e}", copy.path.display()))?;
+    copy.original = root;
     Ok(copy)
+}
+
+/// Copy one entry of the fixture (`from`, below the canonical `src_root`)
+/// to `to`, below the copy's root `dest_root`, as [`copy`] does: a
+/// directory with everything in it, a link pointed into the copy.
+pub(super) fn copy_entry(
+    src_root: &Path,
+    dest_root: &Path,
+    from: &Path,
+    to: &Path,
+) -> std::io::Result<()> {
+    let roots = Roots {
+        src: src_root,
+        dest: dest_root,
+    };
+    let ft = std::fs::symlink_metadata(from)?.file_type();
+    let dir = from.parent().unwrap_or(src_root);
+    copy_one(&roots, dir, from, to, ft)
 }
 
 /// The fixture (canonical) and its copy.
@@ -94,32 +129,46 @@ fn copy_dir(roots: &Roots<'_>, src: &Path, dest: &Path) -> std::io::Result<()> {
         let entry = entry?;
         let from = entry.path();
         let to = dest.join(entry.file_name());
-        let ft = entry.file_type()?;
-        if ft.is_dir() {
-            copy_dir(roots, &from, &to)?;
-        } else if ft.is_symlink() {
-            let target = std::fs::read_link(&from)?;
-            let resolved = resolve(src, &target);
-            let Ok(inside) = resolved.strip_prefix(roots.src) else {
-                return Err(std::io::Error::other(format!(
-                    "{} links to {}, outside the fixture: a server writing through it \
-                     would change that file; replace the link with a copy, or remove it",
-                    from.display(),
-                    target.display()
-                )));
-            };
-            std::os::unix::fs::symlink(roots.dest.join(inside), &to)?;
-        } else if ft.is_fifo() || ft.is_socket() || ft.is_block_device() || ft.is_char_device() {
-            return Err(std::io::Error::other(format!(
-                "{} is not a regular file (a pipe, socket or device): a fixture holds \
-                 files, directories and links",
-                from.display()
-            )));
-        } else {
-            std::fs::copy(&from, &to)?;
-        }
+        copy_one(roots, src, &from, &to, entry.file_type()?)?;
     }
     std::fs::set_permissions(dest, perms)?;
+    Ok(())
+}
+
+/// Copy the entry `from` of the directory `src` to `to`. A file keeps its
+/// modification time, so a later write to the copy always shows in its
+/// time (see [`super::restore`]).
+fn copy_one(
+    roots: &Roots<'_>,
+    src: &Path,
+    from: &Path,
+    to: &Path,
+    ft: std::fs::FileType,
+) -> std::io::Result<()> {
+    if ft.is_dir() {
+        copy_dir(roots, from, to)?;
+    } else if ft.is_symlink() {
+        let target = std::fs::read_link(from)?;
+        let resolved = resolve(src, &target);
+        let Ok(inside) = resolved.strip_prefix(roots.src) else {
+            return Err(std::io::Error::other(format!(
+                "{} links to {}, outside the fixture: a server writing through it \
+                 would change that file; replace the link with a copy, or remove it",
+                from.display(),
+                target.display()
+            )));
+        };
+        std::os::unix::fs::symlink(roots.dest.join(inside), to)?;
+    } else if ft.is_fifo() || ft.is_socket() || ft.is_block_device() || ft.is_char_device() {
+        return Err(std::io::Error::other(format!(
+            "{} is not a regular file (a pipe, socket or device): a fixture holds \
+             files, directories and links",
+            from.display()
+        )));
+    } else {
+        std::fs::copy(from, to)?;
+        super::restore::keep_time(from, to)?;
+    }
     Ok(())
 }
 

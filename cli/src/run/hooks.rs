@@ -47,10 +47,70 @@ pub struct Patch {
     pub skip: Option<String>,
 }
 
-/// The outcome of one step: `Err` says why it failed.
-pub type StepResult = Result<Patch, String>;
+/// Why a hook step failed.
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    /// A step with no command.
+    #[error("the hook command is empty")]
+    Empty,
+    /// The command could not be started.
+    #[error("`{command}` could not start: {source}")]
+    Start {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The command ran past its timeout and was killed.
+    #[error("`{command}` did not finish within {secs} s and was killed")]
+    Timeout { command: String, secs: u64 },
+    /// Its exit status could not be had.
+    #[error("`{command}`: {source}")]
+    Wait {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// It exited unsuccessfully; `stderr` is the end of what it said.
+    #[error("`{command}` exited with {status}{}", if .stderr.is_empty() { String::new() } else { format!(": {}", .stderr) })]
+    Exited {
+        command: String,
+        status: String,
+        stderr: String,
+    },
+    /// A context hook printed what is not a patch.
+    #[error("`{command}`: {why}")]
+    Output { command: String, why: PatchError },
+    /// A step of a phase failed (`beforeAll hook …`).
+    #[error("{phase} hook {source}")]
+    InPhase {
+        phase: &'static str,
+        #[source]
+        source: Box<HookError>,
+    },
+}
 
-fn string_map(v: Option<&Value>, key: &str) -> Result<BTreeMap<String, String>, String> {
+/// Why a context hook's output is not a patch.
+#[derive(Debug, thiserror::Error)]
+pub enum PatchError {
+    #[error("its output is not a JSON object: {0}")]
+    NotJson(#[source] serde_json::Error),
+    #[error("its output must be a JSON object")]
+    NotAnObject,
+    #[error("its output has key `{0}`; only `env`, `vars` and `skip` are allowed")]
+    UnknownKey(String),
+    #[error("`skip` must be an object like {{\"reason\": \"…\"}}, not {0}")]
+    BadSkip(Value),
+    #[error("`{key}` must be an object, not {value}")]
+    NotAMap { key: &'static str, value: Value },
+}
+
+/// The outcome of one step: `Err` says why it failed.
+pub type StepResult = Result<Patch, HookError>;
+
+fn string_map(
+    v: Option<&Value>,
+    key: &'static str,
+) -> Result<BTreeMap<String, String>, PatchError> {
     let mut out = BTreeMap::new();
     match v {
         None | Some(Value::Null) => {}
@@ -64,29 +124,31 @@ fn string_map(v: Option<&Value>, key: &str) -> Result<BTreeMap<String, String>, 
                 out.insert(k.clone(), s);
             }
         }
-        Some(other) => return Err(format!("`{key}` must be an object, not {other}")),
+        Some(other) => {
+            return Err(PatchError::NotAMap {
+                key,
+                value: other.clone(),
+            });
+        }
     }
     Ok(out)
 }
 
 /// Parse a context hook's output.
-pub fn parse_patch(stdout: &str) -> Result<Patch, String> {
+pub fn parse_patch(stdout: &str) -> Result<Patch, PatchError> {
     let text = stdout.trim();
     if text.is_empty() {
         return Ok(Patch::default());
     }
-    let v: Value =
-        serde_json::from_str(text).map_err(|e| format!("its output is not a JSON object: {e}"))?;
+    let v: Value = serde_json::from_str(text).map_err(PatchError::NotJson)?;
     let Some(o) = v.as_object() else {
-        return Err("its output must be a JSON object".into());
+        return Err(PatchError::NotAnObject);
     };
     if let Some(bad) = o
         .keys()
         .find(|k| !matches!(k.as_str(), "env" | "vars" | "skip"))
     {
-        return Err(format!(
-            "its output has key `{bad}`; only `env`, `vars` and `skip` are allowed"
-        ));
+        return Err(PatchError::UnknownKey(bad.clone()));
     }
     let skip = match o.get("skip") {
         None | Some(Value::Null) | Some(Value::Bool(false)) => None,
@@ -98,11 +160,7 @@ pub fn parse_patch(stdout: &str) -> Result<Patch, String> {
                 .unwrap_or("skipped by a hook")
                 .to_string(),
         ),
-        Some(other) => {
-            return Err(format!(
-                "`skip` must be an object like {{\"reason\": \"…\"}}, not {other}"
-            ));
-        }
+        Some(other) => return Err(PatchError::BadSkip(other.clone())),
     };
     Ok(Patch {
         env: string_map(o.get("env"), "env")?,
@@ -114,7 +172,7 @@ pub fn parse_patch(stdout: &str) -> Result<Patch, String> {
 /// Run one step.
 pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
     let Some((program, args)) = step.argv.split_first() else {
-        return Err("the hook command is empty".into());
+        return Err(HookError::Empty);
     };
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -134,9 +192,10 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("`{}` could not start: {e}", step.command))?;
+    let mut child = cmd.spawn().map_err(|source| HookError::Start {
+        command: step.command.clone(),
+        source,
+    })?;
     let pgid = child.id().map(|p| p as i32);
     if let Some(g) = pgid {
         crate::client::stdio::register_group(g);
@@ -189,31 +248,34 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
             let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
             crate::client::stdio::forget_group(g);
         }
-        return Err(format!(
-            "`{}` did not finish within {} s and was killed",
-            step.command,
-            timeout.as_secs()
-        ));
+        return Err(HookError::Timeout {
+            command: step.command.clone(),
+            secs: timeout.as_secs(),
+        });
     };
     if let Some(g) = pgid {
         // Leave nothing behind even if the hook forked.
         let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
         crate::client::stdio::forget_group(g);
     }
-    let status = status.map_err(|e| format!("`{}`: {e}", step.command))?;
+    let status = status.map_err(|source| HookError::Wait {
+        command: step.command.clone(),
+        source,
+    })?;
     if !status.success() {
-        let tail = mcpcheck_core::truncate(err.trim(), 500);
-        let code = status
-            .code()
-            .map_or_else(|| "a signal".to_string(), |c| format!("status {c}"));
-        let mut msg = format!("`{}` exited with {code}", step.command);
-        if !tail.is_empty() {
-            msg.push_str(&format!(": {tail}"));
-        }
-        return Err(msg);
+        return Err(HookError::Exited {
+            command: step.command.clone(),
+            status: status
+                .code()
+                .map_or_else(|| "a signal".to_string(), |c| format!("status {c}")),
+            stderr: mcpcheck_core::truncate(err.trim(), 500),
+        });
     }
     if step.context {
-        parse_patch(&out).map_err(|e| format!("`{}`: {e}", step.command))
+        parse_patch(&out).map_err(|why| HookError::Output {
+            command: step.command.clone(),
+            why,
+        })
     } else {
         Ok(Patch::default())
     }
@@ -252,7 +314,7 @@ pub async fn run_phase(
     env: &mut BTreeMap<String, String>,
     vars: &mut BTreeMap<String, String>,
     result: Option<Value>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, HookError> {
     let mut skip = None;
     for step in steps {
         let ctx = HookContext {
@@ -263,9 +325,10 @@ pub async fn run_phase(
             vars,
             result: result.clone(),
         };
-        let patch = run_step(step, &ctx)
-            .await
-            .map_err(|e| format!("{phase} hook {e}"))?;
+        let patch = run_step(step, &ctx).await.map_err(|e| HookError::InPhase {
+            phase,
+            source: Box::new(e),
+        })?;
         if let Ok(mut seen) = hook_env().lock() {
             seen.extend(patch.env.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
@@ -291,11 +354,9 @@ mod tests {
         assert_eq!(p.vars.get("v").map(String::as_str), Some("2"));
         assert_eq!(p.skip.as_deref(), Some("no creds"));
         assert!(parse_patch("").unwrap().skip.is_none());
-        assert!(
-            parse_patch(r#"{"other": 1}"#)
-                .unwrap_err()
-                .contains("`other`")
-        );
+        let other = parse_patch(r#"{"other": 1}"#).unwrap_err();
+        assert!(matches!(&other, PatchError::UnknownKey(k) if k == "other"));
+        assert!(other.to_string().contains("`other`"));
         assert!(parse_patch("not json").is_err());
     }
 }

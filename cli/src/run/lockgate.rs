@@ -32,7 +32,7 @@ impl LockGate {
     /// Reads the lockfile before anything runs: a missing or malformed one is
     /// a usage error, not a failed run.
     pub(crate) fn read(path: &Path) -> Result<Self> {
-        let text = read_text(path).map_err(Error::Usage)?;
+        let text = read_text(path)?;
         let pinned = Lock::from_json(&text).map_err(|e| {
             Error::Usage(format!(
                 "{}: {e} (write one with `mcpcheck lock --server CMD --write FILE`)",

@@ -2,16 +2,24 @@
 //! `commands/run.rs`): load them, run every test against its server, check
 //! every answer in core, report.
 //!
-//! Tests run in parallel (`--jobs`, default: the number of cores), each with
-//! its own server, and are reported in suite order whatever finishes first.
-//! A file with per-test hooks runs its tests one at a time so each test sits
-//! inside its `beforeEach`/`afterEach` bracket.
+//! Tests run in parallel and are reported in suite order whatever finishes
+//! first. Tests with the same server share a session unless the run says
+//! `--isolate` (a test that does not pass on a shared session is run again
+//! on a fresh one); how many sessions are open at once is `--jobs`, or is
+//! chosen from the cores and what each server costs to start ([`lanes`],
+//! [`schedule`]). A file with per-test hooks runs its tests one at a time so
+//! each test sits inside its `beforeEach`/`afterEach` bracket.
 
 pub mod exec;
 pub mod fixture;
 pub mod hooks;
+pub mod lanes;
+pub mod last_run;
 pub mod list;
 pub mod lockgate;
+pub mod restore;
+mod retry;
+pub mod schedule;
 pub mod shard;
 pub mod snapshots;
 
@@ -26,7 +34,7 @@ use mcpcheck_core::diag::{self, Paint};
 use mcpcheck_core::report::text::{TextOptions, summary_line, test_block};
 use mcpcheck_core::results::{Results, TestResult, TestStatus};
 use mcpcheck_core::suite::{self, SuiteFile, Test};
-use tokio::sync::{Mutex, Semaphore};
+use tokio::sync::Mutex;
 
 use crate::commands::run::RunArgs;
 use crate::error::Result;
@@ -117,6 +125,11 @@ fn replace_stdio_servers(suites: &mut [SuiteFile], argv: &[String]) {
     }
 }
 
+/// A hook's failure as a result's reason.
+fn why(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
 /// One test to run, with where its result goes.
 struct Planned {
     index: usize,
@@ -179,6 +192,82 @@ fn fixture_is_dir(fixture: Option<&std::path::Path>) -> Result<()> {
 /// run could not start.
 pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
     let started = Instant::now();
+    let mut chosen = choose(args)?;
+    if args.last_failed && !last_run::select(&mut chosen.plan)? {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.list {
+        let json = args.document() == Some(crate::reports::ResultsFormat::Json);
+        out(&list::render(chosen.plan.iter().map(|p| &p.test), json));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let settings = chosen.settings(args)?;
+    // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
+    // remove the fixture copies, then leave.
+    crate::signals::clean_up_on_interrupt();
+    let Executed {
+        doc,
+        recorded,
+        sessions,
+        redactor,
+    } = execute(args, &mut chosen, &settings, started, None).await?;
+    last_run::save(&doc);
+    let document = args.document();
+    print_outcome(&doc, args, document, recorded);
+    // The surface after the tests: what the tests saw is what is compared.
+    let lock_passed = match &chosen.lock_gate {
+        None => true,
+        Some(gate) => {
+            let tests = chosen.plan.iter().map(|p| (p.file, &p.test));
+            gate.report(tests, &chosen.suites, &settings, document.is_some())
+                .await
+        }
+    };
+    let how = crate::reports::Conclude {
+        step_summary: is_ci,
+        gate: true,
+        comparison: if document.is_some() {
+            crate::reports::Print::Stderr
+        } else {
+            crate::reports::Print::Stdout
+        },
+    };
+    let concluded =
+        crate::reports::conclude_with(&doc, &args.reports, how, sessions, Some(redactor));
+    if !lock_passed {
+        err(
+            "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
+        );
+        return Ok(ExitCode::from(1));
+    }
+    Ok(concluded.exit_code())
+}
+
+/// The tests a run of `args` runs: the suites loaded (their diagnostics
+/// printed on stderr), the tests `--filter` and `--shard` leave, in suite
+/// order, and the lockfile to compare with afterwards.
+pub(crate) struct Chosen {
+    pub suites: Vec<SuiteFile>,
+    plan: Vec<Planned>,
+    server_override: Option<Vec<String>>,
+    shard_record: Option<mcpcheck_core::shard::ShardRecord>,
+    lock_gate: Option<lockgate::LockGate>,
+}
+
+impl Chosen {
+    /// Each test, with the index of its file in `suites`.
+    pub(crate) fn tests(&self) -> impl Iterator<Item = (usize, &Test)> {
+        self.plan.iter().map(|p| (p.file, &p.test))
+    }
+
+    /// The runner's settings from `run`'s flags.
+    pub(crate) fn settings(&self, args: &RunArgs) -> Result<RunSettings> {
+        settings_of(args, self.server_override.clone())
+    }
+}
+
+/// Load the suites `args` name and choose the tests to run.
+pub(crate) fn choose(args: &RunArgs) -> Result<Chosen> {
     let Sources {
         suites,
         server_override,
@@ -220,114 +309,122 @@ pub async fn run(args: &RunArgs, is_ci: bool) -> Result<ExitCode> {
         )?),
         None => None,
     };
-    if args.list {
-        let json = args.document() == Some(crate::reports::ResultsFormat::Json);
-        out(&list::render(plan.iter().map(|p| &p.test), json));
-        return Ok(ExitCode::SUCCESS);
-    }
-    let mut stores = if args.snapshots || args.update_snapshots {
-        Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
-    } else {
-        None
-    };
-    if let (true, Some(stores)) = (args.snapshots, &stores) {
-        for p in &mut plan {
-            stores.add_checks(&mut p.test);
-        }
-    }
-    if args.update_snapshots && args.fail_tool_errors {
-        for p in plan.iter_mut().filter(|p| snapshots::is_tool_test(&p.test)) {
-            p.test
-                .expect
-                .items
-                .push(mcpcheck_core::snapshot::no_tool_error_check());
-        }
-    }
+    Ok(Chosen {
+        suites,
+        plan,
+        server_override,
+        shard_record,
+        lock_gate,
+    })
+}
 
-    let settings = settings_of(args, server_override)?;
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
-        .max(1);
+/// Told of each test as it finishes: how many have, of how many, and its
+/// result (redacted).
+pub(crate) type Tell = Arc<dyn Fn(usize, usize, &TestResult) + Send + Sync>;
+
+/// What a run gave: its results document (redacted, as `--json` prints
+/// it), the line that says which snapshots were recorded, each test's
+/// recorded session for the HTML report (none unless it asks for one), and
+/// what hides the run's secrets.
+pub(crate) struct Executed {
+    pub doc: Results,
+    recorded: Option<String>,
+    sessions: Vec<Option<crate::html::SessionFile>>,
+    redactor: mcpcheck_core::redact::Redactor,
+}
+
+/// Run the chosen tests (every trial; snapshots compared or recorded;
+/// captures written) and build the results document, timed from `started`.
+/// Nothing is printed on stdout unless `args` asks for the text report;
+/// with `tell`, each finished test is told to it instead of the live
+/// `[i/N]` line. No server outlives the call; the caller sets up
+/// [`crate::signals::clean_up_on_interrupt`] once.
+pub(crate) async fn execute(
+    args: &RunArgs,
+    chosen: &mut Chosen,
+    settings: &RunSettings,
+    started: Instant,
+    tell: Option<Tell>,
+) -> Result<Executed> {
+    let suites = &chosen.suites;
+    let plan = &mut chosen.plan;
+    let mut stores = prepare_snapshots(args, plan)?;
+    let jobs = match args.jobs {
+        Some(n) => lanes::Jobs::Given(n.max(1)),
+        None => lanes::Jobs::Auto,
+    };
+    if args.reuse_server {
+        say_what_does_not_share(suites);
+    }
+    if args.isolate {
+        say_what_shares_anyway(suites);
+    }
     let per_trial = plan.len();
-    let total = per_trial * args.trials as usize;
-    let redactor = mcpcheck_core::redact::Redactor::for_suite(&suites, &|n| std::env::var(n).ok());
-    // With trials, tests are reported once, folded, after the last trial.
-    let document = args.document();
-    let print_tests = document.is_none() && args.trials == 1;
-    let printer = Arc::new(Mutex::new(Printer::new(
-        total,
+    let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
+    // With trials or retries, tests are reported once, folded, at the end.
+    let print_tests = args.document().is_none() && args.trials == 1 && args.retries == 0;
+    // A caller told of each test (`mcpcheck mcp`) says the progress itself.
+    let mode = if tell.is_some() {
+        crate::progress::Mode::Off
+    } else {
+        crate::progress::Mode::of(args.progress.quiet)
+    };
+    let progress = crate::progress::Progress::new(mode, "", per_trial);
+    let mut printer = Printer::new(
+        per_trial,
+        args.trials as usize,
         print_tests,
         redactor.clone(),
-    )));
-
-    // Ctrl-C, SIGTERM, SIGHUP: kill every server and hook process group,
-    // remove the fixture copies, then leave.
-    crate::signals::clean_up_on_interrupt();
-
-    let record = args.capture.is_some();
-    let mut runs: Vec<Vec<TestResult>> = Vec::new();
-    let mut logs: Vec<Option<exec::SessionLog>> = Vec::new();
-    let mut answers: Vec<Option<exec::Answer>> = Vec::new();
-    for trial in 0..args.trials as usize {
-        let (results, trial_logs, trial_answers) = run_plan(
-            &plan,
-            &suites,
-            &settings,
-            jobs,
-            record,
-            printer.clone(),
-            trial * per_trial,
-        )
-        .await;
-        runs.push(results);
-        // Captures and snapshots record the last trial.
-        logs = trial_logs;
-        answers = trial_answers;
-    }
+        progress,
+    );
+    printer.tell = tell;
+    let printer = Arc::new(Mutex::new(printer));
+    let html = !args.reports.html_dirs().is_empty();
+    let record = args.capture.is_some() || html;
+    let retry::Trials {
+        runs,
+        logs,
+        answers,
+        earlier,
+    } = retry::run_trials(
+        plan,
+        suites,
+        settings,
+        jobs,
+        record,
+        &printer,
+        (args.trials, args.retries),
+    )
+    .await;
     let recorded = match (&mut stores, args.update_snapshots) {
-        (Some(stores), true) => record_snapshots(stores, &plan, &answers),
+        (Some(stores), true) => record_snapshots(stores, plan, &answers),
         _ => None,
     };
     let doc = Results::from_trials(runs, started.elapsed().as_millis() as u64);
     // With what context hooks handed the servers, now all known.
     let redactor = hooks::with_hook_secrets(&redactor);
     let mut doc = redactor.redact_results(&doc);
-    doc.shard = shard_record;
+    doc.shard = chosen.shard_record.clone();
+    annotate(&mut doc, plan, &redactor);
     printer.lock().await.finish();
     // No server outlives the run.
     crate::client::stdio::reap_all().await;
+    schedule::save();
 
+    let sessions = if html {
+        session_files(plan, &logs, &earlier, &redactor)
+    } else {
+        Vec::new()
+    };
     if let Some(dir) = &args.capture {
         write_captures(dir, &doc, logs, &redactor);
     }
-    print_outcome(&doc, args, document, recorded);
-    // The surface after the tests: what the tests saw is what is compared.
-    let lock_passed = match &lock_gate {
-        None => true,
-        Some(gate) => {
-            let tests = plan.iter().map(|p| (p.file, &p.test));
-            gate.report(tests, &suites, &settings, document.is_some())
-                .await
-        }
-    };
-    let how = crate::reports::Conclude {
-        step_summary: is_ci,
-        gate: true,
-        comparison: if document.is_some() {
-            crate::reports::Print::Stderr
-        } else {
-            crate::reports::Print::Stdout
-        },
-    };
-    let concluded = crate::reports::conclude(&doc, &args.reports, how);
-    if !lock_passed {
-        err(
-            "mcpcheck: failed: the server's surface differs from the lockfile (breaking or suspicious changes above)\n",
-        );
-        return Ok(ExitCode::from(1));
-    }
-    Ok(concluded.exit_code())
+    Ok(Executed {
+        doc,
+        recorded,
+        sessions,
+        redactor,
+    })
 }
 
 /// What stdout shows after the tests: the document asked for, the folded
@@ -349,7 +446,7 @@ fn print_outcome(
             mcpcheck_core::diag::Paint::Plain,
             None,
         ));
-    } else if args.trials > 1 {
+    } else if args.trials > 1 || args.retries > 0 {
         let opts = TextOptions {
             paint,
             all_checks: false,
@@ -358,7 +455,8 @@ fn print_outcome(
     } else {
         out(&format!("\n{}", summary_line(doc, paint)));
     }
-    if let Some(line) = recorded {
+    let rerun = rerun_line(doc);
+    for line in [rerun, recorded].into_iter().flatten() {
         if document.is_some() {
             err(&line);
         } else {
@@ -367,16 +465,101 @@ fn print_outcome(
     }
 }
 
-/// `--update-snapshots`: the last trial's answers recorded and written;
-/// the line that says what changed.
+/// The line that says how many tests did not pass on a shared server and
+/// were run again fresh, when any was.
+fn rerun_line(doc: &Results) -> Option<String> {
+    let n = lanes::reruns(&doc.tests);
+    (n > 0).then(|| {
+        format!(
+            "{} not pass on a shared server and {} run again on a fresh one; the fresh verdict is reported (--isolate runs every test on its own)\n",
+            mcpcheck_core::report::plural(n, "test did", "tests did"),
+            if n == 1 { "was" } else { "were" }
+        )
+    })
+}
+
+/// `--isolate` given: say which files share their server all the same
+/// (they say `share_server: true`).
+fn say_what_shares_anyway(suites: &[SuiteFile]) {
+    for s in suites
+        .iter()
+        .filter(|s| s.share_server && !s.tests.is_empty())
+    {
+        err(&format!(
+            "mcpcheck: note: --isolate does not apply to the tests of {}: it says `share_server: true`\n",
+            s.file
+        ));
+    }
+}
+
+/// `--reuse-server` given: say which tests it does not apply to (reuse is
+/// the default; the flag is there for mcp-assert's command lines).
+fn say_what_does_not_share(suites: &[SuiteFile]) {
+    for s in suites.iter().filter(|s| !s.tests.is_empty()) {
+        let why = if s.isolate {
+            "it says `share_server: false`"
+        } else if s.hooks.has_per_test() && !s.share_server {
+            "each test runs inside its beforeEach/afterEach hooks"
+        } else {
+            continue;
+        };
+        err(&format!(
+            "mcpcheck: note: --reuse-server does not apply to the tests of {}: {why}, so each gets a server of its own\n",
+            s.file
+        ));
+    }
+}
+
+/// The snapshot files `--snapshots` and `--update-snapshots` read, with the
+/// checks they add to the plan's tests (a recording run checks no inline
+/// snapshot: it writes them).
+fn prepare_snapshots(args: &RunArgs, plan: &mut [Planned]) -> Result<Option<snapshots::Stores>> {
+    let stores = if args.snapshots || args.update_snapshots {
+        Some(snapshots::Stores::load(plan.iter().map(|p| &p.test))?)
+    } else {
+        None
+    };
+    if let (true, Some(stores)) = (args.snapshots, &stores) {
+        for p in plan.iter_mut() {
+            stores.add_checks(&mut p.test);
+        }
+    }
+    if args.update_snapshots {
+        for p in plan.iter_mut() {
+            snapshots::drop_inline_checks(&mut p.test);
+        }
+    }
+    if args.update_snapshots && args.fail_tool_errors {
+        for p in plan.iter_mut().filter(|p| snapshots::is_tool_test(&p.test)) {
+            p.test
+                .expect
+                .items
+                .push(mcpcheck_core::snapshot::no_tool_error_check());
+        }
+    }
+    Ok(stores)
+}
+
+/// `--update-snapshots`: the last trial's answers recorded and written
+/// (in `.snapshots.json`, and in the suite files for the tests with a
+/// `snapshot:` of their own); the line that says what changed.
 fn record_snapshots(
     stores: &mut snapshots::Stores,
     plan: &[Planned],
     answers: &[Option<exec::Answer>],
 ) -> Option<String> {
-    let counts = stores.record(plan.iter().map(|p| &p.test), answers);
+    let mut counts = stores.record(plan.iter().map(|p| &p.test), answers);
+    let (inline, mut written_inline, errors) =
+        snapshots::record_inline(plan.iter().map(|p| &p.test), answers);
+    counts.add(inline);
+    for e in errors {
+        err(&format!("mcpcheck run: snapshot not written: {e}\n"));
+    }
     match stores.write() {
-        Ok(written) => Some(counts.summary(&written)),
+        Ok(mut written) => {
+            written.append(&mut written_inline);
+            Some(counts.summary(&written))
+        }
         Err(e) => {
             err(&format!("mcpcheck run: {e}\n"));
             None
@@ -395,7 +578,7 @@ fn settings_of(args: &RunArgs, server_override: Option<Vec<String>>) -> Result<R
         default_settle: args.settle,
         keep_answers: args.update_snapshots,
         docker: args.source.docker.clone(),
-        reuse_server: args.reuse_server,
+        reuse_server: !args.isolate,
         auth: args.auth.block()?,
         output_scan: !args.no_output_scan,
     })
@@ -424,11 +607,32 @@ pub(crate) async fn run_tests(
         .map(|(index, (file, test))| Planned { index, file, test })
         .collect();
     let redactor = mcpcheck_core::redact::Redactor::for_suite(suites, &|n| std::env::var(n).ok());
-    let printer = Arc::new(Mutex::new(Printer::new(plan.len(), false, redactor)));
-    let (results, _, answers) =
-        run_plan(&plan, suites, settings, jobs, false, printer.clone(), 0).await;
+    // As before: a live line on a terminal, nothing elsewhere.
+    let mode = match crate::progress::Mode::of(false) {
+        crate::progress::Mode::Live => crate::progress::Mode::Live,
+        _ => crate::progress::Mode::Off,
+    };
+    let progress = crate::progress::Progress::new(mode, "", plan.len());
+    let printer = Arc::new(Mutex::new(Printer::new(
+        plan.len(),
+        1,
+        false,
+        redactor,
+        progress,
+    )));
+    let (results, _, answers) = run_plan(
+        &plan,
+        suites,
+        settings,
+        lanes::Jobs::Given(jobs),
+        false,
+        printer.clone(),
+        0,
+    )
+    .await;
     printer.lock().await.finish();
     crate::client::stdio::reap_all().await;
+    schedule::save();
     Ran { results, answers }
 }
 
@@ -444,7 +648,7 @@ async fn run_plan(
     plan: &[Planned],
     suites: &[SuiteFile],
     settings: &RunSettings,
-    jobs: usize,
+    jobs: lanes::Jobs,
     record: bool,
     printer: Arc<Mutex<Printer>>,
     offset: usize,
@@ -485,7 +689,7 @@ async fn run_plan(
                     })
                     .collect();
                 let sharing = Sharing::of(suites);
-                run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await
+                lanes::run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await
             }
             Some(fi) => {
                 run_hooked(items, settings, &suites[fi], jobs, record, printer.clone()).await
@@ -511,71 +715,13 @@ fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
     b.build().map(Some).map_err(|e| format!("--filter: {e}"))
 }
 
-/// Run tests `jobs` at a time. The tests of a file in `sharing` (its suite
-/// sets `share_server`) are one unit of work: they run one after another, in
-/// suite order, on one server session (see [`exec::Shared`]).
-async fn run_parallel(
-    items: Vec<(Planned, TestEnv)>,
-    sharing: &Sharing,
-    settings: &RunSettings,
-    jobs: usize,
-    record: bool,
-    printer: Arc<Mutex<Printer>>,
-) -> Vec<(usize, exec::Finished)> {
-    let units = units_of(items, sharing, settings, jobs);
-    let sem = Arc::new(Semaphore::new(jobs));
-    let mut handles = Vec::new();
-    for (share, unit) in units {
-        let sem = sem.clone();
-        let settings = settings.clone();
-        let printer = printer.clone();
-        handles.push(tokio::spawn(async move {
-            let _permit = sem.acquire_owned().await;
-            let mut shared = (share != Share::No).then(exec::Shared::default);
-            let mut done = Vec::new();
-            for (p, tenv) in unit {
-                printer.lock().await.started(&p.test.name);
-                let mut finished =
-                    exec::run_test(&p.test, &settings, &tenv, record, shared.as_mut()).await;
-                if share == Share::Reused && !passed_or_skipped(&finished.result) {
-                    finished = rerun_fresh(&p.test, &settings, &tenv, record, finished).await;
-                }
-                printer.lock().await.finished(p.index, &finished.result);
-                done.push((p.index, finished));
-            }
-            if let Some(sh) = shared.as_mut() {
-                sh.close().await;
-            }
-            done
-        }));
-    }
-    let mut out = Vec::new();
-    for h in handles {
-        if let Ok(r) = h.await {
-            out.extend(r);
-        }
-    }
-    out
-}
-
-/// How a unit of tests uses server sessions.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Share {
-    /// A session per test.
-    No,
-    /// One session for the unit: its file sets `share_server`.
-    File,
-    /// Shared for speed (`--reuse-server`): a test that does not pass is
-    /// run again on a fresh session.
-    Reused,
-}
-
 /// Which files share servers: composed files with `share_server` (their
 /// tests together, in order), and test files with `share_server`, by
-/// directory.
+/// directory; and which never do (`share_server: false`).
 struct Sharing {
     composed: BTreeSet<usize>,
     by_directory: BTreeMap<usize, String>,
+    isolated: BTreeSet<usize>,
 }
 
 impl Sharing {
@@ -583,6 +729,12 @@ impl Sharing {
         let mut sharing = Sharing {
             composed: BTreeSet::new(),
             by_directory: BTreeMap::new(),
+            isolated: suites
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.isolate)
+                .map(|(i, _)| i)
+                .collect(),
         };
         for (i, s) in suites.iter().enumerate().filter(|(_, s)| s.share_server) {
             if s.composed {
@@ -599,90 +751,11 @@ impl Sharing {
     }
 }
 
-/// The units of work: a composed `share_server` file's tests together; test
-/// files with `share_server` grouped by directory, server and client mocks;
-/// with `--reuse-server` (and no fixture), the other tests grouped by server
-/// and client mocks. A group is dealt over at most `jobs` units in plan
-/// order, and a test that does not pass in one is run again fresh. Every
-/// other test is alone.
-fn units_of(
-    items: Vec<(Planned, TestEnv)>,
-    sharing: &Sharing,
-    settings: &RunSettings,
-    jobs: usize,
-) -> Vec<(Share, Vec<(Planned, TestEnv)>)> {
-    let mut units: Vec<(Share, Vec<(Planned, TestEnv)>)> = Vec::new();
-    let mut unit_of_file: BTreeMap<usize, usize> = BTreeMap::new();
-    let mut groups: Vec<(String, Vec<(Planned, TestEnv)>)> = Vec::new();
-    let reuse = settings.reuse_server && settings.fixture.is_none();
-    for (p, tenv) in items {
-        let opted = sharing.by_directory.get(&p.file);
-        if sharing.composed.contains(&p.file) {
-            let u = *unit_of_file.entry(p.file).or_insert_with(|| {
-                units.push((Share::File, Vec::new()));
-                units.len() - 1
-            });
-            units[u].1.push((p, tenv));
-        } else if (reuse || opted.is_some()) && p.test.server.is_some() {
-            // The server block as written (command, args, env, URL, headers,
-            // client capabilities and mocks) and the environment it expands
-            // in: equal keys can share a session. Test files that opted in
-            // share with their own directory only.
-            let key = format!("{:?}|{:?}|{:?}", opted, p.test.server, tenv.env);
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, g)) => g.push((p, tenv)),
-                None => groups.push((key, vec![(p, tenv)])),
-            }
-        } else {
-            units.push((Share::No, vec![(p, tenv)]));
-        }
-    }
-    for (_, group) in groups {
-        let n = jobs.clamp(1, group.len().max(1));
-        let mut dealt: Vec<Vec<(Planned, TestEnv)>> = (0..n).map(|_| Vec::new()).collect();
-        for (i, item) in group.into_iter().enumerate() {
-            dealt[i % n].push(item);
-        }
-        units.extend(dealt.into_iter().map(|u| (Share::Reused, u)));
-    }
-    units
-}
-
-fn passed_or_skipped(r: &TestResult) -> bool {
-    matches!(r.status, TestStatus::Pass | TestStatus::Skip)
-}
-
-/// A test that did not pass on a shared session, run again on its own: the
-/// fresh verdict is the one reported, with what the shared run gave.
-async fn rerun_fresh(
-    test: &Test,
-    settings: &RunSettings,
-    tenv: &TestEnv,
-    record: bool,
-    shared: exec::Finished,
-) -> exec::Finished {
-    let mut fresh = exec::run_test(test, settings, tenv, record, None).await;
-    let was = if shared.result.message.is_empty() {
-        shared.result.status.as_str().to_string()
-    } else {
-        format!(
-            "{}: {}",
-            shared.result.status.as_str(),
-            shared.result.message
-        )
-    };
-    let was: String = was.chars().take(200).collect();
-    fresh.result.warnings.push(format!(
-        "re-run on a fresh server (--reuse-server): on the shared one it was {was}"
-    ));
-    fresh
-}
-
 async fn run_hooked(
     items: Vec<Planned>,
     settings: &RunSettings,
     suite: &SuiteFile,
-    jobs: usize,
+    jobs: lanes::Jobs,
     record: bool,
     printer: Arc<Mutex<Printer>>,
 ) -> Vec<(usize, exec::Finished)> {
@@ -706,16 +779,9 @@ async fn run_hooked(
     {
         // No test can run against the setup it needed.
         for p in items {
-            let r = TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0);
+            let r = TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &why(&e), 0);
             printer.lock().await.finished(p.index, &r);
-            done.push((
-                p.index,
-                exec::Finished {
-                    result: r,
-                    session: None,
-                    answer: None,
-                },
-            ));
+            done.push((p.index, exec::Finished::without_session(r)));
         }
         return done;
     }
@@ -738,21 +804,19 @@ async fn run_hooked(
             )
             .await;
             let mut finished = match before {
-                Err(e) => exec::Finished {
-                    result: TestResult::fail(&p.test.name, &p.test.file, Some(p.test.line), &e, 0),
-                    session: None,
-                    answer: None,
-                },
-                Ok(Some(reason)) => exec::Finished {
-                    result: TestResult::skip(
-                        &p.test.name,
-                        &p.test.file,
-                        Some(p.test.line),
-                        &reason,
-                    ),
-                    session: None,
-                    answer: None,
-                },
+                Err(e) => exec::Finished::without_session(TestResult::fail(
+                    &p.test.name,
+                    &p.test.file,
+                    Some(p.test.line),
+                    &why(e),
+                    0,
+                )),
+                Ok(Some(reason)) => exec::Finished::without_session(TestResult::skip(
+                    &p.test.name,
+                    &p.test.file,
+                    Some(p.test.line),
+                    &reason,
+                )),
                 Ok(None) => {
                     exec::run_test(
                         &p.test,
@@ -784,7 +848,7 @@ async fn run_hooked(
             .await
             {
                 // Reported, not fatal: the test already ran.
-                finished.result.warnings.push(e);
+                finished.result.warnings.push(e.to_string());
             }
             printer.lock().await.finished(p.index, &finished.result);
             done.push((p.index, finished));
@@ -811,8 +875,9 @@ async fn run_hooked(
                 .into_iter()
                 .collect(),
             by_directory: BTreeMap::new(),
+            isolated: items_file.filter(|_| suite.isolate).into_iter().collect(),
         };
-        done = run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await;
+        done = lanes::run_parallel(work, &sharing, settings, jobs, record, printer.clone()).await;
     }
 
     let summary = serde_json::json!({
@@ -831,84 +896,190 @@ async fn run_hooked(
     {
         err(&format!("warning: {e}\n"));
         if let Some((_, last)) = done.last_mut() {
-            last.result.warnings.push(e);
+            last.result.warnings.push(e.to_string());
         }
     }
     done
 }
 
-/// Prints results in suite order as they complete, and a live `[i/N]` line
-/// on a terminal's stderr.
+/// Prints results in suite order as they complete, and the progress on
+/// stderr (`crate::progress`: a live `[i/N] name · 1.2 s` line on a
+/// terminal, a line per finished test elsewhere when stdout does not already
+/// say each one, nothing with `--quiet`).
 struct Printer {
-    total: usize,
-    done: usize,
+    /// The tests of one trial.
+    per_trial: usize,
+    /// How many trials there are (`--trials`).
+    trials: usize,
     next: usize,
     pending: BTreeMap<usize, TestResult>,
     /// Print each test's block as soon as its predecessors are printed.
     print_tests: bool,
     paint: Paint,
-    live: bool,
+    progress: crate::progress::Progress,
     redactor: mcpcheck_core::redact::Redactor,
+    /// Told of each finished test, in the order they finish, and how many
+    /// have of how many (`mcpcheck mcp`'s progress).
+    tell: Option<Tell>,
+    done: usize,
 }
 
 impl Printer {
-    fn new(total: usize, print_tests: bool, redactor: mcpcheck_core::redact::Redactor) -> Self {
-        use std::io::IsTerminal;
+    fn new(
+        per_trial: usize,
+        trials: usize,
+        print_tests: bool,
+        redactor: mcpcheck_core::redact::Redactor,
+        progress: crate::progress::Progress,
+    ) -> Self {
+        progress.set_lines(!print_tests);
+        progress.set_total(per_trial);
         Printer {
-            total,
-            done: 0,
+            per_trial,
+            trials,
             next: 0,
             pending: BTreeMap::new(),
             print_tests,
             paint: paint_for_stdout(),
-            live: std::io::stderr().is_terminal(),
+            progress,
             redactor,
+            tell: None,
+            done: 0,
         }
     }
 
-    /// A new trial's tests are numbered from 0 again.
+    /// A new trial's tests are numbered from 0 again; `done_so_far` counts
+    /// the tests of the trials before it.
     fn next_trial(&mut self, done_so_far: usize) {
         self.done = done_so_far;
         self.next = 0;
         self.pending.clear();
+        if self.trials > 1 && self.per_trial > 0 {
+            let trial = done_so_far / self.per_trial + 1;
+            self.progress
+                .restart(self.per_trial, &format!("trial {trial} of {}", self.trials));
+        }
+    }
+
+    /// The next tests are the retries of the ones that did not pass: `n`
+    /// of them, attempt `attempt` of `retries`.
+    fn retrying(&mut self, n: usize, attempt: u32, retries: u32) {
+        self.next = 0;
+        self.pending.clear();
+        self.progress
+            .restart(n, &format!("retry {attempt} of {retries}"));
+    }
+
+    /// A test's name as the progress shows it: secrets hidden.
+    fn shown(&self, name: &str) -> String {
+        hooks::with_hook_secrets(&self.redactor).redact_str(name)
     }
 
     fn started(&mut self, name: &str) {
-        if self.live {
-            err(&format!(
-                "\r\x1b[K[{}/{}] {name}",
-                self.done + 1,
-                self.total
-            ));
-        }
+        self.progress.start(&self.shown(name));
     }
 
     fn finished(&mut self, index: usize, result: &TestResult) {
         self.done += 1;
-        self.pending.insert(index, result.clone());
-        if self.live {
-            err("\r\x1b[K");
+        if let Some(tell) = &self.tell {
+            let shown = hooks::with_hook_secrets(&self.redactor).redact_test(result);
+            tell(self.done, self.per_trial * self.trials, &shown);
         }
+        self.pending.insert(index, result.clone());
+        let outcome = if result.status == TestStatus::Skip || result.message.is_empty() {
+            result.label().to_string()
+        } else {
+            let first = result.message.lines().next().unwrap_or("");
+            format!(
+                "{} — {}",
+                result.label(),
+                mcpcheck_core::truncate(first, 120)
+            )
+        };
+        let outcome = hooks::with_hook_secrets(&self.redactor).redact_str(&outcome);
+        self.progress
+            .finish_item(&self.shown(&result.name), &outcome);
         while let Some(r) = self.pending.remove(&self.next) {
             if self.print_tests {
                 let r = hooks::with_hook_secrets(&self.redactor).redact_test(&r);
-                out(&test_block(
+                let block = test_block(
                     &r,
                     TextOptions {
                         paint: self.paint,
                         all_checks: false,
                     },
-                ));
+                );
+                self.progress.suspend(|| out(&block));
             }
             self.next += 1;
         }
     }
 
     fn finish(&mut self) {
-        if self.live {
-            err("\r\x1b[K");
+        self.progress.finish();
+    }
+}
+
+/// Each test's tags and server, from its suite (in plan order, which is the
+/// results' order), secrets hidden.
+fn annotate(doc: &mut Results, plan: &[Planned], redactor: &mcpcheck_core::redact::Redactor) {
+    for (t, p) in doc.tests.iter_mut().zip(plan) {
+        t.tags = p.test.tags.clone();
+        if let Some(server) = &p.test.server {
+            t.server = redactor.redact_str(&server_label(server));
         }
     }
+}
+
+/// A server as the report names it: its URL, or its command line.
+fn server_label(server: &suite::Server) -> String {
+    match (&server.url, &server.command) {
+        (Some(url), _) => url.clone(),
+        (None, Some(command)) => {
+            let mut words = vec![command.clone()];
+            words.extend(server.args.iter().cloned());
+            shlex::try_join(words.iter().map(String::as_str)).unwrap_or_else(|_| words.join(" "))
+        }
+        (None, None) => String::new(),
+    }
+}
+
+/// Each test's recorded session for the HTML report (in plan order, which
+/// is the results' order): its capture, redacted as `--capture` writes it,
+/// the method its checks looked at, the server's stderr, and the same of
+/// the attempts before it (`--retries`), with their results.
+fn session_files(
+    plan: &[Planned],
+    logs: &[Option<exec::SessionLog>],
+    earlier: &[Vec<(TestResult, Option<exec::SessionLog>)>],
+    redactor: &mcpcheck_core::redact::Redactor,
+) -> Vec<Option<crate::html::SessionFile>> {
+    let file = |p: &Planned, log: &exec::SessionLog| {
+        let text = crate::capture::render(&crate::capture::Recording {
+            label: &log.label,
+            transport: log.transport,
+            protocol_version: &log.protocol_version,
+            events: &log.events,
+        });
+        crate::html::SessionFile {
+            capture: crate::capture::redact(&text, redactor),
+            method: p.test.action.method().map(|m| m.name().to_string()),
+            stderr: log.stderr.clone(),
+            earlier: Vec::new(),
+        }
+    };
+    plan.iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut f = file(p, logs.get(i)?.as_ref()?);
+            for (result, log) in earlier.get(i).into_iter().flatten() {
+                let session = log.as_ref().map(|l| file(p, l));
+                f.earlier
+                    .push((redactor.redact_test(result), session.unwrap_or_default()));
+            }
+            Some(f)
+        })
+        .collect()
 }
 
 fn write_captures(

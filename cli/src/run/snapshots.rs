@@ -1,6 +1,8 @@
 //! `--snapshots` and `--update-snapshots`: reading and writing each suite
-//! directory's `.snapshots.json`. What a snapshot checks, and the file's
-//! format, are `mcpcheck_core::snapshot`.
+//! directory's `.snapshots.json`, and the snapshots kept in the suite
+//! itself (`snapshot:`), which `--update-snapshots` writes in place. What a
+//! snapshot checks, the file's format and where an inline one is written
+//! are `mcpcheck_core::snapshot`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -44,6 +46,12 @@ pub fn is_tool_test(test: &Test) -> bool {
     matches!(test.action, Action::Tool { .. })
 }
 
+/// Whether `test`'s snapshot is in `.snapshots.json`: a tool test without a
+/// `snapshot:` of its own.
+fn in_file(test: &Test) -> bool {
+    is_tool_test(test) && test.snapshot.is_none()
+}
+
 /// mcp-assert's checksum: the first 16 hex digits of the text's SHA-256.
 fn checksum(text: &str) -> String {
     Sha256::digest(text.as_bytes())
@@ -58,7 +66,7 @@ impl Stores {
     /// missing file is an empty one); the error names the file.
     pub fn load<'a>(tests: impl Iterator<Item = &'a Test>) -> Result<Stores, String> {
         let mut stores = Stores::default();
-        for t in tests.filter(|t| is_tool_test(t)) {
+        for t in tests.filter(|t| in_file(t)) {
             let dir = dir_of(t);
             if stores.by_dir.contains_key(&dir) {
                 continue;
@@ -72,15 +80,10 @@ impl Stores {
                         path.display()
                     )
                 })?,
-                Err(crate::files::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(crate::files::Why::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                     Snapshots::default()
                 }
-                Err(crate::files::ReadError::Io(e)) => {
-                    return Err(format!("{}: {e}", path.display()));
-                }
-                Err(crate::files::ReadError::Refused(why)) => {
-                    return Err(format!("{}: {why}", path.display()));
-                }
+                Err(why) => return Err(format!("{}: {why}", path.display())),
             };
             stores.by_dir.insert(dir, snapshots);
         }
@@ -96,7 +99,7 @@ impl Stores {
 
     /// Add the snapshot checks to a tool test.
     pub fn add_checks(&self, test: &mut Test) {
-        if !is_tool_test(test) {
+        if !in_file(test) {
             return;
         }
         test.expect
@@ -112,7 +115,7 @@ impl Stores {
     ) -> Recorded {
         let mut counts = Recorded::default();
         for (t, answer) in tests.zip(answers) {
-            if !is_tool_test(t) || t.skip.is_some() {
+            if !in_file(t) || t.skip.is_some() {
                 continue;
             }
             let Some(a) = answer else {
@@ -158,6 +161,120 @@ impl Stores {
         }
         Ok(written)
     }
+}
+
+/// `--update-snapshots` records an inline snapshot's answer, so the
+/// comparison with the one written is left out of that run.
+pub fn drop_inline_checks(test: &mut Test) {
+    if test.snapshot.is_some() {
+        test.expect
+            .items
+            .retain(|i| !matches!(i, mcpcheck_core::expect::Item::Check(c) if c.key == "snapshot"));
+    }
+}
+
+/// Write the answers of the tests with a `snapshot:` of their own into
+/// their suite files (`answers` in `tests`' order), each in place of the
+/// value written before: the rest of each file stays as it is. Tests are
+/// found again in the file as it is now, by name and occurrence, and every
+/// edit is read back: an answer that a literal block would not give back
+/// exactly is written double-quoted.
+pub fn record_inline<'a>(
+    tests: impl Iterator<Item = &'a Test>,
+    answers: &[Option<Answer>],
+) -> (Recorded, Vec<PathBuf>, Vec<String>) {
+    let mut counts = Recorded::default();
+    let mut by_file: BTreeMap<String, Vec<(String, usize, snapshot::Recorded)>> = BTreeMap::new();
+    let mut seen: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for (t, answer) in tests.zip(answers) {
+        let n = seen.entry((t.file.clone(), t.name.clone())).or_insert(0);
+        let occurrence = *n;
+        *n += 1;
+        let Some(inline) = &t.snapshot else { continue };
+        if t.skip.is_some() {
+            continue;
+        }
+        let Some(a) = answer else {
+            counts.missing += 1;
+            continue;
+        };
+        if let Some(why) = snapshot::tool_error(&a.text, a.is_error) {
+            counts.tool_errors.push((t.name.clone(), why));
+        }
+        let new = snapshot::Recorded {
+            text: snapshot::recorded_text(&a.text),
+            is_error: a.is_error,
+        };
+        match &inline.recorded {
+            Some(old) if *old == new => counts.same += 1,
+            Some(_) => counts.changed += 1,
+            None => counts.new += 1,
+        }
+        if inline.recorded.as_ref() != Some(&new) {
+            by_file
+                .entry(t.file.clone())
+                .or_default()
+                .push((t.name.clone(), occurrence, new));
+        }
+    }
+    let mut written = Vec::new();
+    let mut errors = Vec::new();
+    for (file, edits) in by_file {
+        match edit_file(&file, &edits) {
+            Ok(()) => written.push(PathBuf::from(&file)),
+            Err(e) => errors.push(format!("{file}: {e}")),
+        }
+    }
+    (counts, written, errors)
+}
+
+/// The inline snapshot of the `occurrence`-th test called `name` in the
+/// suite `text` of `file`.
+fn inline_of(
+    file: &str,
+    text: &str,
+    name: &str,
+    occurrence: usize,
+) -> Option<snapshot::InlineSnapshot> {
+    let loaded = mcpcheck_core::suite::load(file, text);
+    loaded
+        .suite
+        .tests
+        .into_iter()
+        .filter(|t| t.name == name)
+        .nth(occurrence)
+        .and_then(|t| t.snapshot)
+}
+
+/// Write `edits` (test name, occurrence, answer) into the suite file.
+fn edit_file(file: &str, edits: &[(String, usize, snapshot::Recorded)]) -> Result<(), String> {
+    let path = Path::new(file);
+    let mut text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES)
+        .map_err(|why| format!("cannot read it again: {why}"))?;
+    for (name, occurrence, answer) in edits {
+        let found = inline_of(file, &text, name, *occurrence).ok_or_else(|| {
+            format!("the test {name:?} or its `snapshot:` is no longer in the file: its answer was not written")
+        })?;
+        let mut done = false;
+        for block in [true, false] {
+            let (range, value) = snapshot::inline_edit(&text, &found, answer, block)
+                .map_err(|e| format!("the test {name:?}: {e}"))?;
+            let mut candidate = text.clone();
+            candidate.replace_range(range, &value);
+            let back = inline_of(file, &candidate, name, *occurrence);
+            if back.and_then(|s| s.recorded).as_ref() == Some(answer) {
+                text = candidate;
+                done = true;
+                break;
+            }
+        }
+        if !done {
+            return Err(format!(
+                "the answer of the test {name:?} could not be written so that it reads back the same: the file was left as it was"
+            ));
+        }
+    }
+    std::fs::write(path, text).map_err(|e| format!("cannot write it: {e}"))
 }
 
 impl Recorded {

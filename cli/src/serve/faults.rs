@@ -162,6 +162,39 @@ pub enum Fault {
     /// unchanged.
     #[value(name = "refusal-status-200")]
     RefusalStatus200,
+    /// initialize: the result names protocolVersion 2026-07-28, a revision
+    /// without initialize.
+    InitializeModernVersion,
+    /// 2026-07-28 ping, logging/setLevel, resources/subscribe and
+    /// resources/unsubscribe: served with an empty result instead of -32601.
+    AcceptRemovedMethods,
+    /// tools/list in 2026-07-28: test_custom_header's x-mcp-header is
+    /// "Region Header", not a valid header name.
+    BadXMcpHeader,
+    /// Every 2026-07-28 -32021 refusal: no data.requiredCapabilities.
+    MissingCapabilityWithoutData,
+    /// Every 2026-07-28 result: no io.modelcontextprotocol/serverInfo in
+    /// _meta.
+    NoServerInfo,
+    /// Every 2026-07-28 server/discover: its capabilities gain an
+    /// experimental entry counting the discover requests, so no two answers
+    /// agree.
+    UnstableDiscover,
+    /// Every 2026-07-28 subscriptions/listen: a tools/list_changed
+    /// notification follows the acknowledgment, whatever the filter asked.
+    ListenIgnoresFilter,
+    /// Every cacheable 2026-07-28 result: no ttlMs and no cacheScope.
+    NoCacheHints,
+    /// Every 2026-07-28 result: _meta carries a traceparent that is not W3C
+    /// Trace Context.
+    BadTraceparent,
+    /// resources/read of a missing resource in 2026-07-28: -32002 (the code
+    /// of earlier revisions) instead of -32602.
+    #[value(name = "resource-not-found-32002")]
+    ResourceNotFound32002,
+    /// prompts/get of an unknown prompt: -32603 (internal error) instead of
+    /// -32602.
+    PromptNotFoundInternal,
     /// tools/list: five tools over an in-memory store of notes
     /// (create_note, get_note, update_note, delete_note, list_notes), for
     /// `fuzz --stateful`; they behave.
@@ -216,6 +249,7 @@ impl FaultSet {
             string_error_code: self.has(Fault::StringErrorCode),
             result_and_error: self.has(Fault::ResultAndError),
             leaky_errors: self.has(Fault::LeakyErrors),
+            initialize_modern: self.has(Fault::InitializeModernVersion),
         }
     }
 }
@@ -228,6 +262,7 @@ pub struct WireFaults {
     string_error_code: bool,
     result_and_error: bool,
     leaky_errors: bool,
+    initialize_modern: bool,
 }
 
 impl WireFaults {
@@ -237,6 +272,7 @@ impl WireFaults {
             || self.string_error_code
             || self.result_and_error
             || self.leaky_errors
+            || self.initialize_modern
     }
 }
 
@@ -253,6 +289,8 @@ pub struct WireTap {
     faults: WireFaults,
     /// Ids (in their JSON text form) of `tools/call` requests not yet answered.
     calls: Mutex<HashSet<String>>,
+    /// Ids of `initialize` requests not yet answered.
+    initializes: Mutex<HashSet<String>>,
 }
 
 impl WireTap {
@@ -260,6 +298,7 @@ impl WireTap {
         Self {
             faults,
             calls: Mutex::new(HashSet::new()),
+            initializes: Mutex::new(HashSet::new()),
         }
     }
 
@@ -282,6 +321,12 @@ impl WireTap {
         {
             self.lock_calls().insert(id.to_string());
         }
+        if object.get("method").and_then(Value::as_str) == Some("initialize")
+            && let Some(id) = object.get("id")
+            && let Ok(mut initializes) = self.initializes.lock()
+        {
+            initializes.insert(id.to_string());
+        }
     }
 
     /// The messages to send in place of `message`, in order: usually just
@@ -303,7 +348,15 @@ impl WireTap {
         let answers_call = object
             .get("id")
             .is_some_and(|id| self.lock_calls().remove(&id.to_string()));
+        let answers_initialize = object.get("id").is_some_and(|id| {
+            self.initializes
+                .lock()
+                .is_ok_and(|mut i| i.remove(&id.to_string()))
+        });
         let mut changed = false;
+        if answers_initialize && self.faults.initialize_modern {
+            changed |= name_modern_version(&mut object);
+        }
         if answers_call && self.faults.result_and_error {
             changed |= add_missing_half(&mut object);
         }
@@ -358,6 +411,18 @@ fn add_missing_half(object: &mut Map<String, Value>) -> bool {
     } else {
         false
     }
+}
+
+/// Makes an initialize result name 2026-07-28, a revision without initialize.
+fn name_modern_version(object: &mut Map<String, Value>) -> bool {
+    let Some(Value::Object(result)) = object.get_mut("result") else {
+        return false;
+    };
+    result.insert(
+        "protocolVersion".to_owned(),
+        Value::String(super::modern::REVISION.to_owned()),
+    );
+    true
 }
 
 /// Appends [`LEAKY_TRACE`] to `error.message`.
@@ -477,6 +542,18 @@ mod tests {
         assert!(serde_json::from_str::<Value>(&out[0]).is_err());
         let value: Value = serde_json::from_str(&out[1]).expect("json");
         assert_eq!(value["error"]["code"], RESULT_AND_ERROR_CODE.to_string());
+    }
+
+    #[test]
+    fn initialize_modern_version_names_2026_in_the_initialize_result_only() {
+        let tap = tap(&[Fault::InitializeModernVersion]);
+        tap.note_incoming(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#);
+        let out =
+            tap.rewrite(r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25"}}"#);
+        let value: Value = serde_json::from_str(&out[0]).expect("json");
+        assert_eq!(value["result"]["protocolVersion"], "2026-07-28");
+        let other = r#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}"#;
+        assert_eq!(tap.rewrite(other), vec![other.to_owned()]);
     }
 
     #[test]

@@ -719,6 +719,14 @@ impl ServerHandler for Session {
             Ok((description, messages)) => Ok(GetPromptResponse::Complete(
                 GetPromptResult::new(messages).with_description(description),
             )),
+            Err(catalog::PromptError::UnknownPrompt(name))
+                if self.fault(Fault::PromptNotFoundInternal) =>
+            {
+                Err(McpError::internal_error(
+                    format!("prompt-not-found-internal fault: unknown prompt `{name}`"),
+                    None,
+                ))
+            }
             Err(catalog::PromptError::UnknownPrompt(name)) => Err(McpError::invalid_params(
                 format!("unknown prompt `{name}`"),
                 None,

@@ -13,6 +13,10 @@
 //!   response (progress, sampling, ...) stay SSE;
 //! - wire faults, applied to the messages of POST responses;
 //! - `200` for a completed DELETE, where rmcp says `202`.
+//!
+//! The same transport serves any rmcp handler ([`serve_handler`]): `mcpcheck
+//! mcp` is served through it, without the reference server's legacy SSE and
+//! 2026-07-28 fronts.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -26,6 +30,7 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header
 use http_body_util::{BodyExt as _, Full, Limited, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use sse_stream::{Sse, SseBody, SseStream};
@@ -73,11 +78,12 @@ pub struct Options {
     pub public_url: Option<String>,
 }
 
-struct App {
-    mcp: StreamableHttpService<Session, LocalSessionManager>,
+struct App<S: ServerHandler + Send + 'static> {
+    mcp: StreamableHttpService<S, LocalSessionManager>,
     /// The same session manager, to answer a DELETE of an unknown session.
     sessions: Arc<LocalSessionManager>,
-    legacy: Arc<Legacy>,
+    /// The legacy HTTP+SSE transport, when served.
+    legacy: Option<Arc<Legacy>>,
     path: String,
     credentials: Credentials,
     wire: WireFaults,
@@ -88,8 +94,9 @@ struct App {
     faults: FaultSet,
     /// The counter ids of `guessable-session-ids`.
     aliases: std::sync::Mutex<Aliases>,
-    /// The 2026-07-28 front, for POSTs outside a legacy session.
-    modern: Arc<Modern>,
+    /// The 2026-07-28 front, for POSTs outside a legacy session, when
+    /// served.
+    modern: Option<Arc<Modern>>,
     oauth: Option<Arc<OAuth>>,
     /// The origins this server answers as (`http://127.0.0.1:PORT`, …),
     /// the one it names itself by first: the OAuth issuer, the resource
@@ -97,6 +104,13 @@ struct App {
     /// request's `Host` names when it is among them, else the first, so
     /// a `Host` header never chooses the audience a token must have.
     origins: Vec<String>,
+}
+
+/// The reference server's fronts beside rmcp's sessions: the legacy SSE
+/// transport and the 2026-07-28 front. Another handler has neither.
+pub struct Fronts {
+    pub legacy: Option<Arc<Legacy>>,
+    pub modern: Option<Arc<Modern>>,
 }
 
 /// Under `guessable-session-ids`, the id each session is known by outside:
@@ -121,8 +135,37 @@ impl Aliases {
     }
 }
 
-/// Serves until SIGINT or SIGTERM.
+/// Serves the reference server until SIGINT or SIGTERM.
 pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Result<ExitCode> {
+    let factory_shared = shared.clone();
+    let factory = move || {
+        Ok(Session::new(
+            factory_shared.clone(),
+            None,
+            CancellationToken::new(),
+        ))
+    };
+    let private = options.credentials.required();
+    let fronts = |shutdown: &CancellationToken| Fronts {
+        legacy: Some(Arc::new(Legacy::new(
+            shared.clone(),
+            shutdown.child_token(),
+        ))),
+        modern: Some(Arc::new(Modern::new(shared.clone(), private))),
+    };
+    let faults = shared.faults.clone();
+    serve_handler("mcpcheck serve", factory, fronts, faults, options).await
+}
+
+/// Serves the sessions `factory` makes, beside the `fronts`, until SIGINT
+/// or SIGTERM; `name` begins the line that gives the URL on stderr.
+pub async fn serve_handler<S: ServerHandler + Send + 'static>(
+    name: &str,
+    factory: impl Fn() -> Result<S, std::io::Error> + Send + Sync + 'static,
+    fronts: impl FnOnce(&CancellationToken) -> Fronts,
+    faults: FaultSet,
+    options: Options,
+) -> crate::error::Result<ExitCode> {
     let listener = match tokio::net::TcpListener::bind(&options.addr).await {
         Ok(listener) => listener,
         Err(error) => {
@@ -136,60 +179,53 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
         }
     };
     let shutdown = CancellationToken::new();
-    let factory_shared = shared.clone();
     let sessions = Arc::new(LocalSessionManager::default());
     let config = allowed_hosts(
         StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token()),
         local,
     );
-    let config = if shared.faults.has(Fault::NoOriginCheck) {
+    let config = if faults.has(Fault::NoOriginCheck) {
         config.disable_allowed_hosts()
     } else {
         config
     };
     let hosts = config.allowed_hosts.clone();
-    let mcp = StreamableHttpService::new(
-        move || {
-            Ok(Session::new(
-                factory_shared.clone(),
-                None,
-                CancellationToken::new(),
-            ))
-        },
-        sessions.clone(),
-        config,
-    );
-    let modern = Arc::new(Modern::new(shared.clone(), options.credentials.required()));
+    let mcp = StreamableHttpService::new(factory, sessions.clone(), config);
+    let Fronts { legacy, modern } = fronts(&shutdown);
     let origins = origins(local, options.public_url.as_deref());
     let app = Arc::new(App {
         mcp,
         sessions,
-        legacy: Arc::new(Legacy::new(shared.clone(), shutdown.child_token())),
+        legacy,
         path: options.path,
         credentials: options.credentials,
-        wire: shared.faults.wire(),
+        wire: faults.wire(),
         hosts,
         max_sessions: options.max_sessions,
         request_timeout: options.request_timeout,
-        faults: shared.faults.clone(),
+        faults,
         aliases: std::sync::Mutex::default(),
         modern,
         oauth: options.oauth,
         origins,
     });
     // One line, which those who start the server wait for.
-    let issuer = if app.oauth.is_some() {
-        format!(
-            "; OAuth issuer: {}",
+    let mut also = Vec::new();
+    if app.legacy.is_some() {
+        also.push(format!("legacy SSE: http://{local}{LEGACY_SSE_PATH}"));
+    }
+    if app.oauth.is_some() {
+        also.push(format!(
+            "OAuth issuer: {}",
             app.origins.first().map_or("", String::as_str)
-        )
-    } else {
+        ));
+    }
+    let also = if also.is_empty() {
         String::new()
+    } else {
+        format!(" ({})", also.join("; "))
     };
-    eprintln!(
-        "mcpcheck serve: listening on http://{local}{} (legacy SSE: http://{local}{LEGACY_SSE_PATH}{issuer})",
-        app.path
-    );
+    eprintln!("{name}: listening on http://{local}{}{also}", app.path);
 
     let stop = stop_signal();
     tokio::pin!(stop);
@@ -207,7 +243,7 @@ pub async fn serve(shared: Arc<Shared>, options: Options) -> crate::error::Resul
                         // failure): accept would fail again at once, so
                         // wait instead of spinning, and say so once.
                         if !accept_failing {
-                            eprintln!("mcpcheck serve: cannot accept a connection: {error}; retrying every {} ms", ACCEPT_RETRY.as_millis());
+                            eprintln!("{name}: cannot accept a connection: {error}; retrying every {} ms", ACCEPT_RETRY.as_millis());
                             accept_failing = true;
                         }
                         tokio::time::sleep(ACCEPT_RETRY).await;
@@ -337,7 +373,7 @@ pub(crate) async fn stop_signal() {
     }
 }
 
-impl App {
+impl<S: ServerHandler + Send + 'static> App<S> {
     async fn route(&self, mut request: Request<Incoming>) -> Response<Body> {
         // Against DNS rebinding and cross-site requests from a browser, on
         // every endpoint (the legacy ones included): the Host must be one
@@ -371,10 +407,13 @@ impl App {
         if path == self.path {
             return self.streamable(request).await;
         }
+        let Some(legacy) = &self.legacy else {
+            return plain(StatusCode::NOT_FOUND, "Not Found");
+        };
         match (request.method(), path) {
-            (&Method::GET, LEGACY_SSE_PATH) => self.legacy.open(identity),
+            (&Method::GET, LEGACY_SSE_PATH) => legacy.open(identity),
             (&Method::POST, LEGACY_MESSAGE_PATH) => {
-                self.legacy.post(request, self.request_timeout).await
+                legacy.post(request, self.request_timeout).await
             }
             (_, LEGACY_SSE_PATH) => method_not_allowed("GET"),
             (_, LEGACY_MESSAGE_PATH) => method_not_allowed("POST"),
@@ -397,12 +436,13 @@ impl App {
                 && !headers.contains_key("mcp-session-id")
                 && !stateless
         } else {
-            request.method() == Method::GET && path == LEGACY_SSE_PATH
+            self.legacy.is_some() && request.method() == Method::GET && path == LEGACY_SSE_PATH
         };
         if !opens {
             return None;
         }
-        let open = self.sessions.sessions.read().await.len() + self.legacy.open_sessions();
+        let legacy = self.legacy.as_ref().map_or(0, |l| l.open_sessions());
+        let open = self.sessions.sessions.read().await.len() + legacy;
         if open < self.max_sessions {
             return None;
         }
@@ -619,10 +659,13 @@ impl App {
         };
         let tap = WireTap::new(self.wire);
         tap.note_incoming(&bytes);
-        if let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
+        if let Some(front) = &self.modern
+            && let Ok(message) = serde_json::from_slice::<serde_json::Value>(&bytes)
             && modern::is_modern(&message, parts.headers.contains_key("mcp-session-id"))
         {
-            return self.modern(&parts, &message, tap, prefer_json).await;
+            return self
+                .modern(front.clone(), &parts, &message, tap, prefer_json)
+                .await;
         }
         let response = self
             .mcp
@@ -632,11 +675,12 @@ impl App {
     }
 }
 
-impl App {
+impl<S: ServerHandler + Send + 'static> App<S> {
     /// A 2026-07-28 request: answered by the modern front, as one JSON body
     /// when the client prefers it and there is one message, else as SSE.
     async fn modern(
         &self,
+        modern: Arc<Modern>,
         parts: &http::request::Parts,
         message: &serde_json::Value,
         tap: WireTap,
@@ -672,7 +716,6 @@ impl App {
         // can be streamed while it goes on; the task is stopped if the
         // client goes away first.
         let (notes, mut noted) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
-        let modern = self.modern.clone();
         let message = message.clone();
         let mut run = AbortOnDrop(tokio::spawn(async move {
             modern

@@ -35,6 +35,8 @@
 //!   "response_time":      timestamp?,
 //!   "http_status":        integer?,         // HTTP status of the answer that carried the response (HTTP only)
 //!   "protocol_version_header": string?,     // the MCP-Protocol-Version header the request was sent with (HTTP only)
+//!   "request_headers":    object?,          // the other MCP headers it was sent with: lowercase name → value (HTTP only)
+//!   "client_gave_up":     string?,          // why the client stopped waiting for the response by a limit of its own
 //!   "notifications":      [message, ...]?,  // server notifications while the request was open, in order
 //!   "notification_times": [timestamp, ...]?,// one per notification, same order
 //!   "server_requests":    [server_request, ...]?,
@@ -150,6 +152,13 @@ pub struct ExchangeMore<'a> {
     pub raw: Vec<RawLine<'a>>,
     /// The `MCP-Protocol-Version` header the request was sent with, over HTTP.
     pub protocol_version_header: Option<Cow<'a, str>>,
+    /// The other MCP headers the request was sent with, over HTTP (`mcp-method`,
+    /// `mcp-name`, `mcp-param-…`): lowercase names and their values as sent.
+    pub request_headers: Option<Vec<(Cow<'a, str>, Cow<'a, str>)>>,
+    /// Why the client stopped waiting for the response by a limit of its own
+    /// (its per-step time while the server was still working, its session budget),
+    /// as the recorder said it.
+    pub client_gave_up: Option<Cow<'a, str>>,
     /// Fields this model does not know, kept verbatim.
     pub extra: Fields<'a>,
 }
@@ -485,6 +494,27 @@ impl<'a> Exchange<'a> {
     /// The `MCP-Protocol-Version` header the request was sent with, when recorded.
     pub fn protocol_version_header(&self) -> Option<&str> {
         self.more.as_ref()?.protocol_version_header.as_deref()
+    }
+
+    /// The MCP headers other than `MCP-Protocol-Version` the request was sent
+    /// with, when recorded (lowercase names).
+    pub fn request_headers(&self) -> Option<&[(Cow<'a, str>, Cow<'a, str>)]> {
+        self.more.as_ref()?.request_headers.as_deref()
+    }
+
+    /// The value of the recorded request header `name` (lowercase), when the
+    /// capture recorded the request's headers and that one was among them.
+    pub fn request_header(&self, name: &str) -> Option<&str> {
+        self.request_headers()?
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_ref())
+    }
+
+    /// Why the client stopped waiting for the response by a limit of its own, when
+    /// the recorder says so.
+    pub fn client_gave_up(&self) -> Option<&str> {
+        self.more.as_ref()?.client_gave_up.as_deref()
     }
 
     /// Unknown fields of the exchange.

@@ -469,6 +469,30 @@ fn opt_index(ctx: &ParseCx<'_>, path: &Pointer<'_>, raw: &RawValue) -> Option<us
     }
 }
 
+/// Reads an optional object of header names and string values; `null` is absent.
+/// Names are kept lowercase, as HTTP compares them.
+fn opt_headers<'a>(
+    ctx: &ParseCx<'a>,
+    path: &Pointer<'_>,
+    raw: &'a RawValue,
+) -> Option<Vec<(Cow<'a, str>, Cow<'a, str>)>> {
+    let raw = opt_object(ctx, path, raw)?;
+    let members = object_members(ctx, path, raw, "request_headers")?;
+    let mut headers = Vec::with_capacity(members.len());
+    for (name, value) in members {
+        let at = path.key(&name);
+        if let Some(value) = req_string(ctx, &at, value) {
+            let name = if name.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Owned(name.to_ascii_lowercase())
+            } else {
+                name
+            };
+            headers.push((name, value));
+        }
+    }
+    Some(headers)
+}
+
 /// Reads an optional HTTP status code, an integer from 100 to 599; `null` is absent.
 fn opt_status(ctx: &ParseCx<'_>, path: &Pointer<'_>, raw: &RawValue) -> Option<u16> {
     if is_null(raw.get()) {
@@ -815,6 +839,14 @@ impl<'de> ContainerSeed<'de> for ExchangeSeed<'_, 'de, '_> {
                     seen.check(ctx, &path, "protocol_version_header");
                     more.protocol_version_header = opt_string(ctx, &path, map.next_value()?);
                 }
+                "request_headers" => {
+                    seen.check(ctx, &path, "request_headers");
+                    more.request_headers = opt_headers(ctx, &path, map.next_value()?);
+                }
+                "client_gave_up" => {
+                    seen.check(ctx, &path, "client_gave_up");
+                    more.client_gave_up = opt_string(ctx, &path, map.next_value()?);
+                }
                 "notifications" => {
                     seen.check(ctx, &path, "notifications");
                     let mut list = Vec::new();
@@ -891,6 +923,8 @@ impl<'de> ContainerSeed<'de> for ExchangeSeed<'_, 'de, '_> {
             && more.server_requests.is_empty()
             && more.raw.is_empty()
             && more.protocol_version_header.is_none()
+            && more.request_headers.is_none()
+            && more.client_gave_up.is_none()
             && more.extra.is_empty();
         Ok(Ok(Some(Exchange {
             request,

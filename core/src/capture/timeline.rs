@@ -80,6 +80,14 @@ pub struct TimelineExchange<'a> {
     pub notifications: Vec<Msg<'a>>,
     /// Server→client requests made meanwhile, each with the client's answer.
     pub server_requests: Vec<TimelineServerRequest<'a>>,
+    /// When the request was sent (RFC 3339), when the capture says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub request_time: Option<&'a str>,
+    /// When the response arrived (RFC 3339), when the capture says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", tsify(optional))]
+    pub response_time: Option<&'a str>,
 }
 
 /// A server→client request and the client's answer.
@@ -163,6 +171,8 @@ fn exchange<'a>(
                 response: r.response.as_ref().map(msg),
             })
             .collect(),
+        request_time: x.request_time,
+        response_time: x.response_time,
     }
 }
 

@@ -655,50 +655,22 @@ impl Report {
         self.findings.iter().filter(|f| f.level() == level).count()
     }
 
-    /// The cases to show: the report's own (and one per item for the
-    /// findings none of them claims, such as the authorization findings a
-    /// conformance run adds), or one per item with findings (a finding
-    /// without an item is a case of its own rule), and one passing case for
-    /// the subject when nothing was found.
+    /// The cases to show: the report's own, and one per item for the
+    /// findings no case holds (a finding without an item is a case of its
+    /// own rule); one passing case for the subject when there is nothing at
+    /// all.
     pub fn cases_or_items(&self) -> Vec<Case> {
-        if !self.cases.is_empty() {
-            let mut claimed = vec![false; self.findings.len()];
-            for c in &self.cases {
-                for &i in &c.findings {
-                    if let Some(slot) = claimed.get_mut(i) {
-                        *slot = true;
-                    }
-                }
+        let mut cases: Vec<Case> = self.cases.clone();
+        let held: std::collections::BTreeSet<usize> = self
+            .cases
+            .iter()
+            .flat_map(|c| c.findings.iter().copied())
+            .collect();
+        let first_derived = cases.len();
+        for (i, f) in self.findings.iter().enumerate() {
+            if held.contains(&i) {
+                continue;
             }
-            let mut cases = self.cases.clone();
-            cases.extend(self.item_cases((0..self.findings.len()).filter(|&i| !claimed[i])));
-            return cases;
-        }
-        let mut cases = self.item_cases(0..self.findings.len());
-        if cases.is_empty() {
-            cases.push(Case {
-                suite: String::new(),
-                class: self.command.clone(),
-                name: if self.subject.is_empty() {
-                    self.command.clone()
-                } else {
-                    self.subject.clone()
-                },
-                status: CaseStatus::Passed,
-                label: String::new(),
-                detail: String::new(),
-                duration_ms: None,
-                findings: Vec::new(),
-            });
-        }
-        cases
-    }
-
-    /// One case per item of the findings at `indices`, judged by them.
-    fn item_cases(&self, indices: impl Iterator<Item = usize>) -> Vec<Case> {
-        let mut cases: Vec<Case> = Vec::new();
-        for i in indices {
-            let f = &self.findings[i];
             let (class, name) = match (&f.location.item, &f.location.server) {
                 (Some((kind, item)), Some(server)) => {
                     (kind.as_str().to_string(), format!("{server} {item}"))
@@ -707,7 +679,7 @@ impl Report {
                 (None, _) => (f.family().as_str().to_string(), f.code().to_string()),
             };
             let suite = f.location.context.clone().unwrap_or_default();
-            match cases
+            match cases[first_derived..]
                 .iter_mut()
                 .find(|c| c.class == class && c.name == name && c.suite == suite)
             {
@@ -724,7 +696,7 @@ impl Report {
                 }),
             }
         }
-        for c in &mut cases {
+        for c in &mut cases[first_derived..] {
             c.status = if c
                 .findings
                 .iter()

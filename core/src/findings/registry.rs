@@ -149,6 +149,23 @@ pub struct RuleInfo {
 }
 
 impl RuleInfo {
+    /// A row of `family` with nothing filled in yet: what each family's
+    /// table completes (`RuleInfo { code: "E103", ..RuleInfo::of(Family::Lint) }`).
+    pub const fn of(family: Family) -> RuleInfo {
+        RuleInfo {
+            code: "",
+            family,
+            level: Level::Error,
+            severity: Severity::High,
+            title: "",
+            rationale: "",
+            source: "",
+            fix: "",
+            category: "",
+            aliases: &[],
+        }
+    }
+
     /// The word a family's own reports use for a finding's weight: lint (and
     /// the invariants, audit and fuzz) speak of `error`, `warning` and `info`
     /// (mcp-assert's words), scan and the HTTP probes of `high`, `medium`,

@@ -302,19 +302,8 @@ pub fn report(url: &str, findings: Vec<Finding>, fail_on: Severity) -> Report {
 ///
 /// [`OptionsError::UnknownRule`] for a code no rule has.
 pub fn skipped(options: &Options) -> Result<BTreeSet<Rule>, OptionsError> {
-    let mut skip = BTreeSet::new();
-    for code in &options.skip_rules {
-        let wanted = code.trim().to_ascii_uppercase();
-        let Some(rule) = Rule::from_code(&wanted) else {
-            let known: Vec<&str> = rules::ALL.iter().map(|r| r.code()).collect();
-            return Err(OptionsError::UnknownRule {
-                code: code.clone(),
-                known: known.join(", "),
-            });
-        };
-        skip.insert(rule);
-    }
-    Ok(skip)
+    Rule::parse_skips(&options.skip_rules)
+        .map_err(|(code, known)| OptionsError::UnknownRule { code, known })
 }
 
 /// Every rule over what the probes saw, findings in catalogue order.

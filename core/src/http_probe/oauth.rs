@@ -1,5 +1,6 @@
 //! The authorization checks of `probe --auth` (H404 to H417): the
-//! authorization server's metadata, which tokens the endpoint and the token
+//! authorization server's metadata (and whether it still offers Dynamic
+//! Client Registration, H410), which tokens the endpoint and the token
 //! endpoint accept, and the negative checks of its authorization endpoint
 //! (redirect URIs, clients, `iss`, `plain` PKCE) and of scope challenges. The CLI obtains the tokens and records the
 //! answers in an [`OAuthProbe`]; a check it could not run is listed in
@@ -151,6 +152,16 @@ pub(super) fn judge(o: &Observations, push: &mut Push<'_>) {
     };
     if let Some((message, shown)) = server_metadata_problem(probe) {
         push(Rule::BadServerMetadata, "auth", message, evidence(&shown));
+    }
+    if let Some((url, endpoint)) = registration_endpoint(probe) {
+        push(
+            Rule::RegistrationOffered,
+            "auth",
+            format!(
+                "the authorization-server metadata at {url} names registration_endpoint {endpoint}: Dynamic Client Registration, deprecated in 2026-07-28 in favour of Client ID Metadata Documents"
+            ),
+            evidence(&endpoint),
+        );
     }
     let accepted = |answer: &Option<Answer>| answer.as_ref().filter(|a| a.ok()).cloned();
     if let Some(answer) = accepted(&probe.wrong_audience) {
@@ -379,8 +390,7 @@ fn issuer_check(
         // The issuer the client recorded (the protected-resource metadata
         // named it), as RFC 9207 §2.4 compares it.
         let issuer = if probe.issuer.is_empty() {
-            doc
-                .and_then(|d| d.get("issuer").and_then(Value::as_str))
+            doc.and_then(|d| d.get("issuer").and_then(Value::as_str))
                 .unwrap_or_default()
                 .to_string()
         } else {
@@ -455,6 +465,16 @@ fn scope_check(probe: &OAuthProbe, push: &mut Push<'_>) {
         }
         break;
     }
+}
+
+/// The metadata's URL and its `registration_endpoint`, when the fetched
+/// authorization-server metadata names one.
+fn registration_endpoint(probe: &OAuthProbe) -> Option<(String, String)> {
+    let fetch = probe.server_metadata.as_ref()?;
+    let answer = fetch.answer.as_ref().filter(|a| a.status == 200)?;
+    let doc: Value = serde_json::from_str(answer.body.trim()).ok()?;
+    let endpoint = doc.get("registration_endpoint")?.as_str()?;
+    Some((fetch.url.clone(), endpoint.to_string()))
 }
 
 /// What is wrong with the authorization-server metadata, if anything.
@@ -669,6 +689,16 @@ mod tests {
             .iter()
             .map(|f| f.code())
             .collect()
+    }
+
+    #[test]
+    fn dynamic_client_registration_is_a_note() {
+        let mut p = healthy();
+        p.server_metadata = metadata(&GOOD.replace(
+            "\"issuer\":\"http://h\",",
+            "\"issuer\":\"http://h\",\"registration_endpoint\":\"http://h/register\",",
+        ));
+        assert_eq!(codes(p), ["H410"]);
     }
 
     #[test]

@@ -55,9 +55,12 @@ pub(crate) fn list_needs_capability(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
 
 /// JSON-RPC invalid params.
 const INVALID_PARAMS: i128 = -32602;
+/// 2026-07-28 MissingRequiredClientCapabilityError.
+const MISSING_CAPABILITY: i128 = -32021;
 
 /// INV-004: a server that advertised a capability does not error on every call to it.
-/// Calls refused for invalid parameters (-32602) are not counted.
+/// Calls refused for invalid parameters (-32602) or, in 2026-07-28, for a client
+/// capability the request did not declare (-32021) are not counted.
 pub(crate) fn capability_not_all_errors(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     let Some(caps) = ctx.server_caps_for_rules() else {
         return;
@@ -80,16 +83,29 @@ pub(crate) fn capability_not_all_errors(ctx: &SessionCtx<'_, '_>, out: &mut Sink
             };
             // A 2026-07-28 request the server must refuse (logging/setLevel is
             // removed there) is judged by INV-040 … INV-043, not here.
-            if super::modern::is_refusal_probe(ctx, &exchange.request) {
+            if super::modern::refusal_expected(ctx, index).is_some() {
+                continue;
+            }
+            // mcpcheck's unknown prompt and unknown resource are negative tests:
+            // their errors say nothing about whether the capability works.
+            if super::modern::gets_probe_prompt(&exchange.request)
+                || super::modern::reads_probe_resource(&exchange.request)
+            {
                 continue;
             }
             // Invalid parameters (-32602) are the client's mistake, often a
             // deliberate negative test (an unknown tool): they say nothing about
             // whether the capability works.
+            // So is a 2026-07-28 refusal for a client capability the request did
+            // not declare (-32021): the client's to fix.
             if response
                 .error()
                 .and_then(|e| json::member(e, "code"))
-                .is_some_and(|c| Id::from_json(c) == Id::Int(INVALID_PARAMS))
+                .is_some_and(|c| {
+                    let code = Id::from_json(c);
+                    code == Id::Int(INVALID_PARAMS)
+                        || (ctx.stateless && code == Id::Int(MISSING_CAPABILITY))
+                })
             {
                 continue;
             }

@@ -5,15 +5,14 @@
 
 use super::json;
 use super::rules::Rule;
-use super::session::{META_PROTOCOL_VERSION, SessionCtx, meta};
+use super::session::SessionCtx;
 use crate::capture::{Message, Session};
 
 /// The rules that had something to judge in `session`, in ID order.
 pub fn exercised(session: &Session<'_>) -> Vec<Rule> {
     let ctx = SessionCtx::new(session);
-    let http = session.transport.as_deref() == Some("http");
     let mut seen = Seen::default();
-    for exchange in &session.exchanges {
+    for (index, exchange) in session.exchanges.iter().enumerate() {
         let request = &exchange.request;
         if request.is_notification() {
             seen.notification = true;
@@ -28,45 +27,37 @@ pub fn exercised(session: &Session<'_>) -> Vec<Rule> {
         {
             seen.progress = true;
         }
-        if ctx.stateless && !request.method_is("initialize") {
-            let session_version = ctx.schema_revision.map(|r| r.as_str());
-            // The MCP-Protocol-Version header, as in the rules: recorded, else
-            // over HTTP the session's version.
-            let header = exchange
-                .protocol_version_header()
-                .or(session_version.filter(|_| http));
-            match meta(request, META_PROTOCOL_VERSION).and_then(json::as_str) {
-                None => seen.meta_missing = true,
-                Some(v) if header.is_some_and(|h| h != v) => seen.mismatch = true,
-                Some(v) if session_version != Some(v.as_ref()) => seen.bad_version = true,
-                Some(_) => {}
-            }
+        if let Some(expected) = ctx
+            .modern()
+            .and_then(|m| m.expected.get(index))
+            .and_then(Option::as_ref)
+        {
+            seen.refusals.push(expected.rule);
         }
         let method = request.method_str();
-        if matches!(
-            method.as_ref(),
-            "ping"
-                | "logging/setLevel"
-                | "initialize"
-                | "resources/subscribe"
-                | "resources/unsubscribe"
-        ) && ctx.stateless
-        {
-            seen.removed = true;
+        if ctx.stateless && method == "tools/list" {
+            seen.param_annotation |= exchange
+                .response
+                .as_ref()
+                .and_then(Message::result)
+                .is_some_and(|r| r.contains("\"x-mcp-header\""));
         }
+        let resource = super::modern::reads_probe_resource(request)
+            && super::modern::offers(&ctx, "resources");
+        if (super::modern::gets_probe_prompt(request) && super::modern::offers(&ctx, "prompts"))
+            || (!ctx.stateless && resource)
+        {
+            seen.probe_not_found = true;
+        }
+        seen.probe_resource |= ctx.stateless && resource;
         if method.starts_with(super::envelope::PROBE_NAMESPACE) {
             seen.unknown = true;
-            seen.removed |= ctx.stateless;
         }
         if method == "subscriptions/listen" && !exchange.notifications().is_empty() {
             seen.listen = true;
         }
         for note in exchange.notifications() {
-            seen.server_notification = true;
-            let method = note.method_str();
-            seen.list_changed |= method.ends_with("/list_changed");
-            seen.resource_updated |= method == "notifications/resources/updated";
-            seen.log_message |= method == "notifications/message";
+            seen.note(note);
         }
         if !exchange.server_requests().is_empty() {
             seen.server_request = true;
@@ -80,6 +71,8 @@ pub fn exercised(session: &Session<'_>) -> Vec<Rule> {
         }
         if response.error().is_some() {
             seen.error = true;
+            seen.missing_capability |=
+                ctx.stateless && super::modern::error_code(response) == Some(-32021);
             continue;
         }
         let Some(result) = response.result() else {
@@ -87,6 +80,30 @@ pub fn exercised(session: &Session<'_>) -> Vec<Rule> {
         };
         seen.result = true;
         seen.judge_result(request, result);
+    }
+    // Server notifications that arrived with no request open (over HTTP, on a
+    // stream of their own) are judged too, so they count wherever they landed.
+    for entry in &session.unmatched {
+        if entry.message.is_notification() {
+            seen.note(&entry.message);
+        }
+    }
+    if ctx.stateless {
+        ctx.for_each_message(|located| {
+            let carries = located.slot.is_from_server()
+                && located
+                    .message
+                    .params()
+                    .or_else(|| located.message.result())
+                    .and_then(|p| json::member(p, "_meta"))
+                    .is_some_and(|m| {
+                        ["traceparent", "tracestate", "baggage"]
+                            .iter()
+                            .any(|k| json::member(m, k).is_some())
+                    });
+            seen.trace_context |= carries;
+        });
+        seen.discover_compared = super::modern::discover_compared(&ctx);
     }
     seen.rules(&ctx)
 }
@@ -111,18 +128,29 @@ struct Seen {
     structured: bool,
     next_cursor: bool,
     capability_call: bool,
-    meta_missing: bool,
-    /// A request naming another version than the session's, its header agreeing.
-    bad_version: bool,
-    /// A request whose `_meta` version differs from its MCP-Protocol-Version header.
-    mismatch: bool,
-    removed: bool,
+    /// The rules of the refusals the session's requests had to get.
+    refusals: Vec<Rule>,
     unknown: bool,
     discover: bool,
     listen: bool,
+    param_annotation: bool,
+    missing_capability: bool,
+    discover_compared: bool,
+    cacheable: bool,
+    trace_context: bool,
+    probe_resource: bool,
+    probe_not_found: bool,
 }
 
 impl Seen {
+    fn note(&mut self, note: &Message<'_>) {
+        self.server_notification = true;
+        let method = note.method_str();
+        self.list_changed |= method.ends_with("/list_changed");
+        self.resource_updated |= method == "notifications/resources/updated";
+        self.log_message |= method == "notifications/message";
+    }
+
     fn judge_result(&mut self, request: &Message<'_>, result: &str) {
         let method = request.method_str();
         if matches!(
@@ -141,9 +169,26 @@ impl Seen {
         if method == "server/discover" {
             self.discover = true;
         }
+        let interim = json::member(result, "resultType")
+            .and_then(json::as_str)
+            .is_some_and(|t| t == "input_required");
+        self.cacheable |= interim
+            || matches!(
+                method.as_ref(),
+                "server/discover"
+                    | "tools/list"
+                    | "prompts/list"
+                    | "resources/list"
+                    | "resources/templates/list"
+                    | "resources/read"
+            );
         if json::member(result, "nextCursor").is_some_and(|c| json::as_str(c).is_some()) {
             self.next_cursor = true;
         }
+    }
+
+    fn refused(&self, rule: Rule) -> bool {
+        self.refusals.contains(&rule)
     }
 
     fn rules(&self, ctx: &SessionCtx<'_, '_>) -> Vec<Rule> {
@@ -182,13 +227,39 @@ impl Seen {
                 self.notification || self.server_notification,
             ),
             (Rule::SchemaError, self.error),
-            (Rule::MetaRequired, stateless && self.meta_missing),
-            (Rule::UnsupportedVersion, stateless && self.bad_version),
-            (Rule::HeaderMismatch, stateless && self.mismatch),
-            (Rule::RemovedMethod, stateless && self.removed),
+            (Rule::MetaRequired, self.refused(Rule::MetaRequired)),
+            (
+                Rule::UnsupportedVersion,
+                self.refused(Rule::UnsupportedVersion),
+            ),
+            (Rule::HeaderMismatch, self.refused(Rule::HeaderMismatch)),
+            (Rule::RemovedMethod, self.refused(Rule::RemovedMethod)),
             (Rule::DiscoverResult, stateless && self.discover),
             (Rule::ResultType, stateless && self.result),
             (Rule::ListenStream, stateless && self.listen),
+            (Rule::RoutingHeaders, self.refused(Rule::RoutingHeaders)),
+            (
+                Rule::ParamHeaders,
+                self.refused(Rule::ParamHeaders) || (stateless && self.param_annotation),
+            ),
+            (
+                Rule::MissingClientCapability,
+                stateless && self.missing_capability,
+            ),
+            (Rule::ServerInfo, stateless && self.result),
+            (Rule::DiscoverStable, stateless && self.discover_compared),
+            (Rule::ListenFilter, stateless && self.listen),
+            (Rule::CachingHints, stateless && self.cacheable),
+            (Rule::TraceContext, stateless && self.trace_context),
+            (
+                Rule::Deprecated,
+                (stateless && self.discover) || ctx.session.transport.as_deref() == Some("sse"),
+            ),
+            (
+                Rule::ResourceNotFound,
+                stateless && (self.probe_resource || self.error),
+            ),
+            (Rule::NotFoundCodes, self.probe_not_found),
         ];
         table
             .into_iter()

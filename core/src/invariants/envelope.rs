@@ -97,6 +97,14 @@ pub(crate) fn method_not_found_code(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         if Id::from_json(code) == Id::Int(METHOD_NOT_FOUND) {
             return;
         }
+        // A 2026-07-28 request the server must refuse is judged by INV-040 … INV-048,
+        // which say which code: a malformed probe of a method the server does not
+        // offer must get -32602, -32020 or -32022, never INV-007's -32601.
+        if let (Slot::Response, Some(index)) = (located.slot, located.exchange)
+            && super::modern::refusal_expected(ctx, index).is_some()
+        {
+            return;
+        }
         let code = code.trim();
         if let Some(message) = json::member(error, "message").and_then(json::as_str)
             && not_found_pattern().is_some_and(|p| p.is_match(&message))
@@ -422,8 +430,9 @@ pub(crate) fn server_writes_json(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
 }
 
 /// INV-022: every request the client sent gets a response (or an error),
-/// unless the client cancelled it with `notifications/cancelled`. A server
-/// that crashed or hung leaves its request unanswered.
+/// unless the client cancelled it with `notifications/cancelled` or stopped
+/// waiting by a limit of its own (`client_gave_up`). A server that crashed or
+/// hung leaves its request unanswered.
 pub(crate) fn request_answered(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     let exchanges = &ctx.session.exchanges;
     // Ids the client cancelled, as their JSON text.
@@ -451,6 +460,12 @@ pub(crate) fn request_answered(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         let Some(id) = request.id() else { continue };
         let id_text = id.to_string();
         if cancelled.contains(&id_text) || answered_elsewhere.contains(&id_text) {
+            continue;
+        }
+        // The client stopped waiting by a limit of its own (its time ran out while
+        // the server was still working, its session budget ended the session):
+        // that says nothing about the server.
+        if exchange.client_gave_up().is_some() {
             continue;
         }
         // A 2026-07-28 subscriptions/listen stream has no result: it runs until the

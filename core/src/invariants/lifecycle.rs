@@ -1,5 +1,6 @@
 //! Lifecycle rules: the handshake comes first and completes (INV-001, INV-002), and
-//! the version the session runs on is one the specification defines (INV-019).
+//! the version the session runs on is one the specification defines, of the era
+//! that negotiated it (INV-019).
 //!
 //! The handshake rules apply to handshake revisions only: from 2026-07-28 MCP is
 //! stateless, has no `initialize`, and every request carries its version in `_meta`
@@ -128,6 +129,18 @@ pub(crate) fn known_protocol_version(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         && let Some(version) = json::member(result, "protocolVersion").and_then(json::as_str)
     {
         report(out, Some(init), &version, "the initialize result");
+        // initialize belongs to the handshake era: a revision without it cannot be
+        // what it negotiates, and the session stays in the era it opened.
+        if let Some(revision) = Revision::parse(&version).filter(|r| r.is_stateless()) {
+            out.push(
+                Rule::KnownProtocolVersion,
+                Some(init),
+                format!(
+                    "the initialize result negotiated protocol version {:?}, a revision without initialize; initialize negotiates only a handshake revision (up to 2025-11-25)",
+                    revision.as_str()
+                ),
+            );
+        }
     }
     if let Some(version) = &session.protocol_version {
         report(out, None, version, "the capture's protocol_version");

@@ -19,6 +19,7 @@ mod conformance;
 mod coverage;
 mod envelope;
 mod fast;
+mod headers;
 mod json;
 mod lifecycle;
 mod modern;
@@ -34,10 +35,12 @@ pub(crate) mod tools;
 
 pub use crate::findings::RuleInfo;
 pub use conformance::{
-    RevisionOutcome, Verdict, conformance_passed, conformance_report, judge_revision,
-    unjudged_revision,
+    GaveUp, RevisionOutcome, Verdict, conformance_passed, conformance_passed_with,
+    conformance_report, conformance_report_gated, judge_revision, unjudged_revision,
 };
 pub use coverage::exercised;
+pub use headers::param_headers;
+pub use modern::{PROBE_PROMPT, PROBE_RESOURCE};
 pub use render::{render_json, report};
 pub use rules::{HAZARDS, HazardInfo, HazardKind, Rule};
 pub use schema::embedded_schema_bytes;
@@ -89,9 +92,16 @@ pub struct Report {
 }
 
 impl Report {
-    /// Whether every invariant holds and no hazard was found.
+    /// Whether every invariant holds and no hazard was found: no finding of a
+    /// requirement (a recommendation not met, `Level::Warning`, and a note do not
+    /// count; see [`Report::passed_with`]).
     pub fn passed(&self) -> bool {
-        self.hazards.is_empty() && self.sessions.iter().all(|s| s.findings.is_empty())
+        self.passed_with(crate::findings::Gate::ERRORS)
+    }
+
+    /// Whether no finding fails `gate` and no hazard was found.
+    pub fn passed_with(&self, gate: crate::findings::Gate) -> bool {
+        self.hazards.is_empty() && self.sessions.iter().all(|s| gate.passes(&s.findings))
     }
 
     /// The number of findings over all sessions.

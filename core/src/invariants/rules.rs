@@ -79,10 +79,33 @@ pub enum Rule {
     ResultType,
     /// INV-046: subscriptions/listen acknowledges first and tags its notifications.
     ListenStream,
+    /// INV-047: Mcp-Method and Mcp-Name headers that do not mirror the body are refused.
+    RoutingHeaders,
+    /// INV-048: x-mcp-header annotations are valid, and Mcp-Param headers that do not
+    /// mirror the arguments are refused.
+    ParamHeaders,
+    /// INV-049: a missing client capability is refused with -32021 naming it.
+    MissingClientCapability,
+    /// INV-050: results name the server in `_meta` (a recommendation).
+    ServerInfo,
+    /// INV-051: server/discover is stable within its TTL (a recommendation).
+    DiscoverStable,
+    /// INV-052: a subscriptions/listen stream carries only what its filter asked for.
+    ListenFilter,
+    /// INV-053: cacheable results carry ttlMs and cacheScope, interim results none.
+    CachingHints,
+    /// INV-054: trace context in `_meta` follows W3C Trace Context.
+    TraceContext,
+    /// INV-055: no deprecated feature in use (a note).
+    Deprecated,
+    /// INV-056: a missing 2026-07-28 resource is refused with -32602; retired codes unused.
+    ResourceNotFound,
+    /// INV-057: the recommended codes for an unknown prompt and (handshake era) resource.
+    NotFoundCodes,
 }
 
 /// Every rule, in ID order.
-pub const ALL: [Rule; 33] = [
+pub const ALL: [Rule; 44] = [
     Rule::InitializeFirst,
     Rule::InitializedFollows,
     Rule::ListNeedsCapability,
@@ -116,6 +139,17 @@ pub const ALL: [Rule; 33] = [
     Rule::DiscoverResult,
     Rule::ResultType,
     Rule::ListenStream,
+    Rule::RoutingHeaders,
+    Rule::ParamHeaders,
+    Rule::MissingClientCapability,
+    Rule::ServerInfo,
+    Rule::DiscoverStable,
+    Rule::ListenFilter,
+    Rule::CachingHints,
+    Rule::TraceContext,
+    Rule::Deprecated,
+    Rule::ResourceNotFound,
+    Rule::NotFoundCodes,
 ];
 
 impl Rule {
@@ -137,21 +171,10 @@ impl Rule {
 }
 
 /// What every invariant shares.
-const BASE: RuleInfo = RuleInfo {
-    code: "",
-    family: Family::Invariants,
-    level: Level::Error,
-    severity: Severity::High,
-    title: "",
-    rationale: "",
-    source: "",
-    fix: "",
-    category: "",
-    aliases: &[],
-};
+const BASE: RuleInfo = RuleInfo::of(Family::Invariants);
 
 /// The rows, in the order of [`Rule`]'s variants.
-pub const INFOS: [RuleInfo; 35] = [
+pub const INFOS: [RuleInfo; 46] = [
     RuleInfo {
         code: "INV-001",
         level: Level::Error,
@@ -471,16 +494,16 @@ pub const INFOS: [RuleInfo; 35] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!(
-            "The negotiated protocolVersion is a revision the specification defines."
+            "The negotiated protocolVersion is a revision the specification defines, of the era that negotiated it: initialize negotiates only a handshake revision (up to 2025-11-25)."
         ),
         rationale: crate::findings::prose!(
-            "The negotiated protocolVersion is a revision the specification defines."
+            "The negotiated protocolVersion is a revision the specification defines, of the era that negotiated it: 2026-07-28 has no initialize, so an initialize that answers it names a revision the session cannot speak."
         ),
         source: crate::findings::prose!(
-            "MCP 2025-11-25 basic/lifecycle §Version Negotiation; MCP 2026-07-28 basic/versioning §Protocol Version Negotiation"
+            "MCP 2025-11-25 basic/lifecycle §Version Negotiation; MCP 2026-07-28 basic/versioning §Protocol Version Negotiation, §Backward Compatibility with Initialization-Based Versions"
         ),
         fix: crate::findings::prose!(
-            "Negotiate a protocol version the specification defines (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28)."
+            "Negotiate a protocol version the specification defines (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28), and at initialize one of the handshake revisions (up to 2025-11-25)."
         ),
         category: "lifecycle",
         ..BASE
@@ -528,10 +551,10 @@ pub const INFOS: [RuleInfo; 35] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!(
-            "Every request the client sent is answered, unless the client cancelled it."
+            "Every request the client sent is answered, unless the client cancelled it or stopped waiting by a limit of its own."
         ),
         rationale: crate::findings::prose!(
-            "Every request the client sent is answered, unless the client cancelled it."
+            "Every request the client sent is answered, unless the client cancelled it or stopped waiting by a limit of its own (the capture's client_gave_up: a server still working when the client's time ran out is not blamed)."
         ),
         source: crate::findings::prose!(
             "MCP 2025-11-25 basic/index §Responses (\"Responses MUST be sent in reply to requests\"); MCP 2025-11-25 basic/utilities/cancellation"
@@ -680,13 +703,13 @@ pub const INFOS: [RuleInfo; 35] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!(
-            "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404."
+            "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404; on stdio initialize may be refused with any error."
         ),
         rationale: crate::findings::prose!(
-            "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404."
+            "A 2026-07-28 request for a removed method (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) or for mcpcheck's unknown probe method is refused with -32601, over HTTP with status 404; on stdio initialize may be refused with any error (the versioning page makes its code implementation-defined there)."
         ),
         source: crate::findings::prose!(
-            "MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; SEP-2575 (sep-2575-http-server-method-not-found-404)"
+            "MCP 2026-07-28 changelog (removed methods); basic/transports §Protocol Version Header; basic/versioning §Compatibility Matrix (Legacy client, Modern server: on stdio the code is implementation-defined); SEP-2575 (sep-2575-http-server-method-not-found-404)"
         ),
         fix: crate::findings::prose!(
             "Answer removed methods (initialize, ping, logging/setLevel, resources/subscribe, resources/unsubscribe) and unknown ones with -32601 (HTTP 404)."
@@ -749,6 +772,215 @@ pub const INFOS: [RuleInfo; 35] = [
             "Start a subscriptions/listen stream with notifications/subscriptions/acknowledged and tag each notification with the subscription id in _meta."
         ),
         category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-047",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "Over HTTP, a 2026-07-28 request whose Mcp-Method header is missing or differs from its method, or whose Mcp-Name header is missing or differs from params.name (params.uri for resources/read) on tools/call, prompts/get and resources/read, is refused with -32020 and status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "Gateways route and authorize on the mirrored headers while the server executes the body: a server that serves a request whose headers say something else lets a request be routed as one method or tool and run as another."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/transports/streamable-http §Standard Request Headers, §Server Validation; SEP-2243 (http-header-validation)"
+        ),
+        fix: crate::findings::prose!(
+            "Compare Mcp-Method with the method and Mcp-Name (Base64 form decoded) with params.name or params.uri before anything else, and refuse a missing or different one with -32020 (HTTP 400)."
+        ),
+        category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-048",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "Every x-mcp-header annotation of a 2026-07-28 tool is a valid, unique header name on a statically reachable primitive parameter, and over HTTP a tools/call whose Mcp-Param headers do not mirror those arguments is refused with -32020 and status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "An invalid annotation makes the whole tool definition invalid (clients must drop the tool), and a server that serves a call whose Mcp-Param header is missing or differs from the argument lets intermediaries act on a value the tool never sees."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/tools §x-mcp-header; basic/transports/streamable-http §Custom Headers from Tool Parameters (Schema Extension, Server Behavior for Custom Headers); SEP-2243 (http-custom-header-server-validation)"
+        ),
+        fix: crate::findings::prose!(
+            "Give x-mcp-header only to string, integer or boolean properties reached through `properties` alone, as a non-empty token unique within the schema, and refuse a tools/call whose Mcp-Param-{Name} header is missing or differs from the decoded argument with -32020 (HTTP 400)."
+        ),
+        category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-049",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A -32021 refusal (a client capability is missing) carries data.requiredCapabilities, an object naming only capabilities the request's clientCapabilities left out, over HTTP with status 400."
+        ),
+        rationale: crate::findings::prose!(
+            "The client learns from data.requiredCapabilities which capability to declare before retrying; a refusal without it, or naming capabilities the request did declare, leaves the client nothing to act on."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §_meta (Per-request protocol fields), schema MissingRequiredClientCapabilityError"
+        ),
+        fix: crate::findings::prose!(
+            "Refuse a request that needs an undeclared client capability with -32021 and data.requiredCapabilities listing exactly the missing ones (HTTP 400)."
+        ),
+        category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-050",
+        level: Level::Warning,
+        severity: Severity::Low,
+        title: crate::findings::prose!(
+            "Every 2026-07-28 result names the server in _meta as io.modelcontextprotocol/serverInfo (a name and a version)."
+        ),
+        rationale: crate::findings::prose!(
+            "Without a handshake, a result's _meta is the only place a client learns which server, and which version of it, answered; the specification asks for it on every result (a SHOULD, so a recommendation not met, never a failure by default)."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §_meta (Per-response protocol fields); changelog major change 2 (SEP-2575)"
+        ),
+        fix: crate::findings::prose!(
+            "Add _meta[\"io.modelcontextprotocol/serverInfo\"] = {\"name\": ..., \"version\": ...} to every result."
+        ),
+        category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-051",
+        level: Level::Warning,
+        severity: Severity::Low,
+        title: crate::findings::prose!(
+            "A server/discover answered within the ttlMs of an earlier one lists the same supportedVersions and capabilities."
+        ),
+        rationale: crate::findings::prose!(
+            "Clients keep a server/discover result for its ttlMs and pick versions and features from it; answers that change inside that window make a cached answer wrong. The specification lets data change before the TTL ends (a hint, not a guarantee), so this is a recommendation, never a failure by default."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/utilities/caching §Time-to-Live (TTL) Field; server/discover §Response"
+        ),
+        fix: crate::findings::prose!(
+            "Keep supportedVersions and capabilities fixed for the ttlMs you announce, or announce a shorter ttlMs."
+        ),
+        category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-052",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A subscriptions/listen stream carries only what its filter asked for: the acknowledgment agrees to no more than was asked, no change notification of another kind arrives on it (none for an empty filter), and a result that ends it is complete and carries the subscription's id in _meta."
+        ),
+        rationale: crate::findings::prose!(
+            "Clients open listen streams for the changes they can handle; notifications they did not ask for (or an acknowledgment promising them) break that contract, and a teardown result without its subscription id cannot be told apart from another stream's on stdio."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/patterns/subscriptions §Opening a Stream, §Acknowledgment, §Graceful Closure"
+        ),
+        fix: crate::findings::prose!(
+            "Send on a listen stream only the notification kinds its filter asks for, acknowledge no more than that, and end it with {\"resultType\": \"complete\", \"_meta\": {\"io.modelcontextprotocol/subscriptionId\": <id>}}."
+        ),
+        category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-053",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A complete result of server/discover, tools/list, prompts/list, resources/list, resources/templates/list or resources/read carries ttlMs (an integer, 0 or more) and cacheScope (\"public\" or \"private\"), an input_required result carries neither, and the pages of one listing share one cacheScope."
+        ),
+        rationale: crate::findings::prose!(
+            "Clients and shared caches decide how long and for whom to keep a result from these hints; without them every client must re-fetch, and a wrong or mixed cacheScope lets a private answer be shared."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/utilities/caching §Cacheable Results, §Cacheable Model, §Interaction with Pagination; changelog minor change 5 (SEP-2549)"
+        ),
+        fix: crate::findings::prose!(
+            "Add ttlMs (milliseconds, 0 or more) and cacheScope (\"public\" or \"private\") to every complete cacheable result, leave them off input_required results, and keep one cacheScope across the pages of a listing."
+        ),
+        category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-054",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "Every traceparent in a 2026-07-28 message's _meta follows W3C Trace Context (version-traceid-parentid-flags in lowercase hex, neither id all zeros), and tracestate and baggage are strings."
+        ),
+        rationale: crate::findings::prose!(
+            "Tracing systems drop or mis-join spans whose trace context is malformed, so a request cannot be followed from client to server."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 basic/index §_meta (OpenTelemetry trace context); W3C Trace Context §traceparent Header; changelog minor change 2 (SEP-414)"
+        ),
+        fix: crate::findings::prose!(
+            "Write traceparent as 00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>, lowercase, ids not all zeros (or leave it out)."
+        ),
+        category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-055",
+        level: Level::Note,
+        severity: Severity::Info,
+        title: crate::findings::prose!(
+            "The server uses no feature its revision deprecates: Roots, Sampling and Logging in 2026-07-28, the HTTP+SSE transport since 2025-03-26."
+        ),
+        rationale: crate::findings::prose!(
+            "Deprecated features still work but are scheduled for removal; clients built for later revisions will stop offering them."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 deprecated (SEP-2577, SEP-2596); changelog §Deprecated"
+        ),
+        fix: crate::findings::prose!(
+            "Move off the feature: pass directories as tool parameters instead of Roots, call an LLM API instead of Sampling, log to stderr or OpenTelemetry instead of Logging, serve Streamable HTTP instead of HTTP+SSE."
+        ),
+        category: "deprecation",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-056",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A 2026-07-28 resources/read of a resource that does not exist (mcpcheck's probe URI, which no server serves) is refused with -32602, never answered with contents, and no 2026-07-28 answer uses the retired codes -32002 and -32042."
+        ),
+        rationale: crate::findings::prose!(
+            "2026-07-28 moved resource-not-found to -32602 and forbids the old codes, so a client of this revision reads -32002 as an unknown error; an empty contents array cannot be told from an empty resource."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2026-07-28 server/resources §Error Handling; basic/index §Error Codes; changelog minor change 6"
+        ),
+        fix: crate::findings::prose!(
+            "Answer a resources/read of an unknown URI with -32602 (Invalid params) and the URI in data, and never send -32002 or -32042 in this revision."
+        ),
+        category: "stateless",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-057",
+        level: Level::Warning,
+        severity: Severity::Low,
+        title: crate::findings::prose!(
+            "An unknown prompt (mcpcheck's probe name) is refused with -32602, and in handshake revisions an unknown resource (mcpcheck's probe URI) with -32002, the codes the specification recommends."
+        ),
+        rationale: crate::findings::prose!(
+            "Clients tell a wrong name from a broken server by the code; an internal error (-32603) or a code of 0 reads as the server failing. These codes are SHOULDs, so a recommendation not met, never a failure by default."
+        ),
+        source: crate::findings::prose!(
+            "MCP 2025-11-25 server/prompts §Error Handling, server/resources §Error Handling; MCP 2026-07-28 server/prompts §Error Handling"
+        ),
+        fix: crate::findings::prose!(
+            "Answer prompts/get of an unknown name with -32602, and (up to 2025-11-25) resources/read of an unknown URI with -32002."
+        ),
+        category: "error-envelope",
         ..BASE
     },
     RuleInfo {

@@ -307,8 +307,13 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
         };
         let (rule, target) = if message.error().is_some() && !message.has_method() {
             (Rule::SchemaError, Target::Error)
-        } else if message.is_request() && super::modern::is_refusal_probe(ctx, message) {
-            // Malformed on purpose, to see the server refuse it: INV-040 … INV-043
+        } else if message.is_request()
+            && located.slot == Slot::Request
+            && located
+                .exchange
+                .is_some_and(|i| super::modern::refusal_expected(ctx, i).is_some())
+        {
+            // Malformed on purpose, to see the server refuse it: INV-040 … INV-048
             // judge the answer.
             return;
         } else if message.is_request() {

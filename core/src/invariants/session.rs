@@ -11,6 +11,8 @@
 //!   `capabilities` (and, per request from 2026-07-28, the request's
 //!   `io.modelcontextprotocol/clientCapabilities`).
 
+use std::cell::OnceCell;
+
 use serde_json::Value;
 
 use super::json;
@@ -138,29 +140,56 @@ pub(crate) struct SessionCtx<'s, 'a> {
     pub(crate) client_caps: Option<Value>,
     /// Unmatched entries in arrival order (by `after_exchange`, stable).
     unmatched_order: Vec<usize>,
+    /// The 2026-07-28 view, made when first asked for.
+    modern: OnceCell<Option<super::modern::Modern>>,
+}
+
+/// The index of the session's first request.
+fn first_request(session: &Session<'_>) -> Option<usize> {
+    session
+        .exchanges
+        .iter()
+        .position(|e| e.request.is_request())
 }
 
 impl<'s, 'a> SessionCtx<'s, 'a> {
     pub(crate) fn new(session: &'s Session<'a>) -> Self {
-        let initialize = session
-            .exchanges
-            .iter()
-            .position(|e| e.request.is_request() && e.request.method_is("initialize"));
-        let init_result = initialize
-            .and_then(|i| session.exchanges.get(i))
+        // The handshake's initialize: one that names no 2026-07-28 `_meta` version
+        // (a 2026-07-28 session's initialize is a probe of a removed method).
+        let initialize = session.exchanges.iter().position(|e| {
+            e.request.is_request()
+                && e.request.method_is("initialize")
+                && meta(&e.request, META_PROTOCOL_VERSION).is_none()
+        });
+        let init_exchange = initialize.and_then(|i| session.exchanges.get(i));
+        let init_result = init_exchange
             .and_then(|e| e.response.as_ref())
             .and_then(|r| r.result());
 
+        // initialize negotiates a handshake revision only: an answer naming a
+        // stateless one (INV-019's finding) leaves the session in the handshake
+        // era, on the revision the client asked for.
+        let init_version = init_result
+            .and_then(|r| json::member(r, "protocolVersion"))
+            .and_then(json::as_str)
+            .map(|v| v.into_owned());
+        let init_version = match init_version {
+            Some(v) if Revision::parse(&v).is_some_and(Revision::is_stateless) => Some(
+                init_exchange
+                    .and_then(|e| e.request.params())
+                    .and_then(|p| json::member(p, "protocolVersion"))
+                    .and_then(json::as_str)
+                    .map(|v| v.into_owned())
+                    .filter(|v| !Revision::parse(v).is_some_and(Revision::is_stateless))
+                    .unwrap_or_else(|| Revision::R2025_11_25.as_str().to_string()),
+            ),
+            other => other,
+        };
         let version = session
             .protocol_version
             .as_ref()
             .map(|v| v.to_string())
-            .or_else(|| {
-                init_result
-                    .and_then(|r| json::member(r, "protocolVersion"))
-                    .and_then(json::as_str)
-                    .map(|v| v.into_owned())
-            })
+            .or(init_version)
             .or_else(|| {
                 session
                     .exchanges
@@ -172,7 +201,10 @@ impl<'s, 'a> SessionCtx<'s, 'a> {
                     .map(|v| v.into_owned())
             });
         let revision = version.as_deref().and_then(Revision::parse);
-        let stateless = revision.is_some_and(Revision::is_stateless);
+        // A session opened with the handshake speaks the handshake era, whatever
+        // version a recorder wrote for it.
+        let stateless = revision.is_some_and(Revision::is_stateless)
+            && init_result.is_none_or(|_| initialize != first_request(session));
         let schema_revision = match &version {
             Some(_) => revision,
             // Nothing says which revision: judge by the newest handshake revision,
@@ -222,7 +254,16 @@ impl<'s, 'a> SessionCtx<'s, 'a> {
             server_caps,
             client_caps,
             unmatched_order,
+            modern: OnceCell::new(),
         }
+    }
+
+    /// The 2026-07-28 view of the session (the refusal each request must get),
+    /// read once; `None` for a handshake session.
+    pub(crate) fn modern(&self) -> Option<&super::modern::Modern> {
+        self.modern
+            .get_or_init(|| super::modern::Modern::of(self))
+            .as_ref()
     }
 
     /// The server capabilities the capability rules judge by: on handshake revisions a

@@ -257,23 +257,8 @@ fn keys_of(object: &Map<String, Value>) -> String {
 
 /// The rules `options` skips.
 pub(crate) fn skipped(options: &LintOptions) -> Result<BTreeSet<Rule>, LintInputError> {
-    let mut skip = BTreeSet::new();
-    for code in &options.skip_rules {
-        let wanted = code.trim().to_ascii_uppercase();
-        match Rule::from_code(&wanted) {
-            Some(rule) => {
-                skip.insert(rule);
-            }
-            None => {
-                let known: Vec<&str> = rules::ALL.iter().map(|r| r.code()).collect();
-                return Err(LintInputError::UnknownRule {
-                    code: code.clone(),
-                    known: known.join(", "),
-                });
-            }
-        }
-    }
-    Ok(skip)
+    Rule::parse_skips(&options.skip_rules)
+        .map_err(|(code, known)| LintInputError::UnknownRule { code, known })
 }
 
 /// The findings so far, item by item.

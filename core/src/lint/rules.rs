@@ -121,18 +121,7 @@ pub const ALL: [Rule; 33] = [
 crate::report::catalogue_lookups!(Rule, "E103");
 
 /// What every lint row shares.
-const BASE: RuleInfo = RuleInfo {
-    code: "",
-    family: Family::Lint,
-    level: Level::Error,
-    severity: Severity::High,
-    title: "",
-    rationale: "",
-    source: "",
-    fix: "",
-    category: "",
-    aliases: &[],
-};
+const BASE: RuleInfo = RuleInfo::of(Family::Lint);
 
 /// The rows, in the order of [`Rule`]'s variants.
 pub const INFOS: [RuleInfo; 33] = [
@@ -648,25 +637,10 @@ pub const INFOS: [RuleInfo; 33] = [
 mod tests {
     use super::*;
 
+    /// Codes outside the 6xx range are mcp-assert's, for the same check.
     #[test]
-    fn catalogue_is_in_declaration_order_and_complete() {
-        for (index, (rule, info)) in ALL.iter().zip(INFOS.iter()).enumerate() {
-            assert_eq!(rule.info(), info, "row {index}");
-            assert_eq!(rule.index(), index, "{}", info.code);
-            assert_eq!(Rule::from_code(info.code), Some(*rule));
-        }
-        let mut codes: Vec<&str> = INFOS.iter().map(|i| i.code).collect();
-        codes.sort_unstable();
-        codes.dedup();
-        assert_eq!(codes.len(), INFOS.len(), "codes must be unique");
-        let mut rules = ALL.to_vec();
-        rules.sort();
-        assert_eq!(rules, ALL.to_vec(), "ALL must list the variants in order");
+    fn codes_outside_6xx_are_mcp_asserts() {
         for info in INFOS {
-            assert!(info.rationale.ends_with('.'), "{}", info.code);
-            assert!(!info.rationale.contains('|'), "{}", info.code);
-            assert!(!info.source.is_empty(), "{}", info.code);
-            assert_eq!(info.code.len(), 4, "{}", info.code);
             let ours = info.code[1..].starts_with('6');
             assert!(
                 ours || info.source.starts_with("mcp-assert "),

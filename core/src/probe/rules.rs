@@ -9,23 +9,9 @@
 use super::Status;
 use crate::findings::{Family, Level, RuleInfo, Severity};
 
-const AUDIT_BASE: RuleInfo = RuleInfo {
-    code: "",
-    family: Family::Audit,
-    level: Level::Error,
-    severity: Severity::High,
-    title: "",
-    rationale: "",
-    source: "",
-    fix: "",
-    category: "",
-    aliases: &[],
-};
+const AUDIT_BASE: RuleInfo = RuleInfo::of(Family::Audit);
 
-const FUZZ_BASE: RuleInfo = RuleInfo {
-    family: Family::Fuzz,
-    ..AUDIT_BASE
-};
+const FUZZ_BASE: RuleInfo = RuleInfo::of(Family::Fuzz);
 
 const CRASH_SOURCE: &str = "MCP 2025-11-25 basic/lifecycle §Operation, basic/transports (a server answers every request until shutdown)";
 const TIMEOUT_SOURCE: &str = "MCP 2025-11-25 basic/lifecycle §Timeouts, basic/utilities/progress";

@@ -137,12 +137,10 @@ fn squashed(name: &str) -> String {
 /// The durations the input schema's properties document by their defaults.
 fn from_schema(schema: &Value) -> Vec<(u64, String)> {
     let top = effective(schema, schema);
-    let Some(props) = top.get("properties").and_then(Value::as_object) else {
-        return Vec::new();
-    };
-    let props: Vec<(&String, super::schema::Node<'_>)> = props
+    let props: Vec<(&str, super::schema::Node<'_>)> = top
+        .properties()
         .iter()
-        .map(|(name, s)| (name, effective(s, schema)))
+        .map(|(name, s)| (*name, effective(s, schema)))
         .collect();
     let default_of = |p: &super::schema::Node<'_>| p.get("default").and_then(Value::as_f64);
     let description = |p: &super::schema::Node<'_>| {
@@ -166,7 +164,7 @@ fn from_schema(schema: &Value) -> Vec<(u64, String)> {
         counts
             .then(|| default_of(p).filter(|c| *c >= 1.0))
             .flatten()
-            .map(|c| (c, name.as_str()))
+            .map(|c| (c, *name))
     });
     let mut out = Vec::new();
     for (name, p) in &props {

@@ -8,7 +8,7 @@
 //! The rate is over the tests that ran (skipped ones are left out). After
 //! several trials the message adds pass@k: `2/4 passed · pass@5 3/4` (the
 //! passed count is already pass^k, since a test passes only when every trial
-//! did). Colours: all passed `brightgreen`, at least 90% `green`, 75%
+//! did); flaky tests (passed on a retry) add `· 1 flaky`. Colours: all passed `brightgreen`, at least 90% `green`, 75%
 //! `yellowgreen`, 50% `yellow`, 25% `orange`, below that `red`; nothing ran
 //! `lightgrey`.
 
@@ -42,6 +42,9 @@ pub fn message(r: &Results) -> String {
             " · pass@{} {}/{}",
             rel.trials, rel.pass_at_k, rel.tests
         ));
+    }
+    if s.flaky > 0 {
+        m.push_str(&format!(" · {} flaky", s.flaky));
     }
     m
 }

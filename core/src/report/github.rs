@@ -2,8 +2,8 @@
 //! YAML file and line of every failing check (a test that failed without a
 //! failing check, or errored, at the test's own line), so a pull request shows
 //! each broken expectation on the line that states it; a `::warning` for a
-//! test that passed only some of its trials; then one `::notice` with the
-//! totals. Values are escaped as the runner requires.
+//! test that passed only some of its trials, or only on a retry
+//! (`--retries`); then one `::notice` with the totals. Values are escaped as the runner requires.
 
 use std::fmt::Write as _;
 
@@ -60,6 +60,27 @@ pub fn render(r: &Results) -> String {
                     ));
                 }
             }
+            TestStatus::Pass if t.flaky => {
+                let mut message = format!("flaky: passed on attempt {}", t.attempts.len());
+                for (i, a) in t.attempts.iter().enumerate() {
+                    if !a.status.is_success() {
+                        let first = a.message.lines().next().unwrap_or("");
+                        let _ = write!(
+                            message,
+                            "\nattempt {}: {} {first}",
+                            i + 1,
+                            a.status.as_str()
+                        );
+                    }
+                }
+                out.push_str(&annotation(
+                    "warning",
+                    &t.file,
+                    t.line,
+                    &t.name,
+                    message.trim_end(),
+                ));
+            }
             TestStatus::Pass if flaky => {
                 let passed = t.trials.as_ref().map_or(0, |tr| tr.passed);
                 let count = t.trials.as_ref().map_or(0, |tr| tr.count);
@@ -78,8 +99,17 @@ pub fn render(r: &Results) -> String {
     out.push_str(&format!(
         "::notice title=mcpcheck::{}\n",
         escape_data(&format!(
-            "{} tests: {} passed, {} failed, {} errored, {} skipped",
-            s.total, s.passed, s.failed, s.errored, s.skipped
+            "{} tests: {} passed{}, {} failed, {} errored, {} skipped",
+            s.total,
+            s.passed,
+            if s.flaky > 0 {
+                format!(" ({} flaky)", s.flaky)
+            } else {
+                String::new()
+            },
+            s.failed,
+            s.errored,
+            s.skipped
         ))
     ));
     out

@@ -31,10 +31,20 @@
 //! `pass^k` (when the run had trials), `score` and `threshold` (scored
 //! tests), and `metric.NAME` (derived metrics). The body of a `<failure>` or
 //! `<error>` is the terminal rendering of the failing checks.
+//!
+//! A retried test (`--retries N`) is written as Maven Surefire writes one,
+//! and as Playwright (`includeRetries`) and pytest-rerunfailures do: a flaky
+//! test passes, with a `<flakyFailure>` (or `<flakyError>`) per attempt that
+//! did not pass; a test that failed every attempt has its `<failure>` (the
+//! last attempt) and a `<rerunFailure>` (or `<rerunError>`) for each attempt
+//! before it. Each of those carries the attempt's message, and its time.
+//! The test case also gets the property `flaky` (`true`) or `attempts`.
 
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{
+    NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
+};
 
 use crate::diag::Paint;
 use crate::report::text::{TextOptions, test_block};
@@ -51,6 +61,12 @@ fn num(x: f64) -> String {
 
 fn case_properties(t: &TestResult) -> Vec<Property> {
     let mut props = Vec::new();
+    if t.flaky {
+        props.push(Property::new("flaky", "true"));
+    }
+    if t.attempts.len() > 1 {
+        props.push(Property::new("attempts", t.attempts.len().to_string()));
+    }
     if let Some(tr) = &t.trials {
         props.push(Property::new("trials", tr.count.to_string()));
         props.push(Property::new("trials.passed", tr.passed.to_string()));
@@ -123,8 +139,34 @@ fn failure_message(t: &TestResult) -> String {
     )
 }
 
+/// The attempts before the reported one that did not pass, as reruns.
+fn reruns(t: &TestResult) -> Vec<TestRerun> {
+    let earlier = t.attempts.len().saturating_sub(1);
+    t.attempts[..earlier]
+        .iter()
+        .filter(|a| matches!(a.status, TestStatus::Fail | TestStatus::Error))
+        .map(|a| {
+            let kind = if a.status == TestStatus::Fail {
+                NonSuccessKind::Failure
+            } else {
+                NonSuccessKind::Error
+            };
+            let mut r = TestRerun::new(kind);
+            r.set_type(a.status.as_str());
+            r.set_time(ms(a.duration_ms));
+            if let Some(first) = a.message.lines().find(|l| !l.trim().is_empty()) {
+                r.set_message(first);
+            }
+            if !a.message.is_empty() {
+                r.set_stack_trace(a.message.as_str());
+            }
+            r
+        })
+        .collect()
+}
+
 fn test_case(t: &TestResult) -> TestCase {
-    let status = match t.status {
+    let mut status = match t.status {
         TestStatus::Pass => TestCaseStatus::success(),
         TestStatus::Skip => {
             let mut s = TestCaseStatus::skipped();
@@ -149,6 +191,7 @@ fn test_case(t: &TestResult) -> TestCase {
             s
         }
     };
+    status.add_reruns(reruns(t));
     let mut case = TestCase::new(t.name.as_str(), status);
     if !t.file.is_empty() {
         case.set_classname(t.file.as_str());

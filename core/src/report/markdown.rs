@@ -91,6 +91,11 @@ fn code(s: &str) -> String {
     format!("<code>{}</code>", value(s))
 }
 
+/// A test's mark: its status's, or ⚠️ for a flaky test (passed on a retry).
+fn mark(t: &TestResult) -> &'static str {
+    if t.flaky { "⚠️" } else { icon(t.status) }
+}
+
 fn icon(s: TestStatus) -> &'static str {
     match s {
         TestStatus::Pass => "✅",
@@ -123,7 +128,12 @@ fn heading(r: &Results) -> String {
     } else {
         format!("{} of {} tests passed", s.passed, ran)
     };
-    format!("## {mark} mcpcheck: {verdict}\n")
+    let flaky = if s.flaky > 0 {
+        format!(" ({} flaky)", s.flaky)
+    } else {
+        String::new()
+    };
+    format!("## {mark} mcpcheck: {verdict}{flaky}\n")
 }
 
 fn table(r: &Results) -> String {
@@ -153,7 +163,7 @@ fn table(r: &Results) -> String {
         let _ = write!(
             out,
             "| {} | {} | {} | {time} |",
-            icon(t.status),
+            mark(t),
             value(&t.name),
             location(t)
         );
@@ -385,6 +395,46 @@ fn baseline(c: &Comparison) -> String {
     out
 }
 
+/// The tests that passed only on a retry, each with the attempts that did
+/// not pass. Empty when there are none.
+fn flaky(r: &Results) -> String {
+    let flaky: Vec<&TestResult> = r.tests.iter().filter(|t| t.flaky).collect();
+    if flaky.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "### Flaky\n\nPassed on a retry (`--retries`), after attempts that did not pass:\n\n",
+    );
+    for t in flaky {
+        let loc = location(t);
+        let at = if loc.is_empty() {
+            String::new()
+        } else {
+            format!(" ({loc})")
+        };
+        let _ = writeln!(
+            out,
+            "- ⚠️ <b>{}</b>{at}: passed on attempt {}",
+            value(&t.name),
+            t.attempts.len()
+        );
+        for (i, a) in t.attempts.iter().enumerate() {
+            if a.status.is_success() {
+                continue;
+            }
+            let first = a.message.lines().next().unwrap_or("");
+            let _ = writeln!(
+                out,
+                "  - attempt {}: {} {}",
+                i + 1,
+                icon(a.status),
+                value(first)
+            );
+        }
+    }
+    out
+}
+
 /// The run as Markdown.
 pub fn render(r: &Results) -> String {
     render_with(r, None)
@@ -411,6 +461,7 @@ pub fn render_with(r: &Results, comparison: Option<&Comparison>) -> String {
         sections.push("### Failures".into());
         sections.extend(failures);
     }
+    sections.push(flaky(r));
     sections.push(reliability(r));
     sections.push(rollups(r));
     let mut out = sections

@@ -6,11 +6,13 @@
 //! exactly as the run itself would have: `text` (terminal and logs),
 //! `junit` (CI test views), `markdown` (job summaries), `badge` (shields.io
 //! endpoint JSON), `sarif` (code scanning), `github` (Actions annotations at
-//! the YAML line of each failing check) and `tap` (TAP 14). Findings reports
+//! the YAML line of each failing check) and `tap` (TAP 14); `html` gives the
+//! data of the HTML report, which the CLI writes beside its page. Findings reports
 //! have their renderers in [`crate::findings::render`].
 
 pub mod badge;
 pub mod github;
+pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
@@ -148,6 +150,57 @@ macro_rules! catalogue_lookups {
             )]
             pub(crate) fn index(self) -> usize {
                 self as usize
+            }
+
+            /// The rules `codes` name (case-insensitive), or the first code
+            /// no rule has, with every known code comma-separated in
+            /// catalogue order (for the family's own error).
+            pub(crate) fn parse_skips(
+                codes: &[String],
+            ) -> Result<std::collections::BTreeSet<$rule>, (String, String)> {
+                let mut skip = std::collections::BTreeSet::new();
+                for code in codes {
+                    match $rule::from_code(&code.trim().to_ascii_uppercase()) {
+                        Some(rule) => {
+                            skip.insert(rule);
+                        }
+                        None => {
+                            let known: Vec<&str> = ALL.iter().map(|r| r.code()).collect();
+                            return Err((code.clone(), known.join(", ")));
+                        }
+                    }
+                }
+                Ok(skip)
+            }
+        }
+
+        #[cfg(test)]
+        mod catalogue_order {
+            use super::*;
+
+            /// One row per variant in declaration order, `ALL` in that order
+            /// too, every code unique and found again by `from_code`, every
+            /// row of the family documented.
+            #[test]
+            fn the_catalogue_is_in_declaration_order_and_complete() {
+                assert_eq!(ALL.len(), INFOS.len(), "one row per rule");
+                for (index, (rule, info)) in ALL.iter().zip(INFOS.iter()).enumerate() {
+                    assert_eq!(rule.info(), info, "row {index}");
+                    assert_eq!(rule.index(), index, "{}", info.code);
+                    assert_eq!($rule::from_code(info.code), Some(*rule));
+                }
+                let mut codes: Vec<&str> = INFOS.iter().map(|i| i.code).collect();
+                codes.sort_unstable();
+                codes.dedup();
+                assert_eq!(codes.len(), INFOS.len(), "codes must be unique");
+                let mut rules = ALL.to_vec();
+                rules.sort();
+                assert_eq!(rules, ALL.to_vec(), "ALL must list the variants in order");
+                for info in INFOS {
+                    assert!(info.rationale.ends_with('.'), "{}", info.code);
+                    assert!(!info.rationale.contains('|'), "{}", info.code);
+                    assert!(!info.source.is_empty(), "{}", info.code);
+                }
             }
         }
     };

@@ -19,7 +19,10 @@
 //! `test-error` (a test that did not pass with no failing check to point at:
 //! a setup failure, a crash, a timeout). A check without a line of its own
 //! points at the test's line. A flaky test (passed some trials, not all) is
-//! reported at level `warning`, a test that never passed at `error`.
+//! reported at level `warning`, a test that never passed at `error`. A test
+//! that passed on a retry (`--retries`, `"flaky": true`) is a `test-flaky`
+//! result at level `note` at the test's line, carrying the message of each
+//! attempt that did not pass.
 //! Relative file names stay relative (code scanning resolves them against
 //! the checkout); absolute ones become `file://` URIs.
 
@@ -34,7 +37,7 @@ struct Rule {
     full: &'static str,
 }
 
-const RULES: [Rule; 5] = [
+const RULES: [Rule; 6] = [
     Rule {
         id: "check-failed",
         short: "An expectation was false",
@@ -59,6 +62,11 @@ const RULES: [Rule; 5] = [
         id: "test-error",
         short: "A test could not run",
         full: "An mcpcheck test could not be evaluated: the server crashed, timed out, or could not be reached.",
+    },
+    Rule {
+        id: "test-flaky",
+        short: "A test passed only on a retry",
+        full: "An mcpcheck test did not pass at first and passed when it was run again (--retries): the server does not answer it reliably.",
     },
 ];
 
@@ -103,6 +111,9 @@ fn location(file: &str, line: Option<u32>) -> Vec<Value> {
 }
 
 fn level(t: &TestResult) -> &'static str {
+    if t.flaky {
+        return "note";
+    }
     match &t.trials {
         Some(tr) if tr.pass_at_k => "warning",
         _ => "error",
@@ -110,7 +121,10 @@ fn level(t: &TestResult) -> &'static str {
 }
 
 fn properties(t: &TestResult) -> Value {
-    let mut p = json!({ "test": t.name, "status": t.status.as_str() });
+    let mut p = json!({ "test": t.name, "status": t.outcome() });
+    if t.attempts.len() > 1 {
+        p["attempts"] = json!(t.attempts.len());
+    }
     if let Some(tr) = &t.trials {
         p["trials"] = json!(tr.count);
         p["trialsPassed"] = json!(tr.passed);
@@ -203,8 +217,31 @@ fn test_results(t: &TestResult) -> Vec<Value> {
     out
 }
 
+/// A test that passed on a retry: one `test-flaky` result at its line.
+fn flaky_result(t: &TestResult) -> Value {
+    let mut text = format!("{}: passed on attempt {}", t.name, t.attempts.len());
+    for (i, a) in t.attempts.iter().enumerate() {
+        if a.status.is_success() {
+            continue;
+        }
+        let first = a.message.lines().next().unwrap_or("");
+        text.push_str(&format!(
+            "\nattempt {}: {} {first}",
+            i + 1,
+            a.status.as_str()
+        ));
+    }
+    result(
+        t,
+        "test-flaky",
+        text.trim_end().to_string(),
+        t.line,
+        json!({}),
+    )
+}
+
 /// The run as a SARIF 2.1.0 log: one result per failing check of every test
-/// that failed or errored.
+/// that failed or errored, and one per flaky test.
 pub fn render(r: &Results) -> String {
     let rules: Vec<Value> = RULES
         .iter()
@@ -214,15 +251,20 @@ pub fn render(r: &Results) -> String {
                 "name": rule.id,
                 "shortDescription": { "text": rule.short },
                 "fullDescription": { "text": rule.full },
-                "defaultConfiguration": { "level": "error" },
+                "defaultConfiguration": {
+                    "level": if rule.id == "test-flaky" { "note" } else { "error" }
+                },
             })
         })
         .collect();
     let results: Vec<Value> = r
         .tests
         .iter()
-        .filter(|t| matches!(t.status, TestStatus::Fail | TestStatus::Error))
-        .flat_map(test_results)
+        .flat_map(|t| match t.status {
+            TestStatus::Fail | TestStatus::Error => test_results(t),
+            TestStatus::Pass if t.flaky => vec![flaky_result(t)],
+            _ => Vec::new(),
+        })
         .collect();
     let log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",

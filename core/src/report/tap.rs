@@ -1,7 +1,9 @@
 //! TAP (the Test Anything Protocol, version 14) of a run: a test point per
 //! test in suite order, `not ok` with a YAML block of its failing checks
 //! (name, expected, actual, reason, file and line) or its error, `# SKIP`
-//! with the reason for a skipped test.
+//! with the reason for a skipped test. A test that passed on a retry
+//! (`--retries`) is `ok` with a YAML block saying `status: flaky` and the
+//! attempts that did not pass.
 
 use std::fmt::Write as _;
 
@@ -26,6 +28,21 @@ pub fn render(r: &Results) -> String {
             description(&format!("{} › {}", t.file, t.name))
         };
         match t.status {
+            TestStatus::Pass if t.flaky => {
+                let _ = writeln!(out, "ok {n} - {name}");
+                out.push_str("  ---\n  status: flaky\n");
+                let _ = writeln!(out, "  attempts: {}", t.attempts.len());
+                out.push_str("  failed_attempts:\n");
+                for (i, a) in t.attempts.iter().enumerate() {
+                    if a.status.is_success() {
+                        continue;
+                    }
+                    let _ = writeln!(out, "    - attempt: {}", i + 1);
+                    let _ = writeln!(out, "      status: {}", a.status.as_str());
+                    let _ = writeln!(out, "      message: {}", quoted(&a.message));
+                }
+                out.push_str("  ...\n");
+            }
             TestStatus::Pass => {
                 let _ = writeln!(out, "ok {n} - {name}");
             }

@@ -37,8 +37,11 @@ pub struct TextOptions {
     pub all_checks: bool,
 }
 
-fn status_style(s: TestStatus) -> Style {
-    match s {
+fn status_style(t: &TestResult) -> Style {
+    if t.flaky {
+        return Style::Warning;
+    }
+    match t.status {
         TestStatus::Pass => Style::Pass,
         TestStatus::Fail | TestStatus::Error => Style::Error,
         TestStatus::Skip => Style::Skip,
@@ -52,15 +55,72 @@ fn one_line(s: &str) -> String {
         .replace('\t', "\\t")
 }
 
+/// ` · 2/3 trials passed`, when the test ran several trials.
+fn trials_note(t: &TestResult, p: Paint) -> String {
+    let Some(tr) = &t.trials else {
+        return String::new();
+    };
+    let style = if tr.pass_hat_k {
+        Style::Dim
+    } else {
+        Style::Warning
+    };
+    format!(
+        " {} {}",
+        p.paint(Style::Dim, "·"),
+        p.paint(style, &format!("{}/{} trials passed", tr.passed, tr.count))
+    )
+}
+
+/// ` · passed on attempt 2` (flaky) or ` · fail on all 3 attempts`, when
+/// the test was retried.
+fn attempts_note(t: &TestResult, p: Paint) -> String {
+    if t.attempts.len() <= 1 {
+        return String::new();
+    }
+    let n = t.attempts.len();
+    let (words, style) = if t.flaky {
+        (format!("passed on attempt {n}"), Style::Warning)
+    } else {
+        (
+            format!("{} on all {n} attempts", t.status.as_str()),
+            Style::Dim,
+        )
+    };
+    format!(" {} {}", p.paint(Style::Dim, "·"), p.paint(style, &words))
+}
+
+/// A flaky test's attempts that did not pass, one line each.
+fn failed_attempts(t: &TestResult, p: Paint, indent: &str) -> String {
+    let mut out = String::new();
+    if !t.flaky {
+        return out;
+    }
+    for (i, a) in t.attempts.iter().enumerate() {
+        if a.status.is_success() {
+            continue;
+        }
+        let first = a.message.lines().next().unwrap_or("");
+        let line = format!(
+            "attempt {}: {} {}",
+            i + 1,
+            a.status.as_str(),
+            one_line(first)
+        );
+        let _ = writeln!(out, "{indent}{}", p.paint(Style::Warning, line.trim_end()));
+    }
+    out
+}
+
 /// The line printed for one test (and its failing checks under it).
 pub fn test_block(t: &TestResult, opts: TextOptions) -> String {
     let p = opts.paint;
     let mut out = String::new();
-    let label = format!("{:<5}", t.status.label());
+    let label = format!("{:<5}", t.label());
     let _ = write!(
         out,
         "{} {}",
-        p.paint(status_style(t.status), &label),
+        p.paint(status_style(t), &label),
         p.text(&t.name)
     );
     match t.status {
@@ -89,23 +149,11 @@ pub fn test_block(t: &TestResult, opts: TextOptions) -> String {
             )
         );
     }
-    if let Some(tr) = &t.trials {
-        let _ = write!(
-            out,
-            " {} {}",
-            p.paint(Style::Dim, "·"),
-            p.paint(
-                if tr.pass_hat_k {
-                    Style::Dim
-                } else {
-                    Style::Warning
-                },
-                &format!("{}/{} trials passed", tr.passed, tr.count)
-            )
-        );
-    }
+    out.push_str(&trials_note(t, p));
+    out.push_str(&attempts_note(t, p));
     out.push('\n');
     let indent = "      ";
+    out.push_str(&failed_attempts(t, p, indent));
     let listed = super::by_line(
         t.checks
             .iter()
@@ -208,14 +256,19 @@ pub fn test_block(t: &TestResult, opts: TextOptions) -> String {
 /// The closing summary line.
 pub fn summary_line(r: &Results, paint: Paint) -> String {
     let s = &r.summary;
+    // Flaky tests passed (on a retry): said apart from the others.
+    let passed = s.passed.saturating_sub(s.flaky);
     let mut parts = vec![paint.paint(
-        if s.passed == s.total - s.skipped {
+        if s.passed == s.total - s.skipped && s.flaky == 0 {
             Style::Pass
         } else {
             Style::Bold
         },
-        &format!("{} passed", s.passed),
+        &format!("{passed} passed"),
     )];
+    if s.flaky > 0 {
+        parts.push(paint.paint(Style::Warning, &format!("{} flaky", s.flaky)));
+    }
     if s.failed > 0 {
         parts.push(paint.paint(Style::Error, &format!("{} failed", s.failed)));
     }

@@ -187,23 +187,8 @@ pub fn scan_listings(
 }
 
 fn skipped(options: &ScanOptions) -> Result<BTreeSet<Rule>, ScanInputError> {
-    let mut skip = BTreeSet::new();
-    for code in &options.skip_rules {
-        let wanted = code.trim().to_ascii_uppercase();
-        match Rule::from_code(&wanted) {
-            Some(rule) => {
-                skip.insert(rule);
-            }
-            None => {
-                let known: Vec<&str> = rules::ALL.iter().map(|r| r.code()).collect();
-                return Err(ScanInputError::UnknownRule {
-                    code: code.clone(),
-                    known: known.join(", "),
-                });
-            }
-        }
-    }
-    Ok(skip)
+    Rule::parse_skips(&options.skip_rules)
+        .map_err(|(code, known)| ScanInputError::UnknownRule { code, known })
 }
 
 /// The findings of one item, in catalogue order when finished.

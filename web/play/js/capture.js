@@ -1,73 +1,19 @@
 // The capture view: the invariants report as findings, and the sessions'
 // exchanges as a timeline, the offending ones highlighted and expandable.
 // Both come from the worker (checkCapture, captureTimeline): this file reads
-// no capture itself.
+// no capture itself. The timeline is the component the HTML report of
+// `mcpcheck run --html` shows too: one file (shared/timeline.js, from
+// cli/assets/report/shared/), copied into js/shared/ by the build.
 import { el } from './dom.js';
+import './shared/pointer.js';
+import './shared/timeline.js';
 
-const ANSWERS = { result: '← result', error: '← error', no_response: '← no response', notification: '' };
+const T = globalThis.mcpcheckTimeline;
 
-function summary(x) {
-  const id = x.id === null ? 'notification' : `id ${x.id}`;
-  let answer = ANSWERS[x.answer] ?? '';
-  if (x.answer === 'error' && x.error_code !== null) answer += ` ${x.error_code}`;
-  return { method: x.method, id, answer };
-}
-
-/**
- * A message's text without the indentation it had inside the capture: a
- * pretty-printed capture nests each message, so its lines after the first
- * carry the depth it was written at (its closing bracket's indentation).
- * That much is taken off every later line that has it; the text is
- * otherwise as written.
- */
-export function dedent(text) {
-  const lines = text.split('\n');
-  if (lines.length < 2) return text;
-  const depth = /^[ \t]*/.exec(lines[lines.length - 1])[0];
-  if (!depth || !lines.slice(1).every((l) => l.startsWith(depth) || !l.trim())) return text;
-  return [lines[0], ...lines.slice(1).map((l) => l.slice(depth.length))].join('\n');
-}
-
-// Messages come verbatim (captureTimeline's `verbatim`): the text the
-// capture holds, shown as it is but for the capture's own indentation. A
-// long one scrolls, so it takes the keyboard's focus.
-function block(title, text) {
-  return el('div', { class: 'message' }, el('h4', {}, title), el('pre', { tabindex: '0' }, dedent(text)));
-}
-
-function exchangeItem(s, i, x, findings) {
-  const { method, id, answer } = summary(x);
-  const details = el('details', {},
-    el('summary', {},
-      el('span', { class: 'idx' }, `#${i} `),
-      el('span', { class: 'method' }, method),
-      ` (${id}) ${answer}`,
-      findings.length ? el('span', { class: 'tags' }, findings.map((f) => el('span', { class: 'badge fail', title: f.message }, f.id))) : null));
-  // Bodies are built when first opened: a capture may hold thousands of exchanges.
-  details.addEventListener('toggle', () => {
-    if (!details.open || details.dataset.filled) return;
-    details.dataset.filled = '1';
-    for (const f of findings) details.append(el('p', { class: 'reason' }, `${f.id}: ${f.message}`));
-    // Titled as findings name them: "notification 0", "server request 1".
-    details.append(block('request', x.request));
-    if (x.response !== null) details.append(block('response', x.response));
-    x.notifications.forEach((n, k) => details.append(block(`notification ${k}`, n)));
-    x.server_requests.forEach((r, k) => {
-      details.append(block(`server request ${k}`, r.request));
-      if (r.response !== null) details.append(block(`reply to server request ${k}`, r.response));
-    });
-  });
-  return el('li', { id: `s${s}-x${i}`, class: findings.length ? 'offending' : '' }, details);
-}
+export const { dedent } = T;
 
 function reveal(s, i) {
-  const li = document.getElementById(`s${s}-x${i}`);
-  if (!li) return;
-  const d = li.querySelector('details');
-  d.open = true;
-  d.dispatchEvent(new Event('toggle'));
-  li.scrollIntoView({ block: 'center' });
-  d.querySelector('summary').focus();
+  T.reveal(document.getElementById(`s${s}-x${i}`));
 }
 
 export function renderCapture(report, timeline) {
@@ -96,27 +42,15 @@ export function renderCapture(report, timeline) {
       byExchange.set(f.exchange, [...(byExchange.get(f.exchange) ?? []), f]);
     }
     box.append(el('h3', {}, `Timeline: ${exchanges.length} exchanges`),
-      el('ol', { class: 'timeline', start: '0' }, exchanges.map((x, i) => exchangeItem(si, i, x, byExchange.get(i) ?? []))));
-    // Messages that answer nothing the client sent (a finding about one has
-    // no exchange); shown after the exchanges.
-    const unmatched = timeline[si]?.unmatched ?? [];
-    if (unmatched.length) {
-      box.append(el('h3', {}, `Unmatched messages: ${unmatched.length}`),
-        el('ul', { class: 'timeline' }, unmatched.map((u, k) =>
-          el('li', { class: 'offending' }, el('details', { open: true },
-            el('summary', {}, `unmatched message ${k}, from the server`, u.after_exchange !== null ? `, after exchange #${u.after_exchange}` : ''),
-            el('pre', { tabindex: '0' }, dedent(u.message)),
-            u.response === null ? null : block(`reply to unmatched message ${k}`, u.response))))));
-    }
+      T.exchangeList(exchanges, (i) => ({
+        id: `s${si}-x${i}`,
+        notes: (byExchange.get(i) ?? []).map((f) => ({ label: f.id, title: f.message, text: `${f.id}: ${f.message}` })),
+      })));
+    const unmatched = T.unmatchedList(timeline[si]?.unmatched ?? []);
+    if (unmatched) box.append(el('h3', {}, `Unmatched messages: ${timeline[si].unmatched.length}`), unmatched);
     // The first offending exchange is open from the start.
     const first = s.findings.find((f) => Number.isInteger(f.exchange));
-    if (first) queueMicrotask(() => {
-      const d = box.querySelector(`#s${si}-x${first.exchange} details`);
-      if (d) {
-        d.open = true;
-        d.dispatchEvent(new Event('toggle'));
-      }
-    });
+    if (first) queueMicrotask(() => T.open(box.querySelector(`#s${si}-x${first.exchange}`)));
   });
   if (report.hazards.length) {
     box.append(el('h2', {}, 'Composition hazards'),

@@ -1,21 +1,6 @@
-// Building DOM without HTML parsing: strings always become text nodes.
+// Building DOM without HTML parsing: the helpers the HTML report uses too,
+// from their one file (cli/assets/report/shared/dom.js, copied into js/shared/
+// by the build), as this page's modules import them.
+import './shared/dom.js';
 
-/** `el('td', {class: 'x', onclick: f}, 'text', child)`. */
-export function el(tag, attrs = {}, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') e.className = v;
-    else if (k.startsWith('on') && typeof v === 'function') e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children.flat(Infinity)) {
-    if (c === null || c === undefined || c === false) continue;
-    e.append(c instanceof Node ? c : String(c));
-  }
-  return e;
-}
-
-export function clear(node) {
-  while (node.firstChild) node.firstChild.remove();
-}
+export const { el, clear } = globalThis.mcpcheckDom;

@@ -436,7 +436,7 @@ export function buildScanExamples({ recorded }) {
       tab: 'scan',
       title: 'Two servers: one redirects the other\'s send_email — fail',
       verdict: 'fail',
-      codes: ['S301', 'S303', 'S304', 'S401', 'S504'],
+      codes: ['S301', 'S303', 'S304', 'S401', 'S502', 'S504'],
       options: { failOn: 'high', skip: '' },
       fields: { surface: json(SHADOWING) },
     },

@@ -72,10 +72,10 @@ pub fn tools() -> Vec<Value> {
             "test_input_required_result_capabilities",
             &format!("{MRTR}: asks only by the means the client declared (sampling, elicitation)."),
         ),
-        tool(
+        read_only(tool(
             "test_missing_capability",
             "Needs the sampling capability: without it, error -32021; with it, asks the model.",
-        ),
+        )),
         tool(
             "test_streaming_elicitation",
             &format!("{MRTR}: needs elicitation and asks a confirmation."),
@@ -96,12 +96,20 @@ pub fn tools() -> Vec<Value> {
                 "properties": { "region": { "type": "string", "x-mcp-header": "Region" } },
                 "required": ["region"],
             },
+            "annotations": { "readOnlyHint": true },
         }),
         tool(
             "test_logging_tool",
             "Runs `log` at level info: the message is sent only when the request's _meta sets a logLevel.",
         ),
     ]
+}
+
+/// `tool` annotated `readOnlyHint: true`: it changes nothing (it refuses,
+/// asks or echoes), so `mcpcheck conformance` may call it.
+fn read_only(mut tool: Value) -> Value {
+    tool["annotations"] = json!({ "readOnlyHint": true });
+    tool
 }
 
 /// The arguments of `tool` an HTTP client mirrors into `Mcp-Param-*`

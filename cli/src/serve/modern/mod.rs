@@ -45,6 +45,31 @@ pub const HEADER_MISMATCH: i64 = -32020;
 pub const MISSING_CAPABILITY: i64 = -32021;
 pub const UNSUPPORTED_VERSION: i64 = -32022;
 
+/// The name every result's `_meta` gives the server (as `initialize` does).
+const SERVER_NAME: &str = "mcpcheck-serve";
+/// The traceparent the `bad-traceparent` fault puts in every result.
+const BAD_TRACEPARENT: &str = "00-mcpcheck-not-a-trace-01";
+/// The resource-not-found code of the revisions before this one.
+const RESOURCE_NOT_FOUND_BEFORE: i64 = -32002;
+
+/// Whether `value` is a W3C traceparent (version 00, lowercase hex, ids not
+/// all zeros): only such a one is carried on into a result.
+fn is_traceparent(value: &str) -> bool {
+    let parts: Vec<&str> = value.split('-').collect();
+    let hex = |s: &str, n: usize| {
+        s.len() == n
+            && s.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    };
+    parts.len() == 4
+        && parts[0] == "00"
+        && hex(parts[1], 32)
+        && hex(parts[2], 16)
+        && hex(parts[3], 2)
+        && parts[1].bytes().any(|b| b != b'0')
+        && parts[2].bytes().any(|b| b != b'0')
+}
+
 /// How long a client may keep a cacheable result, in milliseconds.
 const TTL_MS: u64 = 60_000;
 
@@ -123,6 +148,9 @@ pub enum Outcome {
 #[derive(Debug)]
 pub struct Listen {
     pub acknowledgment: Value,
+    /// A notification the filter did not ask for, sent first
+    /// (`listen-ignores-filter`).
+    unasked: Option<Value>,
     id: Value,
     tools: bool,
     prompts: bool,
@@ -132,6 +160,9 @@ pub struct Listen {
 impl Listen {
     /// The next notification for this stream; `None` once the server stops.
     pub async fn next(&mut self) -> Option<Value> {
+        if let Some(note) = self.unasked.take() {
+            return Some(note);
+        }
         loop {
             let change = match self.changes.recv().await {
                 Ok(change) => change,
@@ -188,6 +219,8 @@ fn status_of(code: i64) -> u16 {
 struct Envelope {
     capabilities: Value,
     log_level: Option<String>,
+    /// The request's W3C trace context, carried on into its result's `_meta`.
+    traceparent: Option<String>,
 }
 
 /// The 2026-07-28 front of one server process.
@@ -198,6 +231,8 @@ pub struct Modern {
     changes: broadcast::Sender<Change>,
     /// 2026-07-28 tools/call requests served, for the `stateful` fault.
     served: AtomicU64,
+    /// server/discover requests answered, for the `unstable-discover` fault.
+    discovered: AtomicU64,
     /// Whether answers depend on who asks (the server authenticates).
     private: bool,
 }
@@ -210,6 +245,7 @@ impl Modern {
             key: state::Key::random(),
             changes,
             served: AtomicU64::new(0),
+            discovered: AtomicU64::new(0),
             private,
         }
     }
@@ -254,6 +290,11 @@ impl Modern {
             Err((refusal, status)) => return Outcome::Reply(self.refuse(&id, refusal, status)),
         };
         let answer = match method {
+            "ping" | "logging/setLevel" | "resources/subscribe" | "resources/unsubscribe"
+                if self.fault(Fault::AcceptRemovedMethods) =>
+            {
+                Ok(json!({}))
+            }
             "server/discover" => self.discover(identity, &envelope).await,
             "subscriptions/listen" => match self.listen(&id, params) {
                 Ok(listen) => return Outcome::Listen(listen),
@@ -269,7 +310,7 @@ impl Modern {
             )),
         };
         Outcome::Reply(match answer {
-            Ok(result) => self.complete(&id, method, result, Vec::new()),
+            Ok(result) => self.complete(&id, method, result, Vec::new(), &envelope),
             Err(refusal) => {
                 let status = status_of(refusal.code);
                 self.refuse(&id, refusal, status)
@@ -330,9 +371,15 @@ impl Modern {
             .with_data(json!({ "supported": [REVISION], "requested": version }));
             return Err((refusal, 400));
         }
+        let traceparent = meta
+            .get("traceparent")
+            .and_then(Value::as_str)
+            .filter(|t| is_traceparent(t))
+            .map(str::to_owned);
         Ok(Envelope {
             capabilities,
             log_level,
+            traceparent,
         })
     }
 
@@ -348,6 +395,15 @@ impl Modern {
             .and_then(Value::as_object_mut)
         {
             resources.remove("subscribe");
+        }
+        if self.fault(Fault::UnstableDiscover)
+            && let Some(caps) = capabilities.as_object_mut()
+        {
+            let n = self.discovered.fetch_add(1, Ordering::Relaxed) + 1;
+            caps.insert(
+                "experimental".into(),
+                json!({ "mcpcheck/unstable-discover": { "answer": n } }),
+            );
         }
         let mut result = json!({
             "supportedVersions": [REVISION],
@@ -379,7 +435,15 @@ impl Modern {
                 agreed.insert(key.to_owned(), json!(true));
             }
         }
+        let unasked = self.fault(Fault::ListenIgnoresFilter).then(|| {
+            json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/tools/list_changed",
+                "params": { "_meta": { META_SUBSCRIPTION: id } },
+            })
+        });
         Ok(Listen {
+            unasked,
             acknowledgment: json!({
                 "jsonrpc": "2.0",
                 "method": "notifications/subscriptions/acknowledged",
@@ -443,8 +507,12 @@ impl Modern {
                 let _ = self.changes.send(change);
             }
             return match step {
-                fixtures::Step::Done(result) => self.complete(id, method, result, Vec::new()),
-                fixtures::Step::Ask(asked) => self.input_required(id, asked, &binding, &answers),
+                fixtures::Step::Done(result) => {
+                    self.complete(id, method, result, Vec::new(), envelope)
+                }
+                fixtures::Step::Ask(asked) => {
+                    self.input_required(id, asked, &binding, &answers, envelope)
+                }
                 fixtures::Step::Missing(needed) => self.missing(id, needed),
             };
         }
@@ -489,10 +557,19 @@ impl Modern {
         match finish {
             replay::Finish::Response(response) => {
                 if let Some(result) = response.get("result") {
-                    self.complete(id, method, result.clone(), notifications)
+                    self.complete(id, method, result.clone(), notifications, envelope)
                 } else {
-                    let error = response.get("error").cloned().unwrap_or(json!({}));
-                    let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+                    let mut error = response.get("error").cloned().unwrap_or(json!({}));
+                    let mut code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+                    // This revision moved resource-not-found to -32602 and
+                    // retired -32002 (server/resources §Error Handling).
+                    if method == "resources/read"
+                        && code == RESOURCE_NOT_FOUND_BEFORE
+                        && !self.fault(Fault::ResourceNotFound32002)
+                    {
+                        code = INVALID_PARAMS;
+                        error["code"] = json!(code);
+                    }
                     let mut messages = notifications;
                     messages.push(json!({ "jsonrpc": "2.0", "id": id, "error": error }));
                     Reply {
@@ -502,7 +579,7 @@ impl Modern {
                 }
             }
             replay::Finish::Input { key, request } => {
-                self.input_required(id, vec![(key, request)], &binding, &answers)
+                self.input_required(id, vec![(key, request)], &binding, &answers, envelope)
             }
             replay::Finish::Broken(why) => self.refuse(id, Refusal::new(INTERNAL_ERROR, why), 200),
         }
@@ -514,6 +591,7 @@ impl Modern {
         asked: Vec<(String, Value)>,
         binding: &str,
         answers: &Map<String, Value>,
+        envelope: &Envelope,
     ) -> Reply {
         let requests: Map<String, Value> = asked.into_iter().collect();
         let mut result = json!({
@@ -526,6 +604,7 @@ impl Modern {
         {
             result.remove("resultType");
         }
+        self.stamp(&mut result, envelope);
         Reply {
             status: 200,
             messages: vec![json!({ "jsonrpc": "2.0", "id": id, "result": result })],
@@ -543,12 +622,49 @@ impl Modern {
                 "this request needs the client capability {}, which the request's _meta does not declare",
                 names.join(", ")
             ),
-        )
-        .with_data(json!({ "requiredCapabilities": needed }));
+        );
+        let refusal = if self.fault(Fault::MissingCapabilityWithoutData) {
+            refusal
+        } else {
+            refusal.with_data(json!({ "requiredCapabilities": needed }))
+        };
         self.refuse(id, refusal, 400)
     }
 
+    /// What every result's `_meta` carries: the server's name and version
+    /// (basic/index §_meta, per-response fields), and the request's trace
+    /// context carried on.
+    fn stamp(&self, result: &mut Value, envelope: &Envelope) {
+        let Some(object) = result.as_object_mut() else {
+            return;
+        };
+        let meta = object
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Some(meta) = meta.as_object_mut() else {
+            return;
+        };
+        if !self.fault(Fault::NoServerInfo) {
+            meta.entry(META_SERVER_INFO).or_insert_with(
+                || json!({ "name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION") }),
+            );
+        } else {
+            meta.remove(META_SERVER_INFO);
+        }
+        if self.fault(Fault::BadTraceparent) {
+            meta.insert("traceparent".into(), json!(BAD_TRACEPARENT));
+        } else if let Some(trace) = &envelope.traceparent {
+            meta.insert("traceparent".into(), json!(trace));
+        }
+        if meta.is_empty() {
+            object.remove("_meta");
+        }
+    }
+
     fn cache_hints(&self, result: &mut Value) {
+        if self.fault(Fault::NoCacheHints) {
+            return;
+        }
         if let Some(object) = result.as_object_mut() {
             object.insert("ttlMs".into(), json!(TTL_MS));
             let scope = if self.private { "private" } else { "public" };
@@ -564,6 +680,7 @@ impl Modern {
         method: &str,
         mut result: Value,
         mut messages: Vec<Value>,
+        envelope: &Envelope,
     ) -> Reply {
         if let Some(object) = result.as_object_mut() {
             let last_page = !object.contains_key("nextCursor");
@@ -576,6 +693,15 @@ impl Modern {
                 && let Some(Value::Array(listed)) = object.get_mut(list)
             {
                 listed.extend(items);
+                if self.fault(Fault::BadXMcpHeader) {
+                    for tool in listed.iter_mut() {
+                        if let Some(annotation) =
+                            tool.pointer_mut("/inputSchema/properties/region/x-mcp-header")
+                        {
+                            *annotation = json!("Region Header");
+                        }
+                    }
+                }
             }
             if method == "tools/call"
                 && self.fault(Fault::Stateful)
@@ -594,6 +720,7 @@ impl Modern {
         if CACHEABLE.contains(&method) {
             self.cache_hints(&mut result);
         }
+        self.stamp(&mut result, envelope);
         messages.push(json!({ "jsonrpc": "2.0", "id": id, "result": result }));
         Reply {
             status: 200,

@@ -20,9 +20,11 @@
 //!   `probe`.
 //! - `doctor`'s document also has `rules` ([`rules_member`]): every rule that
 //!   has a finding, with how to fix it.
-//! - `suppressed` (findings silenced by a suppression, each with its
-//!   `reason`), `baselined` (how many a baseline knew), `notes`, `score`
-//!   appear when there are any.
+//! - `cases` (what was examined: an item called, a rule judged, a part of
+//!   a doctor run; each with its `status`, `detail`, `duration_ms` and the
+//!   indices of its `findings`), `suppressed` (findings silenced by a
+//!   suppression, each with its `reason`), `baselined` (how many a baseline
+//!   knew), `notes`, `score` appear when there are any.
 //! - Each command keeps its own contract beside these (lint's `errors` and
 //!   `warnings`, probe's `url`, audit's `results`, conformance's
 //!   `revisions`): fields are only ever added.
@@ -49,7 +51,7 @@ pub fn value(report: &Report) -> Value {
 }
 
 /// The members every document has; a command's own fields never replace them.
-const RESERVED: [&str; 10] = [
+const RESERVED: [&str; 11] = [
     "version",
     "command",
     "subject",
@@ -57,6 +59,7 @@ const RESERVED: [&str; 10] = [
     "counts",
     "score",
     "findings",
+    "cases",
     "suppressed",
     "baselined",
     "notes",
@@ -113,6 +116,25 @@ impl Serialize for Doc<'_> {
         let findings: Vec<FindingJson<'_>> =
             r.findings.iter().map(|f| FindingJson(f, None)).collect();
         m.serialize_entry("findings", &findings)?;
+        if !r.cases.is_empty() {
+            let cases: Vec<Value> = r
+                .cases
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "suite": c.suite,
+                        "class": c.class,
+                        "name": c.name,
+                        "status": c.status.as_str(),
+                        "label": c.label,
+                        "detail": c.detail,
+                        "duration_ms": c.duration_ms,
+                        "findings": c.findings,
+                    })
+                })
+                .collect();
+            m.serialize_entry("cases", &cases)?;
+        }
         if !r.suppressed.is_empty() {
             let suppressed: Vec<FindingJson<'_>> = r
                 .suppressed

@@ -92,6 +92,16 @@ fn level_style(level: Level) -> Style {
     }
 }
 
+/// `FAIL`, `WARN` or `NOTE`, painted as the level is.
+fn outcome_word(level: Level, paint: Paint) -> String {
+    let word = match level {
+        Level::Error => "FAIL",
+        Level::Warning => "WARN",
+        Level::Note => "NOTE",
+    };
+    paint.paint(level_style(level), word)
+}
+
 fn cases_table(out: &mut String, report: &Report, paint: Paint) {
     let items: Vec<String> = report
         .cases
@@ -189,15 +199,10 @@ fn cases_counts(out: &mut String, report: &Report, paint: Paint) {
                 Some(i) => format!(" (exchange {i})"),
                 None => String::new(),
             };
-            let word = match f.level() {
-                Level::Error => "FAIL",
-                Level::Warning => "WARN",
-                Level::Note => "NOTE",
-            };
             let _ = writeln!(
                 out,
                 "  {} {}{at}: {}",
-                paint.paint(level_style(f.level()), word),
+                outcome_word(f.level(), paint),
                 f.code(),
                 paint.text(&f.message)
             );
@@ -218,15 +223,10 @@ fn cases_counts(out: &mut String, report: &Report, paint: Paint) {
             .as_deref()
             .is_some_and(|c| report.cases.iter().any(|case| case.suite == c))
     }) {
-        let word = match f.level() {
-            Level::Error => "FAIL",
-            Level::Warning => "WARN",
-            Level::Note => "NOTE",
-        };
         let _ = writeln!(
             out,
             "{} {} ({}): {}",
-            paint.paint(level_style(f.level()), word),
+            outcome_word(f.level(), paint),
             f.code(),
             paint.text(&f.location.item_label()),
             paint.text(&f.message)
