@@ -189,23 +189,32 @@ impl Modern {
     }
 }
 
-/// The `x-mcp-header` annotations of every tool the session's tools/list
-/// results named, in order.
-fn mirrored_tools(ctx: &SessionCtx<'_, '_>) -> Vec<(String, Vec<headers::Mirrored>)> {
+/// The tools of each answered tools/list of the session (their raw JSON),
+/// with the exchange's index.
+fn listed_tools<'a>(ctx: &'a SessionCtx<'_, '_>) -> Vec<(usize, Vec<&'a str>)> {
     let mut out = Vec::new();
-    for exchange in &ctx.session.exchanges {
+    for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
         if !exchange.request.method_is("tools/list") {
             continue;
         }
-        let Some(tools) = exchange
+        if let Some(tools) = exchange
             .response
             .as_ref()
             .and_then(Message::result)
             .and_then(|r| json::member(r, "tools"))
             .and_then(json::elements)
-        else {
-            continue;
-        };
+        {
+            out.push((index, tools));
+        }
+    }
+    out
+}
+
+/// The `x-mcp-header` annotations of every tool the session's tools/list
+/// results named, in order.
+fn mirrored_tools(ctx: &SessionCtx<'_, '_>) -> Vec<(String, Vec<headers::Mirrored>)> {
+    let mut out = Vec::new();
+    for (_, tools) in listed_tools(ctx) {
         for tool in tools {
             let name = json::member(tool, "name").and_then(json::as_str);
             let schema = json::member(tool, "inputSchema").and_then(json::to_value);
@@ -533,19 +542,7 @@ fn missing_capability(
 
 /// INV-048 (the schema part): every `x-mcp-header` annotation of a listed tool holds.
 fn param_annotations(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
-    for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
-        if !exchange.request.method_is("tools/list") {
-            continue;
-        }
-        let Some(tools) = exchange
-            .response
-            .as_ref()
-            .and_then(Message::result)
-            .and_then(|r| json::member(r, "tools"))
-            .and_then(json::elements)
-        else {
-            continue;
-        };
+    for (index, tools) in listed_tools(ctx) {
         for tool in tools {
             let Some(schema) = json::member(tool, "inputSchema").and_then(json::to_value) else {
                 continue;
