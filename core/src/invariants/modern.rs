@@ -189,23 +189,32 @@ impl Modern {
     }
 }
 
-/// The `x-mcp-header` annotations of every tool the session's tools/list
-/// results named, in order.
-fn mirrored_tools(ctx: &SessionCtx<'_, '_>) -> Vec<(String, Vec<headers::Mirrored>)> {
+/// The tools of each answered tools/list of the session (their raw JSON),
+/// with the exchange's index.
+fn listed_tools<'a>(ctx: &'a SessionCtx<'_, '_>) -> Vec<(usize, Vec<&'a str>)> {
     let mut out = Vec::new();
-    for exchange in &ctx.session.exchanges {
+    for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
         if !exchange.request.method_is("tools/list") {
             continue;
         }
-        let Some(tools) = exchange
+        if let Some(tools) = exchange
             .response
             .as_ref()
             .and_then(Message::result)
             .and_then(|r| json::member(r, "tools"))
             .and_then(json::elements)
-        else {
-            continue;
-        };
+        {
+            out.push((index, tools));
+        }
+    }
+    out
+}
+
+/// The `x-mcp-header` annotations of every tool the session's tools/list
+/// results named, in order.
+fn mirrored_tools(ctx: &SessionCtx<'_, '_>) -> Vec<(String, Vec<headers::Mirrored>)> {
+    let mut out = Vec::new();
+    for (_, tools) in listed_tools(ctx) {
         for tool in tools {
             let name = json::member(tool, "name").and_then(json::as_str);
             let schema = json::member(tool, "inputSchema").and_then(json::to_value);
@@ -411,6 +420,22 @@ fn discover_result(index: usize, result: &str, version: &str, out: &mut Sink) {
 /// `notifications/subscriptions/acknowledged`, and every notification on it carries
 /// the subscription's id (the request's id) in `_meta`.
 fn listen_streams(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
+    // Over HTTP each stream is a response of its own; elsewhere the streams
+    // share one channel, and a message is filed with the request open last:
+    // a notification tagged with another listen request's id belongs to that
+    // stream, not to the one it was filed with.
+    let shared_channel = ctx.session.transport.as_deref() != Some("http");
+    let listens: Vec<Value> = ctx
+        .session
+        .exchanges
+        .iter()
+        .filter(|x| x.request.method_is("subscriptions/listen"))
+        .filter_map(|x| {
+            x.request
+                .id()
+                .and_then(|id| json::to_value(&id.to_string()))
+        })
+        .collect();
     for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
         if !exchange.request.method_is("subscriptions/listen") {
             continue;
@@ -418,7 +443,20 @@ fn listen_streams(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
         let Some(id) = exchange.request.id().map(|id| id.to_string()) else {
             continue;
         };
-        let notes = exchange.notifications();
+        let expected = json::to_value(&id);
+        let tag_of = |note: &Message<'_>| {
+            json::path(note.text(), &["params", "_meta", META_SUBSCRIPTION_ID])
+                .and_then(json::to_value)
+        };
+        let notes: Vec<&Message<'_>> = exchange
+            .notifications()
+            .iter()
+            .filter(|note| {
+                !shared_channel
+                    || tag_of(note)
+                        .is_none_or(|t| Some(&t) == expected.as_ref() || !listens.contains(&t))
+            })
+            .collect();
         if let Some(first) = notes.first()
             && !first.method_is("notifications/subscriptions/acknowledged")
         {
@@ -432,9 +470,7 @@ fn listen_streams(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
             );
         }
         for note in notes {
-            let tag = json::path(note.text(), &["params", "_meta", META_SUBSCRIPTION_ID])
-                .and_then(json::to_value);
-            let expected = json::to_value(&id);
+            let tag = tag_of(note);
             if tag.is_none() || tag != expected {
                 let shown = tag.map_or_else(|| "none".to_string(), |t: Value| t.to_string());
                 out.push(
@@ -533,19 +569,7 @@ fn missing_capability(
 
 /// INV-048 (the schema part): every `x-mcp-header` annotation of a listed tool holds.
 fn param_annotations(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
-    for (index, exchange) in ctx.session.exchanges.iter().enumerate() {
-        if !exchange.request.method_is("tools/list") {
-            continue;
-        }
-        let Some(tools) = exchange
-            .response
-            .as_ref()
-            .and_then(Message::result)
-            .and_then(|r| json::member(r, "tools"))
-            .and_then(json::elements)
-        else {
-            continue;
-        };
+    for (index, tools) in listed_tools(ctx) {
         for tool in tools {
             let Some(schema) = json::member(tool, "inputSchema").and_then(json::to_value) else {
                 continue;
