@@ -35,7 +35,20 @@ fn doctor(dir: &Path, args: &[&str]) -> Value {
     report
 }
 
-/// No finding of any level, nothing suppressed, every part verified.
+/// The one suppression doctor needs on `mcpcheck mcp`: its rule catalogue
+/// (`mcpcheck://rules`) quotes the attacks the rules describe, and the scan
+/// of what a server answers (the O rules) reads them as it would read them
+/// in any answer. Written in `dir` as its `mcpcheck.toml`.
+fn catalogue_suppression(dir: &Path) -> PathBuf {
+    write(
+        dir,
+        "mcpcheck.toml",
+        "[[suppress]]\nrule = \"O\"\nitem = \"resource:mcpcheck://rules\"\nreason = \"the rule catalogue quotes the attacks its rules describe\"\n",
+    )
+}
+
+/// No finding of any level, every part verified; suppressed only what the
+/// rule catalogue quotes (see [`catalogue_suppression`]).
 fn assert_clean(report: &Value) {
     assert_eq!(report["passed"], json!(true), "{report:#}");
     assert_eq!(report["findings"], json!([]), "{report:#}");
@@ -44,15 +57,35 @@ fn assert_clean(report: &Value) {
         json!({"error": 0, "warning": 0, "note": 0}),
         "{report:#}"
     );
-    assert!(report.get("suppressed").is_none(), "{report:#}");
+    // The score is the server's before the policy: what is suppressed still
+    // counts there (10 per error, 2 per warning).
+    let mut cost = 0;
+    for f in report["suppressed"].as_array().into_iter().flatten() {
+        assert!(
+            f["code"].as_str().is_some_and(|c| c.starts_with('O'))
+                && f["item"] == "mcpcheck://rules"
+                && f["kind"] == "resource",
+            "only the catalogue's quotes are suppressed: {report:#}"
+        );
+        cost += match f["level"].as_str() {
+            Some("error") => 10,
+            Some("warning") => 2,
+            _ => 0,
+        };
+    }
     assert!(report.get("notes").is_none(), "{report:#}");
-    assert_eq!(report["score"], json!(100), "{report:#}");
+    assert_eq!(report["score"], json!(100 - cost), "{report:#}");
 }
 
 #[test]
 fn doctor_finds_nothing_in_mcpcheck_mcp_on_stdio() {
     let dir = scratch("mcp-doctor-stdio");
-    let report = doctor(&dir, &["--no-config", "--server", &format!("{BIN} mcp")]);
+    let config = catalogue_suppression(&dir);
+    let config = config.to_str().unwrap();
+    let report = doctor(
+        &dir,
+        &["--config-file", config, "--server", &format!("{BIN} mcp")],
+    );
     assert_clean(&report);
 }
 
@@ -60,7 +93,9 @@ fn doctor_finds_nothing_in_mcpcheck_mcp_on_stdio() {
 fn doctor_finds_nothing_in_mcpcheck_mcp_over_http_probes_included() {
     let dir = scratch("mcp-doctor-http");
     let server = McpHttp::start(&dir, &[]);
-    let report = doctor(&dir, &["--no-config", "--url", &server.url]);
+    let config = catalogue_suppression(&dir);
+    let config = config.to_str().unwrap();
+    let report = doctor(&dir, &["--config-file", config, "--url", &server.url]);
     assert_clean(&report);
 }
 

@@ -114,7 +114,8 @@ fn a_client_config_of_live_servers_shows_shadowing() {
         "S999",
     ]);
     assert_eq!(code, Some(2), "{err}");
-    let bad = write(&d, "bad.json", "{\"servers\": {}}");
+    // (VS Code's `servers` is a config too.)
+    let bad = write(&d, "bad.json", "{\"tools\": {}}");
     let (code, _, err) = run_mcpcheck(&["scan", "--config", bad.to_str().unwrap()]);
     assert_eq!(code, Some(2));
     assert!(err.contains("no `mcpServers` object"), "{err}");

@@ -707,6 +707,22 @@ impl Report {
                 CaseStatus::Noted
             };
         }
+        if cases.is_empty() {
+            cases.push(Case {
+                suite: String::new(),
+                class: self.command.clone(),
+                name: if self.subject.is_empty() {
+                    self.command.clone()
+                } else {
+                    self.subject.clone()
+                },
+                status: CaseStatus::Passed,
+                label: String::new(),
+                detail: String::new(),
+                duration_ms: None,
+                findings: Vec::new(),
+            });
+        }
         cases
     }
 
