@@ -383,14 +383,19 @@ fn issuer_check(
     doc: Option<&serde_json::Map<String, Value>>,
     push: &mut Push<'_>,
 ) {
+    // Without the metadata (H405 says why) what it advertises is unknown:
+    // nothing here is judged.
+    let Some(doc) = doc else {
+        return;
+    };
     if let Some(location) = &probe.authorization_response {
-        let advertised = doc.is_some_and(|d| {
-            d.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true))
-        });
+        let advertised =
+            doc.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true));
         // The issuer the client recorded (the protected-resource metadata
         // named it), as RFC 9207 §2.4 compares it.
         let issuer = if probe.issuer.is_empty() {
-            doc.and_then(|d| d.get("issuer").and_then(Value::as_str))
+            doc.get("issuer")
+                .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string()
         } else {
