@@ -6,6 +6,15 @@
 //! readers: no validation result and no finding depends on them, and they are
 //! four fifths of the text (about 57 KB of the gzipped wasm module).
 //!
+//! Only the first revision is embedded whole; each later one is embedded as
+//! the JSON Merge Patch (RFC 7396) that makes it from the one before, both
+//! read with their definitions table called `definitions` (a revision that
+//! calls it `$defs`, and points its `$ref`s there, is renamed back after the
+//! patch). Consecutive revisions share most of their text, which gzip, with
+//! its 32 KB window, does not find between documents of 20 to 40 KB: about
+//! 2.6 KB of the gzipped module. Every patch is checked here: applied, it
+//! gives the revision exactly, or the build stops.
+//!
 //! Only the `description` *keyword* goes. Where a schema declares a property
 //! named `description` (`Tool.properties.description`), that declaration stays:
 //! the walk knows which members hold subschemas and which hold names or data.
@@ -28,6 +37,12 @@ const REVISIONS: [&str; 5] = [
 
 fn main() {
     let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR for build scripts");
+    let write = |name: String, text: String| {
+        let target = Path::new(&out).join(name);
+        std::fs::write(&target, text)
+            .unwrap_or_else(|e| panic!("writing {}: {e}", target.display()));
+    };
+    let mut before: Option<Value> = None;
     for revision in REVISIONS {
         let source = format!("schemas/mcp/{revision}/schema.json");
         println!("cargo::rerun-if-changed={source}");
@@ -36,11 +51,140 @@ fn main() {
         let mut schema: Value =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{source} is not JSON: {e}"));
         strip_schema(&mut schema);
-        let target = Path::new(&out).join(format!("schema-{revision}.json"));
-        std::fs::write(&target, schema.to_string())
-            .unwrap_or_else(|e| panic!("writing {}: {e}", target.display()));
+        // The whole document, for the core's tests to compare with.
+        write(format!("schema-{revision}.json"), schema.to_string());
+        let uses_defs = schema.get("$defs").is_some();
+        let normal = normalize(&schema);
+        let mut back = normal.clone();
+        if uses_defs {
+            denormalize(&mut back);
+        }
+        assert!(
+            back == schema,
+            "{source}: its definitions cannot be renamed and back"
+        );
+        match &before {
+            None => write(format!("schema-{revision}.base.json"), normal.to_string()),
+            Some(previous) => {
+                let patch = merge_patch(previous, &normal);
+                let mut applied = previous.clone();
+                apply_merge_patch(&mut applied, &patch);
+                assert!(
+                    applied == normal,
+                    "{source}: the merge patch does not give it back"
+                );
+                let step = serde_json::json!({ "uses_defs": uses_defs, "patch": patch });
+                write(format!("schema-{revision}.patch.json"), step.to_string());
+            }
+        }
+        before = Some(normal);
     }
     examples(Path::new(&out));
+}
+
+/// The document with its `$defs` table called `definitions`, and every
+/// `$ref` into it pointing there.
+fn normalize(schema: &Value) -> Value {
+    fn refs(v: &mut Value, from: &str, to: &str) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if k == "$ref"
+                        && let Some(rest) = x.as_str().and_then(|r| r.strip_prefix(from))
+                    {
+                        *x = Value::String(format!("{to}{rest}"));
+                    } else {
+                        refs(x, from, to);
+                    }
+                }
+            }
+            Value::Array(list) => list.iter_mut().for_each(|x| refs(x, from, to)),
+            _ => {}
+        }
+    }
+    let mut out = schema.clone();
+    if let Some(Value::Object(m)) = Some(&mut out)
+        && let Some(table) = m.remove("$defs")
+    {
+        m.insert("definitions".into(), table);
+        refs(&mut out, "#/$defs/", "#/definitions/");
+    }
+    out
+}
+
+/// [`normalize`] undone (the same walk as `src/invariants/schema.rs`'s).
+fn denormalize(schema: &mut Value) {
+    fn refs(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if k == "$ref"
+                        && let Some(rest) =
+                            x.as_str().and_then(|r| r.strip_prefix("#/definitions/"))
+                    {
+                        *x = Value::String(format!("#/$defs/{rest}"));
+                    } else {
+                        refs(x);
+                    }
+                }
+            }
+            Value::Array(list) => list.iter_mut().for_each(refs),
+            _ => {}
+        }
+    }
+    if let Value::Object(m) = schema
+        && let Some(table) = m.remove("definitions")
+    {
+        m.insert("$defs".into(), table);
+    }
+    refs(schema);
+}
+
+/// The RFC 7396 merge patch that makes `to` from `from` (neither holds a
+/// `null`, which a merge patch cannot write: checked by the caller applying
+/// it).
+fn merge_patch(from: &Value, to: &Value) -> Value {
+    match (from, to) {
+        (Value::Object(a), Value::Object(b)) => {
+            let mut patch = serde_json::Map::new();
+            for k in a.keys().filter(|k| !b.contains_key(*k)) {
+                patch.insert(k.clone(), Value::Null);
+            }
+            for (k, v) in b {
+                match a.get(k) {
+                    None => {
+                        patch.insert(k.clone(), v.clone());
+                    }
+                    Some(old) if old != v => {
+                        patch.insert(k.clone(), merge_patch(old, v));
+                    }
+                    Some(_) => {}
+                }
+            }
+            Value::Object(patch)
+        }
+        _ => to.clone(),
+    }
+}
+
+/// RFC 7396 §2 (the same as `src/invariants/schema.rs`'s).
+fn apply_merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(patch) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(serde_json::Map::new());
+    }
+    if let Value::Object(t) = target {
+        for (k, v) in patch {
+            if v.is_null() {
+                t.remove(k);
+            } else {
+                apply_merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+    }
 }
 
 /// The example `mcpcheck rule CODE` shows for the rules with shared vectors:

@@ -34,22 +34,93 @@ use super::rules::Rule;
 use super::session::{Revision, SessionCtx, Slot};
 use crate::capture::Message;
 
-/// The embedded schema documents: the published files with their `description`
-/// annotations removed and their whitespace dropped (`core/build.rs`), which
-/// changes no validation result and no finding.
-fn schema_text(revision: Revision) -> &'static str {
-    match revision {
-        Revision::R2024_11_05 => include_str!(concat!(env!("OUT_DIR"), "/schema-2024-11-05.json")),
-        Revision::R2025_03_26 => include_str!(concat!(env!("OUT_DIR"), "/schema-2025-03-26.json")),
-        Revision::R2025_06_18 => include_str!(concat!(env!("OUT_DIR"), "/schema-2025-06-18.json")),
-        Revision::R2025_11_25 => include_str!(concat!(env!("OUT_DIR"), "/schema-2025-11-25.json")),
-        Revision::R2026_07_28 => include_str!(concat!(env!("OUT_DIR"), "/schema-2026-07-28.json")),
+/// The first revision's schema, whole: the published file with its
+/// `description` annotations removed and its whitespace dropped
+/// (`core/build.rs`), which changes no validation result and no finding.
+const BASE: &str = include_str!(concat!(env!("OUT_DIR"), "/schema-2024-11-05.base.json"));
+
+/// Each later revision as the step from the one before: `{"uses_defs",
+/// "patch"}`, an RFC 7396 merge patch over the documents with their table
+/// called `definitions` (`core/build.rs` checks that each gives its revision
+/// exactly).
+const STEPS: [&str; 4] = [
+    include_str!(concat!(env!("OUT_DIR"), "/schema-2025-03-26.patch.json")),
+    include_str!(concat!(env!("OUT_DIR"), "/schema-2025-06-18.patch.json")),
+    include_str!(concat!(env!("OUT_DIR"), "/schema-2025-11-25.patch.json")),
+    include_str!(concat!(env!("OUT_DIR"), "/schema-2026-07-28.patch.json")),
+];
+
+/// The schema document of `revision`, as published less its `description`
+/// annotations.
+fn schema_document(revision: Revision) -> Result<Value, String> {
+    let mut document: Value = serde_json::from_str(BASE).map_err(|e| e.to_string())?;
+    let mut uses_defs = false;
+    for (step, _) in STEPS
+        .iter()
+        .zip(Revision::ALL.iter().skip(1))
+        .take_while(|(_, r)| **r <= revision)
+    {
+        let step: Value = serde_json::from_str(step).map_err(|e| e.to_string())?;
+        merge_patch(&mut document, &step["patch"]);
+        uses_defs = step["uses_defs"] == Value::Bool(true);
     }
+    if uses_defs {
+        rename_definitions(&mut document);
+    }
+    Ok(document)
+}
+
+/// RFC 7396 §2: `patch` applied to `target`.
+fn merge_patch(target: &mut Value, patch: &Value) {
+    let Value::Object(patch) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(serde_json::Map::new());
+    }
+    if let Value::Object(t) = target {
+        for (k, v) in patch {
+            if v.is_null() {
+                t.remove(k);
+            } else {
+                merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+            }
+        }
+    }
+}
+
+/// The table `definitions` called `$defs`, and every `$ref` into it with it.
+fn rename_definitions(schema: &mut Value) {
+    fn refs(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    if k == "$ref"
+                        && let Some(rest) =
+                            x.as_str().and_then(|r| r.strip_prefix("#/definitions/"))
+                    {
+                        *x = Value::String(format!("#/$defs/{rest}"));
+                    } else {
+                        refs(x);
+                    }
+                }
+            }
+            Value::Array(list) => list.iter_mut().for_each(refs),
+            _ => {}
+        }
+    }
+    if let Value::Object(m) = schema
+        && let Some(table) = m.remove("definitions")
+    {
+        m.insert("$defs".into(), table);
+    }
+    refs(schema);
 }
 
 /// Total bytes of schema text embedded in the binary.
 pub fn embedded_schema_bytes() -> usize {
-    Revision::ALL.iter().map(|&r| schema_text(r).len()).sum()
+    BASE.len() + STEPS.iter().map(|s| s.len()).sum::<usize>()
 }
 
 /// What a message is validated as.
@@ -92,8 +163,7 @@ struct TypeIndex {
 
 impl RevisionSchemas {
     fn load(revision: Revision) -> Result<Self, String> {
-        let document: Value =
-            serde_json::from_str(schema_text(revision)).map_err(|e| e.to_string())?;
+        let document = schema_document(revision)?;
         let (defs, table) = match (document.get("$defs"), document.get("definitions")) {
             (Some(Value::Object(table)), _) => ("$defs", table),
             (_, Some(Value::Object(table))) => ("definitions", table),
@@ -424,7 +494,7 @@ mod tests {
     #[test]
     fn embedded_schemas_keep_description_properties_and_drop_the_annotations() {
         for revision in Revision::ALL {
-            let schema: Value = serde_json::from_str(schema_text(revision)).unwrap();
+            let schema = schema_document(revision).unwrap();
             let defs = schema.get("definitions").or_else(|| schema.get("$defs"));
             let tool = &defs.unwrap()["Tool"];
             assert_eq!(
@@ -432,8 +502,33 @@ mod tests {
                 "{revision:?}"
             );
             assert!(tool.get("description").is_none(), "{revision:?}");
-            assert!(!schema_text(revision).contains("\"$comment\""));
+            assert!(!schema.to_string().contains("\"$comment\""));
         }
+    }
+
+    /// The base and the patches give every revision's document exactly as
+    /// the build wrote it whole.
+    #[test]
+    fn each_revision_is_its_document() {
+        let whole = [
+            include_str!(concat!(env!("OUT_DIR"), "/schema-2024-11-05.json")),
+            include_str!(concat!(env!("OUT_DIR"), "/schema-2025-03-26.json")),
+            include_str!(concat!(env!("OUT_DIR"), "/schema-2025-06-18.json")),
+            include_str!(concat!(env!("OUT_DIR"), "/schema-2025-11-25.json")),
+            include_str!(concat!(env!("OUT_DIR"), "/schema-2026-07-28.json")),
+        ];
+        for (revision, text) in Revision::ALL.into_iter().zip(whole) {
+            let expected: Value = serde_json::from_str(text).unwrap();
+            assert!(
+                schema_document(revision).unwrap() == expected,
+                "{revision:?}"
+            );
+        }
+        // 2025-11-25 on calls its table $defs, and points there.
+        let modern = schema_document(Revision::R2026_07_28).unwrap();
+        assert!(modern.get("$defs").is_some() && modern.get("definitions").is_none());
+        assert!(modern.to_string().contains("\"#/$defs/"));
+        assert!(!modern.to_string().contains("\"#/definitions/"));
     }
 
     struct Lcg(u64);
