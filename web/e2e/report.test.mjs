@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -23,7 +23,10 @@ import { chromium } from 'playwright-core';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const out = join(root, 'target', 'e2e');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-const MCPCHECK = process.env.MCPCHECK || join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'debug', 'mcpcheck');
+// A relative MCPCHECK is taken from the repository's root, as the scripts write it.
+const MCPCHECK = process.env.MCPCHECK
+  ? resolve(root, process.env.MCPCHECK)
+  : join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'debug', 'mcpcheck');
 const AXE = readFileSync(fileURLToPath(new URL('./node_modules/axe-core/axe.min.js', import.meta.url)), 'utf8');
 const WIDTHS = [390, 1280, 1920];
 
@@ -102,7 +105,9 @@ tests:
 `);
   runReport = join(dir, 'run report');
   try {
-    execFileSync(MCPCHECK, ['run', '--suite', join(dir, 'suite.yaml'), '--retries', '2', '--html', runReport, '-q'], { cwd: dir, stdio: 'pipe' });
+    // Each test on a server of its own (--isolate), so each attempt has a
+    // session, and stderr, of its own to show.
+    execFileSync(MCPCHECK, ['run', '--suite', join(dir, 'suite.yaml'), '--isolate', '--retries', '2', '--html', runReport, '-q'], { cwd: dir, stdio: 'pipe' });
     assert.fail('the run has failures: exit 1 expected');
   } catch (e) {
     assert.equal(e.status, 1, `${e.stdout}\n${e.stderr}`);
