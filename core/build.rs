@@ -27,6 +27,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
+// The core's own reading of the patches, so what is checked here is what runs.
+#[path = "src/invariants/schema_patch.rs"]
+mod schema_patch;
+use schema_patch::{merge_patch as apply_merge_patch, rename_definitions as denormalize};
+
 const REVISIONS: [&str; 5] = [
     "2024-11-05",
     "2025-03-26",
@@ -112,34 +117,6 @@ fn normalize(schema: &Value) -> Value {
     out
 }
 
-/// [`normalize`] undone (the same walk as `src/invariants/schema.rs`'s).
-fn denormalize(schema: &mut Value) {
-    fn refs(v: &mut Value) {
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m.iter_mut() {
-                    if k == "$ref"
-                        && let Some(rest) =
-                            x.as_str().and_then(|r| r.strip_prefix("#/definitions/"))
-                    {
-                        *x = Value::String(format!("#/$defs/{rest}"));
-                    } else {
-                        refs(x);
-                    }
-                }
-            }
-            Value::Array(list) => list.iter_mut().for_each(refs),
-            _ => {}
-        }
-    }
-    if let Value::Object(m) = schema
-        && let Some(table) = m.remove("definitions")
-    {
-        m.insert("$defs".into(), table);
-    }
-    refs(schema);
-}
-
 /// The RFC 7396 merge patch that makes `to` from `from` (neither holds a
 /// `null`, which a merge patch cannot write: checked by the caller applying
 /// it).
@@ -164,26 +141,6 @@ fn merge_patch(from: &Value, to: &Value) -> Value {
             Value::Object(patch)
         }
         _ => to.clone(),
-    }
-}
-
-/// RFC 7396 §2 (the same as `src/invariants/schema.rs`'s).
-fn apply_merge_patch(target: &mut Value, patch: &Value) {
-    let Value::Object(patch) = patch else {
-        *target = patch.clone();
-        return;
-    };
-    if !target.is_object() {
-        *target = Value::Object(serde_json::Map::new());
-    }
-    if let Value::Object(t) = target {
-        for (k, v) in patch {
-            if v.is_null() {
-                t.remove(k);
-            } else {
-                apply_merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
-            }
-        }
     }
 }
 

@@ -28,6 +28,7 @@ mod progress;
 mod render;
 pub(crate) mod rules;
 mod schema;
+mod schema_patch;
 mod session;
 #[cfg(not(target_family = "wasm"))]
 mod tape;

@@ -31,6 +31,7 @@ use super::Sink;
 use super::fast;
 use super::json;
 use super::rules::Rule;
+use super::schema_patch::{merge_patch, rename_definitions};
 use super::session::{Revision, SessionCtx, Slot};
 use crate::capture::Message;
 
@@ -68,54 +69,6 @@ fn schema_document(revision: Revision) -> Result<Value, String> {
         rename_definitions(&mut document);
     }
     Ok(document)
-}
-
-/// RFC 7396 §2: `patch` applied to `target`.
-fn merge_patch(target: &mut Value, patch: &Value) {
-    let Value::Object(patch) = patch else {
-        *target = patch.clone();
-        return;
-    };
-    if !target.is_object() {
-        *target = Value::Object(serde_json::Map::new());
-    }
-    if let Value::Object(t) = target {
-        for (k, v) in patch {
-            if v.is_null() {
-                t.remove(k);
-            } else {
-                merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
-            }
-        }
-    }
-}
-
-/// The table `definitions` called `$defs`, and every `$ref` into it with it.
-fn rename_definitions(schema: &mut Value) {
-    fn refs(v: &mut Value) {
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m.iter_mut() {
-                    if k == "$ref"
-                        && let Some(rest) =
-                            x.as_str().and_then(|r| r.strip_prefix("#/definitions/"))
-                    {
-                        *x = Value::String(format!("#/$defs/{rest}"));
-                    } else {
-                        refs(x);
-                    }
-                }
-            }
-            Value::Array(list) => list.iter_mut().for_each(refs),
-            _ => {}
-        }
-    }
-    if let Value::Object(m) = schema
-        && let Some(table) = m.remove("definitions")
-    {
-        m.insert("$defs".into(), table);
-    }
-    refs(schema);
 }
 
 /// Total bytes of schema text embedded in the binary.
