@@ -15,7 +15,8 @@ use serde_json::Value;
 
 /// A stdio server whose one tool answers `Error: Only SELECT queries are
 /// allowed` without `isError`, as some database servers do; it writes the
-/// value of `API_TOKEN` on stderr.
+/// value of `API_TOKEN` on stderr, and says goodbye there when its stdin
+/// closes.
 const SQL_SERVER: &str = r#"
 import json, os, sys
 print("starting with token " + os.environ.get("API_TOKEN", ""), file=sys.stderr, flush=True)
@@ -37,6 +38,7 @@ for line in sys.stdin:
         r = {}
     sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}) + "\n")
     sys.stdout.flush()
+print("stdin closed, bye", file=sys.stderr, flush=True)
 "#;
 
 /// The data of the report in `dir` (its `data/index.js`).
@@ -160,9 +162,13 @@ tests:
     let x = s["focus"]["exchange"].as_u64().unwrap() as usize;
     assert_eq!(s["timeline"][0]["exchanges"][x]["method"], "tools/call");
     assert_eq!(s["focus"]["checks"][0]["pointer"], "/result");
-    // The server's stderr is there, its secret hidden, in every file.
+    // The server's stderr is there, its secret hidden, in every file, up
+    // to what it said as it shut down.
     let s = session(&html, 2);
-    assert_eq!(s["stderr"], "starting with token ***", "{s}");
+    assert_eq!(
+        s["stderr"], "starting with token ***\nstdin closed, bye",
+        "{s}"
+    );
     for dir in [&html, &other] {
         for f in ["data/index.js", "data/sessions/2.js"] {
             let text = std::fs::read_to_string(dir.join(f)).unwrap();
@@ -189,6 +195,74 @@ tests:
     assert_eq!(index(&again)["tests"][1]["outcome"], "fail");
     assert_eq!(index(&again)["tests"][1]["session"], Value::Null);
     let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A stdio server that says on stderr which call it answers, counted in
+/// memory, so each test on a reused session has lines of its own.
+const COUNTING_SERVER: &str = r#"
+import json, sys
+calls = 0
+print("up", file=sys.stderr, flush=True)
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
+             "serverInfo": {"name": "counting", "version": "1"}}
+    elif m["method"] == "tools/list":
+        r = {"tools": [{"name": "count", "inputSchema": {"type": "object"},
+                        "annotations": {"readOnlyHint": True}}]}
+    elif m["method"] == "tools/call":
+        calls += 1
+        print("call %d" % calls, file=sys.stderr, flush=True)
+        r = {"content": [{"type": "text", "text": "counted"}]}
+    else:
+        r = {}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}) + "\n")
+    sys.stdout.flush()
+print("bye after %d" % calls, file=sys.stderr, flush=True)
+"#;
+
+#[test]
+fn each_test_on_a_reused_session_shows_the_stderr_of_its_own_time() {
+    let d = scratch("html-stderr-reuse");
+    let server = write(&d, "count.py", COUNTING_SERVER);
+    let suite = write(
+        &d,
+        "suite.yaml",
+        &format!(
+            r#"name: reuse stderr
+server: {{command: python3, args: ["{}"]}}
+tests:
+  - {{name: first, tool: count, expect: [{{target: text, matcher: {{equals: counted}}}}]}}
+  - {{name: second, tool: count, expect: [{{target: text, matcher: {{equals: counted}}}}]}}
+"#,
+            server.display()
+        ),
+    );
+    let html = d.join("report");
+    let o = mcpcheck()
+        .args([
+            "run",
+            "--suite",
+            suite.to_str().unwrap(),
+            "--jobs",
+            "1",
+            "--html",
+        ])
+        .arg(&html)
+        .arg("-q")
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    let (code, out, err) = outcome(&o);
+    assert_eq!(code, Some(0), "{out}\n{err}");
+    // One server for both: the first test has the start-up and its call,
+    // the second its own call; the server's goodbye comes after the run's
+    // last test and belongs to no test's log.
+    assert_eq!(session(&html, 0)["stderr"], "up\ncall 1");
+    assert_eq!(session(&html, 1)["stderr"], "call 2");
 }
 
 #[test]

@@ -664,6 +664,16 @@ impl Session {
 
     /// The last bytes a local server wrote on stderr; empty for a remote
     /// one.
+    /// The server's stderr as it is read, for a local process; it outlives
+    /// the session, so what the server says while it shuts down can be
+    /// waited for (see [`stdio::StderrTail::drained`]).
+    pub fn stderr_handle(&self) -> Option<stdio::StderrTail> {
+        match self.conn.as_ref() {
+            Some(Conn::Stdio(child)) => Some(child.stderr.clone()),
+            _ => None,
+        }
+    }
+
     pub fn stderr_tail(&self) -> String {
         match self.conn.as_ref() {
             Some(Conn::Stdio(child)) => child.stderr.text(),

@@ -143,29 +143,103 @@ pub fn kill_all_groups() {
 
 /// The last bytes a process wrote to stderr.
 #[derive(Clone, Default)]
-pub struct StderrTail(Arc<Mutex<VecDeque<u8>>>, Arc<std::sync::atomic::AtomicBool>);
+pub struct StderrTail(Arc<TailState>);
+
+#[derive(Default)]
+struct TailState {
+    /// The last [`STDERR_TAIL`] bytes.
+    buf: Mutex<VecDeque<u8>>,
+    /// How many bytes were written in all, kept or not.
+    written: std::sync::atomic::AtomicU64,
+    /// Whether the process closed its stderr (all of it has been read).
+    closed: std::sync::atomic::AtomicBool,
+}
 
 impl StderrTail {
     /// Whether the process closed its stderr (all of it has been read).
     pub fn finished(&self) -> bool {
-        self.1.load(std::sync::atomic::Ordering::Acquire)
+        self.0.closed.load(std::sync::atomic::Ordering::Acquire)
     }
 
-    fn push(&self, bytes: &[u8]) {
-        if let Ok(mut buf) = self.0.lock() {
-            buf.extend(bytes);
-            while buf.len() > STDERR_TAIL {
-                buf.pop_front();
+    /// Waits until the process has closed its stderr and all of it has been
+    /// read, or until `limit` has passed; whether it was drained.
+    pub async fn drained(&self, limit: Duration) -> bool {
+        let until = tokio::time::Instant::now() + limit;
+        while !self.finished() {
+            if tokio::time::Instant::now() >= until {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        true
+    }
+
+    /// Waits until nothing new has come on stderr for `quiet`, or until
+    /// `limit` has passed: for a process that stays up, what it wrote just
+    /// before its last answer has then been read.
+    pub async fn settled(&self, quiet: Duration, limit: Duration) {
+        let until = tokio::time::Instant::now() + limit;
+        let mut seen = self.mark();
+        let mut still_since = tokio::time::Instant::now();
+        while !self.finished() {
+            let now = tokio::time::Instant::now();
+            if now >= until || now - still_since >= quiet {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let written = self.mark();
+            if written != seen {
+                seen = written;
+                still_since = tokio::time::Instant::now();
             }
         }
     }
 
+    fn push(&self, bytes: &[u8]) {
+        if let Ok(mut buf) = self.0.buf.lock() {
+            buf.extend(bytes);
+            while buf.len() > STDERR_TAIL {
+                buf.pop_front();
+            }
+            self.0
+                .written
+                .fetch_add(bytes.len() as u64, std::sync::atomic::Ordering::AcqRel);
+        }
+    }
+
+    fn close(&self) {
+        self.0
+            .closed
+            .store(true, std::sync::atomic::Ordering::Release);
+    }
+
+    /// A mark of how much has been written so far, for [`Self::text_since`].
+    pub fn mark(&self) -> u64 {
+        // Read under the lock, so a mark never falls inside a push.
+        let _buf = self.0.buf.lock();
+        self.0.written.load(std::sync::atomic::Ordering::Acquire)
+    }
+
     /// The tail as text, trimmed; empty when the process wrote nothing.
     pub fn text(&self) -> String {
+        self.text_since(0)
+    }
+
+    /// What was written after `mark` (as much of it as the tail keeps), as
+    /// text, trimmed.
+    pub fn text_since(&self, mark: u64) -> String {
         let bytes: Vec<u8> = self
             .0
+            .buf
             .lock()
-            .map(|b| b.iter().copied().collect())
+            .map(|b| {
+                let written = self.0.written.load(std::sync::atomic::Ordering::Acquire);
+                let new = usize::try_from(written.saturating_sub(mark)).unwrap_or(usize::MAX);
+                b.iter()
+                    .skip(b.len().saturating_sub(new))
+                    .copied()
+                    .collect()
+            })
             .unwrap_or_default();
         String::from_utf8_lossy(&bytes).trim().to_string()
     }
@@ -329,7 +403,7 @@ pub fn spawn(
                 }
                 tail.push(&chunk[..n]);
             }
-            tail.1.store(true, std::sync::atomic::Ordering::Release);
+            tail.close();
         });
     }
     Ok(ChildProc {

@@ -21,6 +21,7 @@ use mcpcheck_core::template;
 use serde_json::Value;
 use tokio::time::Instant as Deadline;
 
+use crate::client::stdio::StderrTail;
 use crate::client::{Endpoint, Session};
 
 use super::fixture;
@@ -279,6 +280,15 @@ fn read_trace(path: &str, suite_file: &str) -> Input {
 }
 
 /// The largest file a file check or an audit log reads.
+/// How long a recorded test waits, after its server was told to shut down,
+/// for the server's stderr to close: the shutdown's grace (100 ms) and its
+/// kill, with room to spare. Only runs that keep sessions wait.
+const STDERR_DRAIN: Duration = Duration::from_secs(1);
+
+/// How long a recorded test on a session that stays open waits for the
+/// server's stderr to be quiet before its log takes it.
+const STDERR_QUIET: Duration = Duration::from_millis(20);
+
 const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// A file a check or a trajectory names, as text: `None` when it cannot be
@@ -549,6 +559,11 @@ async fn run_test_in(
     };
 
     let test_start = session.tap.mark();
+    // The server's stderr from this test on: on a fresh session all of it
+    // (start-up included), on a reused one what came after the test began.
+    let stderr = session
+        .stderr_handle()
+        .map(|tail| (if reused_session { tail.mark() } else { 0 }, tail));
     let began = Instant::now();
     let outcome = drive(run, &mut session, &test.file, deadline).await;
     if let (Some(k), Ok(_)) = (&cost_key, &outcome) {
@@ -578,16 +593,8 @@ async fn run_test_in(
         .flatten();
 
     let log = record.then(|| session_log(&session, &endpoint, settings, handshake_end, test_start));
-    match shared {
-        Some(sh) if result.status != TestStatus::Error => {
-            sh.live = Some(Live {
-                key,
-                session,
-                handshake_end,
-            });
-        }
-        _ => session.close().await,
-    }
+    let keep = result.status != TestStatus::Error;
+    let log = release(session, shared, (key, handshake_end), keep, log, stderr).await;
     drop(fixture_copy);
     Finished {
         result,
@@ -722,6 +729,43 @@ async fn start(
         (s, end)
     });
     (connected, deadline)
+}
+
+/// Ends a test's use of its session: back to its shared slot (`keep`, on a
+/// reuse group), or closed. The log gets the server's stderr of the test's
+/// time: on a session that stays open, what the server said by the end of
+/// the test once its stderr has been quiet for a moment (later lines fall to
+/// the next test on it); on one that closes, everything up to its exit,
+/// what it says as it shuts down included.
+async fn release(
+    mut session: Session,
+    shared: Option<&mut Shared>,
+    (key, handshake_end): (String, usize),
+    keep: bool,
+    mut log: Option<SessionLog>,
+    stderr: Option<(u64, StderrTail)>,
+) -> Option<SessionLog> {
+    match shared {
+        Some(sh) if keep => {
+            if let (Some(log), Some((mark, tail))) = (log.as_mut(), stderr.as_ref()) {
+                tail.settled(STDERR_QUIET, STDERR_DRAIN).await;
+                log.stderr = tail.text_since(*mark);
+            }
+            sh.live = Some(Live {
+                key,
+                session,
+                handshake_end,
+            });
+        }
+        _ => {
+            session.close().await;
+            if let (Some(log), Some((mark, tail))) = (log.as_mut(), stderr.as_ref()) {
+                tail.drained(STDERR_DRAIN).await;
+                log.stderr = tail.text_since(*mark);
+            }
+        }
+    }
+    log
 }
 
 /// The capture of one test: on a shared session, the handshake and then
