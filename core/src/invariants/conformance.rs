@@ -121,6 +121,8 @@ fn applies(rule: Rule, stateless: bool) -> bool {
         | Rule::DiscoverResult
         | Rule::ResultType
         | Rule::ListenStream => stateless,
+        // The tasks extension is negotiated per request, from 2026-07-28.
+        r if (Rule::TaskUndeclared..=Rule::TaskPollInterval).contains(&r) => stateless,
         _ => true,
     }
 }

@@ -13,6 +13,7 @@
 //! a findings report for the one set of renderers; the
 //! JSON form is versioned (`"version": 1`, see `docs/capture.md`).
 
+mod apps;
 mod capability;
 mod composition;
 mod conformance;
@@ -28,8 +29,10 @@ mod render;
 pub(crate) mod rules;
 mod schema;
 mod session;
+mod skills;
 #[cfg(not(target_family = "wasm"))]
 mod tape;
+mod tasks;
 pub(crate) mod tools;
 
 pub use crate::findings::RuleInfo;
@@ -194,6 +197,10 @@ fn check_with(capture: &Capture<'_>, schemas: &mut schema::SchemaCache) -> Repor
         envelope::request_answered(&ctx, out);
         schema::schema_family(&ctx, schemas, out);
         modern::stateless_requests(&ctx, out);
+        // The extensions: tasks, skills, MCP Apps.
+        tasks::tasks(&ctx, out);
+        skills::skills(&ctx, out);
+        apps::apps(&ctx, out);
         let mut findings = sink.findings;
         // Stable: findings of one rule at one exchange keep the order the rule found
         // them in.
