@@ -18,6 +18,8 @@ pub const DASHBOARD_URI: &str = "ui://mcpcheck/dashboard.html";
 const MISSING_URI: &str = "ui://mcpcheck/missing.html";
 /// The tool with a UI.
 pub const TOOL: &str = "dashboard";
+/// What the dashboard tool answers, for hosts with and without apps.
+const DASHBOARD_TEXT: &str = "mcpcheck serve is running: its tools, prompts and resources are what tools/list, prompts/list and resources/list return.";
 
 const HTML: &str = r#"<!DOCTYPE html>
 <html lang="en">
@@ -91,22 +93,20 @@ impl App {
         json!({
             "name": TOOL,
             "title": "Dashboard",
-            "description": "Shows this session's tools/call count in an interactive view (MCP Apps); a host without apps gets the same as text.",
+            "description": "Shows that the server runs, in an interactive view (MCP Apps); a host without apps gets the same as text.",
             "inputSchema": { "type": "object", "properties": {}, "additionalProperties": false },
             "annotations": { "readOnlyHint": true },
             "_meta": meta,
         })
     }
 
-    /// The result of a dashboard call, `calls` the session's tools/call count.
-    pub fn call(&self, calls: u64) -> Value {
+    /// The result of a dashboard call: the same on every call, like every
+    /// answer of the server.
+    pub fn call(&self) -> Value {
         let content = if self.empty_content {
             json!([])
         } else {
-            json!([{
-                "type": "text",
-                "text": format!("Dashboard of mcpcheck serve: {calls} tools/call requests in this session."),
-            }])
+            json!([{ "type": "text", "text": DASHBOARD_TEXT }])
         };
         json!({ "content": content, "isError": false })
     }
@@ -180,7 +180,7 @@ mod tests {
                 .is_some_and(|t| t.starts_with("<!DOCTYPE html>"))
         );
         assert_eq!(tool["_meta"]["ui"]["visibility"], json!(["model", "app"]));
-        assert!(app.call(2)["content"][0]["text"].is_string());
+        assert_eq!(app.call()["content"][0]["text"], DASHBOARD_TEXT);
     }
 
     #[test]
@@ -197,7 +197,7 @@ mod tests {
         assert_eq!(broken.resource()["mimeType"], "text/html");
         let read = broken.read(DASHBOARD_URI).expect("readable");
         assert!(!read["text"].as_str().unwrap_or("").contains("DOCTYPE"));
-        assert_eq!(broken.call(1)["content"], json!([]));
+        assert_eq!(broken.call()["content"], json!([]));
         let flat = app(&[Fault::AppFlatMeta]).tool();
         assert_eq!(flat["_meta"]["ui/resourceUri"], DASHBOARD_URI);
         assert!(flat["_meta"].get("ui").is_none());

@@ -220,8 +220,7 @@ impl Session {
             "add_tool" => self.add_tool(args, context).await,
             "whoami" => Args::new(args, &[]).map(|_| text(self.identity(context).as_str())),
             super::apps::TOOL => {
-                let calls = self.state().calls;
-                let result = super::apps::App::new(&self.shared.faults).call(calls);
+                let result = super::apps::App::new(&self.shared.faults).call();
                 return serde_json::from_value(result)
                     .map_err(|e| McpError::internal_error(e.to_string(), None));
             }
