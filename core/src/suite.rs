@@ -116,11 +116,17 @@ pub struct ClientCaps {
     pub roots: Option<Vec<String>>,
     pub sampling: Option<SamplingMock>,
     pub elicitation: Option<ElicitationMock>,
+    /// The extensions declared (`capabilities.extensions`): identifier →
+    /// settings object.
+    pub extensions: Option<serde_json::Map<String, Value>>,
 }
 
 impl ClientCaps {
     pub fn is_empty(&self) -> bool {
-        self.roots.is_none() && self.sampling.is_none() && self.elicitation.is_none()
+        self.roots.is_none()
+            && self.sampling.is_none()
+            && self.elicitation.is_none()
+            && self.extensions.is_none()
     }
 }
 
@@ -968,7 +974,7 @@ fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
     for (k, _, v) in cx.struct_entries(
         node,
         "client_capabilities",
-        &["roots", "sampling", "elicitation"],
+        &["roots", "sampling", "elicitation", "extensions"],
     ) {
         match k {
             "roots" => {
@@ -1046,10 +1052,39 @@ fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
                     defaults: false,
                 });
             }
+            "extensions" => caps.extensions = load_extensions(cx, v),
             _ => {}
         }
     }
     caps
+}
+
+/// `client_capabilities.extensions`: extension identifiers (`vendor/name`)
+/// to settings mappings (`{}` for none).
+fn load_extensions(cx: &mut LoadCx, node: &Node) -> Option<serde_json::Map<String, Value>> {
+    let entries = cx.map(node, "extensions")?;
+    let mut declared = serde_json::Map::new();
+    for (k, v) in entries {
+        let Some(id) = k.scalar_text() else { continue };
+        if !id.contains('/') {
+            cx.error_hint(
+                k.span,
+                format!("`{id}` is not an extension identifier"),
+                "an identifier is a prefix and a name: `io.modelcontextprotocol/tasks`, `io.modelcontextprotocol/ui`",
+            );
+            continue;
+        }
+        if v.as_map().is_none() {
+            cx.error_hint(
+                v.span,
+                format!("the settings of `{id}` must be a mapping"),
+                "write `{}` for an extension without settings",
+            );
+            continue;
+        }
+        declared.insert(id.to_string(), v.to_json());
+    }
+    Some(declared)
 }
 
 fn load_hooks(cx: &mut LoadCx, node: &Node) -> Hooks {
@@ -2585,6 +2620,44 @@ mod tests {
             d.message.contains("a mapping or `defaults`"),
             "{}",
             d.message
+        );
+    }
+
+    #[test]
+    fn client_extensions_are_declared_by_identifier() {
+        let loaded = load(
+            "x.yaml",
+            "name: t\nserver:\n  command: x\n  client_capabilities:\n    extensions:\n      io.modelcontextprotocol/tasks: {}\n      io.modelcontextprotocol/ui: {mimeTypes: [text/html;profile=mcp-app]}\nassert: {tool: t}\n",
+        );
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let declared = loaded.suite.tests[0]
+            .server
+            .as_ref()
+            .and_then(|s| s.client.extensions.clone())
+            .expect("extensions");
+        assert_eq!(
+            Value::Object(declared),
+            serde_json::json!({
+                "io.modelcontextprotocol/tasks": {},
+                "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]},
+            })
+        );
+        let bad = load(
+            "y.yaml",
+            "name: t\nserver:\n  command: x\n  client_capabilities:\n    extensions: {tasks: {}, io.modelcontextprotocol/ui: yes}\nassert: {tool: t}\n",
+        );
+        let errors: Vec<&str> = bad
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                "`tasks` is not an extension identifier",
+                "the settings of `io.modelcontextprotocol/ui` must be a mapping"
+            ]
         );
     }
 

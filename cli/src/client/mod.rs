@@ -347,12 +347,21 @@ impl Session {
     /// acknowledgment stands for the answer (its `params` as the result;
     /// an error answer to the listen request as the error).
     pub async fn subscribe(&mut self, uri: &str, deadline: Deadline) -> Reply {
-        let listen = json!({"notifications": {"resourceSubscriptions": [uri]}});
         if matches!(self.era, Era::Handshake) {
             return self
                 .request("resources/subscribe", Some(json!({"uri": uri})), deadline)
                 .await;
         }
+        let filter = json!({"resourceSubscriptions": [uri]});
+        self.listen(filter, uri, deadline).await
+    }
+
+    /// Open a `subscriptions/listen` stream for the notifications `filter`
+    /// asks for (2026-07-28), kept under `key` until [`Session::unsubscribe`]
+    /// ends it; its acknowledgment stands for the answer.
+    pub async fn listen(&mut self, filter: Value, key: &str, deadline: Deadline) -> Reply {
+        let listen = json!({ "notifications": filter });
+        let uri = key;
         let start = self.tap.mark();
         let began = Instant::now();
         let mut reply = Reply::default();

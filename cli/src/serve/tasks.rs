@@ -188,34 +188,39 @@ pub fn tools() -> Vec<Value> {
             "inputSchema": { "type": "object", "properties": properties, "required": required },
         })
     };
+    // They change nothing: a client (`mcpcheck conformance`) may call them.
+    let read_only = |mut tool: Value| {
+        tool["annotations"] = json!({ "readOnlyHint": true });
+        tool
+    };
     vec![
-        tool(
+        read_only(tool(
             "greet",
             "Answers `Hello, NAME!` at once; never a task.",
             json!({ "name": { "type": "string" } }),
             &["name"],
-        ),
-        tool(
+        )),
+        read_only(tool(
             "slow_compute",
             "Works `seconds` seconds (0 to 300), then answers `computed LABEL in Ns`. A task when the request declares io.modelcontextprotocol/tasks; cancelled by tasks/cancel.",
             json!({
-                "seconds": { "type": "integer", "minimum": 0, "maximum": MAX_SECONDS },
-                "label": { "type": "string" },
+                "seconds": { "type": "integer", "minimum": 0, "maximum": MAX_SECONDS, "default": 0 },
+                "label": { "type": "string", "default": "result" },
             }),
             &[],
-        ),
-        tool(
+        )),
+        read_only(tool(
             "failing_job",
             "Needs the tasks extension (-32021 without it): a task that completes with a tool error (isError: true).",
             json!({}),
             &[],
-        ),
-        tool(
+        )),
+        read_only(tool(
             "protocol_error_job",
             "A task that fails with the JSON-RPC error -32603 (without the tasks extension, that error at once).",
             json!({}),
             &[],
-        ),
+        )),
         tool(
             "confirm_delete",
             "A task that asks to confirm deleting `filename` (one elicitation, through tasks/get and tasks/update); deletes nothing.",
@@ -286,9 +291,12 @@ impl Tasks {
         self.updates.subscribe()
     }
 
-    /// Whether a task of this id is held (for `subscriptions/listen`).
-    pub fn exists(&self, id: &str) -> bool {
-        self.store().tasks.contains_key(id)
+    /// The task of this id as `notifications/tasks` shows it, if it is held
+    /// (a `subscriptions/listen` stream starts with it).
+    pub fn snapshot(&self, id: &str) -> Option<Value> {
+        let store = self.store();
+        let task = store.tasks.get(id)?;
+        Some(Value::Object(self.detailed(task, task.status)))
     }
 
     /// A `tools/call` of one of this module's tools; `declared` says whether

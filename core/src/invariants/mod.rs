@@ -13,7 +13,9 @@
 //! a findings report for the one set of renderers; the
 //! JSON form is versioned (`"version": 1`, see `docs/capture.md`).
 
-mod apps;
+/// MCP Apps: the checks of one tool or `ui://` resource, shared with lint
+/// and the runner.
+pub mod apps;
 mod capability;
 mod composition;
 mod conformance;

@@ -375,34 +375,49 @@ fn lifecycle(trails: &HashMap<String, Trail>, channel: &str, out: &mut Sink) {
     }
 }
 
-/// The rules the session gave something to judge.
+/// The rules the session gave something to judge: INV-100 any task handle
+/// or `tasks/*` answer; the shape and lifecycle rules a task seen (a handle,
+/// a `tasks/get` result, a notification); INV-104 a stream that asked for
+/// tasks.
 pub(crate) fn exercised(ctx: &SessionCtx<'_, '_>, rules: &mut Vec<Rule>) {
     if !ctx.stateless {
         return;
     }
-    let mut handle = false;
+    let mut task_seen = false;
     let mut asked = false;
     let mut stream = false;
     for exchange in &ctx.session.exchanges {
         let method = exchange.request.method_str();
+        let result = exchange
+            .response
+            .as_ref()
+            .and_then(|r| r.result())
+            .and_then(json::to_value);
         asked |= METHODS.contains(&method.as_ref()) && exchange.response.is_some();
-        stream |= method == "subscriptions/listen"
+        if method == "subscriptions/listen"
             && exchange
                 .request
                 .params()
                 .and_then(|p| json::path(p, &["notifications", "taskIds"]))
-                .is_some();
-        handle |= method == "tools/call"
-            && exchange
-                .response
-                .as_ref()
-                .and_then(|r| r.result())
-                .and_then(json::to_value)
-                .is_some_and(|r| is_handle(&r));
+                .is_some()
+        {
+            stream = true;
+            task_seen |= exchange
+                .notifications()
+                .iter()
+                .any(|n| n.method_is("notifications/tasks"));
+        }
+        task_seen |= match method.as_ref() {
+            "tools/call" => result.as_ref().is_some_and(is_handle),
+            "tasks/get" => result.is_some(),
+            _ => false,
+        };
     }
-    if handle || asked {
+    if task_seen || asked {
+        rules.push(Rule::TaskUndeclared);
+    }
+    if task_seen {
         rules.extend([
-            Rule::TaskUndeclared,
             Rule::TaskResultType,
             Rule::TaskLifecycle,
             Rule::TaskTerminal,

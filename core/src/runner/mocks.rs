@@ -30,6 +30,8 @@ pub struct Mocks {
     /// Sampling: text, model, stop reason.
     pub sampling: Option<(String, String, String)>,
     pub elicitation: Option<ElicitAnswer>,
+    /// The extensions the client declares: identifier → settings.
+    pub extensions: Option<Map<String, Value>>,
 }
 
 impl Mocks {
@@ -68,6 +70,7 @@ impl Mocks {
                 content: t.value(&e.content),
                 defaults: e.defaults,
             }),
+            extensions: caps.extensions.clone(),
         }
     }
 
@@ -82,6 +85,9 @@ impl Mocks {
         }
         if self.elicitation.is_some() {
             caps.insert("elicitation".into(), json!({}));
+        }
+        if let Some(extensions) = &self.extensions {
+            caps.insert("extensions".into(), Value::Object(extensions.clone()));
         }
         Value::Object(caps)
     }
@@ -212,6 +218,7 @@ mod tests {
             roots: Some(vec!["/srv".into()]),
             sampling: None,
             elicitation,
+            extensions: None,
         }
     }
 

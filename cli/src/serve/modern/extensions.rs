@@ -30,6 +30,8 @@ pub(super) const METHODS: [&str; 6] = [
 #[derive(Debug)]
 pub struct TaskFeed {
     ids: HashSet<String>,
+    /// Each agreed task as it was when the stream opened, sent first.
+    current: VecDeque<Value>,
     updates: broadcast::Receiver<Value>,
     /// The `task-stream-progress` fault: progress and a log message too.
     noisy: bool,
@@ -178,14 +180,21 @@ impl Modern {
             )
             .with_data(json!({ "requiredCapabilities": tasks::required() })));
         }
-        let agreed: Vec<String> = wanted
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|id| self.tasks.exists(id))
-            .map(str::to_owned)
-            .collect();
+        let mut agreed: Vec<String> = Vec::new();
+        let mut current = VecDeque::new();
+        for id in wanted.iter().filter_map(Value::as_str) {
+            if let Some(task) = self
+                .tasks
+                .snapshot(id)
+                .filter(|_| !agreed.iter().any(|a| a == id))
+            {
+                agreed.push(id.to_owned());
+                current.push_back(task);
+            }
+        }
         let feed = TaskFeed {
             ids: agreed.iter().cloned().collect(),
+            current,
             updates: self.tasks.subscribe(),
             noisy: self.fault(Fault::TaskStreamProgress),
             sent: 0,
@@ -204,12 +213,15 @@ pub(super) async fn next_task(
         return std::future::pending().await;
     };
     loop {
-        let mut update = match feed.updates.recv().await {
-            Ok(update) => update,
-            // Updates missed by a slow reader are past; the next one tells
-            // the task's state in full.
-            Err(broadcast::error::RecvError::Lagged(_)) => continue,
-            Err(broadcast::error::RecvError::Closed) => return None,
+        let mut update = match feed.current.pop_front() {
+            Some(now) => now,
+            None => match feed.updates.recv().await {
+                Ok(update) => update,
+                // Updates missed by a slow reader are past; the next one tells
+                // the task's state in full.
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            },
         };
         let Some(task_id) = update
             .get("taskId")
