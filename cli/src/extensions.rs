@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use mcpcheck_core::invariants::apps;
+use mcpcheck_core::probe::{self, Arguments, AuditResult, ClassifyCx, ItemKind, Request};
 use serde_json::{Value, json};
 
 use crate::client::listing::Listings;
@@ -28,6 +29,8 @@ const MAX_DEPTH: usize = 8;
 const MAX_FOLDER_FILES: usize = 4_096;
 /// The most pages of `skills/list` followed.
 const MAX_PAGES: usize = 50;
+/// The Skills extension's identifier.
+const SKILLS: &str = "io.modelcontextprotocol/skills";
 
 /// What a server serves of the extensions.
 #[derive(Debug, Default)]
@@ -61,43 +64,18 @@ fn read_text(response: &Value) -> Option<String> {
 }
 
 /// Reads what the server of `prober` serves of the extensions: its skills
-/// (a server without them answers `skills/list` with an error, and has
-/// none) and the `ui://` views its tools name or it lists.
+/// (when it declares Skills: each entry as `skills/get` gives it, and its
+/// files) and the `ui://` views its tools name or it lists.
 pub async fn read_server(prober: &mut Prober, listings: &Listings) -> Surface {
-    let mut surface = Surface::default();
-    let mut cursor: Option<String> = None;
-    for _ in 0..MAX_PAGES {
-        let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
-        let observed = prober.call("skills/list", params).await;
-        let Some(result) = observed.response.as_ref().and_then(|r| r.get("result")) else {
-            break;
-        };
-        let page = result.get("skills").and_then(Value::as_array);
-        surface.skills.extend(page.into_iter().flatten().cloned());
-        cursor = result
-            .get("nextCursor")
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        if cursor.is_none() || surface.skills.len() >= MAX_SKILLS {
-            break;
-        }
-    }
-    surface.skills.truncate(MAX_SKILLS);
-    for index in 0..surface.skills.len() {
-        let Some(uri) = surface.skills[index].get("uri").and_then(Value::as_str) else {
+    let mut surface = Surface {
+        skills: lint_skills(prober).await,
+        ..Surface::default()
+    };
+    for entry in &surface.skills {
+        let Some(uri) = entry.get("uri").and_then(Value::as_str) else {
             continue;
         };
-        let uri = uri.to_string();
-        let observed = prober.call("skills/get", json!({"uri": uri})).await;
-        if let Some(skill) = observed
-            .response
-            .as_ref()
-            .and_then(|r| r.pointer("/result/skill"))
-        {
-            surface.skills[index] = skill.clone();
-        }
-        let entry = surface.skills[index].clone();
-        let mut wanted = vec![uri.clone()];
+        let mut wanted = vec![uri.to_string()];
         for file in entry
             .get("resources")
             .and_then(Value::as_array)
@@ -127,22 +105,11 @@ pub async fn read_server(prober: &mut Prober, listings: &Listings) -> Surface {
             }
         }
     }
-    let mut views: Vec<String> = listings
-        .tools
+    let listed = listings
+        .resources
         .iter()
-        .filter_map(apps::resource_uri)
-        .chain(
-            listings
-                .resources
-                .iter()
-                .filter_map(|r| r.get("uri").and_then(Value::as_str)),
-        )
-        .filter(|uri| uri.starts_with("ui://"))
-        .map(str::to_string)
-        .collect();
-    views.sort();
-    views.dedup();
-    for uri in views.into_iter().take(MAX_VIEWS) {
+        .filter_map(|r| r.get("uri").and_then(Value::as_str));
+    for uri in views(listings, listed) {
         let observed = prober.call("resources/read", json!({"uri": uri})).await;
         match observed.response.as_ref().and_then(read_text) {
             Some(html) => surface.views.push((uri, html)),
@@ -152,6 +119,126 @@ pub async fn read_server(prober: &mut Prober, listings: &Listings) -> Surface {
         }
     }
     surface
+}
+
+/// The skill entries of `skills/list`, through its pages (at most
+/// [`MAX_SKILLS`]); none when the server answers it with an error.
+async fn list_skills(prober: &mut Prober) -> Vec<Value> {
+    let mut skills = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let params = cursor.as_ref().map_or(json!({}), |c| json!({"cursor": c}));
+        let observed = prober.call("skills/list", params).await;
+        let Some(result) = observed.response.as_ref().and_then(|r| r.get("result")) else {
+            break;
+        };
+        let page = result.get("skills").and_then(Value::as_array);
+        skills.extend(page.into_iter().flatten().cloned());
+        cursor = result
+            .get("nextCursor")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        if cursor.is_none() || skills.len() >= MAX_SKILLS {
+            break;
+        }
+    }
+    skills.truncate(MAX_SKILLS);
+    skills
+}
+
+/// Each skill entry replaced by `skills/get`'s, where it answered one.
+async fn fetch_each(prober: &mut Prober, skills: &mut [Value]) {
+    for entry in skills {
+        let Some(uri) = entry.get("uri").and_then(Value::as_str) else {
+            continue;
+        };
+        let observed = prober.call("skills/get", json!({"uri": uri})).await;
+        if let Some(skill) = observed
+            .response
+            .as_ref()
+            .and_then(|r| r.pointer("/result/skill"))
+        {
+            *entry = skill.clone();
+        }
+    }
+}
+
+/// Whether the server of `prober` declares the Skills extension.
+fn declares_skills(prober: &Prober) -> bool {
+    prober
+        .capabilities()
+        .get("extensions")
+        .and_then(|e| e.get(SKILLS))
+        .is_some_and(|v| !v.is_null())
+}
+
+/// The skills `lint` judges: when the server declares Skills, each entry
+/// of `skills/list` as `skills/get` gives it (with its manifest); none
+/// otherwise.
+pub async fn lint_skills(prober: &mut Prober) -> Vec<Value> {
+    if !declares_skills(prober) {
+        return Vec::new();
+    }
+    let mut skills = list_skills(prober).await;
+    fetch_each(prober, &mut skills).await;
+    skills
+}
+
+/// The `ui://` views the tools of `listings` name, and those of `also`,
+/// sorted, once each, at most [`MAX_VIEWS`].
+fn views<'a>(listings: &'a Listings, also: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut views: Vec<String> = listings
+        .tools
+        .iter()
+        .filter_map(apps::resource_uri)
+        .chain(also)
+        .filter(|uri| uri.starts_with("ui://"))
+        .map(str::to_string)
+        .collect();
+    views.sort();
+    views.dedup();
+    views.truncate(MAX_VIEWS);
+    views
+}
+
+/// `audit`'s calls for the extensions: `skills/get` of each skill the
+/// server lists (when it declares Skills), and a `resources/read` of each
+/// `ui://` view its tools name that `resources/list` did not list (the
+/// listed ones were read with the other resources). Each is classified
+/// like any other call, as a resource.
+pub async fn audit_calls(prober: &mut Prober, listings: &Listings, results: &mut Vec<AuditResult>) {
+    let skills = if declares_skills(prober) {
+        list_skills(prober).await
+    } else {
+        Vec::new()
+    };
+    let timeout_ms = Some(prober.timeout_ms());
+    let mut calls: Vec<(Request, String)> = skills
+        .iter()
+        .filter_map(|s| s.get("uri").and_then(Value::as_str))
+        .map(|uri| (Request::SkillsGet, uri.to_string()))
+        .collect();
+    calls.extend(
+        views(listings, std::iter::empty())
+            .into_iter()
+            .filter(|uri| !listings.resources.iter().any(|r| r["uri"] == uri.as_str()))
+            .map(|uri| (Request::ResourcesRead, uri)),
+    );
+    for (request, uri) in calls {
+        let observed = prober.call(request.as_str(), json!({"uri": uri})).await;
+        let cx = ClassifyCx {
+            timeout_ms,
+            ..ClassifyCx::new(request)
+        };
+        let outcome = probe::classify(&observed, &cx);
+        results.push(AuditResult::from_call(
+            ItemKind::Resource,
+            &uri,
+            &Arguments::Omitted,
+            &outcome,
+            &observed,
+        ));
+    }
 }
 
 /// The files of the skills at `path`: a file is itself (a SKILL.md, or any

@@ -3,7 +3,8 @@
 //! it can judge and catches each of serve's extension faults by its rule; a
 //! small script server with a planted app violation is caught by
 //! `conformance` and `scan`; `scan --skill` flags a poisoned SKILL.md and not
-//! a benign one.
+//! a benign one; the suite blocks pass against serve and fail on its faults;
+//! `audit`, `lint` and `doctor` reach the skills and the app views.
 
 mod cli_support;
 
@@ -264,4 +265,138 @@ fn scan_flags_a_poisoned_skill_and_not_a_benign_one() {
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("none"), "{err}");
     let _ = std::fs::remove_dir_all(&d);
+}
+
+fn extension_examples() -> String {
+    format!("{}/../examples/extensions", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `mcpcheck run` of the extension examples against `server`: (exit code,
+/// the results document).
+fn run_examples(server: &str) -> (Option<i32>, Value) {
+    let (code, out, err) = run_mcpcheck(&[
+        "run",
+        "--suite",
+        &extension_examples(),
+        "--server",
+        server,
+        "--json",
+    ]);
+    let results: Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    (code, results)
+}
+
+/// The status and failure messages of the test named `name`.
+fn outcome(results: &Value, name: &str) -> (String, String) {
+    let test = results["tests"]
+        .as_array()
+        .expect("tests")
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no test {name}: {results:#}"));
+    (
+        test["status"].as_str().unwrap_or_default().to_string(),
+        test.to_string(),
+    )
+}
+
+#[test]
+fn the_extension_blocks_pass_against_serve_and_catch_its_faults() {
+    let (code, results) = run_examples(&format!("{BIN} serve"));
+    assert_eq!(code, Some(0), "{results:#}");
+    assert_eq!(results["summary"]["passed"], 6, "{results:#}");
+
+    let (code, results) = run_examples(&format!(
+        "{BIN} serve --fault skills-wrong-digest --fault app-wrong-mime --fault task-hidden-result"
+    ));
+    assert_eq!(code, Some(1), "{results:#}");
+    let (status, detail) = outcome(&results, "every file of the code-review skill is what its manifest says");
+    assert_eq!(status, "fail", "{detail}");
+    assert!(detail.contains("references/checklist.md: the manifest's digest is"), "{detail}");
+    let (status, detail) = outcome(&results, "the dashboard tool's view is a well-formed app");
+    assert_eq!(status, "fail", "{detail}");
+    assert!(detail.contains("text/html;profile=mcp-app"), "{detail}");
+    // The task still ends completed, but without its result to check.
+    let (status, detail) = outcome(&results, "a slow computation runs as a task and completes");
+    assert_eq!(status, "fail", "{detail}");
+    assert!(detail.contains("computed report in 1s"), "{detail}");
+    let (status, _) = outcome(&results, "a task cancelled while it works ends cancelled");
+    assert_eq!(status, "pass");
+}
+
+/// `mcpcheck COMMAND --server SERVER --format json`: (exit code, report).
+fn json_report(command: &str, server: &str) -> (Option<i32>, Value) {
+    let (code, out, err) = run_mcpcheck(&[command, "--server", server, "--format", "json"]);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}\n{err}"));
+    (code, report)
+}
+
+/// The audit results for skills (their URIs under `skill://`): (URI,
+/// status, detail), in order.
+fn skill_results(report: &Value) -> Vec<(String, String, String)> {
+    report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["tool"].as_str().is_some_and(|t| t.starts_with("skill://")))
+        .filter(|r| r["detail"].as_str().is_some_and(|d| !d.contains("returned 1 content")))
+        .map(|r| {
+            let s = |k: &str| r[k].as_str().unwrap_or_default().to_string();
+            (s("tool"), s("status"), s("detail"))
+        })
+        .collect()
+}
+
+#[test]
+fn audit_lint_and_doctor_cover_the_extensions() {
+    // audit gets each skill serve lists; a healthy skills/get counts its files.
+    let (_, report) = json_report("audit", &format!("{BIN} serve"));
+    let skills = skill_results(&report);
+    assert_eq!(skills.len(), 2, "{skills:?}");
+    for (uri, status, detail) in &skills {
+        assert_eq!(status, "healthy", "{uri}: {detail}");
+        assert!(detail.ends_with("skill files"), "{uri}: {detail}");
+    }
+    // A declared extension whose skills/get is not there is a protocol error.
+    let (code, report) = json_report("audit", &format!("{BIN} serve --fault skills-no-get"));
+    assert_eq!(code, Some(1));
+    let skills = skill_results(&report);
+    assert_eq!(skills.len(), 2, "{skills:?}");
+    assert!(
+        skills.iter().all(|(_, status, _)| status == "protocol_error"),
+        "{skills:?}"
+    );
+    // A view a tool names but resources/list leaves out is read too.
+    let (_, report) = json_report("audit", &format!("{BIN} serve --fault app-missing-resource"));
+    let view = report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["tool"].as_str().is_some_and(|t| t.starts_with("ui://")))
+        .unwrap_or_else(|| panic!("no view read: {report:#}"));
+    assert_eq!(view["status"], "tool_error", "{view}");
+
+    // lint judges the skills serve declares and its app metadata.
+    let ours = |report: &Value| -> Vec<String> {
+        failed(report)
+            .into_iter()
+            .filter(|c| c.starts_with("E62") || c.starts_with("W62"))
+            .collect()
+    };
+    let (_, report) = json_report("lint", &format!("{BIN} serve"));
+    assert_eq!(ours(&report), Vec::<String>::new(), "{report:#}");
+    let (code, report) = json_report(
+        "lint",
+        &format!(
+            "{BIN} serve --fault skills-name-mismatch --fault app-wrong-mime --fault app-flat-meta"
+        ),
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(ours(&report), ["E622", "E628", "W620"], "{report:#}");
+
+    // doctor's lint and scan parts see them as well.
+    let (code, report) = json_report("doctor", &format!("{BIN} serve --fault skills-name-mismatch"));
+    assert_eq!(code, Some(1));
+    assert!(failed(&report).contains(&"E628".to_string()), "{report:#}");
 }

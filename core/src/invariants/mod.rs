@@ -31,7 +31,7 @@ mod render;
 pub(crate) mod rules;
 mod schema;
 mod session;
-mod skills;
+pub(crate) mod skills;
 #[cfg(not(target_family = "wasm"))]
 mod tape;
 mod tasks;
@@ -111,6 +111,18 @@ pub(crate) struct Sink {
 }
 
 impl Sink {
+    /// An empty sink, for a check run outside a session (lint's).
+    pub(crate) fn new() -> Sink {
+        Sink {
+            findings: Vec::new(),
+        }
+    }
+
+    /// What the rules found.
+    pub(crate) fn into_findings(self) -> Vec<Finding> {
+        self.findings
+    }
+
     pub(crate) fn push(&mut self, rule: Rule, exchange: Option<usize>, message: String) {
         let location = Location {
             exchange,

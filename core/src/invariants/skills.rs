@@ -252,6 +252,17 @@ pub(crate) fn skills(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     }
 }
 
+/// What is wrong with one skill entry on its own (no file read): each
+/// finding's rule and message, for lint.
+pub(crate) fn entry_problems(entry: &Value) -> Vec<(&'static str, String)> {
+    let mut sink = Sink::new();
+    judge_entry(entry, None, &HashMap::new(), &mut sink);
+    sink.into_findings()
+        .into_iter()
+        .map(|f| (f.code(), f.message))
+        .collect()
+}
+
 /// Every rule on one skill entry; `reads` are the files the session read.
 fn judge_entry(
     entry: &Value,

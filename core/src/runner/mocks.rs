@@ -50,6 +50,15 @@ impl Mocks {
                 mock.stop_reason.clone(),
             ));
         }
+        // A task block calls its tool as a task: the client declares the
+        // tasks extension.
+        if let Action::Extension(crate::suite::ExtensionOp::Task { .. }) = action {
+            mocks
+                .extensions
+                .get_or_insert_with(Map::new)
+                .entry("io.modelcontextprotocol/tasks")
+                .or_insert_with(|| json!({}));
+        }
         mocks
     }
 
