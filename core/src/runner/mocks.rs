@@ -30,6 +30,8 @@ pub struct Mocks {
     /// Sampling: text, model, stop reason.
     pub sampling: Option<(String, String, String)>,
     pub elicitation: Option<ElicitAnswer>,
+    /// The extensions the client declares: identifier → settings.
+    pub extensions: Option<Map<String, Value>>,
 }
 
 impl Mocks {
@@ -47,6 +49,15 @@ impl Mocks {
                 mock.model.clone(),
                 mock.stop_reason.clone(),
             ));
+        }
+        // A task block calls its tool as a task: the client declares the
+        // tasks extension.
+        if let Action::Extension(crate::suite::ExtensionOp::Task { .. }) = action {
+            mocks
+                .extensions
+                .get_or_insert_with(Map::new)
+                .entry("io.modelcontextprotocol/tasks")
+                .or_insert_with(|| json!({}));
         }
         mocks
     }
@@ -68,6 +79,7 @@ impl Mocks {
                 content: t.value(&e.content),
                 defaults: e.defaults,
             }),
+            extensions: caps.extensions.clone(),
         }
     }
 
@@ -82,6 +94,9 @@ impl Mocks {
         }
         if self.elicitation.is_some() {
             caps.insert("elicitation".into(), json!({}));
+        }
+        if let Some(extensions) = &self.extensions {
+            caps.insert("extensions".into(), Value::Object(extensions.clone()));
         }
         Value::Object(caps)
     }
@@ -212,6 +227,7 @@ mod tests {
             roots: Some(vec!["/srv".into()]),
             sampling: None,
             elicitation,
+            extensions: None,
         }
     }
 
