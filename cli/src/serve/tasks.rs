@@ -197,15 +197,15 @@ pub fn tools() -> Vec<Value> {
         read_only(tool(
             "greet",
             "Answers `Hello, NAME!` at once; never a task.",
-            json!({ "name": { "type": "string" } }),
+            json!({ "name": { "type": "string", "description": "Who to greet, e.g. `Ada`." } }),
             &["name"],
         )),
         read_only(tool(
             "slow_compute",
             "Works `seconds` seconds (0 to 300), then answers `computed LABEL in Ns`. A task when the request declares io.modelcontextprotocol/tasks; cancelled by tasks/cancel.",
             json!({
-                "seconds": { "type": "integer", "minimum": 0, "maximum": MAX_SECONDS, "default": 0 },
-                "label": { "type": "string", "default": "result" },
+                "seconds": { "type": "integer", "minimum": 0, "maximum": MAX_SECONDS, "default": 0, "description": "How long to work, in seconds; 0 (the default) answers at once." },
+                "label": { "type": "string", "default": "result", "description": "The word the answer names what it computed with; `result` when left out." },
             }),
             &[],
         )),
@@ -224,7 +224,7 @@ pub fn tools() -> Vec<Value> {
         tool(
             "confirm_delete",
             "A task that asks to confirm deleting `filename` (one elicitation, through tasks/get and tasks/update); deletes nothing.",
-            json!({ "filename": { "type": "string" } }),
+            json!({ "filename": { "type": "string", "description": "The file the confirmation asks about, e.g. `notes.txt`; `file.txt` when left out. Nothing is deleted." } }),
             &[],
         ),
         tool(

@@ -862,7 +862,7 @@ pub const INFOS: [RuleInfo; 70] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!(
-            "Over HTTP, a 2026-07-28 request whose Mcp-Method header is missing or differs from its method, or whose Mcp-Name header is missing or differs from params.name (params.uri for resources/read) on tools/call, prompts/get and resources/read, is refused with -32020 and status 400."
+            "Over HTTP, a 2026-07-28 request whose Mcp-Method header is missing or differs from its method, or whose Mcp-Name header is missing or differs from params.name (params.uri for resources/read, params.taskId for the tasks extension) on tools/call, prompts/get, resources/read and tasks/get, tasks/update and tasks/cancel, is refused with -32020 and status 400."
         ),
         rationale: crate::findings::prose!(
             "Gateways route and authorize on the mirrored headers while the server executes the body: a server that serves a request whose headers say something else lets a request be routed as one method or tool and run as another."

@@ -141,10 +141,14 @@ impl Modern {
         match self.tasks.call(name, &arguments, declared, answers).await {
             Call::Complete(result) => self.complete(id, "tools/call", result, Vec::new(), envelope),
             // A task handle is no complete result: its resultType is its own.
-            Call::Task(created) => Reply {
-                status: 200,
-                messages: vec![json!({ "jsonrpc": "2.0", "id": id, "result": created })],
-            },
+            // It names the server in `_meta` as every result does.
+            Call::Task(mut created) => {
+                self.stamp(&mut created, envelope);
+                Reply {
+                    status: 200,
+                    messages: vec![json!({ "jsonrpc": "2.0", "id": id, "result": created })],
+                }
+            }
             Call::Ask(asked) => self.input_required(id, asked, binding, answers, envelope),
             Call::Missing(needed) => self.missing(id, needed),
             Call::Error(code, message) => {
