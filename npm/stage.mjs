@@ -68,13 +68,22 @@ mkdirSync(out, { recursive: true });
 const work = mkdtempSync(join(tmpdir(), 'mcpcheck-npm-'));
 const licenses = ['LICENSE-MIT', 'LICENSE-APACHE'];
 
+// On Windows npm is npm.cmd, which only a shell runs (the arguments are
+// then joined into one command line: the folder is quoted).
+const windows = process.platform === 'win32';
+
 function pack(dir) {
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], {
-      cwd: dir,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }),
+    execFileSync(
+      windows ? 'npm.cmd' : 'npm',
+      ['pack', '--json', '--ignore-scripts', '--pack-destination', windows ? `"${out}"` : out],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+        shell: windows,
+      },
+    ),
   );
   return join(out, packed[0].filename);
 }
