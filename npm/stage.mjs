@@ -14,7 +14,7 @@
 //
 // Both are packed with `npm pack` (fixed timestamps and modes), so the same
 // inputs give the same tarballs. Prints the tarballs' paths.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, execSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -68,13 +68,17 @@ mkdirSync(out, { recursive: true });
 const work = mkdtempSync(join(tmpdir(), 'mcpcheck-npm-'));
 const licenses = ['LICENSE-MIT', 'LICENSE-APACHE'];
 
+// On Windows npm is npm.cmd, which only a shell runs: there the command
+// line is given whole, the folder quoted.
+const windows = process.platform === 'win32';
+
 function pack(dir) {
+  const options = { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] };
+  const args = ['pack', '--json', '--ignore-scripts', '--pack-destination'];
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', out], {
-      cwd: dir,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }),
+    windows
+      ? execSync(`npm ${args.join(' ')} "${out}"`, options)
+      : execFileSync('npm', [...args, out], options),
   );
   return join(out, packed[0].filename);
 }

@@ -110,18 +110,11 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
 /// that names the file its own way.
 pub fn read_bounded(path: &Path, max: u64) -> Result<String, Why> {
     use std::io::Read;
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
     let kind = |ft: std::fs::FileType| {
         Why::NotRegular(if ft.is_dir() {
             "a directory"
-        } else if ft.is_fifo() {
-            "a named pipe"
-        } else if ft.is_socket() {
-            "a socket"
-        } else if ft.is_char_device() || ft.is_block_device() {
-            "a device"
         } else {
-            "not a regular file"
+            special_kind(ft).unwrap_or("not a regular file")
         })
     };
     let too_large = |len: u64| Why::TooLarge {
@@ -137,11 +130,7 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<String, Why> {
     }
     // Opened without blocking, and looked at again: the path may have been
     // replaced by a pipe since.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::libc::O_NONBLOCK)
-        .open(path)
-        .map_err(Why::Io)?;
+    let file = open_without_blocking(path).map_err(Why::Io)?;
     let meta = file.metadata().map_err(Why::Io)?;
     if !meta.is_file() {
         return Err(kind(meta.file_type()));
@@ -154,6 +143,79 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<String, Why> {
         return Err(too_large(bytes.len() as u64));
     }
     String::from_utf8(bytes).map_err(|e| Why::NotUtf8(e.utf8_error().valid_up_to()))
+}
+
+/// The program `name` in the directory `dir`, as a shell would run it: on
+/// Unix a file with an execute bit; on Windows a file `name` with one of
+/// the extensions of `PATHEXT` added (`.COM;.EXE;.BAT;.CMD` when unset), or
+/// `name` itself when it already ends in one.
+pub fn program_in(dir: &Path, name: &str) -> Option<std::path::PathBuf> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let candidate = dir.join(name);
+        std::fs::metadata(&candidate)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .then_some(candidate)
+    }
+    #[cfg(windows)]
+    {
+        let pathext = std::env::var("PATHEXT").unwrap_or_else(|_| ".COM;.EXE;.BAT;.CMD".into());
+        let exts: Vec<&str> = pathext.split(';').filter(|e| !e.is_empty()).collect();
+        let has_ext = exts
+            .iter()
+            .any(|e| name.len() > e.len() && name[name.len() - e.len()..].eq_ignore_ascii_case(e));
+        let own = has_ext.then(|| name.to_string());
+        own.into_iter()
+            .chain(exts.iter().map(|e| format!("{name}{e}")))
+            .map(|n| dir.join(n))
+            .find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| m.is_file()))
+    }
+}
+
+/// Whether a file is a named pipe, a socket or a device (never on Windows,
+/// where none of these is found by walking a directory).
+pub fn is_special(ft: std::fs::FileType) -> bool {
+    special_kind(ft).is_some()
+}
+
+/// What a file that is neither a regular file nor a directory is, in words,
+/// when the platform tells.
+#[cfg(unix)]
+fn special_kind(ft: std::fs::FileType) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_fifo() {
+        Some("a named pipe")
+    } else if ft.is_socket() {
+        Some("a socket")
+    } else if ft.is_char_device() || ft.is_block_device() {
+        Some("a device")
+    } else {
+        None
+    }
+}
+
+/// Windows names no other kinds: a pipe or a device is "not a regular file".
+#[cfg(windows)]
+fn special_kind(_: std::fs::FileType) -> Option<&'static str> {
+    None
+}
+
+/// Open for reading so that opening a named pipe does not wait for a writer.
+#[cfg(unix)]
+fn open_without_blocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NONBLOCK)
+        .open(path)
+}
+
+/// Opening a file never waits on Windows (a pipe is not a path of the file
+/// system, and a device is refused by the checks around the open).
+#[cfg(windows)]
+fn open_without_blocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
 }
 
 /// Read standard input as text, at most [`MAX_INPUT_BYTES`].
@@ -180,4 +242,56 @@ pub fn read_stdin() -> Result<String, InputError> {
 /// A path as shown in reports: relative paths stay as the user wrote them.
 pub fn display(path: &Path) -> String {
     path.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_program_is_a_file_with_an_execute_bit() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        for (name, mode) in [("tool", 0o755), ("notes", 0o644)] {
+            std::fs::write(dir.path().join(name), "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(dir.path().join(name), std::fs::Permissions::from_mode(mode))
+                .unwrap();
+        }
+        std::fs::create_dir(dir.path().join("folder")).unwrap();
+        assert_eq!(
+            program_in(dir.path(), "tool"),
+            Some(dir.path().join("tool"))
+        );
+        assert_eq!(program_in(dir.path(), "notes"), None);
+        assert_eq!(program_in(dir.path(), "folder"), None);
+        assert_eq!(program_in(dir.path(), "missing"), None);
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn a_program_is_found_with_an_extension_of_pathext() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("tool.exe"), "").unwrap();
+        std::fs::write(dir.path().join("notes"), "").unwrap();
+        assert_eq!(
+            program_in(dir.path(), "tool"),
+            Some(dir.path().join("tool.exe"))
+        );
+        assert_eq!(
+            program_in(dir.path(), "tool.exe"),
+            Some(dir.path().join("tool.exe"))
+        );
+        assert_eq!(program_in(dir.path(), "notes"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_pipe_is_named_and_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("pipe.json");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let why = read_bounded(&fifo, MIB).expect_err("refused");
+        assert!(matches!(why, Why::NotRegular("a named pipe")));
+    }
 }

@@ -23,6 +23,7 @@ mod intercept;
 mod mcp;
 mod output;
 mod probe;
+mod proctree;
 mod progress;
 mod replay;
 mod reports;

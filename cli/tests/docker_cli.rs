@@ -4,6 +4,9 @@
 //! command it was given, so the tests see the exact command line a real
 //! docker or podman would get, and the server still answers.
 
+#![cfg(unix)]
+// The engine is a shell-script shim made executable with Unix permissions.
+
 mod cli_support;
 
 use std::os::unix::fs::PermissionsExt as _;

@@ -3,6 +3,8 @@
 //! A server that writes into its root at start and on every call must leave
 //! the original untouched in `audit`, `run` and `init`; a spelling that
 //! cannot be pointed at the copy is refused before the server starts.
+#![cfg(unix)]
+// The fixture is reached through a symbolic link, made with the Unix call.
 
 mod cli_support;
 

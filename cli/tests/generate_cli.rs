@@ -355,6 +355,7 @@ done
 "#;
 
 /// Runs `mcpcheck ARGS` in `dir`: (exit code, stdout, stderr).
+#[cfg(unix)]
 fn run_in(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
     outcome(&mcpcheck().current_dir(dir).args(args).output().unwrap())
 }
@@ -451,6 +452,7 @@ fn tools_that_may_write_are_skipped_unless_included() {
     assert_eq!(called, ["delete_all", "read_note", "write_note"]);
 }
 
+#[cfg(unix)]
 #[test]
 fn server_arguments_in_the_fixture_are_written_as_its_template() {
     let d = scratch("generate-fixture");

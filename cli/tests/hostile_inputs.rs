@@ -23,6 +23,7 @@ fn capped(args: &[&str]) -> (Option<i32>, String, String, Duration) {
     (code, out, err, started.elapsed())
 }
 
+#[cfg(unix)]
 #[test]
 fn pipes_devices_and_huge_files_are_refused_by_every_offline_reader() {
     let d = scratch("offline-inputs");

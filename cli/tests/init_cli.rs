@@ -91,6 +91,7 @@ fn without_a_server_the_starter_suite_passes() {
     assert_eq!(tree(&dir), files, "the run changes nothing in DIR");
 }
 
+#[cfg(unix)]
 #[test]
 fn the_starter_says_mcpcheck_when_it_is_on_path() {
     let d = scratch("init-on-path");

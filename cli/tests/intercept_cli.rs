@@ -558,6 +558,7 @@ impl HttpIntercept {
     }
 
     /// SIGTERM, then the exit code, stdout and the rest of stderr.
+    #[cfg(unix)]
     fn stop(mut self) -> (Option<i32>, String, String) {
         let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
         nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
@@ -586,6 +587,7 @@ impl HttpIntercept {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn the_sdk_client_gets_the_same_results_through_intercept_over_http() {
     let Some(sdk) = sdk() else { return };
@@ -672,6 +674,7 @@ fn http_findings_match_run_and_the_duration_ends_the_session() {
     assert_eq!(got, run_capture_findings(&dir, &server));
 }
 
+#[cfg(unix)]
 #[test]
 fn a_signal_ends_a_stdio_session_and_the_capture_is_still_written() {
     let dir = scratch("intercept-signal");

@@ -272,6 +272,7 @@ fn the_projects_mcpcheck_toml_is_read_from_its_root() {
     assert!(said.contains("--allow bash"), "{said}");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_program_inside_the_project_is_allowed_without_allow() {
     let dir = project("mcp-inside");

@@ -980,6 +980,7 @@ fn share_server_holds_across_per_test_hooks() {
 }
 
 /// Writes an executable script `dir/name`.
+#[cfg(unix)]
 fn executable(dir: &Path, name: &str, text: &str) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let p = write(dir, name, text);
@@ -987,6 +988,7 @@ fn executable(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+#[cfg(unix)]
 #[test]
 fn context_hook_vars_fill_templates() {
     let d = scratch("hook-vars");
@@ -1068,6 +1070,7 @@ tests:
     assert!(out.contains("4 tests: 4 passed"), "{out}");
 }
 
+#[cfg(unix)]
 #[test]
 fn file_env_is_expanded_once_and_hook_env_overrides_it_everywhere() {
     let d = scratch("env-rules");

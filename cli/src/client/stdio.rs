@@ -1,10 +1,12 @@
-//! The stdio transport: a child process in its own process group, one
-//! JSON-RPC message per line on stdin/stdout, stderr kept for error reports.
+//! The stdio transport: a child process leading a process tree of its own,
+//! one JSON-RPC message per line on stdin/stdout, stderr kept for error
+//! reports.
 //!
-//! Every child is started with `process_group(0)` and killed with its whole
-//! group (`killpg`), so servers launched through `npx`, `uv` or a shell
-//! script leave no grandchildren behind. The groups alive are registered so
-//! an interrupted run can kill them all.
+//! Every child is started through [`crate::proctree`] (a process group on
+//! Unix, a Job Object on Windows) and killed with its whole tree, so servers
+//! launched through `npx`, `uv` or a shell script leave no grandchildren
+//! behind. The trees alive are registered so an interrupted run can kill
+//! them all.
 //!
 //! A process that leaves the group (`setsid`, a daemon's double fork) is
 //! found by its environment instead: every server is started with
@@ -12,13 +14,11 @@
 //! and ending the server kills every process that still carries the tag
 //! (Linux, through `/proc`; a process that clears its environment escapes).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
@@ -28,11 +28,6 @@ use super::wire::Inbound;
 use super::tap::MAX_MESSAGE_BYTES;
 /// How much of a server's stderr is kept for error messages.
 const STDERR_TAIL: usize = 8 * 1024;
-
-fn live_groups() -> &'static Mutex<HashSet<i32>> {
-    static GROUPS: OnceLock<Mutex<HashSet<i32>>> = OnceLock::new();
-    GROUPS.get_or_init(Mutex::default)
-}
 
 /// The environment variable that tags a server and its descendants.
 pub const TAG_VARIABLE: &str = "MCPCHECK_PROCESS_TAG";
@@ -77,7 +72,10 @@ pub fn kill_tagged(tag: &str, prefix: bool) {
             });
             if tagged && let Ok(pid) = i32::try_from(pid) {
                 found = true;
-                let _ = nix::sys::signal::kill(Pid::from_raw(pid), Signal::SIGKILL);
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
             }
         }
         if !found {
@@ -94,7 +92,7 @@ fn reaping() -> &'static Mutex<Vec<tokio::task::JoinHandle<()>>> {
 }
 
 /// Shut a server down in the background: close its stdin, give it `grace`
-/// to exit, then kill its process group.
+/// to exit, then kill its process tree.
 pub fn reap(child: ChildProc, grace: Duration) {
     let handle = tokio::spawn(child.shutdown(grace));
     if let Ok(mut r) = reaping().lock() {
@@ -114,30 +112,10 @@ pub async fn reap_all() {
     }
 }
 
-/// Note a process group started outside this module (a hook), so an
-/// interrupted run kills it too.
-pub fn register_group(g: i32) {
-    if let Ok(mut groups) = live_groups().lock() {
-        groups.insert(g);
-    }
-}
-
-/// Forget a group registered with [`register_group`] (it was killed).
-pub fn forget_group(g: i32) {
-    if let Ok(mut groups) = live_groups().lock() {
-        groups.remove(&g);
-    }
-}
-
-/// Kill every process group this run started (on Ctrl-C).
+/// Kill every process tree this run started (on Ctrl-C), and every
+/// process that still carries one of its tags.
 pub fn kill_all_groups() {
-    let groups: Vec<i32> = live_groups()
-        .lock()
-        .map(|g| g.iter().copied().collect())
-        .unwrap_or_default();
-    for g in groups {
-        let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
-    }
+    crate::proctree::kill_all();
     kill_tagged(&format!("{}-", std::process::id()), true);
 }
 
@@ -255,7 +233,7 @@ pub struct StdioSpec {
 /// A running server process.
 pub struct ChildProc {
     child: Child,
-    pgid: Option<i32>,
+    tree: Option<crate::proctree::Tree>,
     /// The value of [`TAG_VARIABLE`] the server and its descendants carry.
     tag: String,
     pub stderr: StderrTail,
@@ -270,24 +248,21 @@ impl ChildProc {
     /// Whether the process has exited, and how.
     pub fn exit_status(&mut self) -> Option<String> {
         match self.child.try_wait() {
-            Ok(Some(status)) => Some(describe_status(status)),
+            Ok(Some(status)) => Some(crate::proctree::describe_exit(status)),
             _ => None,
         }
     }
 
     /// Close stdin, give the server a moment to exit on its own, then kill
-    /// its whole process group.
+    /// its whole process tree.
     pub async fn shutdown(mut self, grace: Duration) {
         let _ = tokio::time::timeout(grace, self.child.wait()).await;
         self.kill_group().await;
     }
 
     async fn kill_group(&mut self) {
-        if let Some(g) = self.pgid.take() {
-            let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
-            if let Ok(mut groups) = live_groups().lock() {
-                groups.remove(&g);
-            }
+        if let Some(tree) = self.tree.take() {
+            tree.kill();
         }
         let _ = self.child.start_kill();
         let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
@@ -298,24 +273,12 @@ impl ChildProc {
 
 impl Drop for ChildProc {
     fn drop(&mut self) {
-        if let Some(g) = self.pgid.take() {
-            let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
-            if let Ok(mut groups) = live_groups().lock() {
-                groups.remove(&g);
-            }
+        if let Some(tree) = self.tree.take() {
+            tree.kill();
         }
         if !self.tag.is_empty() {
             kill_tagged(&self.tag, false);
         }
-    }
-}
-
-fn describe_status(status: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(c), _) => format!("exited with status {c}"),
-        (None, Some(s)) => format!("was killed by signal {s}"),
-        _ => "exited".to_string(),
     }
 }
 
@@ -333,9 +296,8 @@ pub fn spawn(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|e| {
+    let (mut child, tree) = crate::proctree::spawn(&mut cmd).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             format!(
                 "cannot start the server: `{}` was not found (is it installed and on PATH?)",
@@ -345,10 +307,6 @@ pub fn spawn(
             format!("cannot start the server `{}`: {e}", spec.command)
         }
     })?;
-    let pgid = child.id().map(|p| p as i32);
-    if let (Some(g), Ok(mut groups)) = (pgid, live_groups().lock()) {
-        groups.insert(g);
-    }
     let stderr_tail = StderrTail::default();
 
     if let Some(mut stdin) = child.stdin.take() {
@@ -408,7 +366,7 @@ pub fn spawn(
     }
     Ok(ChildProc {
         child,
-        pgid,
+        tree,
         tag,
         stderr: stderr_tail,
     })

@@ -114,7 +114,7 @@ fn starter(dir: &Path, force: bool) -> Result<ExitCode> {
 /// PATH, else the absolute path of this executable.
 fn mcpcheck_command() -> Result<(String, bool)> {
     let on_path = std::env::var_os("PATH").is_some_and(|path| {
-        std::env::split_paths(&path).any(|d| is_executable(&d.join("mcpcheck")))
+        std::env::split_paths(&path).any(|d| crate::files::program_in(&d, "mcpcheck").is_some())
     });
     if on_path {
         return Ok(("mcpcheck".to_string(), true));
@@ -122,11 +122,6 @@ fn mcpcheck_command() -> Result<(String, bool)> {
     let exe = std::env::current_exe()
         .map_err(|e| format!("mcpcheck is not on PATH and its own path is unknown: {e}"))?;
     Ok((exe.to_string_lossy().into_owned(), false))
-}
-
-fn is_executable(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The run that records the answers: `mcpcheck run` with its own flags.

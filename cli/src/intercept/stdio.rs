@@ -1,5 +1,6 @@
 //! Intercept on stdio: the client starts `mcpcheck intercept … -- CMD` as
-//! its server; the server runs as a child in its own process group (tagged
+//! its server; the server runs as a child leading a process tree of its own
+//! (a process group on Unix, a Job Object on Windows; tagged
 //! with `MCPCHECK_PROCESS_TAG`, as every server the project starts), and
 //! what each side writes is copied to the other byte for byte, a read at a
 //! time, so neither sees writes merged or split that the other made apart;
@@ -8,30 +9,28 @@
 //!
 //! The session ends when the client closes stdin (the server's stdin is
 //! closed and it gets [`GRACE`] to exit), when the server closes its output
-//! or exits, or on SIGINT, SIGTERM or SIGHUP; the server's process group is
-//! killed then, and the recording is closed once neither direction can
+//! or exits, or on SIGINT, SIGTERM or SIGHUP (Ctrl-C or Ctrl-Break on
+//! Windows); the server's process tree is killed then, and the recording is closed once neither direction can
 //! still be read.
 
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use super::Recorder;
 use super::faults::{Faults, Plan};
-use crate::client::stdio::{TAG_VARIABLE, forget_group, kill_tagged, register_group};
+use crate::client::stdio::{TAG_VARIABLE, kill_tagged};
 use crate::client::tap::{Dir, MAX_MESSAGE_BYTES};
+use crate::proctree::Tree;
 
 /// How long the server may take to exit after the client closed its input.
 pub const GRACE: Duration = Duration::from_secs(5);
 
-/// How long the rest of the server's output is read once its group was killed.
+/// How long the rest of the server's output is read once its tree was killed.
 const DRAIN: Duration = Duration::from_secs(2);
 
 /// How long the server's output is still read after the server exited:
@@ -103,66 +102,54 @@ pub async fn run(
     faults: Arc<Faults>,
 ) -> crate::error::Result<String> {
     let tag = format!("{}-intercept", std::process::id());
-    let mut child = Command::new(&server.command)
-        .args(&server.args)
+    let mut cmd = Command::new(&server.command);
+    cmd.args(&server.args)
         .env(TAG_VARIABLE, &tag)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::NotFound {
-                format!(
-                    "cannot start the server: `{}` was not found (is it installed and on PATH?)",
-                    server.command
-                )
-            } else {
-                format!("cannot start the server `{}`: {e}", server.command)
-            }
-        })?;
-    let pgid = child.id().map(|p| p as i32);
-    if let Some(g) = pgid {
-        register_group(g);
-    }
+        .kill_on_drop(true);
+    let (mut child, tree) = crate::proctree::spawn(&mut cmd).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!(
+                "cannot start the server: `{}` was not found (is it installed and on PATH?)",
+                server.command
+            )
+        } else {
+            format!("cannot start the server `{}`: {e}", server.command)
+        }
+    })?;
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err("cannot open the server's stdin and stdout".into());
     };
     if let Some(stderr) = child.stderr.take() {
         tokio::spawn(copy_stderr(stderr, recorder.clone()));
     }
-    let (ended, stopped) = proxy(&mut child, stdin, stdout, recorder, faults).await;
+    let (ended, stopped) = proxy(&mut child, tree.as_ref(), stdin, stdout, recorder, faults).await;
     if !stopped {
         // It closed its output or the client did: a moment to exit on its own.
         let _ = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
     }
-    if let Some(g) = pgid {
-        let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
-        forget_group(g);
+    if let Some(tree) = &tree {
+        tree.kill();
     }
     let _ = child.start_kill();
     let status = tokio::time::timeout(DRAIN, child.wait()).await;
     let _ = tokio::task::spawn_blocking(move || kill_tagged(&tag, false)).await;
     Ok(match status {
-        Ok(Ok(status)) if !stopped => format!("{ended}; the server {}", describe(status)),
+        Ok(Ok(status)) if !stopped => format!(
+            "{ended}; the server {}",
+            crate::proctree::describe_exit(status)
+        ),
         _ => ended,
     })
-}
-
-fn describe(status: std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt as _;
-    match (status.code(), status.signal()) {
-        (Some(c), _) => format!("exited with status {c}"),
-        (None, Some(s)) => format!("was killed by signal {s}"),
-        _ => "exited".to_string(),
-    }
 }
 
 /// Copies both ways until the session ends; returns how it ended, and
 /// whether the server was stopped (rather than exiting on its own).
 async fn proxy(
     child: &mut Child,
+    tree: Option<&Tree>,
     mut server_in: ChildStdin,
     server_out: ChildStdout,
     recorder: Arc<Recorder>,
@@ -186,7 +173,7 @@ async fn proxy(
         })
     };
     tokio::pin!(to_client);
-    let mut stops = Stops::new();
+    let mut stops = crate::signals::Stops::new();
     // Client to server, here; server to client, in `to_client`. Each
     // chunk is passed on as it was read, so the server sees the client's
     // writes as they were made.
@@ -238,51 +225,22 @@ async fn proxy(
                     false,
                 );
             }
-            why = stops.next() => break (why.to_string(), true),
+            stop = stops.next() => break (format!("{} ({})", stop.what, stop.name), true),
         }
     };
     // Whatever the server wrote before it was stopped is still passed on
     // and recorded: the recording closes only after this direction ended.
     if !to_client.is_finished() {
-        if let Some(g) = child.id() {
-            let _ = killpg(Pid::from_raw(g as i32), Signal::SIGKILL);
+        // Only while the server runs: once it is gone, what a process it
+        // started still writes is read for the moment below.
+        if child.id().is_some()
+            && let Some(tree) = tree
+        {
+            tree.kill();
         }
         let _ = tokio::time::timeout(DRAIN, &mut to_client).await;
     }
     ended
-}
-
-/// The signals that end a session.
-struct Stops {
-    streams: Vec<(tokio::signal::unix::Signal, &'static str)>,
-}
-
-impl Stops {
-    fn new() -> Self {
-        let kinds = [
-            (SignalKind::interrupt(), "interrupted (SIGINT)"),
-            (SignalKind::terminate(), "terminated (SIGTERM)"),
-            (SignalKind::hangup(), "hung up (SIGHUP)"),
-        ];
-        let streams = kinds
-            .into_iter()
-            .filter_map(|(k, what)| signal(k).ok().map(|s| (s, what)))
-            .collect();
-        Stops { streams }
-    }
-
-    async fn next(&mut self) -> &'static str {
-        if self.streams.is_empty() {
-            return std::future::pending().await;
-        }
-        let waits = self.streams.iter_mut().map(|(s, what)| {
-            Box::pin(async move {
-                s.recv().await;
-                *what
-            })
-        });
-        futures::future::select_all(waits).await.0
-    }
 }
 
 /// Reads stdin a chunk at a time, as the client wrote it, until it

@@ -264,14 +264,9 @@ pub fn lexical(base: &Path, path: &Path) -> PathBuf {
 /// The executable file `name` on `path` (its relative entries taken from
 /// `base`), as a shell would find it.
 fn on_path(name: &str, path: Option<OsString>, base: &Path) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt as _;
     let path = path?;
     std::env::split_paths(&path)
-        .map(|dir| lexical(base, &dir).join(name))
-        .find(|candidate| {
-            std::fs::metadata(candidate)
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
+        .find_map(|dir| crate::files::program_in(&lexical(base, &dir), name))
 }
 
 /// A path the caller gives, which must exist: absolute against `base`, its
@@ -335,7 +330,7 @@ fn outside(what: &str, given: &str, resolved: &Path, roots: &[PathBuf]) -> Strin
     )
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
 

@@ -11,7 +11,6 @@
 //! would change files outside the copy. Named pipes, sockets and devices are
 //! refused too (copying a pipe would wait for ever).
 
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Component, Path, PathBuf};
 
 /// A fixture copy, removed when dropped.
@@ -158,8 +157,8 @@ fn copy_one(
                 target.display()
             )));
         };
-        std::os::unix::fs::symlink(roots.dest.join(inside), to)?;
-    } else if ft.is_fifo() || ft.is_socket() || ft.is_block_device() || ft.is_char_device() {
+        symlink_like(ft, &roots.dest.join(inside), to)?;
+    } else if crate::files::is_special(ft) {
         return Err(std::io::Error::other(format!(
             "{} is not a regular file (a pipe, socket or device): a fixture holds \
              files, directories and links",
@@ -170,6 +169,25 @@ fn copy_one(
         super::restore::keep_time(from, to)?;
     }
     Ok(())
+}
+
+/// Make a link at `link` to `target`, of the kind of the link being copied
+/// (`ft`): on Windows a link to a directory and one to a file differ.
+#[cfg(unix)]
+fn symlink_like(_: std::fs::FileType, target: &Path, link: &Path) -> std::io::Result<()> {
+    std::os::unix::fs::symlink(target, link)
+}
+
+/// Make a link at `link` to `target`, of the kind of the link being copied
+/// (`ft`): on Windows a link to a directory and one to a file differ.
+#[cfg(windows)]
+fn symlink_like(ft: std::fs::FileType, target: &Path, link: &Path) -> std::io::Result<()> {
+    use std::os::windows::fs::FileTypeExt as _;
+    if ft.is_symlink_dir() {
+        std::os::windows::fs::symlink_dir(target, link)
+    } else {
+        std::os::windows::fs::symlink_file(target, link)
+    }
 }
 
 /// Where a link in `dir` (canonical) with `target` leads: the canonical
@@ -396,6 +414,7 @@ mod tests {
         assert!(!p.exists());
     }
 
+    #[cfg(unix)]
     #[test]
     fn links_inside_the_fixture_point_into_the_copy() {
         let src = tempfile::tempdir().unwrap();
@@ -423,6 +442,7 @@ mod tests {
         assert!(!root.join("a/b/not-yet.txt").exists());
     }
 
+    #[cfg(unix)]
     #[test]
     fn links_out_of_the_fixture_and_special_files_are_refused() {
         let outside = tempfile::tempdir().unwrap();

@@ -14,15 +14,14 @@
 //!
 //! and may print one JSON object with `env`, `vars` and `skip` (`{"reason"}`);
 //! any other key, or output that is not JSON, fails the step. Every step has a
-//! timeout (default 60 s) after which its whole process group is killed.
+//! timeout (default 60 s) after which its whole process tree is killed (its
+//! process group on Unix, its Job Object on Windows).
 
 use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::Duration;
 
 use mcpcheck_core::suite::HookStep;
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
@@ -190,16 +189,12 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
             Stdio::null()
         })
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(true);
-    let mut child = cmd.spawn().map_err(|source| HookError::Start {
-        command: step.command.clone(),
-        source,
-    })?;
-    let pgid = child.id().map(|p| p as i32);
-    if let Some(g) = pgid {
-        crate::client::stdio::register_group(g);
-    }
+    let (mut child, tree) =
+        crate::proctree::spawn(&mut cmd).map_err(|source| HookError::Start {
+            command: step.command.clone(),
+            source,
+        })?;
     if step.context
         && let Some(mut stdin) = child.stdin.take()
     {
@@ -244,19 +239,17 @@ pub async fn run_step(step: &HookStep, ctx: &HookContext<'_>) -> StepResult {
     })
     .await;
     let Ok((status, out, err)) = outcome else {
-        if let Some(g) = pgid {
-            let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
-            crate::client::stdio::forget_group(g);
+        if let Some(tree) = &tree {
+            tree.kill();
         }
         return Err(HookError::Timeout {
             command: step.command.clone(),
             secs: timeout.as_secs(),
         });
     };
-    if let Some(g) = pgid {
+    if let Some(tree) = &tree {
         // Leave nothing behind even if the hook forked.
-        let _ = killpg(Pid::from_raw(g), Signal::SIGKILL);
-        crate::client::stdio::forget_group(g);
+        tree.kill();
     }
     let status = status.map_err(|source| HookError::Wait {
         command: step.command.clone(),

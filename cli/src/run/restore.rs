@@ -3,7 +3,8 @@
 //!
 //! When the copy is made, every entry's state is noted in a [`Manifest`]:
 //! its kind, size, modification time, inode and permissions (a link's
-//! target). Files in the copy keep the original's modification time (as
+//! target). On Windows, the permissions are the read-only bit and there is
+//! no inode: size and modification time tell a change. Files in the copy keep the original's modification time (as
 //! `cp -p` does), so a server's write, which sets the time to now, always
 //! shows, even within the clock tick of the copy. Before the next test,
 //! [`Manifest::restore`] walks the copy: an entry whose state differs is
@@ -17,7 +18,6 @@
 //! alone could not tell a server's same-size write from the copy.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -60,7 +60,7 @@ pub struct Restored {
     pub removed: usize,
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 impl Restored {
     fn nothing(&self) -> bool {
         self.copied == 0 && self.removed == 0
@@ -90,7 +90,7 @@ fn state_of(path: &Path, original_modified: Option<SystemTime>) -> std::io::Resu
         }
     } else if ft.is_dir() {
         State::Dir {
-            mode: meta.permissions().mode(),
+            mode: platform::mode(&meta),
         }
     } else {
         let by_content = original_modified.is_none_or(|m| {
@@ -101,8 +101,8 @@ fn state_of(path: &Path, original_modified: Option<SystemTime>) -> std::io::Resu
         State::File {
             len: meta.len(),
             modified: meta.modified().ok(),
-            inode: meta.ino(),
-            mode: meta.permissions().mode(),
+            inode: platform::inode(&meta),
+            mode: platform::mode(&meta),
             by_content,
         }
     })
@@ -173,8 +173,8 @@ impl Manifest {
         let now = std::fs::symlink_metadata(&at);
         match (&want, &now) {
             (Some(State::Dir { mode }), Ok(meta)) if meta.is_dir() => {
-                if meta.permissions().mode() != *mode {
-                    std::fs::set_permissions(&at, std::fs::Permissions::from_mode(*mode))?;
+                if platform::mode(meta) != *mode {
+                    platform::set_mode(&at, *mode)?;
                     done.copied += 1;
                 }
             }
@@ -284,18 +284,75 @@ fn remove_any(path: &Path) -> std::io::Result<()> {
         make_removable(path);
         std::fs::remove_dir_all(path)
     } else {
+        platform::make_file_removable(path);
         std::fs::remove_file(path)
     }
 }
 
 fn make_removable(dir: &Path) {
-    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
+    let _ = platform::set_mode(dir, platform::OPEN_DIR);
     if let Ok(entries) = std::fs::read_dir(dir) {
         for e in entries.flatten() {
             if e.file_type().is_ok_and(|t| t.is_dir()) {
                 make_removable(&e.path());
             }
         }
+    }
+}
+
+/// The permissions and identity of an entry, as each platform has them.
+#[cfg(unix)]
+mod platform {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::path::Path;
+
+    /// A directory its owner may read, write and enter.
+    pub const OPEN_DIR: u32 = 0o700;
+
+    /// The mode bits.
+    pub fn mode(meta: &std::fs::Metadata) -> u32 {
+        meta.permissions().mode()
+    }
+
+    pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    }
+
+    pub fn inode(meta: &std::fs::Metadata) -> u64 {
+        meta.ino()
+    }
+
+    /// A read-only file is removed like any other.
+    pub fn make_file_removable(_: &Path) {}
+}
+
+/// The permissions and identity of an entry, as each platform has them.
+#[cfg(windows)]
+mod platform {
+    use std::path::Path;
+
+    /// Not read-only.
+    pub const OPEN_DIR: u32 = 0;
+
+    /// The read-only bit: 1 when set.
+    pub fn mode(meta: &std::fs::Metadata) -> u32 {
+        u32::from(meta.permissions().readonly())
+    }
+
+    pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+        let mut perms = std::fs::symlink_metadata(path)?.permissions();
+        perms.set_readonly(mode != 0);
+        std::fs::set_permissions(path, perms)
+    }
+
+    /// Stable Rust has no file id on Windows: size and time tell a change.
+    pub fn inode(_: &std::fs::Metadata) -> u64 {
+        0
+    }
+
+    /// A read-only file cannot be removed until the bit is cleared.
+    pub fn make_file_removable(path: &Path) {
+        let _ = set_mode(path, 0);
     }
 }
 
@@ -337,7 +394,7 @@ fn same_content(a: &Path, b: &Path) -> bool {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::super::fixture;
     use std::path::Path;

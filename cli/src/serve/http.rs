@@ -356,14 +356,25 @@ fn allowed_hosts(
     }
 }
 
-/// Resolves on SIGINT or SIGTERM.
+/// Resolves on SIGINT or SIGTERM (on Windows: Ctrl-C or Ctrl-Break).
 pub(crate) async fn stop_signal() {
+    #[cfg(unix)]
     let terminate = async {
         match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
             Ok(mut signal) => {
                 signal.recv().await;
             }
             // Without a SIGTERM handler the default action still ends us.
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(windows)]
+    let terminate = async {
+        match tokio::signal::windows::ctrl_break() {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            // Without a handler the default action still ends us.
             Err(_) => std::future::pending::<()>().await,
         }
     };
