@@ -108,12 +108,12 @@ pub struct ProbeArgs {
 }
 
 /// `ID:SECRET`, both parts non-empty.
-fn auth_client(s: &str) -> std::result::Result<(String, String), String> {
+fn auth_client(s: &str) -> std::result::Result<(String, String), crate::error::ValueError> {
     match s.split_once(':') {
         Some((id, secret)) if !id.is_empty() && !secret.is_empty() => {
             Ok((id.to_string(), secret.to_string()))
         }
-        _ => Err("write it as ID:SECRET, both parts non-empty".into()),
+        _ => Err(crate::error::ValueError::Credentials),
     }
 }
 
