@@ -31,15 +31,20 @@ pub struct MockClient {
     mocks: Mocks,
 }
 
+/// The `initialize` parameters could not be built from the suite's answers.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the initialize request: {0}")]
+pub struct InitializeError(#[source] serde_json::Error);
+
 impl MockClient {
-    pub fn new(protocol_version: &str, mocks: &Mocks) -> Result<Self, String> {
+    pub fn new(protocol_version: &str, mocks: &Mocks) -> Result<Self, InitializeError> {
         let capabilities = mocks.capabilities();
         let info: ClientConfig = serde_json::from_value(json!({
             "protocolVersion": protocol_version,
             "capabilities": capabilities,
             "clientInfo": {"name": "mcpcheck", "version": mcpcheck_core::VERSION}
         }))
-        .map_err(|e| format!("cannot build the initialize request: {e}"))?;
+        .map_err(InitializeError)?;
         Ok(MockClient {
             info,
             capabilities,
