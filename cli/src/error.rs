@@ -21,6 +21,9 @@ pub enum Error {
     /// An input file (or standard input) that could not be found or read.
     #[error("{0}")]
     Input(#[from] crate::files::InputError),
+    /// A fixture that could not be copied or pointed at.
+    #[error(transparent)]
+    Fixture(#[from] crate::run::fixture::FixtureError),
     /// A file that could not be written.
     #[error(transparent)]
     Write(#[from] crate::files::WriteError),
