@@ -299,10 +299,11 @@ fn with_fixture(
             if !dir.is_dir() {
                 return Err(format!("--fixture {} is not a directory", dir.display()));
             }
-            let copy = fixture::copy(dir)?;
+            let copy = fixture::copy(dir).map_err(|e| e.to_string())?;
             if let Endpoint::Stdio { command, args, env } = &mut endpoint {
                 let before = (command.clone(), args.clone(), env.clone());
-                fixture::point_at_copy(command, args, env, dir, &copy.path)?;
+                fixture::point_at_copy(command, args, env, dir, &copy.path)
+                    .map_err(|e| e.to_string())?;
                 if before == (command.clone(), args.clone(), env.clone()) {
                     let original = dir.display();
                     crate::output::err(&format!(
