@@ -776,7 +776,7 @@ async fn probe_part(args: &DoctorArgs, url: &str, label: &str) -> Outcome {
     .await;
     match found {
         Ok(findings) => Outcome::of(at_server(findings, label)),
-        Err(e) => Outcome::Failed(e),
+        Err(e) => Outcome::Failed(e.to_string()),
     }
 }
 
