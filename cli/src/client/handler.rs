@@ -58,7 +58,11 @@ impl MockClient {
 
     /// The params that answer an input-required `result` to a request first
     /// sent with `first` (see [`Mocks::input_retry`]).
-    pub fn input_retry(&self, first: Option<&Value>, result: &Value) -> Result<Value, String> {
+    pub fn input_retry(
+        &self,
+        first: Option<&Value>,
+        result: &Value,
+    ) -> Result<Value, mcpcheck_core::runner::MockError> {
         self.mocks.input_retry(first, result)
     }
 }
