@@ -24,6 +24,9 @@ pub enum Error {
     /// A fixture that could not be copied or pointed at.
     #[error(transparent)]
     Fixture(#[from] crate::run::fixture::FixtureError),
+    /// The server could not be reached, listed or written down.
+    #[error(transparent)]
+    Probe(#[from] crate::probe::ProberError),
     /// A file that could not be written.
     #[error(transparent)]
     Write(#[from] crate::files::WriteError),

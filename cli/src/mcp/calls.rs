@@ -96,6 +96,9 @@ pub enum CallError {
     ServerOrUrl,
     #[error("`headers` are sent to a `url`; a `server` started on stdio takes none")]
     HeadersForStdio,
+    /// The server could not be reached or written down.
+    #[error(transparent)]
+    Probe(#[from] crate::probe::ProberError),
     /// What the policy does not allow.
     #[error(transparent)]
     Refused(#[from] allow::Refusal),
