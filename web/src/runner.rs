@@ -57,6 +57,7 @@ fn obj(pairs: Vec<(&str, Value)>) -> JsValue {
 }
 
 /// What a step's input is, or why it is not one.
+// A String error: the message is handed to JavaScript as the step's error text.
 fn input_of(v: &Value) -> Result<Input, String> {
     let Value::Object(o) = v else {
         return Err("a step's input must be an object".into());
