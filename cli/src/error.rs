@@ -27,6 +27,9 @@ pub enum Error {
     /// The server could not be reached, listed or written down.
     #[error(transparent)]
     Probe(#[from] crate::probe::ProberError),
+    /// A snapshot file that could not be read.
+    #[error(transparent)]
+    Snapshot(#[from] crate::run::snapshots::SnapshotFileError),
     /// A file that could not be written.
     #[error(transparent)]
     Write(#[from] crate::files::WriteError),
