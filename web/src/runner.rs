@@ -328,7 +328,7 @@ impl SuiteRunner {
         self.mocks
             .answer(method, &params)
             .map(|v| to_js(&v))
-            .map_err(|e| input_error(&e))
+            .map_err(|e| input_error(&e.to_string()))
     }
 
     /// The results document of the tests run since the last call (in the
