@@ -155,7 +155,7 @@ pub struct ConformanceArgs {
     progress: crate::progress::ProgressArgs,
 }
 
-fn parse_version(v: &str) -> std::result::Result<String, String> {
+fn parse_version(v: &str) -> std::result::Result<String, mcpcheck_core::suite::UnknownVersion> {
     mcpcheck_core::suite::check_protocol_version(v).map(|()| v.to_string())
 }
 

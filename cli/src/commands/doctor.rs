@@ -132,8 +132,8 @@ pub struct DoctorArgs {
     pub(crate) progress: crate::progress::ProgressArgs,
 }
 
-fn severity(s: &str) -> std::result::Result<Severity, String> {
-    Severity::parse(s).ok_or_else(|| format!("`{s}` is not a severity: high, medium, low or info"))
+fn severity(s: &str) -> std::result::Result<Severity, crate::error::ValueError> {
+    Severity::parse(s).ok_or_else(|| crate::error::ValueError::Severity(s.to_string()))
 }
 
 /// How many stateful sequences `--fuzz` runs (read-only ones: doctor never
@@ -776,7 +776,7 @@ async fn probe_part(args: &DoctorArgs, url: &str, label: &str) -> Outcome {
     .await;
     match found {
         Ok(findings) => Outcome::of(at_server(findings, label)),
-        Err(e) => Outcome::Failed(e),
+        Err(e) => Outcome::Failed(e.to_string()),
     }
 }
 

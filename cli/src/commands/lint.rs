@@ -187,12 +187,12 @@ async fn lint_live(
     args: &LintArgs,
     options: &LintOptions,
 ) -> std::result::Result<Vec<Finding>, String> {
-    let listings = prober.list().await?;
+    let listings = prober.list().await.map_err(|e| e.to_string())?;
     listings.print_notes("lint", &prober.label());
     let doc = document(&listings);
     let mut findings = lint::lint_listing(&doc, options).map_err(|e| e.to_string())?;
     if args.detect_nondeterminism {
-        let again = document(&prober.list().await?);
+        let again = document(&prober.list().await.map_err(|e| e.to_string())?);
         findings
             .extend(lint::lint_nondeterminism(&doc, &again, options).map_err(|e| e.to_string())?);
     }
