@@ -241,28 +241,46 @@ pub async fn audit_calls(prober: &mut Prober, listings: &Listings, results: &mut
     }
 }
 
+/// Why `--skill PATH` could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SkillFolderError {
+    /// The file system said no.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file given on its own that is no text mcpcheck reads.
+    #[error("{}: not UTF-8 text, or larger than {MAX_FILE_BYTES} bytes", .0.display())]
+    NotText(PathBuf),
+    #[error("{}: no SKILL.md in this folder or below it (a skill is a folder with a SKILL.md)", .0.display())]
+    NoSkill(PathBuf),
+    #[error("{}: more than {MAX_FOLDER_FILES} files; give a smaller folder", .0.display())]
+    TooMany(PathBuf),
+}
+
+fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> SkillFolderError + '_ {
+    move |source| SkillFolderError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
 /// The files of the skills at `path`: a file is itself (a SKILL.md, or any
 /// file of a skill); a folder gives every skill under it (a folder with a
 /// SKILL.md), each with its SKILL.md and the text files beside and below it.
 /// Files are named as given on the command line, joined with their path.
-pub fn read_folder(path: &Path) -> Result<Vec<(String, String)>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn read_folder(path: &Path) -> Result<Vec<(String, String)>, SkillFolderError> {
+    let meta = std::fs::metadata(path).map_err(io_at(path))?;
     if meta.is_file() {
-        let text = read_one(path)?.ok_or_else(|| {
-            format!(
-                "{}: not UTF-8 text, or larger than {MAX_FILE_BYTES} bytes",
-                path.display()
-            )
-        })?;
+        let text = read_one(path)?.ok_or_else(|| SkillFolderError::NotText(path.to_path_buf()))?;
         return Ok(vec![(path.display().to_string(), text)]);
     }
     let mut skills = Vec::new();
     find_skills(path, 0, &mut skills)?;
     if skills.is_empty() {
-        return Err(format!(
-            "{}: no SKILL.md in this folder or below it (a skill is a folder with a SKILL.md)",
-            path.display()
-        ));
+        return Err(SkillFolderError::NoSkill(path.to_path_buf()));
     }
     skills.sort();
     let mut out = Vec::new();
@@ -272,10 +290,7 @@ pub fn read_folder(path: &Path) -> Result<Vec<(String, String)>, String> {
         files.sort_by_key(|f| (f.file_name().is_none_or(|n| n != "SKILL.md"), f.clone()));
         for file in files {
             if out.len() >= MAX_FOLDER_FILES {
-                return Err(format!(
-                    "{}: more than {MAX_FOLDER_FILES} files; give a smaller folder",
-                    path.display()
-                ));
+                return Err(SkillFolderError::TooMany(path.to_path_buf()));
             }
             // Binary files (images, archives) are no text for a model.
             if let Some(text) = read_one(&file)? {
@@ -287,16 +302,16 @@ pub fn read_folder(path: &Path) -> Result<Vec<(String, String)>, String> {
 }
 
 /// A file as text: `None` when it is not UTF-8 or too large.
-fn read_one(path: &Path) -> Result<Option<String>, String> {
+fn read_one(path: &Path) -> Result<Option<String>, SkillFolderError> {
     match read_bounded(path, MAX_FILE_BYTES) {
         Ok(text) => Ok(Some(text)),
-        Err(Why::Io(e)) => Err(format!("{}: {e}", path.display())),
+        Err(Why::Io(e)) => Err(io_at(path)(e)),
         Err(_) => Ok(None),
     }
 }
 
 /// The folders under `dir` (itself included) that hold a SKILL.md.
-fn find_skills(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+fn find_skills(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), SkillFolderError> {
     if dir.join("SKILL.md").is_file() {
         out.push(dir.to_path_buf());
         return Ok(());
@@ -304,8 +319,8 @@ fn find_skills(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), S
     if depth >= MAX_DEPTH {
         return Ok(());
     }
-    for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
+    for entry in std::fs::read_dir(dir).map_err(io_at(dir))? {
+        let entry = entry.map_err(io_at(dir))?;
         // Symbolic links are not followed: a loop would never end.
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
             find_skills(&entry.path(), depth + 1, out)?;
@@ -315,15 +330,13 @@ fn find_skills(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), S
 }
 
 /// The regular files of a skill folder, below it too.
-fn collect_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
+fn collect_files(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), SkillFolderError> {
     if depth > MAX_DEPTH || out.len() > MAX_FOLDER_FILES {
         return Ok(());
     }
-    for entry in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-        let entry = entry.map_err(|e| format!("{}: {e}", dir.display()))?;
-        let kind = entry
-            .file_type()
-            .map_err(|e| format!("{}: {e}", entry.path().display()))?;
+    for entry in std::fs::read_dir(dir).map_err(io_at(dir))? {
+        let entry = entry.map_err(io_at(dir))?;
+        let kind = entry.file_type().map_err(io_at(&entry.path()))?;
         if kind.is_dir() {
             collect_files(&entry.path(), depth + 1, out)?;
         } else if kind.is_file() {
@@ -359,6 +372,7 @@ mod tests {
         assert!(
             read_folder(empty.path())
                 .expect_err("no skill")
+                .to_string()
                 .contains("no SKILL.md")
         );
         let one = read_folder(&root.join("skills/review/SKILL.md")).expect("a file");

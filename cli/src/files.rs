@@ -39,6 +39,57 @@ pub enum Why {
     NotUtf8(usize),
 }
 
+/// A file (or its folder) that could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("cannot create {}: {source}", .path.display())]
+    Create {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot open {}: {source}", .path.display())]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot write {}: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl WriteError {
+    /// `path` (a folder) could not be created.
+    pub fn create(path: &Path) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.to_path_buf();
+        move |source| Self::Create { path, source }
+    }
+
+    /// `path` could not be opened.
+    pub fn open(path: &Path) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.to_path_buf();
+        move |source| Self::Open { path, source }
+    }
+
+    /// `path` could not be written.
+    pub fn write(path: &Path) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.to_path_buf();
+        move |source| Self::Write { path, source }
+    }
+}
+
+/// Writes `text` to `path`, creating its folder.
+pub fn write_creating(path: &Path, text: &str) -> Result<(), WriteError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(WriteError::create(dir))?;
+    }
+    std::fs::write(path, text).map_err(WriteError::write(path))
+}
+
 /// The YAML files of each PATH: a file is itself; a directory gives its
 /// `.yaml`/`.yml` files and those of its direct subdirectories (mcp-assert's
 /// rule), sorted by path so runs are reproducible.

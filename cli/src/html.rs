@@ -25,6 +25,8 @@ use mcpcheck_core::report::html;
 use mcpcheck_core::results::Results;
 use serde_json::Value;
 
+use crate::files::WriteError;
+
 /// The page's own files, written into every report folder.
 pub const ASSETS: &[(&str, &str)] = &[
     ("index.html", include_str!("../assets/report/index.html")),
@@ -80,11 +82,11 @@ fn session_script(id: usize, doc: &Value) -> String {
 /// Write the page's files and `data/index.js` into `dir` (created when
 /// missing). Session files an earlier report left in `data/sessions/` are
 /// removed, so the folder holds one report.
-fn write_page(dir: &Path, index: &Value) -> Result<(), String> {
+fn write_page(dir: &Path, index: &Value) -> Result<(), WriteError> {
     let sessions = dir.join("data").join("sessions");
     std::fs::create_dir_all(dir.join("shared"))
         .and_then(|()| std::fs::create_dir_all(&sessions))
-        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        .map_err(WriteError::create(dir))?;
     if let Ok(entries) = std::fs::read_dir(&sessions) {
         for e in entries.flatten() {
             let name = e.file_name();
@@ -103,8 +105,8 @@ fn write_page(dir: &Path, index: &Value) -> Result<(), String> {
     write(&dir.join("data").join("index.js"), &index_script(index))
 }
 
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+fn write(path: &Path, text: &str) -> Result<(), WriteError> {
+    std::fs::write(path, text).map_err(WriteError::write(path))
 }
 
 /// The report of a run into `dir`: `sessions[i]` is test i's recorded
@@ -116,7 +118,7 @@ pub fn write_run(
     sessions: &[Option<SessionFile>],
     title: &str,
     redactor: &Redactor,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, WriteError> {
     let mut names: Vec<Option<String>> = Vec::with_capacity(results.tests.len());
     let mut docs: Vec<(usize, String, Value)> = Vec::new();
     for (i, t) in results.tests.iter().enumerate() {
@@ -165,7 +167,7 @@ pub fn write_findings(
     report: &Report,
     title: &str,
     redactor: Option<&Redactor>,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, WriteError> {
     let index = html::findings_index(report, title);
     let index = match redactor {
         Some(r) => r.redact_json(&index),

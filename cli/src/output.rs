@@ -64,10 +64,10 @@ pub fn err(text: &str) {
 }
 
 /// A `--timeout`-style argument: `30s`, `1m30s`, `500ms` (core's duration syntax).
-pub fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+pub fn parse_duration(s: &str) -> Result<std::time::Duration, crate::error::ValueError> {
     mcpcheck_core::parse_duration_ms(s)
         .map(std::time::Duration::from_millis)
-        .ok_or_else(|| format!("`{s}` is not a duration; write it like 30s, 1m30s or 500ms"))
+        .ok_or_else(|| crate::error::ValueError::Duration(s.to_string()))
 }
 
 /// A duration the way a suite writes one: `1s`, `1500ms`, `2m`.

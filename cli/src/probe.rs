@@ -98,7 +98,7 @@ impl Prober {
     /// gets a new copy of it, so the next call reaches a server in its
     /// first state (what each stateful sequence needs). A server reached
     /// by URL keeps its state.
-    pub async fn fresh(&mut self) -> Result<(), String> {
+    pub async fn fresh(&mut self) -> Result<(), ProberError> {
         if let Some(mut session) = self.session.take() {
             session.close().await;
         }
@@ -195,7 +195,7 @@ impl Prober {
             .unwrap_or(Value::Null)
     }
 
-    async fn session(&mut self) -> Result<&mut Session, String> {
+    async fn session(&mut self) -> Result<&mut Session, ProberError> {
         if self.session.is_none() {
             let deadline = Deadline::now() + self.timeout.max(Duration::from_secs(10));
             let session = Session::connect(
@@ -205,17 +205,15 @@ impl Prober {
                 deadline,
             )
             .await
-            .map_err(|e| e.message)?;
+            .map_err(|e| ProberError::Connect(e.message))?;
             self.session = Some(session);
         }
-        self.session
-            .as_mut()
-            .ok_or_else(|| "the session is closed".to_string())
+        self.session.as_mut().ok_or(ProberError::Closed)
     }
 
     /// List everything the server offers; an error names a list the server
     /// advertises that could not be read (see `client::listing`).
-    pub async fn list(&mut self) -> Result<Listings, String> {
+    pub async fn list(&mut self) -> Result<Listings, ProberError> {
         let step = self.timeout;
         let session = self.session().await?;
         Ok(list_surface(session, &|| step).await?)
@@ -301,13 +299,13 @@ fn with_fixture(
     bare: &Endpoint,
     fixture: Option<&std::path::Path>,
     target: &TargetArgs,
-) -> Result<(Endpoint, Option<FixtureCopy>), String> {
+) -> Result<(Endpoint, Option<FixtureCopy>), ProberError> {
     let mut endpoint = bare.clone();
     let copy = match fixture {
         None => None,
         Some(dir) => {
             if !dir.is_dir() {
-                return Err(format!("--fixture {} is not a directory", dir.display()));
+                return Err(ProberError::NotADirectory(dir.to_path_buf()));
             }
             let copy = fixture::copy(dir)?;
             if let Endpoint::Stdio { command, args, env } = &mut endpoint {
@@ -327,8 +325,26 @@ fn with_fixture(
     Ok((endpoint, copy))
 }
 
+/// Why the server could not be reached, listed or written down.
+#[derive(Debug, thiserror::Error)]
+pub enum ProberError {
+    #[error("--fixture {} is not a directory", .0.display())]
+    NotADirectory(std::path::PathBuf),
+    #[error(transparent)]
+    Fixture(#[from] fixture::FixtureError),
+    /// The session's own words on why it could not be opened.
+    #[error("{0}")]
+    Connect(String),
+    #[error("the session is closed")]
+    Closed,
+    #[error(transparent)]
+    Listing(#[from] crate::client::listing::ListingError),
+    #[error("--header {0} is given twice; give it once")]
+    RepeatedHeader(String),
+}
+
 /// How a written test reaches the server: the way the flags reached it.
-pub fn server_of(endpoint: &Endpoint) -> Result<mcpcheck_core::generate::Server, String> {
+pub fn server_of(endpoint: &Endpoint) -> Result<mcpcheck_core::generate::Server, ProberError> {
     use mcpcheck_core::generate::Server;
     let remote = |transport: &str, url: &str, headers: &[(String, String)]| {
         // A written test keeps headers as a map: a repeated name would lose one.
@@ -336,7 +352,7 @@ pub fn server_of(endpoint: &Endpoint) -> Result<mcpcheck_core::generate::Server,
         for (name, _) in headers {
             let lower = name.to_ascii_lowercase();
             if seen.contains(&lower) {
-                return Err(format!("--header {name} is given twice; give it once"));
+                return Err(ProberError::RepeatedHeader(name.clone()));
             }
             seen.push(lower);
         }

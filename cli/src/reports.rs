@@ -22,6 +22,8 @@ use mcpcheck_core::gate::{self, GateOptions, GateVerdict};
 use mcpcheck_core::report::{badge, github, junit, markdown, sarif, tap, text};
 use mcpcheck_core::results::Results;
 
+use crate::error::ValueError;
+use crate::files::WriteError;
 use crate::output::{err, out, paint_for_stderr, paint_for_stdout};
 
 /// GitHub refuses a job summary larger than 1 MiB; stay under it.
@@ -95,19 +97,22 @@ pub fn render(
 }
 
 /// `FORMAT=PATH` of a run's `--report`.
-pub fn results_report_target(s: &str) -> Result<(ResultsFormat, PathBuf), String> {
-    let (format, path) = s
-        .split_once('=')
-        .ok_or_else(|| format!("write it as FORMAT=PATH (e.g. junit=junit.xml), not `{s}`"))?;
+pub fn results_report_target(s: &str) -> Result<(ResultsFormat, PathBuf), ValueError> {
+    let (format, path) = s.split_once('=').ok_or_else(|| ValueError::ReportTarget {
+        given: s.to_string(),
+        example: "junit=junit.xml",
+    })?;
     let format = if format.eq_ignore_ascii_case("html") {
         ResultsFormat::Html
     } else {
-        ResultsFormat::from_str(format, true).map_err(|_| {
-            format!("`{format}` is not a format: give one of text, json, junit, markdown, sarif, github, tap, badge, html")
+        ResultsFormat::from_str(format, true).map_err(|_| ValueError::NotOneOf {
+            given: format.to_string(),
+            what: "format",
+            known: "text, json, junit, markdown, sarif, github, tap, badge, html".to_string(),
         })?
     };
     if path.is_empty() {
-        return Err("the PATH of FORMAT=PATH is empty".into());
+        return Err(ValueError::EmptyPath);
     }
     Ok((format, PathBuf::from(path)))
 }
@@ -177,14 +182,14 @@ pub struct ReportFlags {
 }
 
 /// A percentage from 0 to 100 (a trailing `%` is allowed).
-pub fn parse_percent(s: &str) -> Result<f64, String> {
+pub fn parse_percent(s: &str) -> Result<f64, ValueError> {
     let n: f64 = s
         .trim()
         .trim_end_matches('%')
         .parse()
-        .map_err(|_| format!("`{s}` is not a percentage (give a number from 0 to 100)"))?;
+        .map_err(|_| ValueError::Percent(s.to_string()))?;
     if !(0.0..=100.0).contains(&n) {
-        return Err(format!("{s} is not between 0 and 100"));
+        return Err(ValueError::PercentRange(s.to_string()));
     }
     Ok(n)
 }
@@ -272,29 +277,48 @@ pub struct ReportOutcome {
 }
 
 /// Read a baseline file.
-pub fn load_baseline(path: &Path) -> Result<Baseline, String> {
-    let text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES)
-        .map_err(|why| format!("cannot read the baseline {}: {why}", path.display()))?;
-    Baseline::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+pub fn load_baseline(path: &Path) -> Result<Baseline, BaselineError> {
+    let text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES).map_err(|why| {
+        BaselineError::Read {
+            path: path.to_path_buf(),
+            why,
+        }
+    })?;
+    Baseline::from_json(&text).map_err(|source| BaselineError::Invalid {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Why `--baseline` could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("cannot read the baseline {}: {why}", .path.display())]
+    Read {
+        path: PathBuf,
+        why: crate::files::Why,
+    },
+    #[error("{}: {source}", .path.display())]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: mcpcheck_core::error::DocError,
+    },
 }
 
 /// Write `text` to `path`, creating its directory.
-pub fn write_file(path: &Path, text: &str) -> Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+pub fn write_file(path: &Path, text: &str) -> Result<(), WriteError> {
+    crate::files::write_creating(path, text)
 }
 
-fn append_file(path: &Path, text: &str) -> Result<(), String> {
+fn append_file(path: &Path, text: &str) -> Result<(), WriteError> {
     let mut f = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        .map_err(WriteError::open(path))?;
     f.write_all(text.as_bytes())
-        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+        .map_err(WriteError::write(path))
 }
 
 /// The Markdown cut to GitHub's job-summary limit, at a section or failure
@@ -346,7 +370,7 @@ fn write_reports_to(
                 err(&format!(
                     "mcpcheck: {e} (continuing without a baseline comparison)\n"
                 ));
-                outcome.baseline_error = Some(e);
+                outcome.baseline_error = Some(e.to_string());
             }
         }
     }
@@ -385,20 +409,20 @@ fn write_reports_to(
             crate::html::write_run(dir, results, &opts.sessions, "mcpcheck run", &redactor)
         {
             err(&format!("mcpcheck: HTML report not written: {e}\n"));
-            outcome.write_errors.push(e);
+            outcome.write_errors.push(e.to_string());
         }
     }
     for (path, what, text) in files {
         if let Err(e) = write_file(path, &text) {
             err(&format!("mcpcheck: {what} not written: {e}\n"));
-            outcome.write_errors.push(e);
+            outcome.write_errors.push(e.to_string());
         }
     }
     if let (Some(md), Some(path)) = (&md, step_summary)
         && let Err(e) = append_file(path, &format!("{}\n", fit_step_summary(md)))
     {
         err(&format!("mcpcheck: job summary not written: {e}\n"));
-        outcome.write_errors.push(e);
+        outcome.write_errors.push(e.to_string());
     }
     outcome
 }

@@ -23,7 +23,7 @@ use mcpcheck_core::findings::render::{self, Format};
 use mcpcheck_core::findings::{Family, Report, Selection, baseline};
 use mcpcheck_core::redact::Redactor;
 
-use crate::error::{Error, Result, verdict};
+use crate::error::{Error, Result, ValueError, verdict};
 use crate::output::{err, out, paint_for_stdout};
 
 /// A findings format, as `--format` takes it.
@@ -61,21 +61,23 @@ impl FindingsFormat {
 }
 
 /// `FORMAT=PATH` of `--report`.
-pub fn report_target(s: &str) -> std::result::Result<(Format, PathBuf), String> {
-    let (format, path) = s
-        .split_once('=')
-        .ok_or_else(|| format!("write it as FORMAT=PATH (e.g. sarif=mcpcheck.sarif), not `{s}`"))?;
+pub fn report_target(s: &str) -> std::result::Result<(Format, PathBuf), ValueError> {
+    let (format, path) = s.split_once('=').ok_or_else(|| ValueError::ReportTarget {
+        given: s.to_string(),
+        example: "sarif=mcpcheck.sarif",
+    })?;
     let format = Format::parse(format)
         .filter(|f| Format::FINDINGS.contains(f) || *f == Format::Html)
         .ok_or_else(|| {
             let names: Vec<&str> = Format::FINDINGS.iter().map(|f| f.as_str()).collect();
-            format!(
-                "`{format}` is not a format: give one of {}, html (PATH a folder)",
-                names.join(", ")
-            )
+            ValueError::NotOneOf {
+                given: format.to_string(),
+                what: "format",
+                known: format!("{}, html (PATH a folder)", names.join(", ")),
+            }
         })?;
     if path.is_empty() {
-        return Err("the PATH of FORMAT=PATH is empty".into());
+        return Err(ValueError::EmptyPath);
     }
     Ok((format, PathBuf::from(path)))
 }
@@ -242,12 +244,8 @@ fn finish_with(
 }
 
 /// Writes a report file, creating its folder.
-fn write(path: &Path, text: &str) -> std::result::Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    }
-    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+fn write(path: &Path, text: &str) -> std::result::Result<(), crate::files::WriteError> {
+    crate::files::write_creating(path, text)
 }
 
 #[cfg(test)]
@@ -260,7 +258,7 @@ mod tests {
         assert_eq!(f, Format::Sarif);
         assert_eq!(p, PathBuf::from("out/x.sarif"));
         assert!(report_target("sarif").is_err());
-        assert!(report_target("pdf=x").is_err_and(|e| e.contains("text, json, sarif")));
+        assert!(report_target("pdf=x").is_err_and(|e| e.to_string().contains("text, json, sarif")));
         assert_eq!(report_target("html=out").map(|t| t.0), Ok(Format::Html));
         assert!(report_target("json=").is_err());
     }

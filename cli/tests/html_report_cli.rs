@@ -15,10 +15,12 @@ use serde_json::Value;
 
 /// A stdio server whose one tool answers `Error: Only SELECT queries are
 /// allowed` without `isError`, as some database servers do; it writes the
-/// value of `API_TOKEN` on stderr, and says goodbye there when its stdin
-/// closes.
+/// value of `API_TOKEN` on stderr, counts its queries there (in memory, so
+/// each test on a reused session has lines of its own) and says goodbye
+/// when its stdin closes.
 const SQL_SERVER: &str = r#"
 import json, os, sys
+queries = 0
 print("starting with token " + os.environ.get("API_TOKEN", ""), file=sys.stderr, flush=True)
 for line in sys.stdin:
     m = json.loads(line)
@@ -33,6 +35,8 @@ for line in sys.stdin:
                                         "required": ["sql"]},
                         "annotations": {"readOnlyHint": True}}]}
     elif m["method"] == "tools/call":
+        queries += 1
+        print("query %d" % queries, file=sys.stderr, flush=True)
         r = {"content": [{"type": "text", "text": "Error: Only SELECT queries are allowed\nUse SELECT."}]}
     else:
         r = {}
@@ -166,7 +170,7 @@ tests:
     // to what it said as it shut down.
     let s = session(&html, 2);
     assert_eq!(
-        s["stderr"], "starting with token ***\nstdin closed, bye",
+        s["stderr"], "starting with token ***\nquery 1\nstdin closed, bye",
         "{s}"
     );
     for dir in [&html, &other] {
@@ -197,37 +201,10 @@ tests:
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// A stdio server that says on stderr which call it answers, counted in
-/// memory, so each test on a reused session has lines of its own.
-const COUNTING_SERVER: &str = r#"
-import json, sys
-calls = 0
-print("up", file=sys.stderr, flush=True)
-for line in sys.stdin:
-    m = json.loads(line)
-    if "id" not in m:
-        continue
-    if m["method"] == "initialize":
-        r = {"protocolVersion": m["params"]["protocolVersion"], "capabilities": {"tools": {}},
-             "serverInfo": {"name": "counting", "version": "1"}}
-    elif m["method"] == "tools/list":
-        r = {"tools": [{"name": "count", "inputSchema": {"type": "object"},
-                        "annotations": {"readOnlyHint": True}}]}
-    elif m["method"] == "tools/call":
-        calls += 1
-        print("call %d" % calls, file=sys.stderr, flush=True)
-        r = {"content": [{"type": "text", "text": "counted"}]}
-    else:
-        r = {}
-    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}) + "\n")
-    sys.stdout.flush()
-print("bye after %d" % calls, file=sys.stderr, flush=True)
-"#;
-
 #[test]
 fn each_test_on_a_reused_session_shows_the_stderr_of_its_own_time() {
     let d = scratch("html-stderr-reuse");
-    let server = write(&d, "count.py", COUNTING_SERVER);
+    let server = write(&d, "sql.py", SQL_SERVER);
     let suite = write(
         &d,
         "suite.yaml",
@@ -235,8 +212,8 @@ fn each_test_on_a_reused_session_shows_the_stderr_of_its_own_time() {
             r#"name: reuse stderr
 server: {{command: python3, args: ["{}"]}}
 tests:
-  - {{name: first, tool: count, expect: [{{target: text, matcher: {{equals: counted}}}}]}}
-  - {{name: second, tool: count, expect: [{{target: text, matcher: {{equals: counted}}}}]}}
+  - {{name: first, tool: query, args: {{sql: "SELECT 1"}}, expect: [{{target: text, matcher: {{contains: SELECT}}}}]}}
+  - {{name: second, tool: query, args: {{sql: "SELECT 2"}}, expect: [{{target: text, matcher: {{contains: SELECT}}}}]}}
 "#,
             server.display()
         ),
@@ -258,11 +235,11 @@ tests:
         .unwrap();
     let (code, out, err) = outcome(&o);
     assert_eq!(code, Some(0), "{out}\n{err}");
-    // One server for both: the first test has the start-up and its call,
-    // the second its own call; the server's goodbye comes after the run's
+    // One server for both: the first test has the start-up and its query,
+    // the second its own query; the server's goodbye comes after the run's
     // last test and belongs to no test's log.
-    assert_eq!(session(&html, 0)["stderr"], "up\ncall 1");
-    assert_eq!(session(&html, 1)["stderr"], "call 2");
+    assert_eq!(session(&html, 0)["stderr"], "starting with token \nquery 1");
+    assert_eq!(session(&html, 1)["stderr"], "query 2");
 }
 
 #[test]

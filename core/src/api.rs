@@ -109,6 +109,7 @@ pub fn check_response(
     doc: &ExpectDoc,
     response: Value,
     facts: &Facts,
+    // A String error: the reason is the text the wasm module hands to JavaScript.
 ) -> Result<TestResult, String> {
     if let Some(why) = observation::response_shape_error(&doc.method, &response) {
         return Err(why);

@@ -41,6 +41,27 @@ use serde_json::{Map, Value};
 
 use crate::findings::{Family, Finding, ItemKind, Level, Location, RuleInfo, Severity};
 
+/// Why a contract, a capture or a trace could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ContractError {
+    /// Not a contract; shown as `LINE:COLUMN: what serde says`.
+    #[error("{line}:{column}: {e}", line = .0.line(), column = .0.column(), e = .0)]
+    Json(#[source] serde_json::Error),
+    #[error("version {0} is not one this mcpcheck reads (it reads {CONTRACT_VERSION})")]
+    Version(u32),
+    /// A capture that does not parse: its diagnostics, joined by `; `.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Capture(Vec<crate::capture::CaptureDiagnostic>),
+    #[error("line {line}: not JSON: {source}")]
+    TraceJson {
+        line: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("line {0}: no `tool` (a trace line is {{\"tool\": NAME, \"args\": {{…}}}})")]
+    TraceTool(usize),
+}
+
 /// The version of the contract file.
 pub const CONTRACT_VERSION: u32 = 1;
 
@@ -116,14 +137,10 @@ impl Contract {
     ///
     /// What is wrong, with the line and column (`3:5: unknown field …`), or
     /// a version this build does not read.
-    pub fn from_json(text: &str) -> Result<Contract, String> {
-        let c: Contract =
-            serde_json::from_str(text).map_err(|e| format!("{}:{}: {e}", e.line(), e.column()))?;
+    pub fn from_json(text: &str) -> Result<Contract, ContractError> {
+        let c: Contract = serde_json::from_str(text).map_err(ContractError::Json)?;
         if c.version != CONTRACT_VERSION {
-            return Err(format!(
-                "version {} is not one this mcpcheck reads (it reads {CONTRACT_VERSION})",
-                c.version
-            ));
+            return Err(ContractError::Version(c.version));
         }
         Ok(c)
     }
@@ -179,14 +196,8 @@ impl Recorder {
     /// # Errors
     ///
     /// Why the capture cannot be read.
-    pub fn capture(&mut self, source: &str, text: &str) -> Result<(), String> {
-        let parsed = crate::capture::parse(text).map_err(|diags| {
-            diags
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join("; ")
-        })?;
+    pub fn capture(&mut self, source: &str, text: &str) -> Result<(), ContractError> {
+        let parsed = crate::capture::parse(text).map_err(ContractError::Capture)?;
         for session in &parsed.sessions {
             for ex in &session.exchanges {
                 let params: Value = ex
@@ -242,18 +253,18 @@ impl Recorder {
     /// # Errors
     ///
     /// The first line that is not such an object, with its number.
-    pub fn trace(&mut self, source: &str, text: &str) -> Result<(), String> {
+    pub fn trace(&mut self, source: &str, text: &str) -> Result<(), ContractError> {
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             let v: Value =
-                serde_json::from_str(line).map_err(|e| format!("line {}: not JSON: {e}", i + 1))?;
+                serde_json::from_str(line).map_err(|source| ContractError::TraceJson {
+                    line: i + 1,
+                    source,
+                })?;
             let Some(tool) = v.get("tool").and_then(Value::as_str) else {
-                return Err(format!(
-                    "line {}: no `tool` (a trace line is {{\"tool\": NAME, \"args\": {{…}}}})",
-                    i + 1
-                ));
+                return Err(ContractError::TraceTool(i + 1));
             };
             self.tool_call(tool, v.get("args"), None);
         }
@@ -1038,8 +1049,24 @@ mod tests {
         assert_eq!(c.tools["a"].calls, 2);
         assert_eq!(c.tools["a"].arguments["x"], ["integer", "number"]);
         let mut r = Recorder::new("agent");
-        let e = r.trace("t.jsonl", "{\"args\": {}}").expect_err("no tool");
-        assert!(e.starts_with("line 1:"), "{e}");
+        let e = r
+            .trace("t.jsonl", "{\"args\": {}}")
+            .expect_err("no tool")
+            .to_string();
+        assert_eq!(
+            e,
+            "line 1: no `tool` (a trace line is {\"tool\": NAME, \"args\": {…}})"
+        );
+        let e = r.trace("t.jsonl", "{").expect_err("not JSON").to_string();
+        assert!(e.starts_with("line 1: not JSON: "), "{e}");
+        let e = Contract::from_json("{\"version\": 9, \"consumer\": \"x\"}")
+            .expect_err("a later version")
+            .to_string();
+        assert!(e.starts_with("version 9 is not one"), "{e}");
+        let e = Contract::from_json("{\n  \"versio\": 1}")
+            .expect_err("not a contract")
+            .to_string();
+        assert!(e.starts_with("2:"), "{e}");
     }
 
     fn listing() -> Value {

@@ -178,7 +178,7 @@ pub const PRESETS: [(&str, &str, &[&str]); 5] = [
 ///
 /// What is wrong with the spec, naming the kinds, keys and presets there
 /// are.
-pub fn parse(spec: &str) -> Result<Vec<Fault>, String> {
+pub fn parse(spec: &str) -> Result<Vec<Fault>, SpecError> {
     let spec = spec.trim();
     if let Some((_, _, specs)) = PRESETS.iter().find(|(name, _, _)| *name == spec) {
         return specs.iter().map(|s| one(s)).collect();
@@ -202,7 +202,50 @@ fn presets() -> String {
         .join(", ")
 }
 
-fn one(spec: &str) -> Result<Fault, String> {
+/// A `--fault` spec that could not be read: the spec and what is wrong in it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{spec}`: {problem}")]
+pub struct SpecError {
+    pub spec: String,
+    pub problem: SpecProblem,
+}
+
+/// What is wrong in a `--fault` spec.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecProblem {
+    /// `hint` is empty or ` (did you mean …)`.
+    #[error("`{word}` is no fault kind and no preset{hint}; kinds: {kinds}; presets: {presets}")]
+    UnknownKind {
+        word: String,
+        hint: String,
+        kinds: String,
+        presets: String,
+    },
+    #[error("`{0}` is not KEY=VALUE")]
+    NotPair(String),
+    #[error("{key}={value}: {expected}")]
+    BadValue {
+        key: String,
+        value: String,
+        expected: &'static str,
+    },
+    #[error("give one of tool= and method=")]
+    BothTargets,
+    #[error("nth counts from 1")]
+    NthZero,
+    #[error("`{key}` is not a key of {kind} (keys: {keys})")]
+    UnknownKey {
+        key: String,
+        kind: &'static str,
+        keys: String,
+    },
+}
+
+fn one(spec: &str) -> Result<Fault, SpecError> {
+    let fail = |problem| SpecError {
+        spec: spec.to_string(),
+        problem,
+    };
     let (kind_word, rest) = spec.split_once(':').unwrap_or((spec, ""));
     let Some(kind) = Kind::parse(kind_word.trim()) else {
         let hint = crate::diag::did_you_mean(
@@ -214,11 +257,12 @@ fn one(spec: &str) -> Result<Fault, String> {
         )
         .map(|h| format!(" ({h})"))
         .unwrap_or_default();
-        return Err(format!(
-            "`{spec}`: `{kind_word}` is no fault kind and no preset{hint}; kinds: {}; presets: {}",
-            kinds(),
-            presets()
-        ));
+        return Err(fail(SpecProblem::UnknownKind {
+            word: kind_word.to_string(),
+            hint,
+            kinds: kinds(),
+            presets: presets(),
+        }));
     };
     let mut fault = Fault {
         kind,
@@ -231,17 +275,20 @@ fn one(spec: &str) -> Result<Fault, String> {
     let mut chosen = false;
     for pair in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let Some((key, value)) = pair.split_once('=') else {
-            return Err(format!("`{spec}`: `{pair}` is not KEY=VALUE"));
+            return Err(fail(SpecProblem::NotPair(pair.to_string())));
         };
         let (key, value) = (key.trim(), value.trim());
-        let number = |what: &str| -> Result<u64, String> {
-            value
-                .parse::<u64>()
-                .map_err(|_| format!("`{spec}`: {key}={value}: {what}"))
+        let bad = |expected| {
+            fail(SpecProblem::BadValue {
+                key: key.to_string(),
+                value: value.to_string(),
+                expected,
+            })
         };
+        let number = |expected| value.parse::<u64>().map_err(|_| bad(expected));
         match key {
             "tool" | "method" if chosen => {
-                return Err(format!("`{spec}`: give one of tool= and method="));
+                return Err(fail(SpecProblem::BothTargets));
             }
             "tool" if !value.is_empty() => {
                 fault.target = Target::Tool(value.to_string());
@@ -252,23 +299,23 @@ fn one(spec: &str) -> Result<Fault, String> {
                 chosen = true;
             }
             "nth" => match number("a count from 1")? {
-                0 => return Err(format!("`{spec}`: nth counts from 1")),
+                0 => return Err(fail(SpecProblem::NthZero)),
                 n => fault.when = When::Nth(n),
             },
             "p" => match value.parse::<f64>() {
                 Ok(p) if (0.0..=1.0).contains(&p) => fault.when = When::Probability(p),
-                _ => return Err(format!("`{spec}`: p={value}: a probability from 0 to 1")),
+                _ => return Err(bad("a probability from 0 to 1")),
             },
             "ms" if kind == Kind::Latency => {
                 fault.ms = number("milliseconds")?;
                 if fault.ms > 600_000 {
-                    return Err(format!("`{spec}`: ms={value}: at most 600000 (10 minutes)"));
+                    return Err(bad("at most 600000 (10 minutes)"));
                 }
             }
             "code" if kind == Kind::Error => {
-                fault.code = value.parse::<i64>().map_err(|_| {
-                    format!("`{spec}`: code={value}: a JSON-RPC error code such as -32603")
-                })?;
+                fault.code = value
+                    .parse::<i64>()
+                    .map_err(|_| bad("a JSON-RPC error code such as -32603"))?;
             }
             _ => {
                 let mut keys = vec!["tool", "method", "nth", "p"];
@@ -278,11 +325,11 @@ fn one(spec: &str) -> Result<Fault, String> {
                 if kind == Kind::Error {
                     keys.push("code");
                 }
-                return Err(format!(
-                    "`{spec}`: `{key}` is not a key of {} (keys: {})",
-                    kind.as_str(),
-                    keys.join(", ")
-                ));
+                return Err(fail(SpecProblem::UnknownKey {
+                    key: key.to_string(),
+                    kind: kind.as_str(),
+                    keys: keys.join(", "),
+                }));
             }
         }
     }
@@ -613,11 +660,12 @@ mod tests {
             Target::Method("tools/call".into())
         );
         assert_eq!(parse("chaos").expect("preset").len(), 8);
-        let e = parse("latncy").expect_err("typo");
+        let e = parse("latncy").expect_err("typo").to_string();
         assert!(e.contains("latency") && e.contains("presets"), "{e}");
         assert!(
             parse("error:ms=5")
                 .expect_err("key")
+                .to_string()
                 .contains("keys: tool, method, nth, p, code")
         );
         assert!(parse("drop:p=2").is_err());

@@ -60,24 +60,36 @@ pub struct Shard {
     pub total: u32,
 }
 
+/// Why a `--shard` value was refused; each names the value.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShardError {
+    #[error(
+        "`{0}` is not a shard: write i/n, this machine's number and the number of machines, with 1 <= i <= n (e.g. 2/4)"
+    )]
+    Syntax(String),
+    #[error("`{0}`: the number of shards must be at least 1")]
+    NoShards(String),
+    #[error(
+        "`{given}`: the shard number must be between 1 and {total} (shards are counted from 1)"
+    )]
+    OutOfRange { given: String, total: u32 },
+}
+
 impl Shard {
     /// Read `i/n` (1 ≤ i ≤ n).
-    pub fn parse(s: &str) -> Result<Shard, String> {
-        let bad = || {
-            format!(
-                "`{s}` is not a shard: write i/n, this machine's number and the number of machines, with 1 <= i <= n (e.g. 2/4)"
-            )
-        };
+    pub fn parse(s: &str) -> Result<Shard, ShardError> {
+        let bad = || ShardError::Syntax(s.to_string());
         let (i, n) = s.trim().split_once('/').ok_or_else(bad)?;
         let index: u32 = i.trim().parse().map_err(|_| bad())?;
         let total: u32 = n.trim().parse().map_err(|_| bad())?;
         if total == 0 {
-            return Err(format!("`{s}`: the number of shards must be at least 1"));
+            return Err(ShardError::NoShards(s.to_string()));
         }
         if index == 0 || index > total {
-            return Err(format!(
-                "`{s}`: the shard number must be between 1 and {total} (shards are counted from 1)"
-            ));
+            return Err(ShardError::OutOfRange {
+                given: s.to_string(),
+                total,
+            });
         }
         Ok(Shard { index, total })
     }
@@ -557,10 +569,15 @@ mod tests {
         assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, total: 4 }));
         assert_eq!(Shard::parse(" 1 / 1 "), Ok(Shard { index: 1, total: 1 }));
         for bad in ["0/3", "4/3", "1/0", "a/b", "3", "", "-1/2", "1/2/3"] {
-            let e = Shard::parse(bad).unwrap_err();
+            let e = Shard::parse(bad).unwrap_err().to_string();
             assert!(e.contains(bad.trim()), "{bad}: {e}");
         }
-        assert!(Shard::parse("4/3").unwrap_err().contains("between 1 and 3"));
+        assert!(
+            Shard::parse("4/3")
+                .unwrap_err()
+                .to_string()
+                .contains("between 1 and 3")
+        );
         assert_eq!(Shard { index: 2, total: 5 }.to_string(), "2/5");
     }
 

@@ -98,16 +98,18 @@ pub fn is_stateless(version: &str) -> bool {
 
 /// `Err` says what is wrong with a protocol version and lists the known
 /// ones.
-pub fn check_protocol_version(version: &str) -> Result<(), String> {
+pub fn check_protocol_version(version: &str) -> Result<(), UnknownVersion> {
     if PROTOCOL_VERSIONS.contains(&version) {
         Ok(())
     } else {
-        Err(format!(
-            "unknown protocol version `{version}`; the known revisions are {}",
-            PROTOCOL_VERSIONS.join(", ")
-        ))
+        Err(UnknownVersion(version.to_string()))
     }
 }
+
+/// A protocol version that is none of [`PROTOCOL_VERSIONS`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol version `{0}`; the known revisions are {known}", known = PROTOCOL_VERSIONS.join(", "))]
+pub struct UnknownVersion(pub String);
 
 /// What the client answers when the server asks it something.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -914,7 +916,7 @@ fn load_server(cx: &mut LoadCx, node: &Node) -> Option<Server> {
                         Ok(()) => s.protocol_version = Some(version),
                         Err(message) => cx.error_hint(
                             v.span,
-                            message,
+                            message.to_string(),
                             "write one of them, e.g. `protocol_version: 2026-07-28`",
                         ),
                     }

@@ -57,6 +57,7 @@ fn obj(pairs: Vec<(&str, Value)>) -> JsValue {
 }
 
 /// What a step's input is, or why it is not one.
+// A String error: the message is handed to JavaScript as the step's error text.
 fn input_of(v: &Value) -> Result<Input, String> {
     let Value::Object(o) = v else {
         return Err("a step's input must be an object".into());
@@ -327,7 +328,7 @@ impl SuiteRunner {
         self.mocks
             .answer(method, &params)
             .map(|v| to_js(&v))
-            .map_err(|e| input_error(&e))
+            .map_err(|e| input_error(&e.to_string()))
     }
 
     /// The results document of the tests run since the last call (in the

@@ -70,13 +70,6 @@ pub enum AuthError {
     },
 }
 
-/// Transports report errors as text.
-impl From<AuthError> for String {
-    fn from(e: AuthError) -> String {
-        e.to_string()
-    }
-}
-
 /// A suite's `auth` block with every `${ENV}` already expanded (`resource`
 /// absent means the server URL, RFC 8707).
 pub type AuthConfig = mcpcheck_core::suite::Auth;

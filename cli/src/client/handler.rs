@@ -31,15 +31,20 @@ pub struct MockClient {
     mocks: Mocks,
 }
 
+/// The `initialize` parameters could not be built from the suite's answers.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the initialize request: {0}")]
+pub struct InitializeError(#[source] serde_json::Error);
+
 impl MockClient {
-    pub fn new(protocol_version: &str, mocks: &Mocks) -> Result<Self, String> {
+    pub fn new(protocol_version: &str, mocks: &Mocks) -> Result<Self, InitializeError> {
         let capabilities = mocks.capabilities();
         let info: ClientConfig = serde_json::from_value(json!({
             "protocolVersion": protocol_version,
             "capabilities": capabilities,
             "clientInfo": {"name": "mcpcheck", "version": mcpcheck_core::VERSION}
         }))
-        .map_err(|e| format!("cannot build the initialize request: {e}"))?;
+        .map_err(InitializeError)?;
         Ok(MockClient {
             info,
             capabilities,
@@ -53,7 +58,11 @@ impl MockClient {
 
     /// The params that answer an input-required `result` to a request first
     /// sent with `first` (see [`Mocks::input_retry`]).
-    pub fn input_retry(&self, first: Option<&Value>, result: &Value) -> Result<Value, String> {
+    pub fn input_retry(
+        &self,
+        first: Option<&Value>,
+        result: &Value,
+    ) -> Result<Value, mcpcheck_core::runner::MockError> {
         self.mocks.input_retry(first, result)
     }
 }

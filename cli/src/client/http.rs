@@ -25,7 +25,7 @@ use sse_stream::SseStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::auth::Authorizer;
+use super::auth::{AuthError, Authorizer};
 use super::tap::{MAX_BYTES, MAX_MESSAGE_BYTES, Tap};
 use super::wire::Inbound;
 
@@ -85,24 +85,63 @@ async fn error_text(mut resp: reqwest::Response) -> String {
 const SESSION_HEADER: &str = "mcp-session-id";
 const VERSION_HEADER: &str = "mcp-protocol-version";
 
-fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, String> {
+/// Why an HTTP session could not be opened or a request not sent.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("`{0}` is not a valid HTTP header name")]
+    HeaderName(String),
+    #[error("the value of header `{0}` is not valid in HTTP")]
+    HeaderValue(String),
+    #[error("cannot create an HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+    /// A request that got no response; the text follows the error's causes.
+    #[error("HTTP request failed: {}", with_causes(.0))]
+    Request(#[source] reqwest::Error),
+    #[error(transparent)]
+    Auth(#[from] AuthError),
+    #[error("auth: no token for {url} within {secs} s")]
+    TokenTimeout { url: String, secs: u64 },
+    #[error("auth: the access token is not valid in an HTTP header")]
+    TokenHeader,
+    /// `detail` is the URL parser's words.
+    #[error("`{url}` is not a valid URL: {detail}")]
+    Url { url: String, detail: String },
+    #[error("no answer from {url} within {secs} s")]
+    NoAnswer { url: String, secs: u64 },
+    #[error("cannot connect to {url}: {}", with_causes(.source))]
+    Connect {
+        url: String,
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The stream's GET answered with an HTTP error, described in `why`.
+    #[error("GET {url}: {why}")]
+    Refused { url: String, why: String },
+    #[error("{url} sent no `endpoint` event within {secs} s (is it a legacy SSE server?)")]
+    NoEndpoint { url: String, secs: u64 },
+    #[error("{0} closed its event stream before sending an `endpoint` event")]
+    StreamClosed(String),
+    #[error("the server's endpoint {endpoint:?} is not a valid URL: {detail}")]
+    Endpoint { endpoint: String, detail: String },
+}
+
+fn header_map(headers: &[(String, String)]) -> Result<HeaderMap, HttpError> {
     let mut map = HeaderMap::new();
     for (k, v) in headers {
-        let name = HeaderName::from_bytes(k.as_bytes())
-            .map_err(|_| format!("`{k}` is not a valid HTTP header name"))?;
-        let value = HeaderValue::from_str(v)
-            .map_err(|_| format!("the value of header `{k}` is not valid in HTTP"))?;
+        let name =
+            HeaderName::from_bytes(k.as_bytes()).map_err(|_| HttpError::HeaderName(k.clone()))?;
+        let value = HeaderValue::from_str(v).map_err(|_| HttpError::HeaderValue(k.clone()))?;
         map.insert(name, value);
     }
     Ok(map)
 }
 
-fn client() -> Result<reqwest::Client, String> {
+fn client() -> Result<reqwest::Client, HttpError> {
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .redirect(same_origin_redirects())
         .build()
-        .map_err(|e| format!("cannot create an HTTP client: {e}"))
+        .map_err(HttpError::Client)
 }
 
 /// Redirects are followed within the origin (scheme, host and port) of the
@@ -131,8 +170,8 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
 async fn send_authorized(
     req: reqwest::RequestBuilder,
     auth: Option<&Authorizer>,
-) -> Result<reqwest::Response, String> {
-    let failed = |e: reqwest::Error| format!("HTTP request failed: {}", with_causes(&e));
+) -> Result<reqwest::Response, HttpError> {
+    let failed = HttpError::Request;
     let Some(auth) = auth else {
         return req.send().await.map_err(failed);
     };
@@ -395,7 +434,7 @@ impl Resume {
                     let body = error_text(resp).await;
                     Some(describe_http_error(status, &headers, &body))
                 }
-                Err(e) => Some(e),
+                Err(e) => Some(e.to_string()),
             };
             if let Some(why) = failed {
                 self.inbound.fail_request(
@@ -538,7 +577,7 @@ pub fn streamable(
     mut out: mpsc::UnboundedReceiver<String>,
     stateless: Option<String>,
     auth: Option<Authorizer>,
-) -> Result<HttpSession, String> {
+) -> Result<HttpSession, HttpError> {
     let client = client()?;
     let headers = header_map(headers)?;
     let session: Arc<Mutex<Option<String>>> = Arc::default();
@@ -620,7 +659,7 @@ pub fn streamable(
                     Err(e) => {
                         let _ = sent_tx.send(());
                         if let Some(id) = id {
-                            p_inbound.fail_request(&id, e);
+                            p_inbound.fail_request(&id, e.to_string());
                         }
                     }
                     Ok(resp) => {
@@ -860,7 +899,7 @@ pub async fn legacy_sse(
     mut out: mpsc::UnboundedReceiver<String>,
     wait: Duration,
     auth: Option<Authorizer>,
-) -> Result<SseSession, String> {
+) -> Result<SseSession, HttpError> {
     let client = client()?;
     let mut headers = header_map(headers)?;
     // The stream's GET cannot be sent again after a 401, so the token is
@@ -868,13 +907,19 @@ pub async fn legacy_sse(
     if let Some(auth) = auth {
         let token = tokio::time::timeout(wait, auth.token_up_front())
             .await
-            .map_err(|_| format!("auth: no token for {url} within {} s", wait.as_secs()))??;
+            .map_err(|_| HttpError::TokenTimeout {
+                url: url.to_string(),
+                secs: wait.as_secs(),
+            })??;
         let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
-            .map_err(|_| "auth: the access token is not valid in an HTTP header".to_string())?;
+            .map_err(|_| HttpError::TokenHeader)?;
         value.set_sensitive(true);
         headers.insert(reqwest::header::AUTHORIZATION, value);
     }
-    let base = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a valid URL: {e}"))?;
+    let base = reqwest::Url::parse(url).map_err(|e| HttpError::Url {
+        url: url.to_string(),
+        detail: e.to_string(),
+    })?;
     let resp = tokio::time::timeout(
         wait,
         client
@@ -884,17 +929,26 @@ pub async fn legacy_sse(
             .send(),
     )
     .await
-    .map_err(|_| format!("no answer from {url} within {} s", wait.as_secs()))?
-    .map_err(|e| format!("cannot connect to {url}: {}", with_causes(&e)))?;
+    .map_err(|_| HttpError::NoAnswer {
+        url: url.to_string(),
+        secs: wait.as_secs(),
+    })?
+    .map_err(|source| HttpError::Connect {
+        url: url.to_string(),
+        source,
+    })?;
     if !resp.status().is_success() {
         let status = resp.status();
         let h = resp.headers().clone();
         let body = error_text(resp).await;
-        return Err(format!(
-            "GET {url}: {}{}",
-            describe_http_error(status, &h, &body),
-            transport_hint(status.as_u16(), true).unwrap_or_default()
-        ));
+        return Err(HttpError::Refused {
+            url: url.to_string(),
+            why: format!(
+                "{}{}",
+                describe_http_error(status, &h, &body),
+                transport_hint(status.as_u16(), true).unwrap_or_default()
+            ),
+        });
     }
     let mut events = SseStream::from_bytes_stream(bounded_stream(resp, MAX_BYTES, inbound.clone()));
     let endpoint = tokio::time::timeout(wait, async {
@@ -908,16 +962,17 @@ pub async fn legacy_sse(
         None
     })
     .await
-    .map_err(|_| {
-        format!(
-            "{url} sent no `endpoint` event within {} s (is it a legacy SSE server?)",
-            wait.as_secs()
-        )
+    .map_err(|_| HttpError::NoEndpoint {
+        url: url.to_string(),
+        secs: wait.as_secs(),
     })?
-    .ok_or_else(|| format!("{url} closed its event stream before sending an `endpoint` event"))?;
+    .ok_or_else(|| HttpError::StreamClosed(url.to_string()))?;
     let post_url = base
         .join(endpoint.trim())
-        .map_err(|e| format!("the server's endpoint {endpoint:?} is not a valid URL: {e}"))?;
+        .map_err(|e| HttpError::Endpoint {
+            endpoint: endpoint.clone(),
+            detail: e.to_string(),
+        })?;
 
     let stop = CancellationToken::new();
     let reader_inbound = inbound.clone();
@@ -980,6 +1035,24 @@ pub async fn legacy_sse(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn suite_headers_that_http_refuses_are_named() {
+        let said = |k: &str, v: &str| {
+            header_map(&[(k.to_string(), v.to_string())])
+                .err()
+                .map(|e| e.to_string())
+        };
+        assert_eq!(said("X-Key", "v"), None);
+        assert_eq!(
+            said("bad name", "v").as_deref(),
+            Some("`bad name` is not a valid HTTP header name")
+        );
+        assert_eq!(
+            said("X-Key", "a\nb").as_deref(),
+            Some("the value of header `X-Key` is not valid in HTTP")
+        );
+    }
 
     #[test]
     fn routing_headers_mirror_the_method_and_name() {

@@ -311,8 +311,8 @@ impl Session {
     ) -> Result<Session, SessionError> {
         let tap = Arc::new(Tap::default());
         let (transport, out, inbound) = wire::pair(tap.clone());
-        let handler = MockClient::new(protocol_version, mocks).map_err(|message| SessionError {
-            message,
+        let handler = MockClient::new(protocol_version, mocks).map_err(|e| SessionError {
+            message: e.to_string(),
             events: Vec::new(),
         })?;
         let stateless = mcpcheck_core::suite::is_stateless(protocol_version);
@@ -331,12 +331,10 @@ impl Session {
                     args: args.clone(),
                     env: env.clone(),
                 };
-                Conn::Stdio(
-                    stdio::spawn(&spec, inbound, out).map_err(|message| SessionError {
-                        message,
-                        events: Vec::new(),
-                    })?,
-                )
+                Conn::Stdio(stdio::spawn(&spec, inbound, out).map_err(|e| SessionError {
+                    message: e.to_string(),
+                    events: Vec::new(),
+                })?)
             }
             Endpoint::Http { url, headers, auth } => Conn::Http(
                 http::streamable(
@@ -347,8 +345,8 @@ impl Session {
                     stateless.then(|| protocol_version.to_string()),
                     auth.clone(),
                 )
-                .map_err(|message| SessionError {
-                    message,
+                .map_err(|e| SessionError {
+                    message: e.to_string(),
                     events: Vec::new(),
                 })?,
             ),
@@ -357,8 +355,8 @@ impl Session {
                 Conn::Sse(
                     http::legacy_sse(url, headers, inbound, out, wait, auth.clone())
                         .await
-                        .map_err(|message| SessionError {
-                            message,
+                        .map_err(|e| SessionError {
+                            message: e.to_string(),
                             events: Vec::new(),
                         })?,
                 )

@@ -282,12 +282,25 @@ impl Drop for ChildProc {
     }
 }
 
+/// Why the server's process could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("cannot start the server: `{0}` was not found (is it installed and on PATH?)")]
+    NotFound(String),
+    #[error("cannot start the server `{command}`: {source}")]
+    Failed {
+        command: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
 /// Start the server and wire its stdout to `inbound` and `out` to its stdin.
 pub fn spawn(
     spec: &StdioSpec,
     inbound: Inbound,
     mut out: mpsc::UnboundedReceiver<String>,
-) -> Result<ChildProc, String> {
+) -> Result<ChildProc, SpawnError> {
     let tag = new_tag();
     let mut cmd = Command::new(&spec.command);
     cmd.args(&spec.args)
@@ -297,14 +310,14 @@ pub fn spawn(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    let (mut child, tree) = crate::proctree::spawn(&mut cmd).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            format!(
-                "cannot start the server: `{}` was not found (is it installed and on PATH?)",
-                spec.command
-            )
+    let (mut child, tree) = crate::proctree::spawn(&mut cmd).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            SpawnError::NotFound(spec.command.clone())
         } else {
-            format!("cannot start the server `{}`: {e}", spec.command)
+            SpawnError::Failed {
+                command: spec.command.clone(),
+                source,
+            }
         }
     })?;
     let stderr_tail = StderrTail::default();

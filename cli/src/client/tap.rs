@@ -380,6 +380,29 @@ pub fn now_rfc3339() -> String {
         .to_string()
 }
 
+/// Why a message is not held as JSON values (it is kept as text).
+#[derive(Debug, thiserror::Error)]
+pub enum TooLarge {
+    #[error(
+        "the server sent a message of {size_mib} MiB that would take about {estimate_mib} MiB of memory as JSON values, more than the {max} MiB mcpcheck holds for one message; it is kept as text in --capture",
+        max = MAX_HELD_BYTES >> 20
+    )]
+    Message {
+        size_mib: usize,
+        estimate_mib: usize,
+    },
+    #[error(
+        "the server sent a message of {size_mib} MiB that would take about {estimate_mib} MiB of memory as JSON values, and the sessions running at once already hold {held_mib} MiB of the {max} MiB mcpcheck holds for a run (run fewer tests at once with {flag}); it is kept as text in --capture",
+        max = MAX_RUN_HELD_BYTES >> 20,
+        flag = concurrency_flag()
+    )]
+    Run {
+        size_mib: usize,
+        estimate_mib: usize,
+        held_mib: usize,
+    },
+}
+
 impl Tap {
     /// A tap counting against `run`, the bytes held by the run's sessions
     /// (and a count of held values of its own).
@@ -408,28 +431,23 @@ impl Tap {
     /// and with what the run's live sessions hold, within
     /// [`MAX_RUN_HELD_BYTES`]. Counted when it is (the estimate is
     /// returned, for [`Event::holding`]); `Err` says why not.
-    pub fn hold(&self, text: &str) -> Result<usize, String> {
+    pub fn hold(&self, text: &str) -> Result<usize, TooLarge> {
         let estimate = held_estimate(text);
         let mib = |n: usize| n.div_ceil(1 << 20);
         if estimate > MAX_HELD_BYTES {
-            return Err(format!(
-                "the server sent a message of {} MiB that would take about {} MiB of memory as JSON values, more than the {} MiB mcpcheck holds for one message; it is kept as text in --capture",
-                mib(text.len()),
-                mib(estimate),
-                MAX_HELD_BYTES >> 20
-            ));
+            return Err(TooLarge::Message {
+                size_mib: mib(text.len()),
+                estimate_mib: mib(estimate),
+            });
         }
         let before = self.run_held.fetch_add(estimate, Ordering::AcqRel);
         if before + estimate > MAX_RUN_HELD_BYTES {
             self.run_held.fetch_sub(estimate, Ordering::AcqRel);
-            return Err(format!(
-                "the server sent a message of {} MiB that would take about {} MiB of memory as JSON values, and the sessions running at once already hold {} MiB of the {} MiB mcpcheck holds for a run (run fewer tests at once with {}); it is kept as text in --capture",
-                mib(text.len()),
-                mib(estimate),
-                mib(before),
-                MAX_RUN_HELD_BYTES >> 20,
-                concurrency_flag()
-            ));
+            return Err(TooLarge::Run {
+                size_mib: mib(text.len()),
+                estimate_mib: mib(estimate),
+                held_mib: mib(before),
+            });
         }
         let mut b = self.budget.lock().unwrap_or_else(|e| e.into_inner());
         b.held += estimate;
@@ -863,11 +881,11 @@ mod tests {
         assert!(tap.all()[0].is_response());
         // One message past the bound is refused, with the reason.
         let huge = "[1,".repeat(12_000_000) + "1" + &"]".repeat(0);
-        let why = tap.hold(&huge).expect_err("too large");
+        let why = tap.hold(&huge).expect_err("too large").to_string();
         assert!(why.contains("more than the 512 MiB"), "{why}");
         // Together, the sessions of a run hold at most 1 GiB.
         held.store(MAX_RUN_HELD_BYTES - 10, Ordering::Release);
-        let why = tap.hold(&big).expect_err("the run's bound");
+        let why = tap.hold(&big).expect_err("the run's bound").to_string();
         assert!(why.contains(concurrency_flag()), "{why}");
         drop(tap);
     }

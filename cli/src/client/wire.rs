@@ -264,7 +264,11 @@ impl Inbound {
         // Parsed once, by the tap; shared here, not copied.
         match &event.json {
             None if event.is_too_large() => {
-                self.too_large(idx, &event, held.err().unwrap_or_default());
+                self.too_large(
+                    idx,
+                    &event,
+                    held.err().map(|e| e.to_string()).unwrap_or_default(),
+                );
             }
             None => self.tap.problem(
                 idx,

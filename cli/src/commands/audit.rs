@@ -144,7 +144,7 @@ pub(crate) async fn audit(
         "listing what the server offers",
         if listings.is_ok() { "listed" } else { "failed" },
     );
-    let listings = listings?;
+    let listings = listings.map_err(|e| e.to_string())?;
     progress.suspend(|| listings.print_notes("audit", &prober.label()));
     let label = prober.label();
     // What the server answers, judged by scan's text rules (O codes).

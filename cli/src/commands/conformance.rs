@@ -167,7 +167,7 @@ pub struct ConformanceArgs {
     progress: crate::progress::ProgressArgs,
 }
 
-fn parse_version(v: &str) -> std::result::Result<String, String> {
+fn parse_version(v: &str) -> std::result::Result<String, mcpcheck_core::suite::UnknownVersion> {
     mcpcheck_core::suite::check_protocol_version(v).map(|()| v.to_string())
 }
 
@@ -888,31 +888,6 @@ async fn negative_probes(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::http_refusal;
-
-    #[test]
-    fn http_refusals_are_named_and_other_failures_are_not() {
-        let failure = "initialize failed: JSON-RPC error: -32603: HTTP 401 Unauthorized (WWW-Authenticate: Bearer realm=\"x\"): {\"error\":\"unauthorized\"}";
-        assert_eq!(
-            http_refusal(failure).as_deref(),
-            Some(
-                "the server refused the session with HTTP 401 Unauthorized (WWW-Authenticate: Bearer realm=\"x\"); give credentials with --header 'Authorization: Bearer TOKEN'"
-            )
-        );
-        assert_eq!(
-            http_refusal("initialize failed: HTTP 404 Not Found: no such path").as_deref(),
-            Some("the server refused the session with HTTP 404 Not Found")
-        );
-        assert_eq!(
-            http_refusal("the server did not answer initialize in time"),
-            None
-        );
-        assert_eq!(http_refusal("HTTP 200 OK but the body was empty"), None);
-    }
-}
-
 /// The extensions the probe's client declares: tasks (so a task-capable
 /// read-only tool may answer with a task) and MCP Apps (so a server that
 /// shows UI tools only to hosts that render them shows them).
@@ -1148,4 +1123,29 @@ async fn tasks_steps(session: &mut Session, step: Duration) {
     let _ = session
         .request_as_is("tasks/get", Some(undeclared), Deadline::now() + step)
         .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::http_refusal;
+
+    #[test]
+    fn http_refusals_are_named_and_other_failures_are_not() {
+        let failure = "initialize failed: JSON-RPC error: -32603: HTTP 401 Unauthorized (WWW-Authenticate: Bearer realm=\"x\"): {\"error\":\"unauthorized\"}";
+        assert_eq!(
+            http_refusal(failure).as_deref(),
+            Some(
+                "the server refused the session with HTTP 401 Unauthorized (WWW-Authenticate: Bearer realm=\"x\"); give credentials with --header 'Authorization: Bearer TOKEN'"
+            )
+        );
+        assert_eq!(
+            http_refusal("initialize failed: HTTP 404 Not Found: no such path").as_deref(),
+            Some("the server refused the session with HTTP 404 Not Found")
+        );
+        assert_eq!(
+            http_refusal("the server did not answer initialize in time"),
+            None
+        );
+        assert_eq!(http_refusal("HTTP 200 OK but the body was empty"), None);
+    }
 }

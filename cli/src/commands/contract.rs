@@ -226,7 +226,7 @@ async fn judge(
     contracts: &[(String, Contract)],
     args: &VerifyArgs,
 ) -> std::result::Result<Vec<mcpcheck_core::findings::Finding>, String> {
-    let listings = prober.list().await?;
+    let listings = prober.list().await.map_err(|e| e.to_string())?;
     listings.print_notes("contract", &prober.label());
     let label = prober.label();
     let listing = json!({"tools": listings.tools, "prompts": listings.prompts,

@@ -135,8 +135,8 @@ pub struct DoctorArgs {
     pub(crate) progress: crate::progress::ProgressArgs,
 }
 
-fn severity(s: &str) -> std::result::Result<Severity, String> {
-    Severity::parse(s).ok_or_else(|| format!("`{s}` is not a severity: high, medium, low or info"))
+fn severity(s: &str) -> std::result::Result<Severity, crate::error::ValueError> {
+    Severity::parse(s).ok_or_else(|| crate::error::ValueError::Severity(s.to_string()))
 }
 
 /// How many stateful sequences `--fuzz` runs (read-only ones: doctor never
@@ -518,6 +518,24 @@ async fn bounded<F: std::future::Future<Output = Outcome>>(limit: Duration, part
         .unwrap_or(Outcome::Stopped(limit))
 }
 
+/// What lint and scan read: the lists, and the skills the server declares
+/// beside them.
+fn listing_document(
+    listings: &crate::client::listing::Listings,
+    surface: &crate::extensions::Surface,
+) -> serde_json::Value {
+    let mut document = json!({
+        "tools": listings.tools,
+        "prompts": listings.prompts,
+        "resources": listings.resources,
+        "resourceTemplates": listings.templates,
+    });
+    if !surface.skills.is_empty() {
+        document["skills"] = serde_json::Value::Array(surface.skills.clone());
+    }
+    document
+}
+
 async fn examine(
     args: &DoctorArgs,
     probe_args: &ProbeArgs,
@@ -564,16 +582,8 @@ async fn examine(
         }
     };
     progress.finish_item("listing", "listed");
-    let mut document = json!({
-        "tools": listings.tools,
-        "prompts": listings.prompts,
-        "resources": listings.resources,
-        "resourceTemplates": listings.templates,
-    });
     let surface = extensions_part(prober, &listings, limit, &mut parts).await;
-    if !surface.skills.is_empty() {
-        document["skills"] = serde_json::Value::Array(surface.skills.clone());
-    }
+    let document = listing_document(&listings, &surface);
 
     tell("lint");
     let started = Instant::now();
@@ -827,7 +837,7 @@ async fn probe_part(args: &DoctorArgs, url: &str, label: &str) -> Outcome {
     .await;
     match found {
         Ok(findings) => Outcome::of(at_server(findings, label)),
-        Err(e) => Outcome::Failed(e),
+        Err(e) => Outcome::Failed(e.to_string()),
     }
 }
 

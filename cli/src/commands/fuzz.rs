@@ -158,7 +158,7 @@ pub(crate) async fn fuzz(
         "listing what the server offers",
         if listings.is_ok() { "listed" } else { "failed" },
     );
-    let listings = listings?;
+    let listings = listings.map_err(|e| e.to_string())?;
     progress.suspend(|| listings.print_notes("fuzz", &prober.label()));
     let unknown: Vec<&String> = args
         .tools
@@ -464,7 +464,7 @@ pub(crate) async fn stateful(
 ) -> std::result::Result<probe::stateful_report::StatefulSummary, String> {
     use probe::stateful::{self, Source};
     use probe::stateful_report::{Broken, StatefulSummary};
-    let listings = prober.list().await?;
+    let listings = prober.list().await.map_err(|e| e.to_string())?;
     listings.print_notes("fuzz", &prober.label());
     let plan = stateful::sequences(
         &listings.tools,
@@ -553,7 +553,7 @@ async fn run_sequence(
     seq: &probe::stateful::Sequence,
 ) -> std::result::Result<SequenceOutcome, String> {
     use probe::stateful::{Next, SequenceRun, StepAnswer};
-    prober.fresh().await?;
+    prober.fresh().await.map_err(|e| e.to_string())?;
     let mut run = SequenceRun::new(seq);
     while let Next::Call { tool, arguments } = run.next_call() {
         let Some(listed) = tools.iter().find(|t| t["name"] == tool.as_str()) else {

@@ -108,12 +108,12 @@ pub struct ProbeArgs {
 }
 
 /// `ID:SECRET`, both parts non-empty.
-fn auth_client(s: &str) -> std::result::Result<(String, String), String> {
+fn auth_client(s: &str) -> std::result::Result<(String, String), crate::error::ValueError> {
     match s.split_once(':') {
         Some((id, secret)) if !id.is_empty() && !secret.is_empty() => {
             Ok((id.to_string(), secret.to_string()))
         }
-        _ => Err("write it as ID:SECRET, both parts non-empty".into()),
+        _ => Err(crate::error::ValueError::Credentials),
     }
 }
 
@@ -140,7 +140,7 @@ pub fn main(args: &ProbeArgs) -> Result<ExitCode> {
             let probe = prober.oauth(&observations, args.auth_client.clone()).await;
             observations.oauth = Some(probe);
         }
-        Ok::<_, String>(observations)
+        Ok::<_, ProbeError>(observations)
     });
     let observations = match observed {
         Ok(observations) => observations,
@@ -217,14 +217,14 @@ async fn transport_findings(
     url: &str,
     headers: &[String],
     timeout: Duration,
-) -> std::result::Result<Vec<http_probe::Finding>, String> {
-    let url = check_url(url).map_err(|e| e.to_string())?;
-    let headers = header_map(headers).map_err(|e| e.to_string())?;
-    let prober = Prober::new(url.clone(), headers, timeout).map_err(|e| e.to_string())?;
+) -> std::result::Result<Vec<http_probe::Finding>, ProbeError> {
+    let url = check_url(url)?;
+    let headers = header_map(headers)?;
+    let prober = Prober::new(url.clone(), headers, timeout)?;
     let first = prober
         .open(&Extra::default())
         .await
-        .map_err(|e| format!("cannot reach {url}: {e}"))?;
+        .map_err(|e| ProbeError::unreachable(&url, e))?;
     if let Some(result) = first.answer.result().filter(|_| first.answer.ok())
         && let Ok(mut version) = prober.version.lock()
     {
@@ -242,7 +242,7 @@ async fn transport_findings(
     let (_, delete) = prober.sessions(first.session.as_deref()).await;
     o.delete = delete;
     prober.close(first.session.as_deref()).await;
-    let findings = http_probe::judge(&o, &Options::default()).map_err(|e| e.to_string())?;
+    let findings = http_probe::judge(&o, &Options::default())?;
     Ok(findings
         .into_iter()
         .filter(|f| matches!(f.code(), "H101" | "H102" | "H502"))
@@ -258,16 +258,16 @@ pub async fn findings(
     timeout: Duration,
     auth: bool,
     client: Option<(String, String)>,
-) -> std::result::Result<Vec<http_probe::Finding>, String> {
-    let url = check_url(url).map_err(|e| e.to_string())?;
-    let headers = header_map(headers).map_err(|e| e.to_string())?;
-    let prober = Prober::new(url, headers, timeout).map_err(|e| e.to_string())?;
+) -> std::result::Result<Vec<http_probe::Finding>, ProbeError> {
+    let url = check_url(url)?;
+    let headers = header_map(headers)?;
+    let prober = Prober::new(url, headers, timeout)?;
     let mut observations = prober.run(&[]).await?;
     if auth {
         let probe = prober.oauth(&observations, client).await;
         observations.oauth = Some(probe);
     }
-    http_probe::judge(&observations, &Options::default()).map_err(|e| e.to_string())
+    Ok(http_probe::judge(&observations, &Options::default())?)
 }
 
 /// The findings H401 to H417 for `url`.
@@ -276,10 +276,10 @@ async fn authorization_findings(
     headers: &[String],
     client: Option<(String, String)>,
     timeout: Duration,
-) -> std::result::Result<Vec<http_probe::Finding>, String> {
-    let url = check_url(url).map_err(|e| e.to_string())?;
-    let headers = header_map(headers).map_err(|e| e.to_string())?;
-    let prober = Prober::new(url.clone(), headers, timeout).map_err(|e| e.to_string())?;
+) -> std::result::Result<Vec<http_probe::Finding>, ProbeError> {
+    let url = check_url(url)?;
+    let headers = header_map(headers)?;
+    let prober = Prober::new(url.clone(), headers, timeout)?;
     let bare = Extra {
         without_credentials: true,
         ..Extra::default()
@@ -287,7 +287,7 @@ async fn authorization_findings(
     let opened = prober
         .open(&bare)
         .await
-        .map_err(|e| format!("cannot reach {url}: {e}"))?;
+        .map_err(|e| ProbeError::unreachable(&url, e))?;
     let unauthenticated = if opened.answer.status == 401 {
         prober.auth_probe(opened.answer).await
     } else {
@@ -303,8 +303,7 @@ async fn authorization_findings(
         ..Observations::default()
     };
     observations.oauth = Some(prober.oauth(&observations, client).await);
-    let findings =
-        http_probe::judge(&observations, &Options::default()).map_err(|e| e.to_string())?;
+    let findings = http_probe::judge(&observations, &Options::default())?;
     Ok(findings
         .into_iter()
         .filter(|f| f.code().starts_with("H4"))
@@ -434,7 +433,11 @@ impl Prober {
     }
 
     /// POSTs `body` to the endpoint.
-    async fn post(&self, body: String, extra: &Extra<'_>) -> std::result::Result<Answer, String> {
+    async fn post(
+        &self,
+        body: String,
+        extra: &Extra<'_>,
+    ) -> std::result::Result<Answer, ProbeError> {
         let request = self
             .client
             .post(&self.url)
@@ -447,12 +450,15 @@ impl Prober {
 
     /// Sends a request and reads its answer: the whole body, or for an SSE
     /// stream up to the first JSON-RPC response; never past the timeout.
-    async fn send(&self, request: reqwest::RequestBuilder) -> std::result::Result<Answer, String> {
+    async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> std::result::Result<Answer, ProbeError> {
         let deadline = Instant::now() + self.timeout;
         let mut response = match tokio::time::timeout_at(deadline, request.send()).await {
             Ok(Ok(response)) => response,
-            Ok(Err(e)) => return Err(describe(&e)),
-            Err(_) => return Err(format!("no answer within {:?}", self.timeout)),
+            Ok(Err(e)) => return Err(ProbeError::Request(e)),
+            Err(_) => return Err(ProbeError::Timeout(self.timeout)),
         };
         let mut answer = Answer {
             status: response.status().as_u16(),
@@ -492,7 +498,7 @@ impl Prober {
     }
 
     /// `initialize`, then `notifications/initialized` when it was served.
-    async fn open(&self, extra: &Extra<'_>) -> std::result::Result<Opened, String> {
+    async fn open(&self, extra: &Extra<'_>) -> std::result::Result<Opened, ProbeError> {
         let answer = self.post(self.initialize_body(), extra).await?;
         let session = answer.header("mcp-session-id").map(str::to_string);
         if answer.served() {
@@ -524,7 +530,7 @@ impl Prober {
     }
 
     /// Every probe, in order.
-    async fn run(&self, hidden: &[String]) -> std::result::Result<Observations, String> {
+    async fn run(&self, hidden: &[String]) -> std::result::Result<Observations, ProbeError> {
         let mut o = Observations {
             url: self.url.clone(),
             ..Observations::default()
@@ -532,7 +538,7 @@ impl Prober {
         let first = self
             .open(&Extra::default())
             .await
-            .map_err(|e| format!("cannot reach {}: {e}", self.url))?;
+            .map_err(|e| ProbeError::unreachable(&self.url, e))?;
         if first.answer.status == 401 {
             err(if self.headers.keys().any(is_credential) {
                 "mcpcheck probe: the server refused the credentials given (401); only the \
@@ -545,10 +551,7 @@ authorization probes ran\n"
             return Ok(o);
         }
         let Some(result) = first.answer.result().filter(|_| first.answer.ok()) else {
-            return Err(format!(
-                "initialize was not answered with a result: {}",
-                first.answer.evidence()
-            ));
+            return Err(ProbeError::NotInitialized(first.answer.evidence()));
         };
         if let Ok(mut version) = self.version.lock() {
             *version = result
@@ -769,7 +772,7 @@ authorization probes ran\n"
             .header(ACCEPT, "application/json");
         match self.send(request).await {
             Ok(answer) => fetch.answer = Some(answer),
-            Err(e) => fetch.error = Some(e),
+            Err(e) => fetch.error = Some(e.to_string()),
         }
         fetch
     }
@@ -820,6 +823,43 @@ fn answered(answer: &Answer) -> bool {
 }
 
 /// A transport error in words, with its causes.
+/// Why the probes could not run (or one request got no answer).
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The URL or the headers given.
+    #[error(transparent)]
+    Setup(#[from] Error),
+    /// A request that got no response; shown with its causes.
+    #[error("{}", describe(.0))]
+    Request(#[source] reqwest::Error),
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+    #[error("cannot reach {url}: {source}")]
+    Unreachable {
+        url: String,
+        #[source]
+        source: Box<ProbeError>,
+    },
+    /// `0` is the answer's evidence (status and body).
+    #[error("initialize was not answered with a result: {0}")]
+    NotInitialized(String),
+    /// The token endpoint answered without a token; `0` is its status and
+    /// `error`.
+    #[error("the token endpoint answered HTTP {0}")]
+    NoToken(String),
+    #[error(transparent)]
+    Options(#[from] mcpcheck_core::http_probe::OptionsError),
+}
+
+impl ProbeError {
+    fn unreachable(url: &str, source: ProbeError) -> Self {
+        Self::Unreachable {
+            url: url.to_string(),
+            source: Box::new(source),
+        }
+    }
+}
+
 fn describe(error: &reqwest::Error) -> String {
     let mut text = error.to_string();
     let mut source = std::error::Error::source(error);

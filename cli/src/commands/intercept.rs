@@ -113,7 +113,7 @@ struct FaultArg {
     faults: Vec<mcpcheck_core::inject::Fault>,
 }
 
-fn fault_spec(s: &str) -> std::result::Result<FaultArg, String> {
+fn fault_spec(s: &str) -> std::result::Result<FaultArg, mcpcheck_core::inject::SpecError> {
     mcpcheck_core::inject::parse(s).map(|faults| FaultArg {
         spec: s.to_string(),
         faults,

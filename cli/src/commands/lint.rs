@@ -187,7 +187,7 @@ async fn lint_live(
     args: &LintArgs,
     options: &LintOptions,
 ) -> std::result::Result<Vec<Finding>, String> {
-    let listings = prober.list().await?;
+    let listings = prober.list().await.map_err(|e| e.to_string())?;
     listings.print_notes("lint", &prober.label());
     let mut doc = document(&listings);
     // The skills a server declares are judged beside its lists.
@@ -197,7 +197,7 @@ async fn lint_live(
     }
     let mut findings = lint::lint_listing(&doc, options).map_err(|e| e.to_string())?;
     if args.detect_nondeterminism {
-        let again = document(&prober.list().await?);
+        let again = document(&prober.list().await.map_err(|e| e.to_string())?);
         findings
             .extend(lint::lint_nondeterminism(&doc, &again, options).map_err(|e| e.to_string())?);
     }

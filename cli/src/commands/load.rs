@@ -31,7 +31,7 @@ use tokio::time::Instant as Deadline;
 
 use crate::client::handler::Mocks;
 use crate::client::{Endpoint, Session};
-use crate::error::{Result, verdict};
+use crate::error::{Result, ValueError, verdict};
 use crate::files::{display, read_text, suite_files};
 use crate::output::{err, out, paint_for_stderr, parse_duration};
 use crate::reports::{parse_percent, write_file};
@@ -170,7 +170,7 @@ pub struct LoadArgs {
 }
 
 /// `50`, `50/s` or `50/sec`: requests per second, above 0.
-fn parse_rate(s: &str) -> Result<f64, String> {
+fn parse_rate(s: &str) -> Result<f64, ValueError> {
     let n = s.trim();
     let n = n
         .strip_suffix("/sec")
@@ -178,9 +178,7 @@ fn parse_rate(s: &str) -> Result<f64, String> {
         .unwrap_or(n);
     match n.trim().parse::<f64>() {
         Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
-        _ => Err(format!(
-            "`{s}` is not a rate: give requests per second above 0 (e.g. 50 or 50/s)"
-        )),
+        _ => Err(ValueError::Rate(s.to_string())),
     }
 }
 
@@ -298,8 +296,11 @@ fn the_call(args: &LoadArgs, tool: &str) -> Result<Call> {
 }
 
 /// Whether `url`'s host is this machine.
-fn is_loopback(url: &str) -> Result<bool, String> {
-    let parsed = reqwest::Url::parse(url).map_err(|e| format!("--url {url}: {e}"))?;
+fn is_loopback(url: &str) -> Result<bool, ValueError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| ValueError::Url {
+        url: url.to_string(),
+        detail: e.to_string(),
+    })?;
     let host = parsed
         .host_str()
         .unwrap_or_default()

@@ -200,6 +200,7 @@ fn live(args: &LockArgs) -> Result<std::result::Result<Lock, String>> {
             l.print_notes("lock", &label);
         }
         listed
+            .map_err(|e| e.to_string())
             .and_then(|l| l.to_lock(&label))
             .map_err(|e| format!("{label}: {e}"))
     }))

@@ -50,10 +50,12 @@ pub struct ReplayArgs {
     pub request_timeout: Duration,
 }
 
-fn parse_matching(s: &str) -> std::result::Result<Matching, String> {
+fn parse_matching(s: &str) -> std::result::Result<Matching, crate::error::ValueError> {
     Matching::parse(s).ok_or_else(|| {
         let names: Vec<&str> = Matching::ALL.iter().map(|(_, n, _)| *n).collect();
-        format!("expected one of: {}", names.join(", "))
+        crate::error::ValueError::Expected {
+            known: names.join(", "),
+        }
     })
 }
 

@@ -58,10 +58,14 @@ pub struct RulesArgs {
     format: RulesFormat,
 }
 
-fn family(s: &str) -> std::result::Result<Family, String> {
+fn family(s: &str) -> std::result::Result<Family, crate::error::ValueError> {
     Family::parse(s).ok_or_else(|| {
         let names: Vec<&str> = Family::ALL.iter().map(|f| f.as_str()).collect();
-        format!("`{s}` is not a family: give one of {}", names.join(", "))
+        crate::error::ValueError::NotOneOf {
+            given: s.to_string(),
+            what: "family",
+            known: names.join(", "),
+        }
     })
 }
 

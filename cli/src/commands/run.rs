@@ -247,6 +247,8 @@ pub fn ci_main(args: &CiArgs) -> Result<ExitCode> {
 }
 
 /// `--protocol-version`: one of the revisions mcpcheck knows.
-pub(crate) fn known_protocol_version(s: &str) -> Result<String, String> {
+pub(crate) fn known_protocol_version(
+    s: &str,
+) -> Result<String, mcpcheck_core::suite::UnknownVersion> {
     mcpcheck_core::suite::check_protocol_version(s).map(|()| s.to_string())
 }

@@ -131,7 +131,8 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
     let mut extension_findings = Vec::new();
     for path in &args.skills {
         let label = display(path);
-        let files = crate::extensions::read_folder(path).map_err(Error::Usage)?;
+        let files =
+            crate::extensions::read_folder(path).map_err(|e| Error::Usage(e.to_string()))?;
         extension_findings.extend(
             scan::scan_skill_files(&label, &files, &options)
                 .map_err(|e| Error::Usage(e.to_string()))?,

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ValueError};
 use crate::serve::faults::{self, Fault, FaultSet};
 use crate::serve::handler::Shared;
 use crate::serve::{audit, auth, http, oauth, stdio};
@@ -168,9 +168,9 @@ pub fn main(args: ServeArgs) -> Result<ExitCode> {
 }
 
 /// A key or token: an empty one would let an empty header in.
-fn secret(s: &str) -> Result<String, String> {
+fn secret(s: &str) -> Result<String, ValueError> {
     if s.trim().is_empty() {
-        Err("must not be empty: an empty key would let a request with an empty header in".into())
+        Err(ValueError::EmptySecret)
     } else {
         Ok(s.to_string())
     }
@@ -178,44 +178,43 @@ fn secret(s: &str) -> Result<String, String> {
 
 /// An `http://` or `https://` origin (a path of `/` at most), written
 /// `scheme://host[:port]`.
-fn public_url(s: &str) -> Result<String, String> {
-    let url = reqwest::Url::parse(s.trim())
-        .map_err(|e| format!("not a URL ({e}); write it like https://mcp.example.com"))?;
+fn public_url(s: &str) -> Result<String, ValueError> {
+    let url = reqwest::Url::parse(s.trim()).map_err(|e| ValueError::NotUrl {
+        detail: e.to_string(),
+    })?;
     if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
-        return Err("give an http:// or https:// URL with a host".into());
+        return Err(ValueError::NotHttpUrl);
     }
     if url.path() != "/" || url.query().is_some() || url.fragment().is_some() {
-        return Err(
-            "give the origin only (scheme, host, port): the endpoint's path is --path".into(),
-        );
+        return Err(ValueError::NotOrigin);
     }
     Ok(url.origin().ascii_serialization())
 }
 
 /// `ID:SECRET`, both parts non-empty.
-fn oauth_client(s: &str) -> Result<(String, String), String> {
+fn oauth_client(s: &str) -> Result<(String, String), ValueError> {
     match s.split_once(':') {
         Some((id, secret)) if !id.trim().is_empty() && !secret.trim().is_empty() => {
             Ok((id.to_string(), secret.to_string()))
         }
-        _ => Err("write it as ID:SECRET, both parts non-empty".into()),
+        _ => Err(ValueError::Credentials),
     }
 }
 
 /// The endpoint path must be absolute and must not shadow the legacy SSE paths.
-fn check_path(path: &str) -> Result<(), String> {
+fn check_path(path: &str) -> Result<(), ValueError> {
+    let taken = |by| ValueError::TakenPath {
+        path: path.to_string(),
+        by,
+    };
     if !path.starts_with('/') {
-        return Err(format!("--path must start with `/`, got `{path}`"));
+        return Err(ValueError::RelativePath(path.to_string()));
     }
     if path == http::LEGACY_SSE_PATH || path == http::LEGACY_MESSAGE_PATH {
-        return Err(format!(
-            "--path `{path}` is taken by the legacy SSE transport"
-        ));
+        return Err(taken("the legacy SSE transport"));
     }
     if oauth::OAuth::handles(path) {
-        return Err(format!(
-            "--path `{path}` is taken by the authorization server of --oauth"
-        ));
+        return Err(taken("the authorization server of --oauth"));
     }
     Ok(())
 }

@@ -119,8 +119,15 @@ async fn serve(root: PathBuf, port: u16, open: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// No opener of the system could be started; `tried` lists them.
+#[derive(Debug, thiserror::Error)]
+#[error("no browser could be opened (none of {tried} is installed)")]
+struct NoBrowser {
+    tried: String,
+}
+
 /// Open `url` with the system's opener; an error when there is none.
-fn open_browser(url: &str) -> std::result::Result<(), String> {
+fn open_browser(url: &str) -> std::result::Result<(), NoBrowser> {
     let openers: &[(&str, &[&str])] = if cfg!(target_os = "macos") {
         &[("open", &[])]
     } else if cfg!(windows) {
@@ -145,10 +152,9 @@ fn open_browser(url: &str) -> std::result::Result<(), String> {
         }
     }
     let names: Vec<&str> = openers.iter().map(|(p, _)| *p).collect();
-    Err(format!(
-        "no browser could be opened (none of {} is installed)",
-        names.join(", ")
-    ))
+    Err(NoBrowser {
+        tried: names.join(", "),
+    })
 }
 
 /// The file a request path names inside `root`, or `None` for a path that

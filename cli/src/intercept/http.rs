@@ -207,6 +207,18 @@ fn session_of(headers: &HeaderMap) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Why an answer's body was not passed on; the client gets a 502 saying it.
+#[derive(Debug, thiserror::Error)]
+enum BodyError {
+    #[error(
+        "the server at {0} answered with a body longer than {max} MiB, the most one message may be; it was not passed on (the client got a 502)",
+        max = MAX_MESSAGE_BYTES >> 20
+    )]
+    TooLong(String),
+    #[error("the server at {0} broke off its answer")]
+    BrokenOff(String),
+}
+
 impl App {
     async fn route(&self, request: Request<Incoming>) -> Result<Response<Body>, Cut> {
         if let Some(refusal) = foreign_request(request.headers(), &self.hosts) {
@@ -344,6 +356,7 @@ impl App {
             let bytes = match self.whole_body(answer).await {
                 Ok(bytes) => bytes,
                 Err(why) => {
+                    let why = why.to_string();
                     self.recorder.note(why.clone());
                     return Ok(bad_gateway(why));
                 }
@@ -440,14 +453,8 @@ impl App {
     /// timeout and at most one message long (80 MiB): a larger one (by its
     /// `Content-Length`, or as it arrives) is not read further, and the
     /// client gets a `502` saying why instead.
-    async fn whole_body(&self, answer: reqwest::Response) -> Result<Bytes, String> {
-        let too_long = || {
-            format!(
-                "the server at {} answered with a body longer than {} MiB, the most one message may be; it was not passed on (the client got a 502)",
-                self.url,
-                MAX_MESSAGE_BYTES >> 20
-            )
-        };
+    async fn whole_body(&self, answer: reqwest::Response) -> Result<Bytes, BodyError> {
+        let too_long = || BodyError::TooLong(self.url.to_string());
         if answer
             .content_length()
             .is_some_and(|n| n > MAX_MESSAGE_BYTES as u64)
@@ -467,7 +474,7 @@ impl App {
                     body.extend_from_slice(&chunk);
                 }
                 Ok(Some(Err(_))) | Err(_) => {
-                    return Err(format!("the server at {} broke off its answer", self.url));
+                    return Err(BodyError::BrokenOff(self.url.to_string()));
                 }
             }
         }

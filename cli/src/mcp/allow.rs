@@ -36,13 +36,6 @@ pub enum Refusal {
     NotAllowed(String),
 }
 
-/// A refusal reaches the agent as a tool error's text.
-impl From<Refusal> for String {
-    fn from(r: Refusal) -> String {
-        r.to_string()
-    }
-}
-
 /// The allow list and the project directory.
 #[derive(Debug)]
 pub struct Policy {
@@ -193,7 +186,7 @@ impl Policy {
         if loopback {
             return Ok(());
         }
-        let origin = origin_of(url).map_err(Refusal::Missing)?;
+        let origin = origin_of(url).map_err(|e| Refusal::Missing(e.to_string()))?;
         if self.origins.contains(&origin) {
             return Ok(());
         }
@@ -222,22 +215,37 @@ fn shown_roots(roots: &[PathBuf]) -> String {
 
 /// The origin of a URL: scheme, host (lowercase), port (the scheme's
 /// default when none is written).
-fn origin_of(url: &str) -> Result<(String, String, u16), String> {
-    let parsed = reqwest::Url::parse(url).map_err(|e| format!("`{url}` is not a URL: {e}"))?;
+fn origin_of(url: &str) -> Result<(String, String, u16), OriginError> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| OriginError::NotUrl {
+        url: url.to_string(),
+        detail: e.to_string(),
+    })?;
     let scheme = parsed.scheme().to_ascii_lowercase();
     if !matches!(scheme.as_str(), "http" | "https") {
-        return Err(format!(
-            "`{url}`: only http and https origins can be allowed"
-        ));
+        return Err(OriginError::Scheme(url.to_string()));
     }
     let host = parsed
         .host_str()
-        .ok_or_else(|| format!("`{url}` names no host"))?
+        .ok_or_else(|| OriginError::NoHost(url.to_string()))?
         .to_ascii_lowercase();
     let port = parsed
         .port_or_known_default()
-        .ok_or_else(|| format!("`{url}` names no port"))?;
+        .ok_or_else(|| OriginError::NoPort(url.to_string()))?;
     Ok((scheme, host, port))
+}
+
+/// Why a URL has no origin that can be allowed.
+#[derive(Debug, thiserror::Error)]
+enum OriginError {
+    /// `detail` is the URL parser's words.
+    #[error("`{url}` is not a URL: {detail}")]
+    NotUrl { url: String, detail: String },
+    #[error("`{0}`: only http and https origins can be allowed")]
+    Scheme(String),
+    #[error("`{0}` names no host")]
+    NoHost(String),
+    #[error("`{0}` names no port")]
+    NoPort(String),
 }
 
 /// `path` made absolute against `base`, `.` and `..` worked out without

@@ -60,9 +60,8 @@ pub struct Answer {
 
 impl Answer {
     /// The document a command printed.
-    fn printed(text: String) -> Result<Answer, String> {
-        let value = serde_json::from_str(&text)
-            .map_err(|e| format!("the document does not read back as JSON: {e}"))?;
+    fn printed(text: String) -> Outcome {
+        let value = serde_json::from_str(&text).map_err(CallError::Printed)?;
         Ok(Answer { text, value })
     }
 
@@ -76,7 +75,44 @@ impl Answer {
 }
 
 /// What a tool call gives: its answer, or why there is none.
-pub type Outcome = Result<Answer, String>;
+pub type Outcome = Result<Answer, CallError>;
+
+/// Why a tool call has no answer; the caller reads it as the tool error's
+/// text.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    #[error("the document does not read back as JSON: {0}")]
+    Printed(#[source] serde_json::Error),
+    /// The arguments do not fit the tool's input; serde names the one.
+    #[error("invalid arguments: {0}")]
+    Arguments(#[source] serde_json::Error),
+    #[error("`{name}`: {source}")]
+    Duration {
+        name: String,
+        #[source]
+        source: crate::error::ValueError,
+    },
+    #[error("give the server as `server` (a command line) or as `url`, one of the two")]
+    ServerOrUrl,
+    #[error("`headers` are sent to a `url`; a `server` started on stdio takes none")]
+    HeadersForStdio,
+    /// The server could not be reached or written down.
+    #[error(transparent)]
+    Probe(#[from] crate::probe::ProberError),
+    /// What the policy does not allow.
+    #[error(transparent)]
+    Refused(#[from] allow::Refusal),
+    /// What the command of the same purpose would have said, in its words
+    /// (rendered diagnostics, a failed run's reason).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for CallError {
+    fn from(message: String) -> Self {
+        Self::Failed(message)
+    }
+}
 
 /// One call: the server's settings, the roots in force (for the tools that
 /// start or read), and where progress goes.
@@ -103,16 +139,12 @@ impl Call {
         server: Option<String>,
         url: Option<String>,
         headers: Vec<String>,
-    ) -> Result<(TargetArgs, Endpoint), String> {
+    ) -> Result<(TargetArgs, Endpoint), CallError> {
         if server.is_some() == url.is_some() {
-            return Err(
-                "give the server as `server` (a command line) or as `url`, one of the two".into(),
-            );
+            return Err(CallError::ServerOrUrl);
         }
         if server.is_some() && !headers.is_empty() {
-            return Err(
-                "`headers` are sent to a `url`; a `server` started on stdio takes none".into(),
-            );
+            return Err(CallError::HeadersForStdio);
         }
         let target = TargetArgs {
             server,
@@ -130,15 +162,18 @@ impl Call {
 
 /// The arguments of a call, read into `T`; an unknown or mistyped one is
 /// named.
-fn arguments<T: for<'de> Deserialize<'de>>(args: Value) -> Result<T, String> {
-    serde_json::from_value(args).map_err(|e| format!("invalid arguments: {e}"))
+fn arguments<T: for<'de> Deserialize<'de>>(args: Value) -> Result<T, CallError> {
+    serde_json::from_value(args).map_err(CallError::Arguments)
 }
 
 /// A duration argument (`30s`, `2m`, `500ms`).
-fn duration(value: Option<&str>, default: Duration, name: &str) -> Result<Duration, String> {
+fn duration(value: Option<&str>, default: Duration, name: &str) -> Result<Duration, CallError> {
     match value {
         None => Ok(default),
-        Some(s) => crate::output::parse_duration(s).map_err(|e| format!("`{name}`: {e}")),
+        Some(s) => crate::output::parse_duration(s).map_err(|source| CallError::Duration {
+            name: name.to_string(),
+            source,
+        }),
     }
 }
 
@@ -270,10 +305,10 @@ pub async fn run_suite(call: &Call, args: Value) -> Outcome {
         })
         .collect();
     if !broken.is_empty() {
-        return Err(format!(
+        return Err(CallError::Failed(format!(
             "the suite has errors; nothing was run:\n{}",
             broken.join("")
-        ));
+        )));
     }
     let fixture = match &a.fixture {
         Some(f) => Some(call.existing(f, "fixture").map(|_| PathBuf::from(f))?),
@@ -336,9 +371,9 @@ pub async fn run_suite(call: &Call, args: Value) -> Outcome {
                 .map_err(|e| format!("{at}: {e}"))?,
             Ok(None) => {}
             Err(e) => {
-                return Err(format!(
+                return Err(CallError::Failed(format!(
                     "{at}: which server it starts cannot be known before it runs ({e}); give `server` to run it against a command line"
-                ));
+                )));
             }
         }
     }
@@ -380,7 +415,7 @@ pub async fn run_suite(call: &Call, args: Value) -> Outcome {
 
 /// The suite files under `path` (as the caller gave it), each inside the
 /// roots, with their names as `mcpcheck run` shows them and their text.
-fn suite_texts(call: &Call, path: &str) -> Result<Vec<(String, String)>, String> {
+fn suite_texts(call: &Call, path: &str) -> Result<Vec<(String, String)>, CallError> {
     call.existing(path, "suite")?;
     let files = crate::files::suite_files(&[PathBuf::from(path)]).map_err(|e| e.to_string())?;
     let mut out = Vec::new();
@@ -419,7 +454,7 @@ pub fn check_response(args: Value) -> Outcome {
     let a: ResponseIn = arguments(args)?;
     let doc = api::load_expect_value("expect", &a.expect).map_err(|d| rendered(&d, None))?;
     if let Some(problem) = api::response_kind_error(&a.response) {
-        return Err(format!("`response`: {problem}"));
+        return Err(CallError::Failed(format!("`response`: {problem}")));
     }
     let today = a
         .today
@@ -517,10 +552,10 @@ pub fn explain_rule(args: Value) -> Outcome {
         let hint = registry::suggest(&a.code)
             .map(|h| format!(" ({h})"))
             .unwrap_or_default();
-        return Err(format!(
+        return Err(CallError::Failed(format!(
             "no rule `{}`{hint}; the resource mcpcheck://rules lists them",
             a.code
-        ));
+        )));
     };
     let mut doc = rule_render::rule_json(rule);
     doc["example"] = json!(crate::commands::rules::example(rule));
@@ -593,10 +628,10 @@ pub async fn generate_tests(call: &Call, args: Value) -> Outcome {
         &options,
     );
     if plan.files.is_empty() {
-        return Err(format!(
+        return Err(CallError::Failed(format!(
             "{} lists no tools, prompts or resources: nothing to write",
             endpoint.label()
-        ));
+        )));
     }
     let written = if target.is_some() {
         call.progress.step(2, Some(steps), "writing");
@@ -640,9 +675,9 @@ pub fn validate_suite(call: &Call, args: Value) -> Outcome {
         (path, Some(text)) => vec![(path.unwrap_or_else(|| "suite.yaml".into()), text)],
         (Some(path), None) => suite_texts(call, &path)?,
         (None, None) => {
-            return Err(
+            return Err(CallError::Failed(
                 "give `path` (a suite file or directory) or `text` (the YAML of one file)".into(),
-            );
+            ));
         }
     };
     let total = texts.len();

@@ -144,7 +144,7 @@ impl Server {
         // time limit answers for it even while it computes.
         tokio::task::spawn_blocking(move || sync(&call, args))
             .await
-            .unwrap_or_else(|e| Err(format!("the call failed: {e}")))
+            .unwrap_or_else(|e| Err(format!("the call failed: {e}").into()))
     }
 
     /// The result of a call that gave `outcome`: its document as structured
@@ -163,7 +163,7 @@ impl Server {
                 result.content = vec![ContentBlock::text(answer.text)];
                 result
             }
-            Err(message) => error(message),
+            Err(e) => error(e.to_string()),
         }
     }
 }
@@ -268,7 +268,8 @@ impl ServerHandler for Server {
             Err(format!(
                 "stopped after {} (--call-timeout): not finished, so not verified; ask for less (doctor's part_timeout, run_suite's filter) or start mcpcheck mcp with a longer --call-timeout",
                 crate::output::duration_text(limit)
-            ))
+            )
+            .into())
         });
         Ok(CallToolResponse::Complete(self.result(outcome)))
     }

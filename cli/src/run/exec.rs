@@ -141,7 +141,7 @@ pub(crate) fn endpoint_of(
     settings: &RunSettings,
     env: &TestEnv,
     fixture: Option<&Path>,
-) -> Result<Option<Endpoint>, String> {
+) -> Result<Option<Endpoint>, EndpointError> {
     let Some(server) = &test.server else {
         return Ok(None);
     };
@@ -151,9 +151,26 @@ pub(crate) fn endpoint_of(
     }
     let endpoint = endpoint_for(server, settings, &mut t, &env.file_env, fixture)?;
     match t.take_undefined() {
-        Some(msg) => Err(msg),
+        Some(msg) => Err(EndpointError::Undefined(msg)),
         None => Ok(Some(endpoint)),
     }
+}
+
+/// Why a test's server could not be reached as the suite and the flags
+/// describe it.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum EndpointError {
+    #[error("--server is empty")]
+    EmptyServer,
+    #[error("this test's server has no `command`; set `server.command` or pass --server")]
+    NoCommand,
+    /// The templates' own words on the variables that are not set.
+    #[error("{0}")]
+    Undefined(String),
+    #[error(transparent)]
+    Auth(#[from] crate::client::auth::AuthError),
+    #[error(transparent)]
+    Fixture(#[from] fixture::FixtureError),
 }
 
 /// A test's templates before it runs: the hooks' variables, the file's
@@ -172,7 +189,7 @@ fn endpoint_for(
     t: &mut Templates,
     file_env: &BTreeMap<String, String>,
     fixture: Option<&Path>,
-) -> Result<Endpoint, String> {
+) -> Result<Endpoint, EndpointError> {
     match server.transport {
         Transport::Stdio => {
             let (command, args): (String, Vec<String>) = match &settings.server_override {
@@ -180,11 +197,11 @@ fn endpoint_for(
                 // suite's own command line.
                 Some(argv) => match argv.split_first() {
                     Some((c, a)) => (t.text(c), a.iter().map(|x| t.text(x)).collect()),
-                    None => return Err("--server is empty".into()),
+                    None => return Err(EndpointError::EmptyServer),
                 },
                 None => {
                     let Some(c) = &server.command else {
-                        return Err("this test's server has no `command`; set `server.command` or pass --server".into());
+                        return Err(EndpointError::NoCommand);
                     };
                     (t.text(c), server.args.iter().map(|a| t.text(a)).collect())
                 }
@@ -479,7 +496,7 @@ async fn run_test_in(
     };
     let fixture_path = match fixture_in(settings.fixture.as_deref(), slot, restore) {
         Ok(p) => p,
-        Err(e) => return error(e),
+        Err(e) => return error(e.to_string()),
     };
     if let Some(path) = &fixture_path {
         run.templates()
@@ -508,7 +525,7 @@ async fn run_test_in(
         fixture_path.as_deref(),
     ) {
         Ok(e) => e,
-        Err(msg) => return error(msg),
+        Err(e) => return error(e.to_string()),
     };
     if let Some(msg) = run.templates().take_undefined() {
         return error(msg);
@@ -682,7 +699,7 @@ fn fixture_in(
     src: Option<&Path>,
     slot: &mut Option<fixture::FixtureCopy>,
     restore: bool,
-) -> Result<Option<PathBuf>, String> {
+) -> Result<Option<PathBuf>, fixture::FixtureError> {
     let Some(src) = src else {
         return Ok(None);
     };

@@ -13,6 +13,47 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// Why a fixture could not be copied, restored or pointed at; each names
+/// the fixture or the copy.
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    #[error("cannot create a temporary directory for the fixture: {0}")]
+    TempDir(#[source] std::io::Error),
+    #[error("cannot read the fixture {}: {source}", .path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot copy the fixture {}: {source}", .path.display())]
+    Copy {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read the fixture copy {}: {source}", .path.display())]
+    ReadCopy {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot restore the fixture copy {}: {source}", .path.display())]
+    Restore {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot read the current directory: {0}")]
+    CurrentDir(#[source] std::io::Error),
+    /// `what` (the server command, an argument, a variable) names the
+    /// fixture inside a longer value.
+    #[error(
+        "{what} names the fixture {} inside a longer value, where mcpcheck cannot point it at the copy; give the path as an argument of its own (or as --flag=PATH), or write {{{{fixture}}}}. The server was not started, so the fixture stays untouched",
+        .fixture.display()
+    )]
+    Inside { what: String, fixture: PathBuf },
+}
+
 /// A fixture copy, removed when dropped.
 pub struct FixtureCopy {
     dir: tempfile::TempDir,
@@ -26,7 +67,7 @@ pub struct FixtureCopy {
 impl FixtureCopy {
     /// Put the copy back as it was made, in place (its path stays the
     /// same), copying again only what changed; see [`super::restore`].
-    pub fn restore(&mut self) -> Result<super::restore::Restored, String> {
+    pub fn restore(&mut self) -> Result<super::restore::Restored, FixtureError> {
         self.manifest.restore(&self.original, &self.path)
     }
 }
@@ -60,11 +101,11 @@ pub fn remove_live_copies() {
 }
 
 /// Copy `src` into a new temporary directory.
-pub fn copy(src: &Path) -> Result<FixtureCopy, String> {
+pub fn copy(src: &Path) -> Result<FixtureCopy, FixtureError> {
     let dir = tempfile::Builder::new()
         .prefix("mcpcheck-fixture-")
         .tempdir()
-        .map_err(|e| format!("cannot create a temporary directory for the fixture: {e}"))?;
+        .map_err(FixtureError::TempDir)?;
     let name = src
         .file_name()
         .map(|n| n.to_os_string())
@@ -80,19 +121,26 @@ pub fn copy(src: &Path) -> Result<FixtureCopy, String> {
         original: PathBuf::new(),
         manifest: Default::default(),
     };
-    let root = src
-        .canonicalize()
-        .map_err(|e| format!("cannot read the fixture {}: {e}", src.display()))?;
+    let root = src.canonicalize().map_err(|source| FixtureError::Read {
+        path: src.to_path_buf(),
+        source,
+    })?;
     let roots = Roots {
         src: &root,
         dest: &dest,
     };
-    copy_dir(&roots, &root, &dest)
-        .map_err(|e| format!("cannot copy the fixture {}: {e}", src.display()))?;
+    copy_dir(&roots, &root, &dest).map_err(|source| FixtureError::Copy {
+        path: src.to_path_buf(),
+        source,
+    })?;
     // Canonical, so servers that resolve symlinked temp dirs agree with us.
     copy.path = dest.canonicalize().unwrap_or(dest);
-    copy.manifest = super::restore::Manifest::take(&root, &copy.path)
-        .map_err(|e| format!("cannot read the fixture copy {}: {e}", copy.path.display()))?;
+    copy.manifest = super::restore::Manifest::take(&root, &copy.path).map_err(|source| {
+        FixtureError::ReadCopy {
+            path: copy.path.clone(),
+            source,
+        }
+    })?;
     copy.original = root;
     Ok(copy)
 }
@@ -287,12 +335,14 @@ pub fn point_at_copy(
     env: &mut [(String, String)],
     original: &Path,
     copy: &Path,
-) -> Result<usize, String> {
+) -> Result<usize, FixtureError> {
     let root = original
         .canonicalize()
-        .map_err(|e| format!("cannot read the fixture {}: {e}", original.display()))?;
-    let cwd =
-        std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
+        .map_err(|source| FixtureError::Read {
+            path: original.to_path_buf(),
+            source,
+        })?;
+    let cwd = std::env::current_dir().map_err(FixtureError::CurrentDir)?;
     // How the fixture may be written inside a longer value: canonical,
     // absolute as given, and as given when that is more than a bare name.
     let mut spellings = vec![
@@ -306,7 +356,7 @@ pub fn point_at_copy(
     spellings.retain(|s| !s.is_empty() && s != "/");
     let copy_text = copy.display().to_string();
     let mut pointed = 0;
-    let mut point = |text: &mut String, what: &str, flag_value: bool| -> Result<(), String> {
+    let mut point = |text: &mut String, what: &str, flag_value: bool| -> Result<(), FixtureError> {
         if text.contains("{{fixture}}") {
             *text = text.replace("{{fixture}}", &copy_text);
             pointed += 1;
@@ -331,10 +381,10 @@ pub fn point_at_copy(
         }
         let outside_copy = text.replace(&copy_text, "");
         if spellings.iter().any(|s| names_inside(&outside_copy, s)) {
-            return Err(format!(
-                "{what} names the fixture {} inside a longer value, where mcpcheck cannot point it at the copy; give the path as an argument of its own (or as --flag=PATH), or write {{{{fixture}}}}. The server was not started, so the fixture stays untouched",
-                original.display()
-            ));
+            return Err(FixtureError::Inside {
+                what: what.to_string(),
+                fixture: original.to_path_buf(),
+            });
         }
         Ok(())
     };
@@ -453,13 +503,13 @@ mod tests {
         ] {
             let src = tempfile::tempdir().unwrap();
             std::os::unix::fs::symlink(&target, src.path().join("link")).unwrap();
-            let e = copy(src.path()).err().expect("refused");
+            let e = copy(src.path()).err().expect("refused").to_string();
             assert!(e.contains("outside the fixture"), "{e}");
             assert!(e.contains("link"), "{e}");
         }
         let src = tempfile::tempdir().unwrap();
         nix::unistd::mkfifo(&src.path().join("pipe"), nix::sys::stat::Mode::S_IRWXU).unwrap();
-        let e = copy(src.path()).err().expect("refused");
+        let e = copy(src.path()).err().expect("refused").to_string();
         assert!(e.contains("not a regular file"), "{e}");
         assert_eq!(
             std::fs::read_to_string(outside.path().join("secret.txt")).unwrap(),

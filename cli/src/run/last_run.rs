@@ -17,6 +17,7 @@ use mcpcheck_core::baseline::normalize_file;
 use mcpcheck_core::results::{Results, TestStatus};
 
 use super::Planned;
+use crate::files::WriteError;
 
 /// The folder, relative to the working directory.
 pub const DIR: &str = ".mcpcheck";
@@ -30,15 +31,13 @@ pub fn path() -> PathBuf {
 }
 
 /// Save `doc` as the last run under `dir` (the working directory).
-pub fn save_in(dir: &Path, doc: &Results) -> Result<PathBuf, String> {
+pub fn save_in(dir: &Path, doc: &Results) -> Result<PathBuf, WriteError> {
     let folder = dir.join(DIR);
-    std::fs::create_dir_all(&folder)
-        .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+    std::fs::create_dir_all(&folder).map_err(WriteError::create(&folder))?;
     let ignore = folder.join(".gitignore");
     if !ignore.exists() {
         let text = "# mcpcheck's last run, for `mcpcheck run --last-failed`: not to commit.\nlast-run.json\n.gitignore\n";
-        std::fs::write(&ignore, text)
-            .map_err(|e| format!("cannot write {}: {e}", ignore.display()))?;
+        std::fs::write(&ignore, text).map_err(WriteError::write(&ignore))?;
     }
     let file = folder.join(FILE);
     // Written aside, then renamed: a run reading it meanwhile reads a whole
@@ -48,7 +47,7 @@ pub fn save_in(dir: &Path, doc: &Results) -> Result<PathBuf, String> {
         .and_then(|()| std::fs::rename(&aside, &file))
         .map_err(|e| {
             let _ = std::fs::remove_file(&aside);
-            format!("cannot write {}: {e}", file.display())
+            WriteError::write(&file)(e)
         })?;
     Ok(file)
 }
@@ -64,36 +63,44 @@ pub fn save(doc: &Results) {
 }
 
 /// Read the last run saved under `dir`.
-pub fn read_in(dir: &Path) -> Result<Results, String> {
+pub fn read_in(dir: &Path) -> Result<Results, LastRunError> {
     let file = dir.join(DIR).join(FILE);
     let text = match crate::files::read_bounded(&file, crate::files::MAX_INPUT_BYTES) {
         Ok(t) => t,
         Err(crate::files::Why::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!(
-                "--last-failed: no run was saved in {} yet: run the suite once without it (every run saves its results there)",
-                path().display()
-            ));
+            return Err(LastRunError::NoneSaved(path()));
         }
-        Err(why) => {
-            return Err(format!(
-                "--last-failed: cannot read {}: {why}",
-                file.display()
-            ));
-        }
+        Err(why) => return Err(LastRunError::Unreadable { file, why }),
     };
-    Results::from_json(&text).map_err(|e| {
-        format!(
-            "--last-failed: {}: {e}; remove it and run the suite again",
-            file.display()
-        )
-    })
+    Results::from_json(&text).map_err(|source| LastRunError::Invalid { file, source })
+}
+
+/// Why `--last-failed` has no last run to go by.
+#[derive(Debug, thiserror::Error)]
+pub enum LastRunError {
+    #[error(
+        "--last-failed: no run was saved in {} yet: run the suite once without it (every run saves its results there)",
+        .0.display()
+    )]
+    NoneSaved(PathBuf),
+    #[error("--last-failed: cannot read {}: {why}", .file.display())]
+    Unreadable {
+        file: PathBuf,
+        why: crate::files::Why,
+    },
+    #[error("--last-failed: {}: {source}; remove it and run the suite again", .file.display())]
+    Invalid {
+        file: PathBuf,
+        #[source]
+        source: mcpcheck_core::error::DocError,
+    },
 }
 
 /// `--last-failed`: keep in `plan` the tests that did not pass in the last
 /// run saved in the working directory; `false` (said on stderr) when none
 /// of them is left to run.
 pub(super) fn select(plan: &mut Vec<Planned>) -> crate::error::Result<bool> {
-    let last = read_in(Path::new(".")).map_err(crate::error::Error::Usage)?;
+    let last = read_in(Path::new(".")).map_err(|e| crate::error::Error::Usage(e.to_string()))?;
     if keep_failed(plan, &last) == 0 {
         crate::output::err(&format!(
             "mcpcheck: no test of this selection failed in the last run ({}): nothing to run\n",
@@ -147,7 +154,7 @@ mod tests {
     #[test]
     fn saved_and_read_back_with_its_gitignore() {
         let dir = tempfile::tempdir().unwrap();
-        let err = read_in(dir.path()).unwrap_err();
+        let err = read_in(dir.path()).unwrap_err().to_string();
         assert!(
             err.contains("no run was saved in .mcpcheck/last-run.json yet"),
             "{err}"
@@ -166,6 +173,11 @@ mod tests {
             "mine\n"
         );
         std::fs::write(dir.path().join(".mcpcheck/last-run.json"), "{").unwrap();
-        assert!(read_in(dir.path()).unwrap_err().contains("remove it"));
+        assert!(
+            read_in(dir.path())
+                .unwrap_err()
+                .to_string()
+                .contains("remove it")
+        );
     }
 }

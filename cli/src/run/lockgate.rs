@@ -97,7 +97,7 @@ impl LockGate {
         settings: &RunSettings,
     ) -> std::result::Result<LockOutcome, String> {
         let copy = match &settings.fixture {
-            Some(f) => Some(fixture::copy(f)?),
+            Some(f) => Some(fixture::copy(f).map_err(|e| e.to_string())?),
             None => None,
         };
         // Each server with the protocol version its tests speak to it.

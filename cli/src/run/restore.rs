@@ -151,10 +151,17 @@ impl Manifest {
     /// Put `copy` back as the copy of `original` (canonical) was made,
     /// changing only what differs. An error leaves the copy unusable: the
     /// caller makes a new one.
-    pub fn restore(&mut self, original: &Path, copy: &Path) -> Result<Restored, String> {
+    pub fn restore(
+        &mut self,
+        original: &Path,
+        copy: &Path,
+    ) -> Result<Restored, super::fixture::FixtureError> {
         let mut done = Restored::default();
         self.restore_dir(original, copy, Path::new(""), &mut done)
-            .map_err(|e| format!("cannot restore the fixture copy {}: {e}", copy.display()))?;
+            .map_err(|source| super::fixture::FixtureError::Restore {
+                path: copy.to_path_buf(),
+                source,
+            })?;
         Ok(done)
     }
 

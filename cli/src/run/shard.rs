@@ -14,7 +14,7 @@ use crate::files::read_text;
 use crate::output::err;
 
 /// `--shard i/n` for clap.
-pub fn parse_shard(s: &str) -> Result<Shard, String> {
+pub fn parse_shard(s: &str) -> Result<Shard, mcpcheck_core::shard::ShardError> {
     Shard::parse(s)
 }
 

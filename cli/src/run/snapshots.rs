@@ -61,10 +61,29 @@ fn checksum(text: &str) -> String {
         .collect()
 }
 
+/// A snapshot file that could not be read; it names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotFileError {
+    #[error(
+        "{}: {source}; fix it, or remove it and record again with --update-snapshots",
+        .path.display()
+    )]
+    Invalid {
+        path: PathBuf,
+        #[source]
+        source: mcpcheck_core::error::DocError,
+    },
+    #[error("{}: {why}", .path.display())]
+    Unreadable {
+        path: PathBuf,
+        why: crate::files::Why,
+    },
+}
+
 impl Stores {
     /// Read the snapshot files of the directories of `tests`' tool tests (a
     /// missing file is an empty one); the error names the file.
-    pub fn load<'a>(tests: impl Iterator<Item = &'a Test>) -> Result<Stores, String> {
+    pub fn load<'a>(tests: impl Iterator<Item = &'a Test>) -> Result<Stores, SnapshotFileError> {
         let mut stores = Stores::default();
         for t in tests.filter(|t| in_file(t)) {
             let dir = dir_of(t);
@@ -74,16 +93,16 @@ impl Stores {
             let path = dir.join(snapshot::FILE_NAME);
             let read = crate::files::read_bounded(&path, crate::files::MAX_INPUT_BYTES);
             let snapshots = match read {
-                Ok(text) => Snapshots::parse(&text).map_err(|e| {
-                    format!(
-                        "{}: {e}; fix it, or remove it and record again with --update-snapshots",
-                        path.display()
-                    )
-                })?,
+                Ok(text) => {
+                    Snapshots::parse(&text).map_err(|source| SnapshotFileError::Invalid {
+                        path: path.clone(),
+                        source,
+                    })?
+                }
                 Err(crate::files::Why::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
                     Snapshots::default()
                 }
-                Err(why) => return Err(format!("{}: {why}", path.display())),
+                Err(why) => return Err(SnapshotFileError::Unreadable { path, why }),
             };
             stores.by_dir.insert(dir, snapshots);
         }
@@ -148,7 +167,7 @@ impl Stores {
     }
 
     /// Write the files that recording changed; the paths written.
-    pub fn write(&self) -> Result<Vec<PathBuf>, String> {
+    pub fn write(&self) -> Result<Vec<PathBuf>, crate::files::WriteError> {
         let mut written = Vec::new();
         for dir in self.changed.keys() {
             let Some(store) = self.by_dir.get(dir) else {
@@ -156,7 +175,7 @@ impl Stores {
             };
             let path = dir.join(snapshot::FILE_NAME);
             std::fs::write(&path, store.to_text())
-                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                .map_err(crate::files::WriteError::write(&path))?;
             written.push(path);
         }
         Ok(written)

@@ -20,7 +20,7 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use super::catalog::PromptError;
-use super::tools;
+use super::tools::{self, ToolError};
 
 pub const SIMPLE_TEXT: &str = "This is a simple text response for testing.";
 pub const EMBEDDED_URI: &str = "test://embedded-resource";
@@ -197,12 +197,12 @@ pub fn json_schema_2020_12() -> JsonObject {
 
 /// Checks the arguments of [`JSON_SCHEMA_TOOL`] against its schema and
 /// returns them as JSON text.
-pub fn contact(args: Option<&JsonObject>) -> Result<String, String> {
+pub fn contact(args: Option<&JsonObject>) -> Result<String, ToolError> {
     let a = tools::Args::new(
         args,
         &["name", "address", "contactMethod", "phone", "email"],
     )?;
-    let optional = |key: &str| -> Result<Option<String>, String> {
+    let optional = |key: &str| -> Result<Option<String>, ToolError> {
         match args.and_then(|o| o.get(key)) {
             None => Ok(None),
             Some(_) => a.string(key, None).map(Some),
@@ -216,26 +216,29 @@ pub fn contact(args: Option<&JsonObject>) -> Result<String, String> {
         && method != "phone"
         && method != "email"
     {
-        return Err("argument `contactMethod` must be `phone` or `email`".to_owned());
+        return Err(ToolError::invalid("contactMethod", "`phone` or `email`"));
     }
     if let Some(address) = args.and_then(|o| o.get("address")) {
         let Value::Object(address) = address else {
-            return Err("argument `address` must be an object".to_owned());
+            return Err(ToolError::invalid("address", "an object"));
         };
         for (key, value) in address {
             if matches!(key.as_str(), "street" | "city") && !value.is_string() {
-                return Err(format!("`address.{key}` must be a string"));
+                return Err(ToolError::Member {
+                    path: format!("address.{key}"),
+                    expected: "a string",
+                });
             }
         }
     }
     if method.as_deref() == Some("phone") && phone.is_none() {
-        return Err("`contactMethod` is `phone`, so `phone` is required".to_owned());
+        return Err(ToolError::PhoneRequired);
     }
     if method.as_deref() != Some("phone") && email.is_none() {
-        return Err("`email` is required unless `contactMethod` is `phone`".to_owned());
+        return Err(ToolError::EmailRequired);
     }
     let given = args.cloned().unwrap_or_default();
-    serde_json::to_string(&given).map_err(|e| e.to_string())
+    Ok(serde_json::to_string(&given)?)
 }
 
 /// The result of a fixture tool that needs nothing but its (empty)

@@ -18,7 +18,7 @@ use serde_json::json;
 
 use super::fixtures;
 use super::handler::{elicit_form, sample_text};
-use super::tools::{self, Args};
+use super::tools::{self, Args, ToolError};
 
 /// Runs fixture tool `name` (one for which [`fixtures::is_tool`] holds).
 /// `min_log_level` is the session's `logging/setLevel` as an index into
@@ -28,7 +28,7 @@ pub async fn run(
     args: Option<&JsonObject>,
     context: &RequestContext<RoleServer>,
     min_log_level: usize,
-) -> Result<CallToolResult, String> {
+) -> Result<CallToolResult, ToolError> {
     match name {
         "test_sampling" => sampling(args, context).await,
         "test_elicitation" => {
@@ -55,7 +55,7 @@ pub async fn run(
                     ))
                 }
                 other => fixtures::fixed_result(other)
-                    .ok_or_else(|| format!("`{other}` is not a conformance fixture tool")),
+                    .ok_or_else(|| ToolError::NotFixture(other.to_owned())),
             }
         }
     }
@@ -65,10 +65,10 @@ fn text(text: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(text)])
 }
 
-async fn pause(ms: u64, context: &RequestContext<RoleServer>) -> Result<(), String> {
+async fn pause(ms: u64, context: &RequestContext<RoleServer>) -> Result<(), ToolError> {
     tokio::select! {
         () = tokio::time::sleep(Duration::from_millis(ms)) => Ok(()),
-        () = context.ct.cancelled() => Err("cancelled".to_owned()),
+        () = context.ct.cancelled() => Err(ToolError::Cancelled),
     }
 }
 
@@ -77,7 +77,7 @@ async fn pause(ms: u64, context: &RequestContext<RoleServer>) -> Result<(), Stri
 async fn logging(
     context: &RequestContext<RoleServer>,
     min_log_level: usize,
-) -> Result<CallToolResult, String> {
+) -> Result<CallToolResult, ToolError> {
     let info = tools::LOG_LEVELS
         .iter()
         .position(|l| *l == "info")
@@ -101,7 +101,10 @@ async fn logging(
             .peer
             .notify_logging_message(params)
             .await
-            .map_err(|e| format!("cannot send the log message: {e}"))?;
+            .map_err(|source| ToolError::Notify {
+                what: "the log message",
+                source,
+            })?;
     }
     Ok(text(format!(
         "sent {} log messages at info",
@@ -111,7 +114,7 @@ async fn logging(
 
 /// Progress 0, 50 and 100 of 100 when the request has a progress token;
 /// the same pauses without one.
-async fn progress(context: &RequestContext<RoleServer>) -> Result<CallToolResult, String> {
+async fn progress(context: &RequestContext<RoleServer>) -> Result<CallToolResult, ToolError> {
     let token = context.meta.get_progress_token();
     for (i, step) in fixtures::PROGRESS_STEPS.iter().enumerate() {
         if i > 0 {
@@ -124,7 +127,10 @@ async fn progress(context: &RequestContext<RoleServer>) -> Result<CallToolResult
                 .peer
                 .notify_progress(params)
                 .await
-                .map_err(|e| format!("cannot send progress: {e}"))?;
+                .map_err(|source| ToolError::Notify {
+                    what: "progress",
+                    source,
+                })?;
         }
     }
     Ok(text(if token.is_some() {
@@ -137,7 +143,7 @@ async fn progress(context: &RequestContext<RoleServer>) -> Result<CallToolResult
 async fn sampling(
     args: Option<&JsonObject>,
     context: &RequestContext<RoleServer>,
-) -> Result<CallToolResult, String> {
+) -> Result<CallToolResult, ToolError> {
     let prompt = Args::new(args, &["prompt"])?.string("prompt", None)?;
     let answer = sample_text(context, prompt, fixtures::SAMPLING_MAX_TOKENS).await?;
     Ok(text(format!("LLM response: {answer}")))
@@ -149,13 +155,13 @@ async fn elicit(
     tool: &str,
     message: String,
     context: &RequestContext<RoleServer>,
-) -> Result<String, String> {
-    let schema = fixtures::elicitation_schema(tool)
-        .ok_or_else(|| format!("`{tool}` has no elicitation form"))?;
-    let requested_schema: ElicitationSchema = serde_json::from_value(schema)
-        .map_err(|e| format!("cannot build the elicitation form: {e}"))?;
+) -> Result<String, ToolError> {
+    let schema =
+        fixtures::elicitation_schema(tool).ok_or_else(|| ToolError::NoForm(tool.to_owned()))?;
+    let requested_schema: ElicitationSchema =
+        serde_json::from_value(schema).map_err(|e| ToolError::Form(e.to_string()))?;
     let answer = elicit_form(context, message, requested_schema).await?;
-    let action = serde_json::to_value(&answer.action).map_err(|e| e.to_string())?;
+    let action = serde_json::to_value(&answer.action)?;
     let action = action.as_str().unwrap_or_default().to_owned();
     let content = answer.content.unwrap_or_else(|| json!({}));
     Ok(format!("action={action}, content={content}"))

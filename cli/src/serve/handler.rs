@@ -37,7 +37,7 @@ use super::catalog::{self, CompletionRef};
 use super::faults::{
     CRASH_EXIT_CODE, Fault, FaultSet, HANG_LIMIT, HUGE_RESPONSE_BYTES, RACY_DELAY, RACY_SLOT,
 };
-use super::tools::{self, Args};
+use super::tools::{self, Args, ToolError};
 
 /// How long a tool waits for the client to answer a request of its own
 /// (sampling, elicitation, roots) before giving up with a tool error.
@@ -227,7 +227,7 @@ impl Session {
             }),
             "big" => Args::new(args, &["bytes"]).and_then(|a| {
                 let bytes = a.uint("bytes", tools::BIG_DEFAULT_BYTES, tools::BIG_MAX_BYTES)?;
-                let bytes = usize::try_from(bytes).map_err(|_| "`bytes` is too large")?;
+                let bytes = usize::try_from(bytes).map_err(|_| ToolError::TooLarge("bytes"))?;
                 Ok(text(tools::big(bytes)))
             }),
             "log" => self.log(args, context).await,
@@ -272,8 +272,7 @@ impl Session {
         };
         // Invalid arguments are reported as a tool error, which the caller
         // (often a model) can read and correct, as the spec recommends.
-        Ok(outcome
-            .unwrap_or_else(|message| CallToolResult::error(vec![ContentBlock::text(message)])))
+        Ok(outcome.unwrap_or_else(|e| e.answer()))
     }
 
     /// The tools of the `buggy-tools` fault.
@@ -315,15 +314,14 @@ impl Session {
             }
             _ => Ok(text("deleted nothing".to_string())),
         };
-        Ok(outcome
-            .unwrap_or_else(|message| CallToolResult::error(vec![ContentBlock::text(message)])))
+        Ok(outcome.unwrap_or_else(|e| e.answer()))
     }
 
     async fn progress(
         &self,
         args: Option<&rmcp::model::JsonObject>,
         context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, String> {
+    ) -> Result<CallToolResult, ToolError> {
         let a = Args::new(args, &["steps", "delay_ms"])?;
         let steps = a.uint(
             "steps",
@@ -347,7 +345,10 @@ impl Session {
                     .peer
                     .notify_progress(params)
                     .await
-                    .map_err(|e| format!("cannot send progress: {e}"))?;
+                    .map_err(|source| ToolError::Notify {
+                        what: "progress",
+                        source,
+                    })?;
             }
         }
         Ok(text(format!("completed {steps} steps")))
@@ -357,15 +358,12 @@ impl Session {
         &self,
         args: Option<&rmcp::model::JsonObject>,
         context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, String> {
+    ) -> Result<CallToolResult, ToolError> {
         let a = Args::new(args, &["level", "message"])?;
         let level = a.string("level", Some("info"))?;
         let message = a.string("message", Some(tools::LOG_DEFAULT_MESSAGE))?;
         let index = level_index(&level).ok_or_else(|| {
-            format!(
-                "argument `level` must be one of {}",
-                tools::LOG_LEVELS.join(", ")
-            )
+            ToolError::invalid("level", format!("one of {}", tools::LOG_LEVELS.join(", ")))
         })?;
         let min = self.state().min_log_level;
         if index < min {
@@ -380,7 +378,10 @@ impl Session {
             .peer
             .notify_logging_message(params)
             .await
-            .map_err(|e| format!("cannot send the log message: {e}"))?;
+            .map_err(|source| ToolError::Notify {
+                what: "the log message",
+                source,
+            })?;
         Ok(text(format!("logged at {level}")))
     }
 
@@ -388,22 +389,19 @@ impl Session {
         &self,
         args: Option<&rmcp::model::JsonObject>,
         context: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, String> {
+    ) -> Result<CallToolResult, ToolError> {
         let a = Args::new(args, &["name"])?;
         let name = {
             let mut state = self.state();
             let default = format!("dynamic_{}", state.dynamic_tools.len() + 1);
             let name = a.string("name", Some(&default))?;
             if !tools::valid_tool_name(&name) {
-                return Err(format!(
-                    "tool name `{name}` must match {}",
-                    tools::TOOL_NAME_PATTERN
-                ));
+                return Err(ToolError::ToolName(name));
             }
             let taken = tools::builtin().iter().any(|t| t.name == name)
                 || state.dynamic_tools.contains(&name);
             if taken {
-                return Err(format!("a tool named `{name}` already exists"));
+                return Err(ToolError::ToolExists(name));
             }
             state.dynamic_tools.push(name.clone());
             name
@@ -412,7 +410,10 @@ impl Session {
             .peer
             .notify_tool_list_changed()
             .await
-            .map_err(|e| format!("cannot send tools/list_changed: {e}"))?;
+            .map_err(|source| ToolError::Notify {
+                what: "tools/list_changed",
+                source,
+            })?;
         Ok(text(format!("added tool {name}")))
     }
 }
@@ -446,15 +447,15 @@ async fn racy_echo(message: &str) -> CallToolResult {
     text(back)
 }
 
-fn echo(args: Option<&rmcp::model::JsonObject>) -> Result<CallToolResult, String> {
+fn echo(args: Option<&rmcp::model::JsonObject>) -> Result<CallToolResult, ToolError> {
     let a = Args::new(args, &["message"])?;
     Ok(text(a.string("message", None)?))
 }
 
-async fn sleep_unless_cancelled(ms: u64, ct: &CancellationToken) -> Result<(), String> {
+async fn sleep_unless_cancelled(ms: u64, ct: &CancellationToken) -> Result<(), ToolError> {
     tokio::select! {
         () = tokio::time::sleep(Duration::from_millis(ms)) => Ok(()),
-        () = ct.cancelled() => Err("cancelled".to_owned()),
+        () = ct.cancelled() => Err(ToolError::Cancelled),
     }
 }
 
@@ -470,23 +471,26 @@ fn client_capabilities(
 
 /// Runs a request to the client with [`CLIENT_REQUEST_TIMEOUT`].
 async fn ask_client<T>(
-    what: &str,
+    what: &'static str,
     request: impl Future<Output = Result<T, rmcp::ServiceError>>,
-) -> Result<T, String> {
+) -> Result<T, ToolError> {
     match tokio::time::timeout(CLIENT_REQUEST_TIMEOUT, request).await {
         Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(error)) => Err(format!("{what} failed: {error}")),
-        Err(_) => Err(format!(
-            "{what}: the client did not answer within {} s",
-            CLIENT_REQUEST_TIMEOUT.as_secs()
-        )),
+        Ok(Err(source)) => Err(ToolError::Client {
+            method: what,
+            source,
+        }),
+        Err(_) => Err(ToolError::ClientTimeout {
+            method: what,
+            secs: CLIENT_REQUEST_TIMEOUT.as_secs(),
+        }),
     }
 }
 
 async fn sample(
     args: Option<&rmcp::model::JsonObject>,
     context: &RequestContext<RoleServer>,
-) -> Result<CallToolResult, String> {
+) -> Result<CallToolResult, ToolError> {
     let a = Args::new(args, &["prompt"])?;
     let prompt = a.string("prompt", Some(tools::SAMPLE_DEFAULT_PROMPT))?;
     sample_text(context, prompt, tools::SAMPLE_MAX_TOKENS)
@@ -501,9 +505,9 @@ pub(super) async fn sample_text(
     context: &RequestContext<RoleServer>,
     prompt: String,
     max_tokens: u32,
-) -> Result<String, String> {
+) -> Result<String, ToolError> {
     if client_capabilities(context).is_none_or(|c| c.sampling.is_none()) {
-        return Err("the client did not declare the sampling capability".to_owned());
+        return Err(ToolError::Undeclared("sampling"));
     }
     let params =
         CreateMessageRequestParams::new(vec![SamplingMessage::user_text(prompt)], max_tokens);
@@ -514,20 +518,20 @@ pub(super) async fn sample_text(
     .await?;
     match &answer.message.content {
         SamplingContent::Single(SamplingMessageContentBlock::Text(t)) => Ok(t.text.clone()),
-        other => serde_json::to_string(other).map_err(|e| e.to_string()),
+        other => Ok(serde_json::to_string(other)?),
     }
 }
 
 async fn elicit(
     args: Option<&rmcp::model::JsonObject>,
     context: &RequestContext<RoleServer>,
-) -> Result<CallToolResult, String> {
+) -> Result<CallToolResult, ToolError> {
     let a = Args::new(args, &["message"])?;
     let message = a.string("message", Some(tools::ELICIT_DEFAULT_MESSAGE))?;
     let requested_schema = ElicitationSchema::builder()
         .required_string("answer")
         .build()
-        .map_err(|e| format!("cannot build the elicitation form: {e}"))?;
+        .map_err(|e| ToolError::Form(e.to_string()))?;
     let answer = elicit_form(context, message, requested_schema).await?;
     let mut shown = json!({ "action": answer.action });
     if let Some(content) = answer.content {
@@ -542,9 +546,9 @@ pub(super) async fn elicit_form(
     context: &RequestContext<RoleServer>,
     message: String,
     requested_schema: ElicitationSchema,
-) -> Result<rmcp::model::ElicitResult, String> {
+) -> Result<rmcp::model::ElicitResult, ToolError> {
     if client_capabilities(context).is_none_or(|c| c.elicitation.is_none()) {
-        return Err("the client did not declare the elicitation capability".to_owned());
+        return Err(ToolError::Undeclared("elicitation"));
     }
     let params = ElicitRequestParams::FormElicitationParams {
         meta: None,
@@ -561,13 +565,13 @@ pub(super) async fn elicit_form(
 async fn roots(
     args: Option<&rmcp::model::JsonObject>,
     context: &RequestContext<RoleServer>,
-) -> Result<CallToolResult, String> {
+) -> Result<CallToolResult, ToolError> {
     Args::new(args, &[])?;
     if client_capabilities(context).is_none_or(|c| c.roots.is_none()) {
-        return Err("the client did not declare the roots capability".to_owned());
+        return Err(ToolError::Undeclared("roots"));
     }
     let answer = ask_client("roots/list", context.peer.list_roots()).await?;
-    let roots = serde_json::to_string(&answer.roots).map_err(|e| e.to_string())?;
+    let roots = serde_json::to_string(&answer.roots)?;
     Ok(text(roots))
 }
 
@@ -851,8 +855,8 @@ impl ServerHandler for Session {
         let catalogue = super::skills::Catalogue::new(&self.shared.faults);
         let page = catalogue
             .list(cursor(request.as_ref()), self.shared.page_size)
-            .map_err(invalid_cursor)?;
-        super::skills::typed(page).map_err(|e| McpError::internal_error(e, None))
+            .map_err(|why| invalid_cursor(why.to_string()))?;
+        super::skills::typed(page).map_err(|e| McpError::internal_error(e.to_string(), None))
     }
 
     async fn get_skill(
@@ -862,7 +866,8 @@ impl ServerHandler for Session {
     ) -> Result<rmcp::model::GetSkillResult, McpError> {
         let catalogue = super::skills::Catalogue::new(&self.shared.faults);
         match catalogue.get(&request.uri) {
-            Ok(found) => super::skills::typed(found).map_err(|e| McpError::internal_error(e, None)),
+            Ok(found) => super::skills::typed(found)
+                .map_err(|e| McpError::internal_error(e.to_string(), None)),
             Err((code, message)) => Err(McpError::new(
                 rmcp::model::ErrorCode(code as i32),
                 message,
@@ -883,8 +888,10 @@ impl ServerHandler for Session {
                 request.cursor.as_deref(),
                 self.shared.page_size,
             )
-            .map_err(|why| McpError::invalid_params(why, Some(json!({ "uri": request.uri }))))?;
-        super::skills::typed(page).map_err(|e| McpError::internal_error(e, None))
+            .map_err(|why| {
+                McpError::invalid_params(why.to_string(), Some(json!({ "uri": request.uri })))
+            })?;
+        super::skills::typed(page).map_err(|e| McpError::internal_error(e.to_string(), None))
     }
 
     async fn set_level(

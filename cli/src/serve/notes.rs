@@ -10,7 +10,7 @@ use std::sync::{Mutex, PoisonError};
 use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use super::tools::{Args, tool};
+use super::tools::{Args, ToolError, tool};
 
 /// One note.
 #[derive(Clone, Debug)]
@@ -139,7 +139,7 @@ pub fn call(
     name: &str,
     args: Option<&rmcp::model::JsonObject>,
     keeps_deleted: bool,
-) -> Result<CallToolResult, String> {
+) -> Result<CallToolResult, ToolError> {
     match name {
         "create_note" => {
             let a = Args::new(args, &["title", "body"])?;
@@ -212,6 +212,6 @@ pub fn call(
                 )])
             }))
         }
-        other => Err(format!("unknown notes tool `{other}`")),
+        other => Err(ToolError::NotNotes(other.to_owned())),
     }
 }

@@ -147,6 +147,34 @@ fn bad(error: &'static str, description: impl Into<String>) -> Refused {
     Refused(StatusCode::BAD_REQUEST, error, description.into())
 }
 
+/// Why a Client ID Metadata Document was not taken; answered as
+/// `invalid_client` with this description.
+#[derive(Debug, thiserror::Error)]
+enum MetadataError {
+    #[error("cannot fetch client metadata: {0}")]
+    Client(#[source] reqwest::Error),
+    #[error("cannot fetch the client metadata document: {0}")]
+    Fetch(#[source] reqwest::Error),
+    #[error("the client metadata document answered HTTP {0}")]
+    Status(u16),
+    #[error("cannot read the client metadata document: {0}")]
+    Read(#[source] reqwest::Error),
+    #[error("the client metadata document is longer than 64 KiB")]
+    TooLong,
+    #[error("the client metadata document did not arrive in time")]
+    Late,
+    #[error("the client metadata document is not JSON")]
+    NotJson,
+    #[error("the client metadata document's client_id is not its URL")]
+    ClientId,
+    #[error("the client metadata document has no client_name")]
+    NoName,
+    #[error("the client metadata document needs 1 to 16 absolute redirect_uris")]
+    RedirectUris,
+    #[error("too many clients registered")]
+    TooManyClients,
+}
+
 impl OAuth {
     /// `clients`: `(id, secret)` pairs registered before any request.
     pub fn new(
@@ -279,7 +307,7 @@ impl OAuth {
             None if is_metadata_url(client_id) && !self.faults.has(Fault::OauthNoCimd) => {
                 match self.client_metadata(client_id).await {
                     Ok(client) => client,
-                    Err(why) => return oauth_error(bad("invalid_client", why)),
+                    Err(why) => return oauth_error(bad("invalid_client", why.to_string())),
                 }
             }
             // `oauth-any-client`: anyone is a client, sent anywhere.
@@ -715,33 +743,26 @@ impl OAuth {
     /// `url` (no redirects, [`CIMD_TIMEOUT`], at most [`MAX_CIMD_BYTES`]),
     /// a JSON object whose `client_id` is `url` exactly, with `client_name`
     /// and `redirect_uris`; a public client, registered under its URL.
-    async fn client_metadata(&self, url: &str) -> Result<Client, String> {
+    async fn client_metadata(&self, url: &str) -> Result<Client, MetadataError> {
         let fetch = async {
             let http = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .timeout(CIMD_TIMEOUT)
                 .build()
-                .map_err(|e| format!("cannot fetch client metadata: {e}"))?;
+                .map_err(MetadataError::Client)?;
             let mut answer = http
                 .get(url)
                 .header("accept", "application/json")
                 .send()
                 .await
-                .map_err(|e| format!("cannot fetch the client metadata document: {e}"))?;
+                .map_err(MetadataError::Fetch)?;
             if !answer.status().is_success() {
-                return Err(format!(
-                    "the client metadata document answered HTTP {}",
-                    answer.status().as_u16()
-                ));
+                return Err(MetadataError::Status(answer.status().as_u16()));
             }
             let mut body = Vec::new();
-            while let Some(chunk) = answer
-                .chunk()
-                .await
-                .map_err(|e| format!("cannot read the client metadata document: {e}"))?
-            {
+            while let Some(chunk) = answer.chunk().await.map_err(MetadataError::Read)? {
                 if body.len() + chunk.len() > MAX_CIMD_BYTES {
-                    return Err("the client metadata document is longer than 64 KiB".into());
+                    return Err(MetadataError::TooLong);
                 }
                 body.extend_from_slice(&chunk);
             }
@@ -749,14 +770,13 @@ impl OAuth {
         };
         let body = tokio::time::timeout(CIMD_TIMEOUT, fetch)
             .await
-            .map_err(|_| "the client metadata document did not arrive in time".to_string())??;
-        let doc: Value = serde_json::from_slice(&body)
-            .map_err(|_| "the client metadata document is not JSON".to_string())?;
+            .map_err(|_| MetadataError::Late)??;
+        let doc: Value = serde_json::from_slice(&body).map_err(|_| MetadataError::NotJson)?;
         if doc.get("client_id").and_then(Value::as_str) != Some(url) {
-            return Err("the client metadata document's client_id is not its URL".into());
+            return Err(MetadataError::ClientId);
         }
         if doc.get("client_name").and_then(Value::as_str).is_none() {
-            return Err("the client metadata document has no client_name".into());
+            return Err(MetadataError::NoName);
         }
         let redirect_uris: Vec<String> = doc
             .get("redirect_uris")
@@ -774,7 +794,7 @@ impl OAuth {
                 .iter()
                 .any(|u| !absolute_url(u) || u.len() > MAX_URL_BYTES)
         {
-            return Err("the client metadata document needs 1 to 16 absolute redirect_uris".into());
+            return Err(MetadataError::RedirectUris);
         }
         let client = Client {
             secret: None,
@@ -783,7 +803,7 @@ impl OAuth {
         let mut state = self.lock();
         let size = client_size(None, &client.redirect_uris) + url.len();
         if state.clients.len() >= MAX_CLIENTS || state.client_bytes + size > MAX_CLIENT_BYTES {
-            return Err("too many clients registered".into());
+            return Err(MetadataError::TooManyClients);
         }
         state.client_bytes += size;
         state.clients.insert(url.to_owned(), client.clone());

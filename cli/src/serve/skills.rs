@@ -236,7 +236,11 @@ impl Catalogue {
 
     /// One page of `skills/list` (without `resultType` and cache hints).
     /// Cursors are the index of the page's first skill.
-    pub fn list(&self, cursor: Option<&str>, page_size: Option<usize>) -> Result<Value, String> {
+    pub fn list(
+        &self,
+        cursor: Option<&str>,
+        page_size: Option<usize>,
+    ) -> Result<Value, SkillsRefusal> {
         // The split-entry fault needs pages to split across.
         let page_size = page_size.or(self.split_pages.then_some(1));
         let entries: Vec<Value> = self.skills.iter().map(Self::entry).collect();
@@ -244,7 +248,7 @@ impl Catalogue {
             None => 0,
             Some(c) => match c.parse::<usize>() {
                 Ok(start) if start <= entries.len() && page_size.is_some() => start,
-                _ => return Err(format!("invalid cursor `{c}`")),
+                _ => return Err(SkillsRefusal::Cursor(c.to_owned())),
             },
         };
         let (from, to) = match page_size {
@@ -351,14 +355,14 @@ impl Catalogue {
         uri: &str,
         cursor: Option<&str>,
         page_size: Option<usize>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, SkillsRefusal> {
         let uri = uri.trim_end_matches('/');
         let dirs = self.directories();
         if !dirs.iter().any(|d| d == uri) {
             return Err(if self.has(uri) {
-                format!("`{uri}` is a file, not a directory: read it with resources/read")
+                SkillsRefusal::NotADirectory(uri.to_owned())
             } else {
-                format!("no directory `{uri}`")
+                SkillsRefusal::NoDirectory(uri.to_owned())
             });
         }
         let parent_of = |u: &str| u.rsplit_once('/').map(|(p, _)| p.to_owned());
@@ -383,7 +387,8 @@ impl Catalogue {
                 }));
             }
         }
-        let (page, next) = super::catalog::paginate(children, cursor, page_size)?;
+        let (page, next) =
+            super::catalog::paginate(children, cursor, page_size).map_err(SkillsRefusal::Paging)?;
         let mut result = json!({ "resources": page });
         if let Some(next) = next {
             result["nextCursor"] = json!(next);
@@ -392,9 +397,30 @@ impl Catalogue {
     }
 }
 
+/// Why a `skills/list` or `resources/directory/read` is refused (-32602),
+/// in the words the client reads.
+#[derive(Debug, thiserror::Error)]
+pub enum SkillsRefusal {
+    #[error("invalid cursor `{0}`")]
+    Cursor(String),
+    #[error("`{0}` is a file, not a directory: read it with resources/read")]
+    NotADirectory(String),
+    #[error("no directory `{0}`")]
+    NoDirectory(String),
+    /// The paging's own refusal, in its words.
+    #[error("{0}")]
+    Paging(String),
+}
+
+/// An answer of the catalogue that rmcp's type does not take (an internal
+/// error: the catalogue builds every answer itself).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot build the answer: {0}")]
+pub struct UntypedAnswer(#[from] serde_json::Error);
+
 /// One of the catalogue's answers in rmcp's type, for the handshake era.
-pub fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, String> {
-    serde_json::from_value(value).map_err(|e| format!("cannot build the answer: {e}"))
+pub fn typed<T: serde::de::DeserializeOwned>(value: Value) -> Result<T, UntypedAnswer> {
+    Ok(serde_json::from_value(value)?)
 }
 
 /// The settings object of the extension for rmcp's capabilities.

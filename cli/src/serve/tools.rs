@@ -470,16 +470,105 @@ pub fn big(bytes: usize) -> String {
 
 /// The sum `add` returns: exact for integers (while they fit in 64 bits),
 /// floating point otherwise.
-pub fn add(a: &Number, b: &Number) -> Result<Number, String> {
+pub fn add(a: &Number, b: &Number) -> Result<Number, ToolError> {
     if let (Some(a), Some(b)) = (a.as_i64(), b.as_i64())
         && let Some(sum) = a.checked_add(b)
     {
         return Ok(Number::from(sum));
     }
     let (Some(a), Some(b)) = (a.as_f64(), b.as_f64()) else {
-        return Err("arguments `a` and `b` must be numbers".to_owned());
+        return Err(ToolError::NotNumbers);
     };
-    Number::from_f64(a + b).ok_or_else(|| "the sum is not a finite number".to_owned())
+    Number::from_f64(a + b).ok_or(ToolError::NotFinite)
+}
+
+/// Why a tool call failed. It is answered as a tool error (`isError:
+/// true`) whose text is this message, which the caller (often a model) can
+/// read and correct, as the spec recommends; an unknown tool is a JSON-RPC
+/// error instead, answered by the handler.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("unknown argument `{0}`: this tool takes no arguments")]
+    NoArguments(String),
+    #[error("unknown argument `{unknown}`; expected: {expected}")]
+    UnknownArgument { unknown: String, expected: String },
+    #[error("missing required argument `{0}`")]
+    Missing(String),
+    /// An argument of the wrong type or value; `expected` says what it
+    /// must be ("a string", "`phone` or `email`").
+    #[error("argument `{key}` must be {expected}")]
+    Invalid { key: String, expected: String },
+    /// A member of an object argument (`address.city`) of the wrong type.
+    #[error("`{path}` must be {expected}")]
+    Member {
+        path: String,
+        expected: &'static str,
+    },
+    /// The contact fixture's `phone`, required by `contactMethod: phone`.
+    #[error("`contactMethod` is `phone`, so `phone` is required")]
+    PhoneRequired,
+    /// The contact fixture's `email`, required unless `contactMethod` is `phone`.
+    #[error("`email` is required unless `contactMethod` is `phone`")]
+    EmailRequired,
+    #[error("arguments `a` and `b` must be numbers")]
+    NotNumbers,
+    #[error("the sum is not a finite number")]
+    NotFinite,
+    #[error("`{0}` is too large")]
+    TooLarge(&'static str),
+    #[error("tool name `{0}` must match {TOOL_NAME_PATTERN}")]
+    ToolName(String),
+    #[error("a tool named `{0}` already exists")]
+    ToolExists(String),
+    #[error("unknown notes tool `{0}`")]
+    NotNotes(String),
+    #[error("`{0}` is not a conformance fixture tool")]
+    NotFixture(String),
+    #[error("`{0}` has no elicitation form")]
+    NoForm(String),
+    /// The request was cancelled while the tool waited.
+    #[error("cancelled")]
+    Cancelled,
+    /// A notification (`what`: "progress", "the log message") that did not go out.
+    #[error("cannot send {what}: {source}")]
+    Notify {
+        what: &'static str,
+        #[source]
+        source: rmcp::ServiceError,
+    },
+    /// The client did not declare `0` (sampling, elicitation, roots).
+    #[error("the client did not declare the {0} capability")]
+    Undeclared(&'static str),
+    /// A request to the client (`method`) that failed.
+    #[error("{method} failed: {source}")]
+    Client {
+        method: &'static str,
+        #[source]
+        source: rmcp::ServiceError,
+    },
+    #[error("{method}: the client did not answer within {secs} s")]
+    ClientTimeout { method: &'static str, secs: u64 },
+    /// The form of an elicitation that could not be built.
+    #[error("cannot build the elicitation form: {0}")]
+    Form(String),
+    /// A value that could not be written as JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
+impl ToolError {
+    /// The tool error the caller receives.
+    pub fn answer(&self) -> rmcp::model::CallToolResult {
+        rmcp::model::CallToolResult::error(vec![rmcp::model::ContentBlock::text(self.to_string())])
+    }
+
+    /// Argument `key` is not `expected`.
+    pub fn invalid(key: &str, expected: impl Into<String>) -> Self {
+        Self::Invalid {
+            key: key.to_owned(),
+            expected: expected.into(),
+        }
+    }
 }
 
 /// Typed access to a `tools/call` argument object, with the messages a
@@ -491,19 +580,19 @@ pub struct Args<'a> {
 }
 
 impl<'a> Args<'a> {
-    pub fn new(object: Option<&'a JsonObject>, known: &[&str]) -> Result<Self, String> {
+    pub fn new(object: Option<&'a JsonObject>, known: &[&str]) -> Result<Self, ToolError> {
         if let Some(unknown) = object
             .into_iter()
             .flat_map(|o| o.keys())
             .find(|key| !known.contains(&key.as_str()))
         {
             return Err(if known.is_empty() {
-                format!("unknown argument `{unknown}`: this tool takes no arguments")
+                ToolError::NoArguments(unknown.clone())
             } else {
-                format!(
-                    "unknown argument `{unknown}`; expected: {}",
-                    known.join(", ")
-                )
+                ToolError::UnknownArgument {
+                    unknown: unknown.clone(),
+                    expected: known.join(", "),
+                }
             });
         }
         Ok(Self { object })
@@ -514,27 +603,27 @@ impl<'a> Args<'a> {
     }
 
     /// A string argument, or `default` when absent (`None`: required).
-    pub fn string(&self, key: &str, default: Option<&str>) -> Result<String, String> {
+    pub fn string(&self, key: &str, default: Option<&str>) -> Result<String, ToolError> {
         match (self.get(key), default) {
             (Some(Value::String(s)), _) => Ok(s.clone()),
-            (Some(_), _) => Err(format!("argument `{key}` must be a string")),
+            (Some(_), _) => Err(ToolError::invalid(key, "a string")),
             (None, Some(default)) => Ok(default.to_owned()),
-            (None, None) => Err(format!("missing required argument `{key}`")),
+            (None, None) => Err(ToolError::Missing(key.to_owned())),
         }
     }
 
     /// A required number argument.
-    pub fn number(&self, key: &str) -> Result<Number, String> {
+    pub fn number(&self, key: &str) -> Result<Number, ToolError> {
         match self.get(key) {
             Some(Value::Number(n)) => Ok(n.clone()),
-            Some(_) => Err(format!("argument `{key}` must be a number")),
-            None => Err(format!("missing required argument `{key}`")),
+            Some(_) => Err(ToolError::invalid(key, "a number")),
+            None => Err(ToolError::Missing(key.to_owned())),
         }
     }
 
     /// An integer argument in `0..=max`, or `default` when absent. Integral
     /// floats such as `3.0` are accepted, as JSON does not tell them apart.
-    pub fn uint(&self, key: &str, default: u64, max: u64) -> Result<u64, String> {
+    pub fn uint(&self, key: &str, default: u64, max: u64) -> Result<u64, ToolError> {
         let Some(value) = self.get(key) else {
             return Ok(default);
         };
@@ -546,8 +635,9 @@ impl<'a> Args<'a> {
         });
         match n {
             Some(n) if n <= max => Ok(n),
-            _ => Err(format!(
-                "argument `{key}` must be an integer between 0 and {max}"
+            _ => Err(ToolError::invalid(
+                key,
+                format!("an integer between 0 and {max}"),
             )),
         }
     }
@@ -593,11 +683,11 @@ mod tests {
             Value::Number(n) => n,
             _ => unreachable!("test input is a number"),
         };
-        assert_eq!(add(&n(json!(2)), &n(json!(3))), Ok(n(json!(5))));
-        assert_eq!(add(&n(json!(1.5)), &n(json!(2))), Ok(n(json!(3.5))));
+        assert_eq!(add(&n(json!(2)), &n(json!(3))).ok(), Some(n(json!(5))));
+        assert_eq!(add(&n(json!(1.5)), &n(json!(2))).ok(), Some(n(json!(3.5))));
         assert_eq!(
-            add(&n(json!(i64::MAX)), &n(json!(1))),
-            Ok(n(json!(9_223_372_036_854_775_808.0)))
+            add(&n(json!(i64::MAX)), &n(json!(1))).ok(),
+            Some(n(json!(9_223_372_036_854_775_808.0)))
         );
     }
 
@@ -605,17 +695,65 @@ mod tests {
     fn args_reject_unknown_and_mistyped_arguments() {
         let object = json!({"words": 3, "colour": "red"});
         let object = object.as_object();
-        assert!(Args::new(object, &["words"]).is_err());
+        fn said<T>(r: Result<T, ToolError>) -> String {
+            r.err().map(|e| e.to_string()).unwrap_or_default()
+        }
+        assert_eq!(
+            said(Args::new(object, &["words"])),
+            "unknown argument `colour`; expected: words"
+        );
+        assert_eq!(
+            said(Args::new(object, &[])),
+            "unknown argument `colour`: this tool takes no arguments"
+        );
         let object = json!({"words": "three"});
         let args = Args::new(object.as_object(), &["words"]).expect("known keys");
-        assert!(args.uint("words", 50, 10).is_err());
+        assert_eq!(
+            said(args.uint("words", 50, 10)),
+            "argument `words` must be an integer between 0 and 10"
+        );
+        assert_eq!(
+            said(args.number("words")),
+            "argument `words` must be a number"
+        );
         let object = json!({"words": 4.0});
         let args = Args::new(object.as_object(), &["words"]).expect("known keys");
-        assert_eq!(args.uint("words", 50, 10), Ok(4));
-        assert_eq!(args.uint("absent", 50, 10), Ok(50));
+        assert_eq!(args.uint("words", 50, 10).ok(), Some(4));
+        assert_eq!(args.uint("absent", 50, 10).ok(), Some(50));
         assert_eq!(
-            args.string("seed", None),
-            Err("missing required argument `seed`".to_owned())
+            said(args.string("words", None)),
+            "argument `words` must be a string"
+        );
+        assert_eq!(
+            said(args.string("seed", None)),
+            "missing required argument `seed`"
+        );
+    }
+
+    #[test]
+    fn tool_errors_answer_their_message_as_a_tool_error() {
+        let answer = ToolError::ToolName("a b".into()).answer();
+        assert_eq!(answer.is_error, Some(true));
+        let text = answer.content[0].as_text().map(|t| t.text.clone());
+        assert_eq!(
+            text.as_deref(),
+            Some("tool name `a b` must match ^[A-Za-z0-9_.-]{1,64}$")
+        );
+        assert_eq!(
+            ToolError::ClientTimeout {
+                method: "roots/list",
+                secs: 30
+            }
+            .to_string(),
+            "roots/list: the client did not answer within 30 s"
+        );
+        assert_eq!(
+            ToolError::Member {
+                path: "address.city".into(),
+                expected: "a string"
+            }
+            .to_string(),
+            "`address.city` must be a string"
         );
     }
 

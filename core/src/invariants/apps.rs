@@ -176,6 +176,10 @@ pub fn payload_problem(html: &str) -> Option<String> {
 }
 
 /// INV-130 … INV-136 over one session.
+#[allow(
+    clippy::too_many_lines,
+    reason = "the seven rules in one pass over the session's exchanges, each a few lines"
+)]
 pub(crate) fn apps(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
     // Tools with a UI, by name: the URI they name, and where they were listed.
     let mut ui_tools: HashMap<String, String> = HashMap::new();
@@ -302,10 +306,10 @@ pub(crate) fn apps(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
                     .is_some_and(|t| t != "complete");
                 if !interim
                     && ui_tools.contains_key(name.as_ref())
-                    && !result
+                    && result
                         .get("content")
                         .and_then(Value::as_array)
-                        .is_some_and(|c| !c.is_empty())
+                        .is_none_or(|c| c.is_empty())
                 {
                     out.push(
                         Rule::AppContent,

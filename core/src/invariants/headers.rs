@@ -208,26 +208,41 @@ fn is_tchar(c: u8) -> bool {
     c.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&c)
 }
 
+/// Why an `x-mcp-header` annotation is invalid; the message follows
+/// "x-mcp-header NAME (at PATH)".
+#[derive(Debug, thiserror::Error)]
+enum AnnotationError {
+    #[error("is not a string")]
+    NotString,
+    #[error("is empty")]
+    Empty,
+    #[error("is not an HTTP field-name token (letters, digits and !#$%&'*+-.^_`|~ only)")]
+    NotToken,
+    #[error("is not on a property reached from the schema root through `properties` alone")]
+    Unreachable,
+    /// `types` are the declared ones, `or`-joined, or "(none declared)".
+    #[error("is on a parameter of type {types}, not one of string, integer or boolean")]
+    Type { types: String },
+}
+
 /// The annotation's name and whether its parameter is an integer, or why the
 /// annotation is invalid.
-fn check(annotation: &Value, schema: &Value, reachable: bool) -> Result<(String, bool), String> {
+fn check(
+    annotation: &Value,
+    schema: &Value,
+    reachable: bool,
+) -> Result<(String, bool), AnnotationError> {
     let Some(name) = annotation.as_str() else {
-        return Err("is not a string".to_string());
+        return Err(AnnotationError::NotString);
     };
     if name.is_empty() {
-        return Err("is empty".to_string());
+        return Err(AnnotationError::Empty);
     }
     if !name.bytes().all(is_tchar) {
-        return Err(
-            "is not an HTTP field-name token (letters, digits and !#$%&'*+-.^_`|~ only)"
-                .to_string(),
-        );
+        return Err(AnnotationError::NotToken);
     }
     if !reachable {
-        return Err(
-            "is not on a property reached from the schema root through `properties` alone"
-                .to_string(),
-        );
+        return Err(AnnotationError::Unreachable);
     }
     let types: Vec<&str> = match schema.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
@@ -236,14 +251,13 @@ fn check(annotation: &Value, schema: &Value, reachable: bool) -> Result<(String,
     };
     let primitive: Vec<&str> = types.iter().copied().filter(|t| *t != "null").collect();
     if primitive.len() != 1 || !matches!(primitive[0], "string" | "integer" | "boolean") {
-        return Err(format!(
-            "is on a parameter of type {}, not one of string, integer or boolean",
-            if types.is_empty() {
+        return Err(AnnotationError::Type {
+            types: if types.is_empty() {
                 "(none declared)".to_string()
             } else {
                 types.join(" or ")
-            }
-        ));
+            },
+        });
     }
     Ok((name.to_string(), primitive[0] == "integer"))
 }

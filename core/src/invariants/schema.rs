@@ -53,15 +53,29 @@ const STEPS: [&str; 4] = [
 
 /// The schema document of `revision`, as published less its `description`
 /// annotations.
-fn schema_document(revision: Revision) -> Result<Value, String> {
-    let mut document: Value = serde_json::from_str(BASE).map_err(|e| e.to_string())?;
+/// Why a revision's schema, or a validator of one of its types, could not
+/// be built; quoted by the finding that says so.
+#[derive(Debug, thiserror::Error)]
+enum SchemaError {
+    /// An embedded schema text that is not JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error("the schema has no definitions")]
+    NoDefinitions,
+    /// The validator library's words (its error borrows the schema).
+    #[error("{0}")]
+    Compile(String),
+}
+
+fn schema_document(revision: Revision) -> Result<Value, SchemaError> {
+    let mut document: Value = serde_json::from_str(BASE)?;
     let mut uses_defs = false;
     for (step, _) in STEPS
         .iter()
         .zip(Revision::ALL.iter().skip(1))
         .take_while(|(_, r)| **r <= revision)
     {
-        let step: Value = serde_json::from_str(step).map_err(|e| e.to_string())?;
+        let step: Value = serde_json::from_str(step)?;
         merge_patch(&mut document, &step["patch"]);
         uses_defs = step["uses_defs"] == Value::Bool(true);
     }
@@ -93,7 +107,7 @@ struct Compiled {
     name: String,
     schema: Value,
     fast: Option<Result<Option<fast::Fast>, String>>,
-    value: Option<Result<jsonschema::Validator, String>>,
+    value: Option<Result<jsonschema::Validator, SchemaError>>,
 }
 
 /// One revision's registry, its type index, and the validators built so far.
@@ -115,12 +129,12 @@ struct TypeIndex {
 }
 
 impl RevisionSchemas {
-    fn load(revision: Revision) -> Result<Self, String> {
+    fn load(revision: Revision) -> Result<Self, SchemaError> {
         let document = schema_document(revision)?;
         let (defs, table) = match (document.get("$defs"), document.get("definitions")) {
             (Some(Value::Object(table)), _) => ("$defs", table),
             (_, Some(Value::Object(table))) => ("definitions", table),
-            _ => return Err("the schema has no definitions".to_string()),
+            _ => return Err(SchemaError::NoDefinitions),
         };
         let mut requests = HashMap::new();
         let mut notifications = HashMap::new();
@@ -143,7 +157,7 @@ impl RevisionSchemas {
         let registry = jsonschema::Registry::new()
             .add(uri(revision), document)
             .and_then(|builder| builder.prepare())
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| SchemaError::Compile(e.to_string()))?;
         Ok(RevisionSchemas {
             index: TypeIndex {
                 revision,
@@ -255,13 +269,13 @@ impl Compiled {
     fn value(
         &mut self,
         registry: &jsonschema::Registry<'static>,
-    ) -> &Result<jsonschema::Validator, String> {
+    ) -> &Result<jsonschema::Validator, SchemaError> {
         let schema = &self.schema;
         self.value.get_or_insert_with(|| {
             jsonschema::options()
                 .with_registry(registry)
                 .build(schema)
-                .map_err(|e| e.to_string())
+                .map_err(|e| SchemaError::Compile(e.to_string()))
         })
     }
 }
@@ -274,7 +288,7 @@ fn uri(revision: Revision) -> String {
 /// buffer every message is read into.
 #[derive(Default)]
 pub(crate) struct SchemaCache {
-    revisions: HashMap<Revision, Result<RevisionSchemas, String>>,
+    revisions: HashMap<Revision, Result<RevisionSchemas, SchemaError>>,
     tape: fast::Buffer,
 }
 
@@ -282,7 +296,7 @@ impl SchemaCache {
     fn revision(
         &mut self,
         revision: Revision,
-    ) -> (&mut Result<RevisionSchemas, String>, &mut fast::Buffer) {
+    ) -> (&mut Result<RevisionSchemas, SchemaError>, &mut fast::Buffer) {
         let schemas = self
             .revisions
             .entry(revision)

@@ -290,10 +290,10 @@ fn judge_entry(
         if name.is_none() {
             missing.push("frontmatter.name");
         }
-        if !frontmatter
+        if frontmatter
             .and_then(|f| f.get("description"))
             .and_then(Value::as_str)
-            .is_some_and(|d| !d.is_empty())
+            .is_none_or(str::is_empty)
         {
             missing.push("frontmatter.description");
         }

@@ -318,10 +318,10 @@ fn detailed(task: &Value, at: Option<usize>, what: &str, out: &mut Sink) {
         }
         "failed" if has("result") => Some("has failed yet carries a `result`".to_string()),
         "input_required"
-            if !task
+            if task
                 .get("inputRequests")
                 .and_then(Value::as_object)
-                .is_some_and(|r| !r.is_empty()) =>
+                .is_none_or(serde_json::Map::is_empty) =>
         {
             Some("waits for input without its `inputRequests`".to_string())
         }

@@ -261,17 +261,27 @@ fn output_schema(
     );
 }
 
+/// Why a tool's outputSchema cannot validate results; the finding quotes it.
+#[derive(Debug, thiserror::Error)]
+enum OutputSchemaError {
+    #[error("it is not valid JSON")]
+    NotJson,
+    /// `0` is the JSON type it is instead.
+    #[error("it is {0}, not a schema object")]
+    NotSchema(&'static str),
+    /// The validator library's words, cut to 200 characters.
+    #[error("{0}")]
+    Invalid(String),
+}
+
 /// Compiles a tool's outputSchema. JSON Schema 2020-12 is the default dialect for MCP
 /// schemas without `$schema` (2025-11-25 basic/index §JSON Schema Usage); references
 /// are resolved only within the schema itself, never fetched (2026-07-28 basic/index
 /// §$ref Resolution: an unresolved external reference is a rejection, not a pass).
-fn compile(schema: &str) -> Result<OutputValidator, String> {
-    let value = json::to_value(schema).ok_or_else(|| "it is not valid JSON".to_string())?;
+fn compile(schema: &str) -> Result<OutputValidator, OutputSchemaError> {
+    let value = json::to_value(schema).ok_or(OutputSchemaError::NotJson)?;
     if !value.is_object() && !value.is_boolean() {
-        return Err(format!(
-            "it is {}, not a schema object",
-            json::type_name(schema)
-        ));
+        return Err(OutputSchemaError::NotSchema(json::type_name(schema)));
     }
     // JSON Schema 2020-12 unless the schema names its dialect.
     let draft = value
@@ -282,7 +292,9 @@ fn compile(schema: &str) -> Result<OutputValidator, String> {
     if let Some(draft) = draft {
         plain = plain.with_draft(draft);
     }
-    let problem = |e: jsonschema::ValidationError<'_>| json::snippet(&e.to_string(), 200);
+    let problem = |e: jsonschema::ValidationError<'_>| {
+        OutputSchemaError::Invalid(json::snippet(&e.to_string(), 200).to_string())
+    };
     let value_validator = plain.build(&value).map_err(problem)?;
     Ok(OutputValidator {
         // Without a fast validator every result takes the `Value` path.

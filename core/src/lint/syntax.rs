@@ -60,9 +60,29 @@ pub(super) fn uri_problem(uri: &str) -> Option<String> {
     None
 }
 
+/// What is malformed in a uriTemplate; the message follows "uriTemplate
+/// `…`". `shown` is the expression as quoted, braces included.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(super) enum TemplateError {
+    #[error("has a `}}` with no `{{` before it")]
+    StrayClose,
+    #[error("has a `{{` that is never closed")]
+    Unclosed,
+    #[error("has a `{{` inside an expression (braces do not nest)")]
+    Nested,
+    #[error("uses the reserved operator `{op}` in `{shown}`")]
+    Reserved { op: char, shown: String },
+    #[error("has an empty expression `{0}`")]
+    Empty(String),
+    #[error("has `{name}` in `{shown}`, not a variable name (letters, digits, _, %XX, . between)")]
+    VarName { name: String, shown: String },
+    #[error("has the prefix modifier `:{modifier}` in `{shown}` (1 to 9999)")]
+    Prefix { modifier: String, shown: String },
+}
+
 /// A uriTemplate's expressions, or why it is malformed (RFC 6570: balanced braces,
 /// no empty expression, no reserved operator, valid variable names and modifiers).
-pub(super) fn template_expressions(template: &str) -> Result<usize, String> {
+pub(super) fn template_expressions(template: &str) -> Result<usize, TemplateError> {
     let mut count = 0usize;
     let mut rest = template;
     loop {
@@ -70,15 +90,15 @@ pub(super) fn template_expressions(template: &str) -> Result<usize, String> {
         let close = rest.find('}');
         match (open, close) {
             (None, None) => return Ok(count),
-            (None, Some(_)) => return Err("has a `}` with no `{` before it".to_string()),
+            (None, Some(_)) => return Err(TemplateError::StrayClose),
             (Some(o), Some(c)) if c < o => {
-                return Err("has a `}` with no `{` before it".to_string());
+                return Err(TemplateError::StrayClose);
             }
-            (Some(_), None) => return Err("has a `{` that is never closed".to_string()),
+            (Some(_), None) => return Err(TemplateError::Unclosed),
             (Some(o), Some(c)) => {
                 let inner = &rest[o + 1..c];
                 if inner.contains('{') {
-                    return Err("has a `{` inside an expression (braces do not nest)".to_string());
+                    return Err(TemplateError::Nested);
                 }
                 expression(inner)?;
                 count += 1;
@@ -89,18 +109,18 @@ pub(super) fn template_expressions(template: &str) -> Result<usize, String> {
 }
 
 /// One expression's content (between the braces).
-fn expression(inner: &str) -> Result<(), String> {
+fn expression(inner: &str) -> Result<(), TemplateError> {
     let shown = format!("{{{}}}", super::quote(inner, 40));
     let mut body = inner;
     if let Some(op) = inner.chars().next() {
         if matches!(op, '+' | '#' | '.' | '/' | ';' | '?' | '&') {
             body = &inner[1..];
         } else if matches!(op, '=' | ',' | '!' | '@' | '|') {
-            return Err(format!("uses the reserved operator `{op}` in `{shown}`"));
+            return Err(TemplateError::Reserved { op, shown });
         }
     }
     if body.is_empty() {
-        return Err(format!("has an empty expression `{shown}`"));
+        return Err(TemplateError::Empty(shown));
     }
     for varspec in body.split(',') {
         let (name, modifier) = match varspec.split_once(':') {
@@ -108,10 +128,10 @@ fn expression(inner: &str) -> Result<(), String> {
             None => (varspec.strip_suffix('*').unwrap_or(varspec), None),
         };
         if !valid_varname(name) {
-            return Err(format!(
-                "has `{}` in `{shown}`, not a variable name (letters, digits, _, %XX, . between)",
-                super::quote(name, 30)
-            ));
+            return Err(TemplateError::VarName {
+                name: super::quote(name, 30).to_string(),
+                shown,
+            });
         }
         if let Some(n) = modifier {
             let ok = !n.is_empty()
@@ -119,10 +139,10 @@ fn expression(inner: &str) -> Result<(), String> {
                 && n.chars().all(|c| c.is_ascii_digit())
                 && !n.starts_with('0');
             if !ok {
-                return Err(format!(
-                    "has the prefix modifier `:{}` in `{shown}` (1 to 9999)",
-                    super::quote(n, 10)
-                ));
+                return Err(TemplateError::Prefix {
+                    modifier: super::quote(n, 10).to_string(),
+                    shown,
+                });
             }
         }
     }
@@ -283,7 +303,10 @@ mod tests {
             ("file:///{a:10000}", "prefix modifier"),
         ];
         for (t, want) in bad {
-            let problem = template_expressions(t).err().unwrap_or_default();
+            let problem = template_expressions(t)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
             assert!(problem.contains(want), "{t}: {problem}");
         }
     }

@@ -390,7 +390,7 @@ fn result_status(result: &Value, cx: &ClassifyCx<'_>) -> Classification {
         Request::SkillsGet => skill_result_problem(r),
     };
     if let Err(problem) = shape {
-        return Classification::new(Status::InvalidResult, problem);
+        return Classification::new(Status::InvalidResult, problem.to_string());
     }
     let count = shape.unwrap_or(0);
     if cx.request == Request::ToolsCall {
@@ -481,66 +481,120 @@ fn content_problem(c: &Value, at: &str) -> Option<String> {
     missing.map(|m| format!("{at} (type {ty:?}) lacks {m}"))
 }
 
-fn tool_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, String> {
+/// What is wrong with the shape of a result; the classification's detail.
+#[derive(Debug, thiserror::Error)]
+enum ShapeError {
+    /// `member` is the one missing, as quoted ("`content`").
+    #[error("the {method} result has no {member}")]
+    Missing {
+        method: &'static str,
+        member: &'static str,
+    },
+    #[error("`result.{member}` is not {expected}")]
+    NotA {
+        member: &'static str,
+        expected: &'static str,
+    },
+    /// A member of an item (`at`) that is missing or wrong, as `has …`.
+    #[error("{at} has {lacks}")]
+    Item { at: String, lacks: &'static str },
+    /// A content block's problem, in [`content_problem`]'s words.
+    #[error("{0}")]
+    Content(String),
+}
+
+fn tool_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, ShapeError> {
     let Some(content) = r.get("content") else {
-        return Err("the tools/call result has no `content`".into());
+        return Err(ShapeError::Missing {
+            method: "tools/call",
+            member: "`content`",
+        });
     };
     let Some(items) = content.as_array() else {
-        return Err("`result.content` is not an array".into());
+        return Err(ShapeError::NotA {
+            member: "content",
+            expected: "an array",
+        });
     };
     for (i, c) in items.iter().enumerate() {
         if let Some(p) = content_problem(c, &format!("`result.content[{i}]`")) {
-            return Err(p);
+            return Err(ShapeError::Content(p));
         }
     }
     if r.get("isError")
         .is_some_and(|e| !e.is_boolean() && !e.is_null())
     {
-        return Err("`result.isError` is not a boolean".into());
+        return Err(ShapeError::NotA {
+            member: "isError",
+            expected: "a boolean",
+        });
     }
     if r.get("structuredContent")
         .is_some_and(|s| !s.is_object() && !s.is_null())
     {
-        return Err("`result.structuredContent` is not an object".into());
+        return Err(ShapeError::NotA {
+            member: "structuredContent",
+            expected: "an object",
+        });
     }
     Ok(items.len())
 }
 
-fn prompt_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, String> {
+fn prompt_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, ShapeError> {
     let Some(messages) = r.get("messages").and_then(Value::as_array) else {
-        return Err("the prompts/get result has no `messages` array".into());
+        return Err(ShapeError::Missing {
+            method: "prompts/get",
+            member: "`messages` array",
+        });
     };
     for (i, m) in messages.iter().enumerate() {
         let at = format!("`result.messages[{i}]`");
         let role = m.get("role").and_then(Value::as_str);
         if !matches!(role, Some("user" | "assistant")) {
-            return Err(format!("{at} has no role `user` or `assistant`"));
+            return Err(ShapeError::Item {
+                at,
+                lacks: "no role `user` or `assistant`",
+            });
         }
         match m.get("content") {
             Some(c) => {
                 if let Some(p) = content_problem(c, &format!("{at}.content")) {
-                    return Err(p);
+                    return Err(ShapeError::Content(p));
                 }
             }
-            None => return Err(format!("{at} has no `content`")),
+            None => {
+                return Err(ShapeError::Item {
+                    at,
+                    lacks: "no `content`",
+                });
+            }
         }
     }
     Ok(messages.len())
 }
 
-fn resource_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, String> {
+fn resource_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, ShapeError> {
     let Some(contents) = r.get("contents").and_then(Value::as_array) else {
-        return Err("the resources/read result has no `contents` array".into());
+        return Err(ShapeError::Missing {
+            method: "resources/read",
+            member: "`contents` array",
+        });
     };
     for (i, c) in contents.iter().enumerate() {
         let at = format!("`result.contents[{i}]`");
         if !c.get("uri").is_some_and(Value::is_string) {
-            return Err(format!("{at} has no `uri`"));
+            return Err(ShapeError::Item {
+                at,
+                lacks: "no `uri`",
+            });
         }
         let text = c.get("text").is_some_and(Value::is_string);
         let blob = c.get("blob").is_some_and(Value::is_string);
         if !text && !blob {
-            return Err(format!("{at} has neither `text` nor `blob`"));
+            return Err(ShapeError::Item {
+                at,
+                lacks: "neither `text` nor `blob`",
+            });
         }
     }
     Ok(contents.len())
@@ -549,24 +603,36 @@ fn resource_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, 
 /// A skills/get result: a `skill` object with a string `uri` and, when it
 /// has one, a `resources` array of `{uri}` entries (the manifest); counts
 /// the manifest's files.
-fn skill_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, String> {
+fn skill_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, ShapeError> {
     let Some(skill) = r.get("skill").and_then(Value::as_object) else {
-        return Err("the skills/get result has no `skill` object".into());
+        return Err(ShapeError::Missing {
+            method: "skills/get",
+            member: "`skill` object",
+        });
     };
     if !skill.get("uri").is_some_and(Value::is_string) {
-        return Err("`result.skill` has no `uri`".into());
+        return Err(ShapeError::Item {
+            at: "`result.skill`".into(),
+            lacks: "no `uri`",
+        });
     }
     let Some(files) = skill.get("resources") else {
         return Ok(0);
     };
     let Some(files) = files.as_array() else {
-        return Err("`result.skill.resources` is not an array".into());
+        return Err(ShapeError::NotA {
+            member: "skill.resources",
+            expected: "an array",
+        });
     };
     match files
         .iter()
         .position(|f| !f.get("uri").is_some_and(Value::is_string))
     {
-        Some(i) => Err(format!("`result.skill.resources[{i}]` has no `uri`")),
+        Some(i) => Err(ShapeError::Item {
+            at: format!("`result.skill.resources[{i}]`"),
+            lacks: "no `uri`",
+        }),
         None => Ok(files.len()),
     }
 }

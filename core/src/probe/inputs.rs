@@ -81,10 +81,10 @@ pub fn valid_arguments(input_schema: &Value) -> Value {
 /// 4,096 characters. A schema that is merely unsatisfiable (a pattern no
 /// string matches) still gives the fullest attempt, as
 /// [`valid_arguments`] does.
-pub fn arguments_within_bounds(input_schema: &Value) -> Result<Value, String> {
+pub fn arguments_within_bounds(input_schema: &Value) -> Result<Value, OverBounds> {
     let checker = Checker::new(input_schema);
     let mut attempts: Vec<Value> = Vec::new();
-    let mut over: Option<String> = None;
+    let mut over: Option<OverBounds> = None;
     for mode in [Mode::Full, Mode::Required, Mode::Lenient] {
         let g = Gen::new(input_schema, mode);
         let built = g.value(input_schema, 0, 0).filter(Value::is_object);
@@ -113,13 +113,40 @@ pub fn arguments_within_bounds(input_schema: &Value) -> Result<Value, String> {
 /// (at any depth) with a value as [`valid_arguments`] picks it, a
 /// placeholder (`"example"`) where none can be built; or why the schema
 /// asks for more than the bounds allow.
-pub(crate) fn required_arguments(input_schema: &Value) -> Result<Value, String> {
+pub(crate) fn required_arguments(input_schema: &Value) -> Result<Value, OverBounds> {
     let g = Gen::new(input_schema, Mode::Lenient);
     let built = g.value(input_schema, 0, 0);
     if let Some(why) = g.over.into_inner() {
         return Err(why);
     }
     Ok(built.filter(Value::is_object).unwrap_or_else(|| json!({})))
+}
+
+/// Why no arguments can be built within mcpcheck's bounds: the part of
+/// the schema that asks for more.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OverBounds {
+    #[error(
+        "its values would number more than {MAX_VALUES} (nesting, `minItems` and `$ref`s multiply)"
+    )]
+    Values,
+    #[error("its strings would hold more than {MAX_TEXT} characters")]
+    Text,
+    #[error(
+        "building them visits more than {MAX_VISITS} schema nodes (`$ref`s, `allOf` and nesting multiply)"
+    )]
+    Visits,
+    #[error(
+        "an array of at least {0} items (`minItems`) is longer than the {MAX_ITEMS} items mcpcheck builds"
+    )]
+    Items(u64),
+    #[error(
+        "a string of at least {0} characters (`minLength`) is longer than the {MAX_TEXT} characters mcpcheck builds"
+    )]
+    Length(u64),
+    /// `0` is the pattern, cut to 80 characters.
+    #[error("`pattern` {0} matches no string shorter than {max} characters", max = pattern::MAX_CHARS)]
+    Pattern(String),
 }
 
 /// An example for one schema, as [`required_arguments`] builds each value
@@ -237,7 +264,7 @@ struct Gen<'a> {
     text: Cell<usize>,
     visits: Cell<usize>,
     /// Why building stopped at a bound; once set, nothing more is built.
-    over: RefCell<Option<String>>,
+    over: RefCell<Option<OverBounds>>,
 }
 
 impl<'a> Gen<'a> {
@@ -260,7 +287,7 @@ impl<'a> Gen<'a> {
         self.over.borrow().is_some()
     }
 
-    fn stop(&self, why: String) -> Option<Value> {
+    fn stop(&self, why: OverBounds) -> Option<Value> {
         self.over.borrow_mut().get_or_insert(why);
         None
     }
@@ -278,15 +305,11 @@ impl<'a> Gen<'a> {
         self.values.set(values);
         self.text.set(text);
         if values > MAX_VALUES {
-            self.stop(format!(
-                "its values would number more than {MAX_VALUES} (nesting, `minItems` and `$ref`s multiply)"
-            ));
+            self.stop(OverBounds::Values);
             return None;
         }
         if text > MAX_TEXT {
-            self.stop(format!(
-                "its strings would hold more than {MAX_TEXT} characters"
-            ));
+            self.stop(OverBounds::Text);
             return None;
         }
         Some(())
@@ -301,9 +324,7 @@ impl<'a> Gen<'a> {
         let visits = self.visits.get() + 1;
         self.visits.set(visits);
         if visits > MAX_VISITS {
-            return self.stop(format!(
-                "building them visits more than {MAX_VISITS} schema nodes (`$ref`s, `allOf` and nesting multiply)"
-            ));
+            return self.stop(OverBounds::Visits);
         }
         if depth > MAX_DEPTH {
             return None;
@@ -401,9 +422,7 @@ impl<'a> Gen<'a> {
             .and_then(Value::as_u64)
             .unwrap_or(u64::MAX);
         if min > MAX_ITEMS && min <= max {
-            return self.stop(format!(
-                "an array of at least {min} items (`minItems`) is longer than the {MAX_ITEMS} items mcpcheck builds"
-            ));
+            return self.stop(OverBounds::Items(min));
         }
         let shallow = self.optional() && depth < OPTIONAL_DEPTH;
         let want = min.max(u64::from(shallow)).min(max).min(MAX_ITEMS) as usize;
@@ -445,9 +464,7 @@ impl<'a> Gen<'a> {
             .and_then(Value::as_u64)
             .unwrap_or(u64::MAX);
         if min > MAX_TEXT as u64 && min <= max {
-            return self.stop(format!(
-                "a string of at least {min} characters (`minLength`) is longer than the {MAX_TEXT} characters mcpcheck builds"
-            ));
+            return self.stop(OverBounds::Length(min));
         }
         let (min, max) = (min as usize, usize::try_from(max).unwrap_or(usize::MAX));
         let fits = |s: &str| {
@@ -464,11 +481,7 @@ impl<'a> Gen<'a> {
         if let Some(p) = obj.get("pattern").and_then(Value::as_str) {
             let (found, too_long) = pattern::examples_within(p);
             if too_long {
-                return self.stop(format!(
-                    "`pattern` {} matches no string shorter than {} characters",
-                    crate::truncate(p, 80),
-                    pattern::MAX_CHARS
-                ));
+                return self.stop(OverBounds::Pattern(crate::truncate(p, 80).to_string()));
             }
             let found: Vec<String> = found.into_iter().filter(|s| fits(s)).collect();
             if found.is_empty() {
@@ -955,10 +968,16 @@ mod tests {
         assert!(
             arguments_within_bounds(s)
                 .unwrap_err()
+                .to_string()
                 .contains("minLength"),
         );
         let (_, s) = &bombs()[1];
-        assert!(arguments_within_bounds(s).unwrap_err().contains("pattern"));
+        assert!(
+            arguments_within_bounds(s)
+                .unwrap_err()
+                .to_string()
+                .contains("pattern")
+        );
         // `allOf` doubling through `$ref`: resolved within the step bound.
         let doubling = json!({"type": "object", "allOf": [{"$ref": "#"}, {"$ref": "#"}], "properties": {"x": {"$ref": "#"}}, "required": ["x"]});
         assert!(valid_arguments(&doubling).is_object());

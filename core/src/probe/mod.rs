@@ -139,7 +139,9 @@ pub use fuzz::{
     Category, DEEP_NESTING, EXTRA_PROPERTY, FuzzCase, FuzzCases, HUGE_STRING_BYTES,
     LONG_ARRAY_ITEMS, MAX_CASE_BYTES, MAX_TOTAL_BYTES, fuzz_cases, fuzz_iter, systematic_count,
 };
-pub use inputs::{MAX_TEXT, MAX_VALUES, arguments_within_bounds, input_valid, valid_arguments};
+pub use inputs::{
+    MAX_TEXT, MAX_VALUES, OverBounds, arguments_within_bounds, input_valid, valid_arguments,
+};
 pub(crate) use inputs::{example_for, required_arguments};
 pub use policy::{WriteRisks, write_risk};
 pub(crate) use rng::draw as rng_stream;

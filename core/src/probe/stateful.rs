@@ -470,7 +470,11 @@ impl Oracle {
     }
 
     fn shifted(&self, removed: usize) -> Oracle {
-        let s = |i: usize| if i > removed { i - 1 } else { i };
+        self.with_steps(|i| if i > removed { i - 1 } else { i })
+    }
+
+    /// The oracle with each step index it names mapped by `s`.
+    fn with_steps(&self, s: impl Fn(usize) -> usize) -> Oracle {
         match self {
             Oracle::ReadAfterDelete {
                 create,
@@ -1053,7 +1057,8 @@ fn build(
                     b.from += 1;
                 }
             }
-            oracle = unshift(&oracle, at);
+            // Every index at or past `at` moves one on.
+            oracle = oracle.with_steps(|i| if i >= at { i + 1 } else { i });
         }
     }
     Some(Sequence {
@@ -1061,47 +1066,6 @@ fn build(
         oracle,
         steps,
     })
-}
-
-/// The oracle with every index at or past `at` moved one on.
-fn unshift(o: &Oracle, at: usize) -> Oracle {
-    let s = |i: usize| if i >= at { i + 1 } else { i };
-    match o {
-        Oracle::ReadAfterDelete {
-            create,
-            delete,
-            read,
-        } => Oracle::ReadAfterDelete {
-            create: s(*create),
-            delete: s(*delete),
-            read: s(*read),
-        },
-        Oracle::ListAfterDelete {
-            create,
-            delete,
-            list,
-        } => Oracle::ListAfterDelete {
-            create: s(*create),
-            delete: s(*delete),
-            list: s(*list),
-        },
-        Oracle::ListAfterCreate { create, list } => Oracle::ListAfterCreate {
-            create: s(*create),
-            list: s(*list),
-        },
-        Oracle::GetAfterUpdate {
-            create,
-            update,
-            read,
-            marker,
-        } => Oracle::GetAfterUpdate {
-            create: s(*create),
-            update: s(*update),
-            read: s(*read),
-            marker: marker.clone(),
-        },
-        other => other.clone(),
-    }
 }
 
 /// The same sequence with one step the oracle does not need left out, each

@@ -34,6 +34,26 @@ pub struct Mocks {
     pub extensions: Option<Map<String, Value>>,
 }
 
+/// Why a request of the server to the client has no answer from the mocks.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MockError {
+    #[error(
+        "the server asked for `{0}`, which mcpcheck cannot answer (it answers elicitation/create, sampling/createMessage and roots/list)"
+    )]
+    Unanswerable(String),
+    /// `what` is the capability (elicitation, sampling, roots).
+    #[error(
+        "the server asked for `{method}` but this test configured no {what} answer (set server.client_capabilities.{what})"
+    )]
+    NotConfigured { method: String, what: &'static str },
+    #[error("its `inputRequests` is not an object")]
+    NotObject,
+    #[error("input request `{0}` has no string `method`")]
+    NoMethod(String),
+    #[error("input request `{key}`: {why}")]
+    Request { key: String, why: Box<MockError> },
+}
+
 impl Mocks {
     /// The answers `server` declares (none without a server: a test run
     /// on a client it was given), with an `assert_sampling` block's mock in
@@ -161,21 +181,16 @@ impl Mocks {
     }
 
     /// The answer to the server's `method` request, or why there is none.
-    pub fn answer(&self, method: &str, params: &Value) -> Result<Value, String> {
+    pub fn answer(&self, method: &str, params: &Value) -> Result<Value, MockError> {
         let (answer, what) = match method {
             "elicitation/create" => (self.elicit_result(params), "elicitation"),
             "sampling/createMessage" => (self.sampling_result(), "sampling"),
             "roots/list" => (self.roots_result(), "roots"),
-            other => {
-                return Err(format!(
-                    "the server asked for `{other}`, which mcpcheck cannot answer (it answers elicitation/create, sampling/createMessage and roots/list)"
-                ));
-            }
+            other => return Err(MockError::Unanswerable(other.to_string())),
         };
-        answer.ok_or_else(|| {
-            format!(
-                "the server asked for `{method}` but this test configured no {what} answer (set server.client_capabilities.{what})"
-            )
+        answer.ok_or_else(|| MockError::NotConfigured {
+            method: method.to_string(),
+            what,
         })
     }
 
@@ -184,7 +199,7 @@ impl Mocks {
     /// request answered from these mocks in `inputResponses`, and the
     /// server's `requestState` sent back as it came. A later round replaces
     /// the earlier round's answers and state.
-    pub fn input_retry(&self, first: Option<&Value>, result: &Value) -> Result<Value, String> {
+    pub fn input_retry(&self, first: Option<&Value>, result: &Value) -> Result<Value, MockError> {
         let mut params = match first {
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
@@ -194,17 +209,20 @@ impl Mocks {
         let mut responses = Map::new();
         if let Some(requests) = result.get("inputRequests") {
             let Some(requests) = requests.as_object() else {
-                return Err("its `inputRequests` is not an object".into());
+                return Err(MockError::NotObject);
             };
             for (key, request) in requests {
                 let method = request
                     .get("method")
                     .and_then(Value::as_str)
-                    .ok_or_else(|| format!("input request `{key}` has no string `method`"))?;
+                    .ok_or_else(|| MockError::NoMethod(key.clone()))?;
                 let params = request.get("params").cloned().unwrap_or(Value::Null);
                 let answer = self
                     .answer(method, &params)
-                    .map_err(|why| format!("input request `{key}`: {why}"))?;
+                    .map_err(|why| MockError::Request {
+                        key: key.clone(),
+                        why: Box::new(why),
+                    })?;
                 responses.insert(key.clone(), answer);
             }
         }
@@ -275,13 +293,17 @@ mod tests {
             "inputRequests": {"q": {"method": "sampling/createMessage", "params": {}}}});
         let err = mocks
             .input_retry(None, &result)
-            .expect_err("no sampling mock");
+            .expect_err("no sampling mock")
+            .to_string();
         assert!(
             err.contains("input request `q`") && err.contains("client_capabilities.sampling"),
             "{err}"
         );
         let odd = json!({"inputRequests": {"q": {"method": "tasks/get"}}});
-        let err = mocks.input_retry(None, &odd).expect_err("not answerable");
+        let err = mocks
+            .input_retry(None, &odd)
+            .expect_err("not answerable")
+            .to_string();
         assert!(err.contains("`tasks/get`"), "{err}");
     }
 

@@ -44,7 +44,7 @@ use crate::setup::{self, Ending, StepAnswer};
 use crate::suite::{Action, PromptOp, ResourceOp, Test, TraceSource};
 use crate::trajectory;
 
-pub use mocks::{ElicitAnswer, Mocks};
+pub use mocks::{ElicitAnswer, MockError, Mocks};
 pub use templates::{NO_FIXTURE, Templates};
 
 /// How long a test that looks at notifications and sets no `settle`

@@ -423,6 +423,7 @@ assert: {tool: ask, expect: {not_error: true}}
         mocks
             .answer("sampling/createMessage", &Value::Null)
             .unwrap_err()
+            .to_string()
             .contains("client_capabilities.sampling")
     );
     let next = mocks

@@ -565,37 +565,12 @@ impl Cx<'_> {
                     return;
                 }
                 "cmd" => {
-                    let mut j = i + 1;
-                    while j < words.len() && words[j].text.starts_with('/') {
-                        let flag = words[j].text.to_ascii_lowercase();
-                        j += 1;
-                        if flag == "/c" || flag == "/k" {
-                            let rest = &words[j..];
-                            if rest.len() == 1 {
-                                self.shell_line(&rest[0], depth);
-                            } else {
-                                self.argv(rest, depth + 1);
-                            }
-                            return;
-                        }
-                    }
+                    // `cmd /c LINE`: only `/` switches come before it.
+                    self.after_switch(&words[i + 1..], &["/c", "/k"], Some('/'), depth);
                     return;
                 }
                 "powershell" | "pwsh" => {
-                    let mut j = i + 1;
-                    while j < words.len() {
-                        let flag = words[j].text.to_ascii_lowercase();
-                        j += 1;
-                        if flag == "-command" || flag == "-c" {
-                            let rest = &words[j..];
-                            if rest.len() == 1 {
-                                self.shell_line(&rest[0], depth);
-                            } else {
-                                self.argv(rest, depth + 1);
-                            }
-                            return;
-                        }
-                    }
+                    self.after_switch(&words[i + 1..], &["-command", "-c"], None, depth);
                     return;
                 }
                 _ => {
@@ -608,6 +583,33 @@ impl Cx<'_> {
 
     /// A shell string: each command of it (split at `;`, `&&`, `||`, `|`,
     /// `&` and line breaks) judged as a command line of its own.
+    /// What a shell runs after one of `switches` (`cmd /c …`, `pwsh -Command
+    /// …`, matched without case): one word is a command line, more are the
+    /// program and its arguments. With `prefix`, the search stops at the
+    /// first word that does not start with it.
+    fn after_switch(
+        &mut self,
+        words: &[Word],
+        switches: &[&str],
+        prefix: Option<char>,
+        depth: usize,
+    ) {
+        for (j, word) in words.iter().enumerate() {
+            if prefix.is_some_and(|p| !word.text.starts_with(p)) {
+                return;
+            }
+            if switches.contains(&word.text.to_ascii_lowercase().as_str()) {
+                let rest = &words[j + 1..];
+                if rest.len() == 1 {
+                    self.shell_line(&rest[0], depth);
+                } else {
+                    self.argv(rest, depth + 1);
+                }
+                return;
+            }
+        }
+    }
+
     fn shell_line(&mut self, line: &Word, depth: usize) {
         for part in shell_commands(&line.text) {
             let words: Vec<Word> = split_words(&part)

@@ -18,7 +18,7 @@ use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue, LOCATION};
 use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
-use super::{Extra, Prober};
+use super::{Extra, ProbeError, Prober};
 use crate::client::auth::same_origin;
 use crate::serve::oauth::{encode_form, form_component};
 
@@ -447,7 +447,7 @@ impl Prober {
         token_endpoint: &str,
         client: &Client,
         resource: &str,
-    ) -> std::result::Result<(String, Option<u64>), String> {
+    ) -> std::result::Result<(String, Option<u64>), ProbeError> {
         let form = vec![
             ("grant_type", "client_credentials".to_string()),
             ("resource", resource.to_string()),
@@ -459,13 +459,15 @@ impl Prober {
                 token.to_string(),
                 doc.get("expires_in").and_then(Value::as_u64),
             )),
-            _ => Err(format!(
-                "the token endpoint answered HTTP {} {}",
-                answer.status,
-                doc.get("error").and_then(Value::as_str).unwrap_or_default()
-            )
-            .trim_end()
-            .to_string()),
+            _ => Err(ProbeError::NoToken(
+                format!(
+                    "{} {}",
+                    answer.status,
+                    doc.get("error").and_then(Value::as_str).unwrap_or_default()
+                )
+                .trim_end()
+                .to_string(),
+            )),
         }
     }
 
@@ -476,7 +478,7 @@ impl Prober {
         token_endpoint: &str,
         client: &Client,
         mut form: Vec<(&str, String)>,
-    ) -> std::result::Result<Answer, String> {
+    ) -> std::result::Result<Answer, ProbeError> {
         let mut request = self
             .client
             .post(token_endpoint)
@@ -563,7 +565,7 @@ impl Prober {
             Err(error) => MetadataFetch {
                 url: url.to_string(),
                 answer: None,
-                error: Some(error),
+                error: Some(error.to_string()),
             },
         }
     }

@@ -94,7 +94,7 @@ impl Modern {
             "skills/list" => {
                 let mut page = catalogue()
                     .list(cursor, self.shared.page_size)
-                    .map_err(|why| Refusal::new(INVALID_PARAMS, why))?;
+                    .map_err(|why| Refusal::new(INVALID_PARAMS, why.to_string()))?;
                 self.cache_hints(&mut page);
                 Ok(page)
             }
@@ -111,7 +111,8 @@ impl Modern {
                 let mut page = catalogue()
                     .directory(uri, cursor, self.shared.page_size)
                     .map_err(|why| {
-                        Refusal::new(INVALID_PARAMS, why).with_data(json!({ "uri": uri }))
+                        Refusal::new(INVALID_PARAMS, why.to_string())
+                            .with_data(json!({ "uri": uri }))
                     })?;
                 self.cache_hints(&mut page);
                 Ok(page)

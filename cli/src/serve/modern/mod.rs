@@ -141,8 +141,8 @@ pub struct Reply {
 #[derive(Debug)]
 pub enum Outcome {
     Reply(Reply),
-    /// A `subscriptions/listen` stream.
-    Listen(Listen),
+    /// A `subscriptions/listen` stream (boxed: it holds its feeds).
+    Listen(Box<Listen>),
 }
 
 /// An open `subscriptions/listen` stream: the acknowledgment, then one
@@ -316,7 +316,7 @@ impl Modern {
             }
             "server/discover" => self.discover(identity, &envelope).await,
             "subscriptions/listen" => match self.listen(&id, params, &envelope) {
-                Ok(listen) => return Outcome::Listen(listen),
+                Ok(listen) => return Outcome::Listen(Box::new(listen)),
                 Err(refusal) => Err(refusal),
             },
             m if FORWARDED.contains(&m) => {
@@ -381,7 +381,7 @@ impl Modern {
             && !self.fault(Fault::IgnoreHeaderMismatch)
         {
             check_headers(headers, method, params, &version)
-                .map_err(|message| (Refusal::new(HEADER_MISMATCH, message), 400))?;
+                .map_err(|e| (Refusal::new(HEADER_MISMATCH, e.to_string()), 400))?;
         }
         if version != REVISION {
             let refusal = Refusal::new(
@@ -406,7 +406,7 @@ impl Modern {
     async fn discover(&self, identity: Identity, envelope: &Envelope) -> Result<Value, Refusal> {
         let init = replay::initialize(self.shared.clone(), identity, &envelope.capabilities)
             .await
-            .map_err(|why| Refusal::new(INTERNAL_ERROR, why))?;
+            .map_err(|why| Refusal::new(INTERNAL_ERROR, why.to_string()))?;
         let mut capabilities = init.get("capabilities").cloned().unwrap_or(json!({}));
         // resources/subscribe is not part of this era; updates would come
         // through subscriptions/listen, which serves list changes only.
@@ -625,7 +625,9 @@ impl Modern {
             replay::Finish::Input { key, request } => {
                 self.input_required(id, vec![(key, request)], &binding, &answers, envelope)
             }
-            replay::Finish::Broken(why) => self.refuse(id, Refusal::new(INTERNAL_ERROR, why), 200),
+            replay::Finish::Broken(why) => {
+                self.refuse(id, Refusal::new(INTERNAL_ERROR, why.to_string()), 200)
+            }
         }
     }
 
@@ -822,7 +824,10 @@ fn named(method: &str, params: &Map<String, Value>) -> Option<Option<String>> {
 /// Whether the `Mcp-Param-*` headers mirror the arguments that the tool's
 /// schema marks with `x-mcp-header`: each present argument needs its header,
 /// with the same value; an absent one, none.
-fn check_param_headers(headers: &Headers, params: &Map<String, Value>) -> Result<(), String> {
+fn check_param_headers(
+    headers: &Headers,
+    params: &Map<String, Value>,
+) -> Result<(), HeaderMismatch> {
     let tool = params
         .get("name")
         .and_then(Value::as_str)
@@ -835,32 +840,36 @@ fn check_param_headers(headers: &Headers, params: &Map<String, Value>) -> Result
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             });
-        let header = headers
+        let header_value = headers
             .params
             .iter()
             .find(|(name, _)| name.eq_ignore_ascii_case(suffix))
             .map(|(_, value)| header_text(value));
-        match (value, header) {
+        let header = || format!("Mcp-Param-{suffix}");
+        let argument = (*argument).to_owned();
+        match (value, header_value) {
             (None, None) => {}
             (Some(_), None) => {
-                return Err(format!(
-                    "the Mcp-Param-{suffix} header is required: argument `{argument}` is given"
-                ));
+                return Err(HeaderMismatch::ArgumentGiven {
+                    header: header(),
+                    argument,
+                });
             }
             (None, Some(_)) => {
-                return Err(format!(
-                    "the Mcp-Param-{suffix} header is sent, but argument `{argument}` is not"
-                ));
+                return Err(HeaderMismatch::ArgumentAbsent {
+                    header: header(),
+                    argument,
+                });
             }
             (Some(_), Some(None)) => {
-                return Err(format!(
-                    "the Mcp-Param-{suffix} header is not valid base64 UTF-8"
-                ));
+                return Err(HeaderMismatch::NotBase64(header()));
             }
             (Some(value), Some(Some(given))) if value != given => {
-                return Err(format!(
-                    "the Mcp-Param-{suffix} header ({given}) does not match argument `{argument}` ({value})"
-                ));
+                return Err(HeaderMismatch::Differs {
+                    header: header(),
+                    given,
+                    expected: format!("argument `{argument}` ({value})"),
+                });
             }
             (Some(_), Some(Some(_))) => {}
         }
@@ -882,44 +891,80 @@ fn header_text(value: &str) -> Option<String> {
     }
 }
 
+/// Why the headers of a request do not mirror its body; answered as
+/// [`HEADER_MISMATCH`] (HTTP 400) with this message.
+#[derive(Debug, thiserror::Error)]
+enum HeaderMismatch {
+    #[error("the {0} header is required")]
+    Missing(&'static str),
+    #[error("the {header} header is required for {method}")]
+    MissingFor {
+        header: &'static str,
+        method: String,
+    },
+    #[error("the {0} header is not valid base64 UTF-8")]
+    NotBase64(String),
+    /// `expected` names what the header mirrors, and its value.
+    #[error("the {header} header ({given}) does not match {expected}")]
+    Differs {
+        header: String,
+        given: String,
+        expected: String,
+    },
+    #[error("the {header} header is required: argument `{argument}` is given")]
+    ArgumentGiven { header: String, argument: String },
+    #[error("the {header} header is sent, but argument `{argument}` is not")]
+    ArgumentAbsent { header: String, argument: String },
+}
+
 /// Whether the headers mirror the body: why not, if they do not.
 fn check_headers(
     headers: &Headers,
     method: &str,
     params: &Map<String, Value>,
     version: &str,
-) -> Result<(), String> {
+) -> Result<(), HeaderMismatch> {
     match headers.protocol_version.as_deref() {
-        None => return Err("the MCP-Protocol-Version header is required".to_owned()),
+        None => return Err(HeaderMismatch::Missing("MCP-Protocol-Version")),
         Some(given) if given != version => {
-            return Err(format!(
-                "the MCP-Protocol-Version header ({given}) does not match _meta.{META_VERSION} ({version})"
-            ));
+            return Err(HeaderMismatch::Differs {
+                header: "MCP-Protocol-Version".to_owned(),
+                given: given.to_owned(),
+                expected: format!("_meta.{META_VERSION} ({version})"),
+            });
         }
         Some(_) => {}
     }
     match headers.method.as_deref() {
-        None => return Err("the Mcp-Method header is required".to_owned()),
+        None => return Err(HeaderMismatch::Missing("Mcp-Method")),
         Some(given) if given != method => {
-            return Err(format!(
-                "the Mcp-Method header ({given}) does not match the method ({method})"
-            ));
+            return Err(HeaderMismatch::Differs {
+                header: "Mcp-Method".to_owned(),
+                given: given.to_owned(),
+                expected: format!("the method ({method})"),
+            });
         }
         Some(_) => {}
     }
     if let Some(expected) = named(method, params) {
         let given = headers.name.as_deref().map(header_text);
         match (given, expected) {
-            (None, _) => return Err(format!("the Mcp-Name header is required for {method}")),
+            (None, _) => {
+                return Err(HeaderMismatch::MissingFor {
+                    header: "Mcp-Name",
+                    method: method.to_owned(),
+                });
+            }
             (Some(None), _) => {
-                return Err("the Mcp-Name header is not valid base64 UTF-8".to_owned());
+                return Err(HeaderMismatch::NotBase64("Mcp-Name".to_owned()));
             }
             (Some(Some(given)), Some(expected)) if given == expected => {}
             (Some(Some(given)), expected) => {
-                return Err(format!(
-                    "the Mcp-Name header ({given}) does not match the body ({})",
-                    expected.unwrap_or_default()
-                ));
+                return Err(HeaderMismatch::Differs {
+                    header: "Mcp-Name".to_owned(),
+                    given,
+                    expected: format!("the body ({})", expected.unwrap_or_default()),
+                });
             }
         }
     }
@@ -1058,6 +1103,46 @@ mod tests {
         assert!(check(None, Some("eu")).is_err());
         assert!(check(Some("us"), Some("eu")).is_err());
         assert!(check(None, None).is_ok());
+    }
+
+    #[test]
+    fn header_mismatches_say_which_header_and_what_it_mirrors() {
+        let mut params = Map::new();
+        params.insert("name".into(), json!("echo"));
+        let said = |h: Headers, method: &str| {
+            check_headers(&h, method, &params, REVISION)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            said(Headers::default(), "tools/call"),
+            "the MCP-Protocol-Version header is required"
+        );
+        let versioned = || Headers {
+            protocol_version: Some(REVISION.into()),
+            ..Headers::default()
+        };
+        assert_eq!(
+            said(
+                Headers {
+                    method: Some("tools/list".into()),
+                    ..versioned()
+                },
+                "tools/call"
+            ),
+            "the Mcp-Method header (tools/list) does not match the method (tools/call)"
+        );
+        assert_eq!(
+            said(
+                Headers {
+                    method: Some("tools/call".into()),
+                    ..versioned()
+                },
+                "tools/call"
+            ),
+            "the Mcp-Name header is required for tools/call"
+        );
     }
 
     #[test]

@@ -39,7 +39,20 @@ pub enum Finish {
     /// The handler asked the client something no answer was given for.
     Input { key: String, request: Value },
     /// The session ended or broke before answering.
-    Broken(String),
+    Broken(ReplayError),
+}
+
+/// Why the in-memory session could not answer; the request is answered
+/// with an internal error carrying this message.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// `initialize` was answered with an error (its message) or nothing.
+    #[error("the request could not be served: {0}")]
+    NotServed(String),
+    #[error("the in-memory session closed: {0}")]
+    Closed(#[source] std::io::Error),
+    #[error("the server's session ended without answering")]
+    Ended,
 }
 
 /// What one run needs to know about the request.
@@ -81,7 +94,7 @@ impl Client {
         shared: Arc<Shared>,
         identity: Identity,
         capabilities: &Value,
-    ) -> Result<(Self, Value), String> {
+    ) -> Result<(Self, Value), ReplayError> {
         let (ours, theirs) = tokio::io::duplex(PIPE_CAPACITY);
         let closed = CancellationToken::new();
         let session = Session::new(shared, Some(identity), closed.clone());
@@ -114,7 +127,7 @@ impl Client {
                     .pointer("/error/message")
                     .and_then(Value::as_str)
                     .unwrap_or("no result");
-                return Err(format!("the request could not be served: {why}"));
+                return Err(ReplayError::NotServed(why.to_owned()));
             }
         };
         client
@@ -123,16 +136,16 @@ impl Client {
         Ok((client, result))
     }
 
-    async fn send(&mut self, message: &Value) -> Result<(), String> {
+    async fn send(&mut self, message: &Value) -> Result<(), ReplayError> {
         let mut line = message.to_string();
         line.push('\n');
         self.writer
             .write_all(line.as_bytes())
             .await
-            .map_err(|e| format!("the in-memory session closed: {e}"))
+            .map_err(ReplayError::Closed)
     }
 
-    async fn next(&mut self) -> Result<Value, String> {
+    async fn next(&mut self) -> Result<Value, ReplayError> {
         loop {
             match self.lines.next_line().await {
                 Ok(Some(line)) => {
@@ -141,14 +154,14 @@ impl Client {
                     }
                 }
                 Ok(None) | Err(_) => {
-                    return Err("the server's session ended without answering".to_owned());
+                    return Err(ReplayError::Ended);
                 }
             }
         }
     }
 
     /// Reads until the response to `id`, dropping anything else.
-    async fn response(&mut self, id: u64) -> Result<Value, String> {
+    async fn response(&mut self, id: u64) -> Result<Value, ReplayError> {
         loop {
             let message = self.next().await?;
             if message.get("method").is_none() && message.get("id") == Some(&json!(id)) {
@@ -163,7 +176,7 @@ pub async fn initialize(
     shared: Arc<Shared>,
     identity: Identity,
     capabilities: &Value,
-) -> Result<Value, String> {
+) -> Result<Value, ReplayError> {
     Client::open(shared, identity, capabilities)
         .await
         .map(|(_, result)| result)
@@ -190,7 +203,7 @@ async fn drive(
     method: &str,
     params: Value,
     notify: &mut (dyn FnMut(Value) + Send),
-) -> Result<Finish, String> {
+) -> Result<Finish, ReplayError> {
     let (mut client, _) = Client::open(shared, ask.identity.clone(), ask.capabilities).await?;
     if let Some(level) = ask.log_level {
         client

@@ -1,0 +1,237 @@
+//! Errors are typed (see ARCHITECTURE.md, "Errors"): a function that fails
+//! returns an error enum whose variants carry the data, not a `String`. The
+//! few `Result<_, String>` left are listed here, each with why; a new one
+//! fails this test, and so does a listed one that is gone (so the list
+//! shrinks with the code).
+
+use std::path::{Path, PathBuf};
+
+/// The sites where a `String` error is allowed: the file, a piece of the
+/// line that names the site, and why.
+const ALLOWED: &[(&str, &str, &str)] = &[
+    (
+        "web/src/runner.rs",
+        "fn input_of(",
+        "the message is handed to JavaScript as the step's error text",
+    ),
+    (
+        "core/src/api.rs",
+        "-> Result<TestResult, String>",
+        "the public check API: its reason is the text the wasm module hands to JavaScript",
+    ),
+    (
+        "core/src/api.rs",
+        "fn sse_data(",
+        "still to convert: the reason joins check_response's text",
+    ),
+    (
+        "cli/src/client/listing.rs",
+        "pub fn to_lock(",
+        "still to convert (lock and the lock gate report it in words)",
+    ),
+    (
+        "cli/src/client/listing.rs",
+        "pub fn read_saved(",
+        "still to convert (lint, lock and scan report it in words)",
+    ),
+    (
+        "cli/src/run/snapshots.rs",
+        "fn edit_file(",
+        "still to convert",
+    ),
+    (
+        "cli/src/run/lockgate.rs",
+        "-> std::result::Result<LockOutcome, String>",
+        "still to convert",
+    ),
+    (
+        "cli/src/commands/fuzz.rs",
+        "-> std::result::Result<probe::stateful_report::StatefulSummary, String>",
+        "still to convert",
+    ),
+    (
+        "cli/src/commands/fuzz.rs",
+        "-> std::result::Result<SequenceOutcome, String>",
+        "still to convert",
+    ),
+    (
+        "cli/src/commands/conformance.rs",
+        "-> std::result::Result<Report, String>",
+        "still to convert",
+    ),
+    ("cli/src/commands/lock.rs", "fn live(", "still to convert"),
+    (
+        "cli/src/commands/coverage.rs",
+        "async fn list(",
+        "still to convert",
+    ),
+    ("cli/src/commands/scan.rs", "fn expand(", "still to convert"),
+    (
+        "cli/src/commands/audit.rs",
+        "-> std::result::Result<(AuditReport, Listings, Vec<Finding>), String>",
+        "still to convert",
+    ),
+    (
+        "cli/src/commands/contract.rs",
+        "-> std::result::Result<Vec<mcpcheck_core::findings::Finding>, String>",
+        "still to convert",
+    ),
+    (
+        "cli/src/commands/fuzz.rs",
+        "-> std::result::Result<(FuzzReport, Vec<Kept>), String>",
+        "still to convert",
+    ),
+    (
+        "cli/src/commands/lint.rs",
+        "-> Result<std::result::Result<(Vec<Finding>, String), String>>",
+        "still to convert",
+    ),
+    (
+        "cli/src/commands/lint.rs",
+        "-> std::result::Result<Vec<Finding>, String>",
+        "still to convert",
+    ),
+    ("cli/src/mcp/mod.rs", "async fn roots(", "still to convert"),
+    (
+        "cli/src/run/exec.rs",
+        "fn read_checked_file(",
+        "still to convert",
+    ),
+    ("cli/src/run/mod.rs", "fn build_filter(", "still to convert"),
+    (
+        "cli/src/serve/catalog.rs",
+        "-> Result<(Vec<T>, Option<String>), String>",
+        "still to convert",
+    ),
+    (
+        "core/src/api.rs",
+        "-> Result<std::collections::BTreeMap<String, Option<String>>, String>",
+        "still to convert",
+    ),
+    (
+        "core/src/invariants/fast.rs",
+        "-> Result<Option<Fast>, String>",
+        "still to convert",
+    ),
+    (
+        "core/src/invariants/schema.rs",
+        "fast: Option<Result<Option<fast::Fast>, String>>",
+        "still to convert",
+    ),
+    (
+        "core/src/invariants/schema.rs",
+        "-> &Result<Option<fast::Fast>, String>",
+        "still to convert",
+    ),
+    (
+        "core/src/snapshot.rs",
+        "-> Result<(std::ops::Range<usize>, String), String>",
+        "still to convert",
+    ),
+];
+
+/// Whether `line` holds a `Result<…, String>` type: the last argument of a
+/// `Result<` at the top level of its angle brackets is `String`.
+fn has_string_error(line: &str) -> bool {
+    let mut rest = line;
+    while let Some(at) = rest.find("Result<") {
+        let args = &rest[at + "Result<".len()..];
+        let mut depth = 0usize;
+        let mut last_comma = None;
+        let mut end = None;
+        for (i, c) in args.char_indices() {
+            match c {
+                '<' | '(' => depth += 1,
+                ')' => depth = depth.saturating_sub(1),
+                '>' if depth == 0 => {
+                    end = Some(i);
+                    break;
+                }
+                '>' => depth -= 1,
+                ',' if depth == 0 => last_comma = Some(i),
+                _ => {}
+            }
+        }
+        if let (Some(comma), Some(end)) = (last_comma, end)
+            && args[comma + 1..end].trim() == "String"
+        {
+            return true;
+        }
+        rest = args;
+    }
+    false
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn string_errors_stay_at_the_listed_sites() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found: Vec<(String, String)> = Vec::new();
+    for dir in ["cli/src", "core/src", "web/src"] {
+        let mut files = Vec::new();
+        rust_files(&root.join(dir), &mut files);
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("a source file");
+            let name = file
+                .strip_prefix(&root)
+                .expect("under the workspace")
+                .display()
+                .to_string();
+            for line in text.lines().filter(|l| has_string_error(l)) {
+                found.push((name.clone(), line.trim().to_string()));
+            }
+        }
+    }
+    let allowed = |(file, line): &(String, String)| {
+        ALLOWED
+            .iter()
+            .any(|(f, piece, _)| f == file && line.contains(piece))
+    };
+    let new: Vec<String> = found
+        .iter()
+        .filter(|site| !allowed(site))
+        .map(|(f, l)| format!("{f}: {l}"))
+        .collect();
+    assert!(
+        new.is_empty(),
+        "a `Result<_, String>` outside the listed sites: give it a typed error \
+         (a thiserror enum whose Display is the message) instead:\n{}",
+        new.join("\n")
+    );
+    let gone: Vec<String> = ALLOWED
+        .iter()
+        .filter(|(f, piece, _)| !found.iter().any(|(ff, l)| ff == f && l.contains(piece)))
+        .map(|(f, piece, why)| format!("{f}: {piece} ({why})"))
+        .collect();
+    assert!(
+        gone.is_empty(),
+        "listed sites that no longer return a String error: take them off ALLOWED:\n{}",
+        gone.join("\n")
+    );
+}
+
+#[test]
+fn the_scanner_sees_nested_and_qualified_results() {
+    assert!(has_string_error("fn f() -> Result<(), String> {"));
+    assert!(has_string_error(
+        "fn f() -> std::result::Result<Vec<(String, u32)>, String> {"
+    ));
+    assert!(has_string_error("x: Option<Result<Option<Fast>, String>>,"));
+    assert!(!has_string_error(
+        "fn f() -> Result<BTreeMap<String, String>, PatchError> {"
+    ));
+    assert!(!has_string_error("fn f() -> Result<String, ToolError> {"));
+    assert!(!has_string_error("fn f() -> Result<String> {"));
+}
