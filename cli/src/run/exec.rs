@@ -734,11 +734,12 @@ async fn start(
     };
     let deadline = Deadline::now() + timeout;
     let began = Instant::now();
-    let connected = Session::connect(endpoint, version, mocks, deadline).await;
-    if let (Ok(session), Some(k)) = (&connected, cost_key) {
+    let mut connected = Session::connect(endpoint, version, mocks, deadline).await;
+    if let (Ok(session), Some(k)) = (&mut connected, cost_key) {
         let wall = began.elapsed();
         let cpu = session.process_id().and_then(super::schedule::tree_cpu);
         super::schedule::note_start(k, wall, cpu);
+        session.learn_exit(k);
     }
     drop(slot);
     let connected = connected.map(|s| {
@@ -775,6 +776,9 @@ async fn release(
             });
         }
         _ => {
+            if log.is_some() {
+                session.keep_grace();
+            }
             session.close().await;
             if let (Some(log), Some((mark, tail))) = (log.as_mut(), stderr.as_ref()) {
                 tail.drained(STDERR_DRAIN).await;
