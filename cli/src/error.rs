@@ -27,6 +27,9 @@ pub enum Error {
     /// The server could not be reached, listed or written down.
     #[error(transparent)]
     Probe(#[from] crate::probe::ProberError),
+    /// A saved listing that is not JSON.
+    #[error(transparent)]
+    SavedListing(#[from] crate::client::listing::SavedListingError),
     /// A snapshot file that could not be read.
     #[error(transparent)]
     Snapshot(#[from] crate::run::snapshots::SnapshotFileError),

@@ -25,23 +25,8 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "still to convert: the reason joins check_response's text",
     ),
     (
-        "cli/src/client/listing.rs",
-        "pub fn to_lock(",
-        "still to convert (lock and the lock gate report it in words)",
-    ),
-    (
-        "cli/src/client/listing.rs",
-        "pub fn read_saved(",
-        "still to convert (lint, lock and scan report it in words)",
-    ),
-    (
         "cli/src/run/snapshots.rs",
         "fn edit_file(",
-        "still to convert",
-    ),
-    (
-        "cli/src/run/lockgate.rs",
-        "-> std::result::Result<LockOutcome, String>",
         "still to convert",
     ),
     (
@@ -59,7 +44,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "-> std::result::Result<Report, String>",
         "still to convert",
     ),
-    ("cli/src/commands/lock.rs", "fn live(", "still to convert"),
     (
         "cli/src/commands/coverage.rs",
         "async fn list(",

@@ -632,7 +632,7 @@ async fn examine(
                 }
                 Outcome::of(findings)
             }
-            Err(e) => Outcome::Failed(e),
+            Err(e) => Outcome::Failed(e.to_string()),
         };
         parts.add("lock", locked, started);
     }

@@ -132,7 +132,7 @@ pub fn main(args: &LintArgs) -> Result<ExitCode> {
 fn offline(path: &std::path::Path, options: &LintOptions) -> Result<Vec<Finding>> {
     let name = display(path);
     let text = read_text(path)?;
-    let doc = read_saved("lint", &name, &text).map_err(Error::Usage)?;
+    let doc = read_saved("lint", &name, &text)?;
     lint::lint_listing(&doc, options).map_err(|e| Error::Usage(format!("{name}: {e}")))
 }
 

@@ -201,7 +201,7 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
 fn read_listings(path: &std::path::Path) -> Result<Vec<(String, Value)>> {
     let name = display(path);
     let text = read_text(path)?;
-    let value = read_saved("scan", &name, &text).map_err(Error::Usage)?;
+    let value = read_saved("scan", &name, &text)?;
     scan::servers_in(&name, value).map_err(|e| Error::Usage(e.to_string()))
 }
 
