@@ -25,11 +25,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "still to convert: the reason joins check_response's text",
     ),
     (
-        "cli/src/run/snapshots.rs",
-        "fn edit_file(",
-        "still to convert",
-    ),
-    (
         "cli/src/commands/fuzz.rs",
         "-> std::result::Result<probe::stateful_report::StatefulSummary, String>",
         "still to convert",
@@ -77,12 +72,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
     ("cli/src/mcp/mod.rs", "async fn roots(", "still to convert"),
     (
-        "cli/src/run/exec.rs",
-        "fn read_checked_file(",
-        "still to convert",
-    ),
-    ("cli/src/run/mod.rs", "fn build_filter(", "still to convert"),
-    (
         "cli/src/serve/catalog.rs",
         "-> Result<(Vec<T>, Option<String>), String>",
         "still to convert",
@@ -105,11 +94,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     (
         "core/src/invariants/schema.rs",
         "-> &Result<Option<fast::Fast>, String>",
-        "still to convert",
-    ),
-    (
-        "core/src/snapshot.rs",
-        "-> Result<(std::ops::Range<usize>, String), String>",
         "still to convert",
     ),
 ];
