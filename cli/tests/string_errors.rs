@@ -20,11 +20,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "the public check API: its reason is the text the wasm module hands to JavaScript",
     ),
     (
-        "core/src/api.rs",
-        "fn sse_data(",
-        "still to convert: the reason joins check_response's text",
-    ),
-    (
         "cli/src/commands/fuzz.rs",
         "-> std::result::Result<probe::stateful_report::StatefulSummary, String>",
         "still to convert",
@@ -74,26 +69,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     (
         "cli/src/serve/catalog.rs",
         "-> Result<(Vec<T>, Option<String>), String>",
-        "still to convert",
-    ),
-    (
-        "core/src/api.rs",
-        "-> Result<std::collections::BTreeMap<String, Option<String>>, String>",
-        "still to convert",
-    ),
-    (
-        "core/src/invariants/fast.rs",
-        "-> Result<Option<Fast>, String>",
-        "still to convert",
-    ),
-    (
-        "core/src/invariants/schema.rs",
-        "fast: Option<Result<Option<fast::Fast>, String>>",
-        "still to convert",
-    ),
-    (
-        "core/src/invariants/schema.rs",
-        "-> &Result<Option<fast::Fast>, String>",
         "still to convert",
     ),
 ];
