@@ -19,52 +19,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "-> Result<TestResult, String>",
         "the public check API: its reason is the text the wasm module hands to JavaScript",
     ),
-    (
-        "cli/src/commands/fuzz.rs",
-        "-> std::result::Result<probe::stateful_report::StatefulSummary, String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/fuzz.rs",
-        "-> std::result::Result<SequenceOutcome, String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/conformance.rs",
-        "-> std::result::Result<Report, String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/coverage.rs",
-        "async fn list(",
-        "still to convert",
-    ),
-    ("cli/src/commands/scan.rs", "fn expand(", "still to convert"),
-    (
-        "cli/src/commands/audit.rs",
-        "-> std::result::Result<(AuditReport, Listings, Vec<Finding>), String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/contract.rs",
-        "-> std::result::Result<Vec<mcpcheck_core::findings::Finding>, String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/fuzz.rs",
-        "-> std::result::Result<(FuzzReport, Vec<Kept>), String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/lint.rs",
-        "-> Result<std::result::Result<(Vec<Finding>, String), String>>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/lint.rs",
-        "-> std::result::Result<Vec<Finding>, String>",
-        "still to convert",
-    ),
 ];
 
 /// Whether `line` holds a `Result<…, String>` type: the last argument of a

@@ -82,13 +82,6 @@ pub enum Unread {
     TooManyPages,
 }
 
-/// Callers that report in words.
-impl From<ListingError> for String {
-    fn from(e: ListingError) -> String {
-        e.to_string()
-    }
-}
-
 impl From<ListingError> for crate::error::Error {
     fn from(e: ListingError) -> Self {
         Self::Usage(e.to_string())
