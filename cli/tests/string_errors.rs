@@ -21,14 +21,18 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Whether `line` holds a `Result<…, String>` type: the last argument of a
-/// `Result<` at the top level of its angle brackets is `String`.
-fn has_string_error(line: &str) -> bool {
-    let mut rest = line;
-    while let Some(at) = rest.find("Result<") {
-        let args = &rest[at + "Result<".len()..];
+/// The lines (1-based) of `text` where a `Result<…, String>` type begins:
+/// the last argument of a `Result<` at the top level of its angle brackets
+/// is `String`. A type written over several lines (rustfmt breaks long
+/// ones, with a trailing comma) counts at the line of its `Result<`.
+fn string_error_lines(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("Result<").map(|i| from + i) {
+        from = at + "Result<".len();
+        let args = &text[from..];
         let mut depth = 0usize;
-        let mut last_comma = None;
+        let mut commas = Vec::new();
         let mut end = None;
         for (i, c) in args.char_indices() {
             match c {
@@ -39,18 +43,32 @@ fn has_string_error(line: &str) -> bool {
                     break;
                 }
                 '>' => depth -= 1,
-                ',' if depth == 0 => last_comma = Some(i),
+                ',' if depth == 0 => commas.push(i),
+                // A signature or a field ends here: this `Result<` is not a type.
+                '{' | ';' if depth == 0 => break,
                 _ => {}
             }
         }
-        if let (Some(comma), Some(end)) = (last_comma, end)
-            && args[comma + 1..end].trim() == "String"
-        {
-            return true;
+        let Some(end) = end else { continue };
+        // The last argument, before a trailing comma if there is one.
+        let mut last = None;
+        for &comma in commas.iter().rev() {
+            let after = args[comma + 1..last.unwrap_or(end)].trim();
+            if !after.is_empty() || last.is_some() {
+                if after == "String" {
+                    lines.push(text[..at].matches('\n').count() + 1);
+                }
+                break;
+            }
+            last = Some(comma);
         }
-        rest = args;
     }
-    false
+    lines
+}
+
+/// Whether `line` holds a `Result<…, String>` type.
+fn has_string_error(line: &str) -> bool {
+    !string_error_lines(line).is_empty()
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -80,8 +98,9 @@ fn string_errors_stay_at_the_listed_sites() {
                 .expect("under the workspace")
                 .display()
                 .to_string();
-            for line in text.lines().filter(|l| has_string_error(l)) {
-                found.push((name.clone(), line.trim().to_string()));
+            let lines: Vec<&str> = text.lines().collect();
+            for n in string_error_lines(&text) {
+                found.push((name.clone(), lines[n - 1].trim().to_string()));
             }
         }
     }
@@ -125,4 +144,11 @@ fn the_scanner_sees_nested_and_qualified_results() {
     ));
     assert!(!has_string_error("fn f() -> Result<String, ToolError> {"));
     assert!(!has_string_error("fn f() -> Result<String> {"));
+    // A long type broken over lines, as rustfmt writes it.
+    let broken = "fn f()\n-> std::result::Result<\n    (\n        Sequence,\n        Vec<Value>,\n    ),\n    String,\n> {\n";
+    assert_eq!(string_error_lines(broken), vec![2]);
+    let typed = "fn f() -> Result<\n    (Sequence, Vec<Value>),\n    FuzzError,\n> {\n";
+    assert!(string_error_lines(typed).is_empty());
+    // Not a type: a `Result<` with no closing bracket before the body.
+    assert!(string_error_lines("// Result<T, String { x }> String>").is_empty());
 }
