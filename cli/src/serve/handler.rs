@@ -569,8 +569,8 @@ async fn roots(
     Ok(text(roots))
 }
 
-fn invalid_cursor(message: String) -> McpError {
-    McpError::invalid_params(message, None)
+fn invalid_cursor(e: catalog::InvalidCursor) -> McpError {
+    McpError::invalid_params(e.to_string(), None)
 }
 
 fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
