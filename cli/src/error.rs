@@ -27,6 +27,12 @@ pub enum Error {
     /// The server could not be reached, listed or written down.
     #[error(transparent)]
     Probe(#[from] crate::probe::ProberError),
+    /// A `--filter` glob that does not parse.
+    #[error(transparent)]
+    Filter(#[from] crate::run::FilterError),
+    /// A saved listing that is not JSON.
+    #[error(transparent)]
+    SavedListing(#[from] crate::client::listing::SavedListingError),
     /// A snapshot file that could not be read.
     #[error(transparent)]
     Snapshot(#[from] crate::run::snapshots::SnapshotFileError),

@@ -617,3 +617,15 @@ fn an_unbounded_stream_of_progress_is_a_flood_not_a_crash() {
     assert_eq!(code, Some(1), "{out}{err}");
     assert!(out.contains("more than 10000 messages"), "{out}");
 }
+
+#[test]
+fn fuzz_of_a_tool_the_server_does_not_list_says_which() {
+    let server = buggy();
+    let (code, out, err) = run_mcpcheck(&["fuzz", "--server", &server, "--tool", "nope"]);
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(err.starts_with("mcpcheck fuzz: "), "{err}");
+    assert!(
+        err.ends_with(": --tool [\"nope\"]: the server lists no such tool\n"),
+        "{err}"
+    );
+}

@@ -254,3 +254,41 @@ fn a_re_run_starts_while_the_shared_session_goes_on() {
         "{events:?}"
     );
 }
+
+#[test]
+fn a_server_that_never_exits_in_its_grace_is_killed_at_once_once_learned() {
+    let d = scratch("futile-grace");
+    let marker = d.join("late.txt");
+    // The server exits when its input closes, but the shell around it
+    // lingers: 50 ms later it writes a marker, then it waits for a kill.
+    write(
+        &d.join("suite"),
+        "t.yaml",
+        &format!(
+            "name: lingers\nserver:\n  command: sh\n  args: ['-c', '{BIN} serve; sleep 0.05; echo late > {}; sleep 30']\nassert:\n  tool: echo\n  args: {{message: hi}}\n  expect:\n    equals: hi\n",
+            marker.display()
+        ),
+    );
+    let cache = d.join("cache");
+    let killed = || -> Value {
+        let text = std::fs::read_to_string(cache.join("server-costs.json")).expect("a cache");
+        let doc: Value = serde_json::from_str(&text).expect("JSON");
+        let servers = doc["servers"].as_object().expect("servers").clone();
+        servers.values().next().expect("one server")["killed"].clone()
+    };
+    // Three shutdowns in a row end with the kill after the grace ...
+    for n in 1..=3 {
+        let (code, out, err) = run(&d.join("suite"), &cache, &[]);
+        assert_eq!(code, Some(0), "{out}{err}");
+        assert_eq!(killed(), n, "run {n}");
+    }
+    // ... so the fourth does not wait: the shell is killed before it writes.
+    let _ = std::fs::remove_file(&marker);
+    let (code, out, err) = run(&d.join("suite"), &cache, &[]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert_eq!(killed(), 4);
+    assert!(
+        !marker.exists(),
+        "the grace was waited for although it never helped"
+    );
+}

@@ -19,125 +19,20 @@ const ALLOWED: &[(&str, &str, &str)] = &[
         "-> Result<TestResult, String>",
         "the public check API: its reason is the text the wasm module hands to JavaScript",
     ),
-    (
-        "core/src/api.rs",
-        "fn sse_data(",
-        "still to convert: the reason joins check_response's text",
-    ),
-    (
-        "cli/src/client/listing.rs",
-        "pub fn to_lock(",
-        "still to convert (lock and the lock gate report it in words)",
-    ),
-    (
-        "cli/src/client/listing.rs",
-        "pub fn read_saved(",
-        "still to convert (lint, lock and scan report it in words)",
-    ),
-    (
-        "cli/src/run/snapshots.rs",
-        "fn edit_file(",
-        "still to convert",
-    ),
-    (
-        "cli/src/run/lockgate.rs",
-        "-> std::result::Result<LockOutcome, String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/fuzz.rs",
-        "-> std::result::Result<probe::stateful_report::StatefulSummary, String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/fuzz.rs",
-        "-> std::result::Result<SequenceOutcome, String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/conformance.rs",
-        "-> std::result::Result<Report, String>",
-        "still to convert",
-    ),
-    ("cli/src/commands/lock.rs", "fn live(", "still to convert"),
-    (
-        "cli/src/commands/coverage.rs",
-        "async fn list(",
-        "still to convert",
-    ),
-    ("cli/src/commands/scan.rs", "fn expand(", "still to convert"),
-    (
-        "cli/src/commands/audit.rs",
-        "-> std::result::Result<(AuditReport, Listings, Vec<Finding>), String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/contract.rs",
-        "-> std::result::Result<Vec<mcpcheck_core::findings::Finding>, String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/fuzz.rs",
-        "-> std::result::Result<(FuzzReport, Vec<Kept>), String>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/lint.rs",
-        "-> Result<std::result::Result<(Vec<Finding>, String), String>>",
-        "still to convert",
-    ),
-    (
-        "cli/src/commands/lint.rs",
-        "-> std::result::Result<Vec<Finding>, String>",
-        "still to convert",
-    ),
-    ("cli/src/mcp/mod.rs", "async fn roots(", "still to convert"),
-    (
-        "cli/src/run/exec.rs",
-        "fn read_checked_file(",
-        "still to convert",
-    ),
-    ("cli/src/run/mod.rs", "fn build_filter(", "still to convert"),
-    (
-        "cli/src/serve/catalog.rs",
-        "-> Result<(Vec<T>, Option<String>), String>",
-        "still to convert",
-    ),
-    (
-        "core/src/api.rs",
-        "-> Result<std::collections::BTreeMap<String, Option<String>>, String>",
-        "still to convert",
-    ),
-    (
-        "core/src/invariants/fast.rs",
-        "-> Result<Option<Fast>, String>",
-        "still to convert",
-    ),
-    (
-        "core/src/invariants/schema.rs",
-        "fast: Option<Result<Option<fast::Fast>, String>>",
-        "still to convert",
-    ),
-    (
-        "core/src/invariants/schema.rs",
-        "-> &Result<Option<fast::Fast>, String>",
-        "still to convert",
-    ),
-    (
-        "core/src/snapshot.rs",
-        "-> Result<(std::ops::Range<usize>, String), String>",
-        "still to convert",
-    ),
 ];
 
-/// Whether `line` holds a `Result<…, String>` type: the last argument of a
-/// `Result<` at the top level of its angle brackets is `String`.
-fn has_string_error(line: &str) -> bool {
-    let mut rest = line;
-    while let Some(at) = rest.find("Result<") {
-        let args = &rest[at + "Result<".len()..];
+/// The lines (1-based) of `text` where a `Result<…, String>` type begins:
+/// the last argument of a `Result<` at the top level of its angle brackets
+/// is `String`. A type written over several lines (rustfmt breaks long
+/// ones, with a trailing comma) counts at the line of its `Result<`.
+fn string_error_lines(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("Result<").map(|i| from + i) {
+        from = at + "Result<".len();
+        let args = &text[from..];
         let mut depth = 0usize;
-        let mut last_comma = None;
+        let mut commas = Vec::new();
         let mut end = None;
         for (i, c) in args.char_indices() {
             match c {
@@ -148,18 +43,32 @@ fn has_string_error(line: &str) -> bool {
                     break;
                 }
                 '>' => depth -= 1,
-                ',' if depth == 0 => last_comma = Some(i),
+                ',' if depth == 0 => commas.push(i),
+                // A signature or a field ends here: this `Result<` is not a type.
+                '{' | ';' if depth == 0 => break,
                 _ => {}
             }
         }
-        if let (Some(comma), Some(end)) = (last_comma, end)
-            && args[comma + 1..end].trim() == "String"
-        {
-            return true;
+        let Some(end) = end else { continue };
+        // The last argument, before a trailing comma if there is one.
+        let mut last = None;
+        for &comma in commas.iter().rev() {
+            let after = args[comma + 1..last.unwrap_or(end)].trim();
+            if !after.is_empty() || last.is_some() {
+                if after == "String" {
+                    lines.push(text[..at].matches('\n').count() + 1);
+                }
+                break;
+            }
+            last = Some(comma);
         }
-        rest = args;
     }
-    false
+    lines
+}
+
+/// Whether `line` holds a `Result<…, String>` type.
+fn has_string_error(line: &str) -> bool {
+    !string_error_lines(line).is_empty()
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -189,8 +98,9 @@ fn string_errors_stay_at_the_listed_sites() {
                 .expect("under the workspace")
                 .display()
                 .to_string();
-            for line in text.lines().filter(|l| has_string_error(l)) {
-                found.push((name.clone(), line.trim().to_string()));
+            let lines: Vec<&str> = text.lines().collect();
+            for n in string_error_lines(&text) {
+                found.push((name.clone(), lines[n - 1].trim().to_string()));
             }
         }
     }
@@ -234,4 +144,11 @@ fn the_scanner_sees_nested_and_qualified_results() {
     ));
     assert!(!has_string_error("fn f() -> Result<String, ToolError> {"));
     assert!(!has_string_error("fn f() -> Result<String> {"));
+    // A long type broken over lines, as rustfmt writes it.
+    let broken = "fn f()\n-> std::result::Result<\n    (\n        Sequence,\n        Vec<Value>,\n    ),\n    String,\n> {\n";
+    assert_eq!(string_error_lines(broken), vec![2]);
+    let typed = "fn f() -> Result<\n    (Sequence, Vec<Value>),\n    FuzzError,\n> {\n";
+    assert!(string_error_lines(typed).is_empty());
+    // Not a type: a `Result<` with no closing bracket before the body.
+    assert!(string_error_lines("// Result<T, String { x }> String>").is_empty());
 }

@@ -242,17 +242,30 @@ pub fn check_trajectory(doc: &ExpectDoc, trace: Vec<TraceEntry>) -> TestResult {
 pub fn files_from_json(
     v: &Value,
     what: &str,
-) -> Result<std::collections::BTreeMap<String, Option<String>>, String> {
+) -> Result<std::collections::BTreeMap<String, Option<String>>, FilesError> {
     let m = v
         .as_object()
-        .ok_or_else(|| format!("`{what}` must map paths to contents (or null)"))?;
+        .ok_or_else(|| FilesError::NotAMap(what.to_string()))?;
     m.iter()
         .map(|(p, c)| match c {
             Value::Null => Ok((p.clone(), None)),
             Value::String(s) => Ok((p.clone(), Some(s.clone()))),
-            _ => Err(format!("`{what}.{p}` must be a string or null")),
+            _ => Err(FilesError::NotText {
+                what: what.to_string(),
+                path: p.clone(),
+            }),
         })
         .collect()
+}
+
+/// Why files given as JSON are not `{path: text or null}`; `what` names the
+/// value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilesError {
+    #[error("`{0}` must map paths to contents (or null)")]
+    NotAMap(String),
+    #[error("`{what}.{path}` must be a string or null")]
+    NotText { what: String, path: String },
 }
 
 pub fn facts_from_json(v: &Value) -> Result<Facts, DocError> {
@@ -333,9 +346,11 @@ pub const RESPONSE_HINT: &str = "give the answer to the request the expectations
 pub fn load_response(file: &str, text: &str) -> Result<Value, Diagnostic> {
     let (json, offset) = match sse_data(text) {
         Some(Ok((data, line))) => (data, line),
-        Some(Err(message)) => {
-            return Err(Diagnostic::error(file, Span::new(1, 1, 1, 2), message)
-                .with_hint("paste the data of the event that answers the request"));
+        Some(Err(why)) => {
+            return Err(
+                Diagnostic::error(file, Span::new(1, 1, 1, 2), why.to_string())
+                    .with_hint("paste the data of the event that answers the request"),
+            );
         }
         None => (text.to_string(), 0),
     };
@@ -387,11 +402,22 @@ pub fn response_kind_error(value: &Value) -> Option<String> {
     Some(format!("{given}; expected {RESPONSE_KINDS}"))
 }
 
+/// Why an event stream holds no one response to check.
+#[derive(Debug, thiserror::Error)]
+enum SseError {
+    #[error("this event stream has no `data:` line")]
+    NoData,
+    #[error("none of the {n} events of this stream is a JSON-RPC response")]
+    NoResponse { n: usize },
+    #[error("{k} of the {n} events of this stream are JSON-RPC responses")]
+    Responses { k: usize, n: usize },
+}
+
 /// The data of the Server-Sent Event that carries a response, when `text`
 /// is an event stream (its first line is an SSE field): `Ok((data, lines
 /// before it))`. Of several events with data, the one holding a JSON-RPC
 /// response is taken; none or more than one is an error.
-fn sse_data(text: &str) -> Option<Result<(String, u32), String>> {
+fn sse_data(text: &str) -> Option<Result<(String, u32), SseError>> {
     let first = text.lines().find(|l| !l.trim().is_empty())?;
     let field = first.split(':').next().unwrap_or_default();
     if !matches!(field, "data" | "event" | "id" | "retry") {
@@ -423,19 +449,15 @@ fn sse_data(text: &str) -> Option<Result<(String, u32), String>> {
         })
     };
     Some(match events.len() {
-        0 => Err("this event stream has no `data:` line".to_string()),
+        0 => Err(SseError::NoData),
         1 => Ok(events.remove(0)),
         n => {
             let mut responses: Vec<(String, u32)> =
                 events.into_iter().filter(|(d, _)| is_response(d)).collect();
             match responses.len() {
                 1 => Ok(responses.remove(0)),
-                0 => Err(format!(
-                    "none of the {n} events of this stream is a JSON-RPC response"
-                )),
-                k => Err(format!(
-                    "{k} of the {n} events of this stream are JSON-RPC responses"
-                )),
+                0 => Err(SseError::NoResponse { n }),
+                k => Err(SseError::Responses { k, n }),
             }
         }
     })
@@ -662,10 +684,39 @@ mod tests {
             .err()
             .map(|d| d.message)
             .unwrap_or_default();
-        assert!(d.contains("none of the 2 events"), "{d}");
+        assert_eq!(
+            d,
+            "none of the 2 events of this stream is a JSON-RPC response"
+        );
+        let two = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n";
+        assert_eq!(
+            load_response("r", two).err().map(|d| d.message),
+            Some("2 of the 2 events of this stream are JSON-RPC responses".to_string())
+        );
+        assert_eq!(
+            load_response("r", "event: message\n\n")
+                .err()
+                .map(|d| d.message),
+            Some("this event stream has no `data:` line".to_string())
+        );
         // A syntax error inside the data is placed on its line of the stream.
         let bad = "event: message\ndata: {oops}\n\n";
         assert_eq!(load_response("r", bad).err().map(|d| d.span.line), Some(2));
+    }
+
+    #[test]
+    fn files_that_are_not_text_or_null_are_named() {
+        assert_eq!(
+            files_from_json(&json!({"a": "x", "b": null}), "files").map(|f| f.len()),
+            Ok(2)
+        );
+        let not_text = files_from_json(&json!({"a": 1}), "files").unwrap_err();
+        assert_eq!(not_text.to_string(), "`files.a` must be a string or null");
+        let options = facts_from_json(&json!({"files_before": []})).unwrap_err();
+        assert_eq!(
+            options.to_string(),
+            "`files_before` must map paths to contents (or null)"
+        );
     }
 
     #[test]

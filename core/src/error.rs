@@ -16,6 +16,9 @@ pub enum DocError {
         found: u32,
         reads: u32,
     },
+    /// Files that are not `{path: text or null}`.
+    #[error(transparent)]
+    Files(#[from] crate::api::FilesError),
     /// A member with the wrong shape or value, in words that name it.
     #[error("{0}")]
     Invalid(String),

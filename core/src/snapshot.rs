@@ -472,6 +472,17 @@ fn scalar_value(text: &str, indent: usize, block: bool) -> (String, String) {
     (format!(" |{indicator}{chomp}"), below)
 }
 
+/// Why a snapshot's answer cannot be written into its suite file.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InlineEditError {
+    #[error(
+        "its `snapshot` is inside a `{{…}}` mapping: write the test in block style (one key a line) to have it updated"
+    )]
+    FlowMapping,
+    #[error("its `snapshot` key could not be found where the suite says it is")]
+    KeyNotFound,
+}
+
 /// How `--update-snapshots` writes `answer` into the suite `text` at
 /// snapshot `s` (read from that same text): the byte range to replace and
 /// what to put there. The rest of the file (comments, layout, the other
@@ -488,22 +499,19 @@ pub fn inline_edit(
     s: &InlineSnapshot,
     answer: &Recorded,
     block: bool,
-) -> Result<(std::ops::Range<usize>, String), String> {
+) -> Result<(std::ops::Range<usize>, String), InlineEditError> {
     let key_start = offset(text, s.key.line, s.key.col);
     let line_start = text[..key_start].rfind('\n').map_or(0, |i| i + 1);
     let prefix = &text[line_start..key_start];
     if !prefix.chars().all(|c| c == ' ' || c == '-') {
-        return Err(
-            "its `snapshot` is inside a `{…}` mapping: write the test in block style (one key a line) to have it updated"
-                .into(),
-        );
+        return Err(InlineEditError::FlowMapping);
     }
     let indent = prefix.chars().count();
     let after_key = &text[key_start..];
     let colon = after_key
         .find(':')
         .filter(|i| after_key[..*i].trim_end().trim_matches(['"', '\'']) == "snapshot")
-        .ok_or("its `snapshot` key could not be found where the suite says it is")?;
+        .ok_or(InlineEditError::KeyNotFound)?;
     let start = key_start + colon + 1;
     let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
     // What follows the value on the key's line: a comment, kept.
@@ -910,6 +918,10 @@ tests:
     fn a_snapshot_inside_a_flow_mapping_is_not_rewritten() {
         let text = "name: s\nservers: {ref: {command: x}}\ntests:\n  - {name: t, server: ref, tool: echo, snapshot: old}\n";
         let e = inline_edit(text, &inline(text, "t"), &answer("new", false), true).unwrap_err();
-        assert!(e.contains("block style"), "{e}");
+        assert_eq!(e, InlineEditError::FlowMapping);
+        assert_eq!(
+            e.to_string(),
+            "its `snapshot` is inside a `{…}` mapping: write the test in block style (one key a line) to have it updated"
+        );
     }
 }

@@ -67,7 +67,9 @@ fn input_of(v: &Value) -> Result<Input, String> {
         return Ok(Input::NotSent);
     }
     if let Some(files) = one("files") {
-        return api::files_from_json(files, "files").map(Input::Files);
+        return api::files_from_json(files, "files")
+            .map(Input::Files)
+            .map_err(|e| e.to_string());
     }
     if let Some(trace) = one("trace") {
         let file = trace.get("file").and_then(Value::as_str);

@@ -14,6 +14,7 @@
 
 use std::time::Duration;
 
+use mcpcheck_core::error::DocError;
 use mcpcheck_core::lock::Lock;
 use serde_json::{Value, json};
 use tokio::time::Instant as Deadline;
@@ -31,6 +32,23 @@ pub enum ListingError {
     /// page after the first) and why.
     #[error("{list}{why}")]
     Unread { list: String, why: Unread },
+}
+
+/// Why a saved listing (`--listing FILE`) could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum SavedListingError {
+    /// Not JSON: the file's name, and the parser's error with its line and
+    /// column.
+    #[error(
+        "{name}:{}:{}: the listing is not JSON: {source}",
+        .source.line(),
+        .source.column()
+    )]
+    NotJson {
+        name: String,
+        #[source]
+        source: serde_json::Error,
+    },
 }
 
 /// Why a list's page could not be read (shown after the list's name).
@@ -62,13 +80,6 @@ pub enum Unread {
         ": the server still had more pages after {MAX_PAGES}; mcpcheck reads at most {MAX_PAGES} pages, and a listing it cannot read to the end cannot be judged"
     )]
     TooManyPages,
-}
-
-/// Callers that report in words.
-impl From<ListingError> for String {
-    fn from(e: ListingError) -> String {
-        e.to_string()
-    }
 }
 
 impl From<ListingError> for crate::error::Error {
@@ -228,14 +239,14 @@ impl Listings {
 
     /// The surface lock of what was listed (and of the `server/discover`
     /// answer, when there is one), for the server labelled `label`.
-    pub fn to_lock(&self, label: &str) -> Result<Lock, String> {
+    pub fn to_lock(&self, label: &str) -> Result<Lock, DocError> {
         let listing = json!({
             "tools": self.tools,
             "prompts": self.prompts,
             "resources": self.resources,
             "resourceTemplates": self.templates,
         });
-        let lock = Lock::from_listing(label, &listing).map_err(|e| e.to_string())?;
+        let lock = Lock::from_listing(label, &listing)?;
         Ok(match &self.discover {
             Some(discover) => lock.with_discover(discover),
             None => lock,
@@ -295,14 +306,12 @@ pub async fn list_surface(
 /// A saved listing's text (`--listing FILE`, named `name`) as a value, read
 /// as a live one is: a lone surrogate escape as U+FFFD, said on stderr.
 /// The error names the line and column where it is not JSON.
-pub fn read_saved(command: &str, name: &str, text: &str) -> Result<Value, String> {
-    let (value, lone) = super::wire::parse_lossy(text).map_err(|e| {
-        format!(
-            "{name}:{}:{}: the listing is not JSON: {e}",
-            e.line(),
-            e.column()
-        )
-    })?;
+pub fn read_saved(command: &str, name: &str, text: &str) -> Result<Value, SavedListingError> {
+    let (value, lone) =
+        super::wire::parse_lossy(text).map_err(|source| SavedListingError::NotJson {
+            name: name.to_string(),
+            source,
+        })?;
     if lone > 0 {
         crate::output::err(&format!(
             "mcpcheck {command}: {name}: note: {} (such as \\udfff) read as U+FFFD, as lenient clients show it\n",
@@ -327,4 +336,21 @@ pub async fn list_everything(
     let listed = list_surface(&mut session, &left).await;
     session.close().await;
     listed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_listing_that_is_not_json_is_named_with_its_line_and_column() {
+        let err = read_saved("lint", "l.json", "{\"tools\": [\n  {\"name\": }\n]}")
+            .expect_err("not JSON");
+        let SavedListingError::NotJson { name, source } = &err;
+        assert_eq!((name.as_str(), source.line()), ("l.json", 2));
+        assert_eq!(
+            err.to_string(),
+            "l.json:2:12: the listing is not JSON: expected value at line 2 column 12"
+        );
+    }
 }

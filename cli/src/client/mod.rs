@@ -1128,6 +1128,22 @@ impl Session {
         }
     }
 
+    /// Learn from how this stdio server's shutdowns end, under its cost key
+    /// (see `run::schedule::exit_wait_futile`).
+    pub fn learn_exit(&mut self, key: &str) {
+        if let Some(Conn::Stdio(child)) = self.conn.as_mut() {
+            child.learn_exit(key.to_string());
+        }
+    }
+
+    /// Give this session's server its whole grace when it closes (what it
+    /// says as it exits is recorded).
+    pub fn keep_grace(&mut self) {
+        if let Some(Conn::Stdio(child)) = self.conn.as_mut() {
+            child.keep_grace();
+        }
+    }
+
     /// End the session: stop rmcp, end the HTTP session or kill the process
     /// group. Never waits more than a few seconds.
     pub async fn close(&mut self) {

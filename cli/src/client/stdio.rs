@@ -237,6 +237,9 @@ pub struct ChildProc {
     /// The value of [`TAG_VARIABLE`] the server and its descendants carry.
     tag: String,
     pub stderr: StderrTail,
+    /// The server's key in the run's cost cache, when its shutdowns are
+    /// learned from (see `run::schedule::exit_wait_futile`).
+    exit_key: Option<String>,
 }
 
 impl ChildProc {
@@ -253,11 +256,34 @@ impl ChildProc {
         }
     }
 
+    /// Learn from this server's shutdowns under `key` (see
+    /// `run::schedule::exit_wait_futile`).
+    pub fn learn_exit(&mut self, key: String) {
+        self.exit_key = Some(key);
+    }
+
+    /// Stop learning from this shutdown: its whole grace is waited for
+    /// (what the server says as it exits is being recorded).
+    pub fn keep_grace(&mut self) {
+        self.exit_key = None;
+    }
+
     /// Close stdin, give the server a moment to exit on its own, then kill
-    /// its whole process tree.
+    /// its whole process tree. A server known never to exit within the
+    /// grace is killed at once.
     pub async fn shutdown(mut self, grace: Duration) {
-        let _ = tokio::time::timeout(grace, self.child.wait()).await;
+        let key = self.exit_key.take();
+        let futile = key
+            .as_deref()
+            .is_some_and(crate::run::schedule::exit_wait_futile);
+        let exited = !futile
+            && tokio::time::timeout(grace, self.child.wait())
+                .await
+                .is_ok_and(|w| w.is_ok());
         self.kill_group().await;
+        if let Some(k) = key {
+            crate::run::schedule::note_exit(&k, exited);
+        }
     }
 
     async fn kill_group(&mut self) {
@@ -382,5 +408,6 @@ pub fn spawn(
         tree,
         tag,
         stderr: stderr_tail,
+        exit_key: None,
     })
 }

@@ -137,14 +137,14 @@ pub(crate) async fn audit(
     prober: &mut Prober,
     include_writes: bool,
     progress: &crate::progress::Progress,
-) -> std::result::Result<(AuditReport, Listings, Vec<Finding>), String> {
+) -> std::result::Result<(AuditReport, Listings, Vec<Finding>), crate::probe::ProberError> {
     progress.start("listing what the server offers");
     let listings = prober.list().await;
     progress.finish_item(
         "listing what the server offers",
         if listings.is_ok() { "listed" } else { "failed" },
     );
-    let listings = listings.map_err(|e| e.to_string())?;
+    let listings = listings?;
     progress.suspend(|| listings.print_notes("audit", &prober.label()));
     let label = prober.label();
     // What the server answers, judged by scan's text rules (O codes).

@@ -362,7 +362,7 @@ pub async fn judge(
     plan: &Plan,
     endpoint: &Endpoint,
     progress: &crate::progress::Progress,
-) -> std::result::Result<Report, String> {
+) -> std::result::Result<Report, JudgeError> {
     let args = plan;
     let both = args.protocol_version.is_none();
     let versions: Vec<String> = match &args.protocol_version {
@@ -437,10 +437,11 @@ pub async fn judge(
         );
         match invariants::judge_revision(&probed.version, &capture, probed.failure) {
             Ok(outcome) => outcomes.push(outcome),
-            Err(d) => {
-                return Err(format!(
-                    "the recorded {version} session is not a capture: {d:?}"
-                ));
+            Err(diagnostics) => {
+                return Err(JudgeError::NotACapture {
+                    version: version.clone(),
+                    diagnostics,
+                });
             }
         }
     }
@@ -475,6 +476,18 @@ pub async fn judge(
     Ok(invariants::conformance_report_gated(
         &label, &outcomes, gate,
     ))
+}
+
+/// Why a conformance probe could not be judged.
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    /// The session recorded in `version` does not read back as a capture
+    /// (the capture reader's diagnostics, as Rust shows them).
+    #[error("the recorded {version} session is not a capture: {diagnostics:?}")]
+    NotACapture {
+        version: String,
+        diagnostics: Vec<mcpcheck_core::capture::CaptureDiagnostic>,
+    },
 }
 
 /// The first line of a failure (what follows is the server's stderr).

@@ -225,8 +225,8 @@ async fn judge(
     prober: &mut Prober,
     contracts: &[(String, Contract)],
     args: &VerifyArgs,
-) -> std::result::Result<Vec<mcpcheck_core::findings::Finding>, String> {
-    let listings = prober.list().await.map_err(|e| e.to_string())?;
+) -> std::result::Result<Vec<mcpcheck_core::findings::Finding>, crate::probe::ProberError> {
+    let listings = prober.list().await?;
     listings.print_notes("contract", &prober.label());
     let label = prober.label();
     let listing = json!({"tools": listings.tools, "prompts": listings.prompts,

@@ -205,7 +205,10 @@ fn read_results(path: &Path) -> Result<Results> {
 }
 
 /// Start (or connect to) the server once and list everything it offers.
-async fn list(endpoint: &Endpoint, args: &CoverageArgs) -> Result<Offered, String> {
+async fn list(
+    endpoint: &Endpoint,
+    args: &CoverageArgs,
+) -> Result<Offered, crate::client::listing::ListingError> {
     let l = list_everything(endpoint, &args.protocol_version, args.timeout).await?;
     l.print_notes("coverage", &endpoint.label());
     Ok(Offered::from_lists(

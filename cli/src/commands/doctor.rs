@@ -649,7 +649,7 @@ async fn examine(
                 }
                 Outcome::of(findings)
             }
-            Err(e) => Outcome::Failed(e),
+            Err(e) => Outcome::Failed(e.to_string()),
         };
         parts.add("lock", locked, started);
     }
@@ -778,7 +778,7 @@ async fn audit_part(
                 unverified: false,
             }
         }
-        Err(e) => Outcome::Failed(e),
+        Err(e) => Outcome::Failed(e.to_string()),
     }
 }
 
@@ -792,7 +792,7 @@ async fn conformance_part(
 ) -> Outcome {
     let report = match crate::commands::conformance::judge(plan, endpoint, progress).await {
         Ok(report) => report,
-        Err(e) => return Outcome::Failed(e),
+        Err(e) => return Outcome::Failed(e.to_string()),
     };
     let mut revisions: Vec<&str> = Vec::new();
     for c in &report.cases {
@@ -852,7 +852,7 @@ async fn fuzz_part(
 ) -> Outcome {
     let report = match crate::commands::fuzz::fuzz(prober, fuzz_args, progress).await {
         Ok((report, _)) => report,
-        Err(e) => return Outcome::Failed(e),
+        Err(e) => return Outcome::Failed(e.to_string()),
     };
     let mut findings = at_server(probe::fuzz_findings(&report).findings, label);
     let options = crate::commands::fuzz::StatefulOptions {

@@ -123,6 +123,20 @@ pub fn main(args: &FuzzArgs) -> Result<ExitCode> {
     Ok(code)
 }
 
+/// Why fuzzing could not go on; said after the server's label.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FuzzError {
+    /// The server could not be reached, listed or started again.
+    #[error(transparent)]
+    Probe(#[from] crate::probe::ProberError),
+    /// `--tool` names (as given) the server does not list.
+    #[error("--tool {0:?}: the server lists no such tool")]
+    UnknownTools(Vec<String>),
+    /// A tool a sequence calls is gone from a fresh server's listing.
+    #[error("the server no longer lists `{0}`")]
+    Unlisted(String),
+}
+
 /// A serious finding, kept to write its regression test.
 pub(crate) struct Kept {
     tool: String,
@@ -151,22 +165,23 @@ pub(crate) async fn fuzz(
     prober: &mut Prober,
     args: &FuzzArgs,
     progress: &crate::progress::Progress,
-) -> std::result::Result<(FuzzReport, Vec<Kept>), String> {
+) -> std::result::Result<(FuzzReport, Vec<Kept>), FuzzError> {
     progress.start("listing what the server offers");
     let listings = prober.list().await;
     progress.finish_item(
         "listing what the server offers",
         if listings.is_ok() { "listed" } else { "failed" },
     );
-    let listings = listings.map_err(|e| e.to_string())?;
+    let listings = listings?;
     progress.suspend(|| listings.print_notes("fuzz", &prober.label()));
-    let unknown: Vec<&String> = args
+    let unknown: Vec<String> = args
         .tools
         .iter()
         .filter(|t| !listings.tools.iter().any(|l| l["name"] == t.as_str()))
+        .cloned()
         .collect();
     if !unknown.is_empty() {
-        return Err(format!("--tool {unknown:?}: the server lists no such tool"));
+        return Err(FuzzError::UnknownTools(unknown));
     }
     let mut tools: Vec<FuzzToolReport> = Vec::new();
     let mut kept = Vec::new();
@@ -461,10 +476,10 @@ const SHRINK_SEQUENCE_CALLS: usize = 60;
 pub(crate) async fn stateful(
     prober: &mut Prober,
     options: &StatefulOptions,
-) -> std::result::Result<probe::stateful_report::StatefulSummary, String> {
+) -> std::result::Result<probe::stateful_report::StatefulSummary, FuzzError> {
     use probe::stateful::{self, Source};
     use probe::stateful_report::{Broken, StatefulSummary};
-    let listings = prober.list().await.map_err(|e| e.to_string())?;
+    let listings = prober.list().await?;
     listings.print_notes("fuzz", &prober.label());
     let plan = stateful::sequences(
         &listings.tools,
@@ -551,13 +566,13 @@ async fn run_sequence(
     prober: &mut Prober,
     tools: &[Value],
     seq: &probe::stateful::Sequence,
-) -> std::result::Result<SequenceOutcome, String> {
+) -> std::result::Result<SequenceOutcome, FuzzError> {
     use probe::stateful::{Next, SequenceRun, StepAnswer};
-    prober.fresh().await.map_err(|e| e.to_string())?;
+    prober.fresh().await?;
     let mut run = SequenceRun::new(seq);
     while let Next::Call { tool, arguments } = run.next_call() {
         let Some(listed) = tools.iter().find(|t| t["name"] == tool.as_str()) else {
-            return Err(format!("the server no longer lists `{tool}`"));
+            return Err(FuzzError::Unlisted(tool));
         };
         let arguments = Arguments::Value(arguments);
         let valid = probe::input_valid(listed.get("inputSchema").unwrap_or(&json!({})), &arguments);
@@ -602,7 +617,7 @@ async fn shrink_sequence(
         Vec<Value>,
         Vec<probe::stateful::StepAnswer>,
     ),
-    String,
+    FuzzError,
 > {
     let mut current = found;
     let mut calls = 0usize;

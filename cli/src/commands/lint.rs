@@ -132,7 +132,7 @@ pub fn main(args: &LintArgs) -> Result<ExitCode> {
 fn offline(path: &std::path::Path, options: &LintOptions) -> Result<Vec<Finding>> {
     let name = display(path);
     let text = read_text(path)?;
-    let doc = read_saved("lint", &name, &text).map_err(Error::Usage)?;
+    let doc = read_saved("lint", &name, &text)?;
     lint::lint_listing(&doc, options).map_err(|e| Error::Usage(format!("{name}: {e}")))
 }
 
@@ -141,7 +141,7 @@ fn offline(path: &std::path::Path, options: &LintOptions) -> Result<Vec<Finding>
 fn live(
     args: &LintArgs,
     options: &LintOptions,
-) -> Result<std::result::Result<(Vec<Finding>, String), String>> {
+) -> Result<std::result::Result<(Vec<Finding>, String), LiveError>> {
     // An unknown rule is a usage error before any server is started.
     lint::lint_listing(&json!({"tools": []}), options).map_err(|e| Error::Usage(e.to_string()))?;
     let probe_args = ProbeArgs {
@@ -167,10 +167,31 @@ fn live(
         let findings = lint_live(&mut prober, args, options).await;
         prober.close().await;
         let label = prober.label();
-        findings
-            .map(|f| (f, label.clone()))
-            .map_err(|e| format!("{label}: {e}"))
+        match findings {
+            Ok(f) => Ok((f, label)),
+            Err(source) => Err(LiveError { label, source }),
+        }
     }))
+}
+
+/// Why a live server could not be linted, after its label.
+#[derive(Debug, thiserror::Error)]
+#[error("{label}: {source}")]
+struct LiveError {
+    label: String,
+    #[source]
+    source: LintError,
+}
+
+/// Why linting a live server stopped.
+#[derive(Debug, thiserror::Error)]
+enum LintError {
+    /// It could not be reached or listed.
+    #[error(transparent)]
+    Probe(#[from] crate::probe::ProberError),
+    /// What it listed could not be linted.
+    #[error(transparent)]
+    Input(#[from] lint::LintInputError),
 }
 
 fn document(l: &Listings) -> Value {
@@ -186,8 +207,8 @@ async fn lint_live(
     prober: &mut Prober,
     args: &LintArgs,
     options: &LintOptions,
-) -> std::result::Result<Vec<Finding>, String> {
-    let listings = prober.list().await.map_err(|e| e.to_string())?;
+) -> std::result::Result<Vec<Finding>, LintError> {
+    let listings = prober.list().await?;
     listings.print_notes("lint", &prober.label());
     let mut doc = document(&listings);
     // The skills a server declares are judged beside its lists.
@@ -195,11 +216,10 @@ async fn lint_live(
     if !skills.is_empty() {
         doc["skills"] = Value::Array(skills);
     }
-    let mut findings = lint::lint_listing(&doc, options).map_err(|e| e.to_string())?;
+    let mut findings = lint::lint_listing(&doc, options)?;
     if args.detect_nondeterminism {
-        let again = document(&prober.list().await.map_err(|e| e.to_string())?);
-        findings
-            .extend(lint::lint_nondeterminism(&doc, &again, options).map_err(|e| e.to_string())?);
+        let again = document(&prober.list().await?);
+        findings.extend(lint::lint_nondeterminism(&doc, &again, options)?);
     }
     if args.call_tools {
         let risks = probe::WriteRisks::new(&listings.tools);

@@ -96,8 +96,7 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
         Some(path) => {
             let name = display(path);
             let text = read_text(path)?;
-            let listing =
-                crate::client::listing::read_saved("lock", &name, &text).map_err(Error::Usage)?;
+            let listing = crate::client::listing::read_saved("lock", &name, &text)?;
             Lock::from_listing(&name, &listing).map_err(|e| Error::Usage(e.to_string()))?
         }
         None => match live(args)? {
@@ -172,7 +171,7 @@ pub fn main(args: &LockArgs) -> Result<ExitCode> {
 /// List a live server and lock what it offers (with its `server/discover`
 /// answer when it speaks 2026-07-28); the inner error means it could not be
 /// reached or listed.
-fn live(args: &LockArgs) -> Result<std::result::Result<Lock, String>> {
+fn live(args: &LockArgs) -> Result<std::result::Result<Lock, LiveError>> {
     let probe_args = ProbeArgs {
         target: TargetArgs {
             server: args.server.clone(),
@@ -199,9 +198,30 @@ fn live(args: &LockArgs) -> Result<std::result::Result<Lock, String>> {
         if let Ok(l) = &listed {
             l.print_notes("lock", &label);
         }
-        listed
-            .map_err(|e| e.to_string())
-            .and_then(|l| l.to_lock(&label))
-            .map_err(|e| format!("{label}: {e}"))
+        match listed {
+            Ok(l) => l
+                .to_lock(&label)
+                .map_err(|source| LiveError::Lock { label, source }),
+            Err(source) => Err(LiveError::Listing { label, source }),
+        }
     }))
+}
+
+/// Why a live server could not be locked: its label, and why.
+#[derive(Debug, thiserror::Error)]
+enum LiveError {
+    /// It could not be reached or listed.
+    #[error("{label}: {source}")]
+    Listing {
+        label: String,
+        #[source]
+        source: crate::probe::ProberError,
+    },
+    /// What it listed is not a listing.
+    #[error("{label}: {source}")]
+    Lock {
+        label: String,
+        #[source]
+        source: mcpcheck_core::error::DocError,
+    },
 }

@@ -250,7 +250,7 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
 fn read_listings(path: &std::path::Path) -> Result<Vec<(String, Value)>> {
     let name = display(path);
     let text = read_text(path)?;
-    let value = read_saved("scan", &name, &text).map_err(Error::Usage)?;
+    let value = read_saved("scan", &name, &text)?;
     scan::servers_in(&name, value).map_err(|e| Error::Usage(e.to_string()))
 }
 
@@ -507,14 +507,14 @@ fn check_entry(name: &str, label: &str, entry: &Value) -> Result<()> {
 /// `${VAR}` and `${VAR:-default}` replaced from the environment, each value
 /// an expansion brought in added to `redactor`; an unset variable without a
 /// default is an error naming it (never a value).
-fn expand(text: &str, redactor: &mut Redactor) -> std::result::Result<String, String> {
+fn expand(text: &str, redactor: &mut Redactor) -> std::result::Result<String, ExpandError> {
     let mut out = String::new();
     let mut rest = text;
     while let Some(at) = rest.find("${") {
         out.push_str(&rest[..at]);
         let after = &rest[at + 2..];
         let Some(close) = after.find('}') else {
-            return Err("a `${` without a closing `}`".to_string());
+            return Err(ExpandError::Unclosed);
         };
         let inner = &after[..close];
         let (var, default) = match inner.split_once(":-") {
@@ -528,15 +528,24 @@ fn expand(text: &str, redactor: &mut Redactor) -> std::result::Result<String, St
             }
             (Err(_), Some(d)) => out.push_str(d),
             (Err(_), None) => {
-                return Err(format!(
-                    "${{{var}}} is not set (set it, or write ${{{var}:-default}})"
-                ));
+                return Err(ExpandError::Unset(var.to_string()));
             }
         }
         rest = &after[close + 1..];
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// Why a config's string could not be expanded; said after the server and
+/// key it is in.
+#[derive(Debug, thiserror::Error)]
+enum ExpandError {
+    #[error("a `${{` without a closing `}}`")]
+    Unclosed,
+    /// A variable (by name) that is not set and has no default.
+    #[error("${{{0}}} is not set (set it, or write ${{{0}:-default}})")]
+    Unset(String),
 }
 
 /// The listings of the servers that could be listed (by label), a message
@@ -588,4 +597,25 @@ fn list_live(
         }
         (listed, failures, surfaces)
     }))
+}
+
+#[cfg(test)]
+mod expand_tests {
+    use super::*;
+
+    #[test]
+    fn an_expansion_that_cannot_be_made_says_why() {
+        let mut redactor = Redactor::new();
+        assert_eq!(
+            expand("a ${MCPCHECK_SURELY_UNSET:-b} c", &mut redactor).ok(),
+            Some("a b c".to_string())
+        );
+        let unset = expand("${MCPCHECK_SURELY_UNSET}", &mut redactor).expect_err("unset");
+        assert_eq!(
+            unset.to_string(),
+            "${MCPCHECK_SURELY_UNSET} is not set (set it, or write ${MCPCHECK_SURELY_UNSET:-default})"
+        );
+        let open = expand("x ${HOME", &mut redactor).expect_err("no closing brace");
+        assert_eq!(open.to_string(), "a `${` without a closing `}`");
+    }
 }

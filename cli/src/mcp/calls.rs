@@ -102,6 +102,9 @@ pub enum CallError {
     /// What the policy does not allow.
     #[error(transparent)]
     Refused(#[from] allow::Refusal),
+    /// The client's roots, which the call needs, could not be had.
+    #[error(transparent)]
+    Roots(#[from] super::RootsError),
     /// What the command of the same purpose would have said, in its words
     /// (rendered diagnostics, a failed run's reason).
     #[error("{0}")]

@@ -61,6 +61,20 @@ pub struct Server {
     shared: Arc<Shared>,
 }
 
+/// Why the client's roots could not be had; the tool call that needs them
+/// fails with it.
+#[derive(Debug, thiserror::Error)]
+pub enum RootsError {
+    #[error("the client declared roots but did not answer roots/list within {secs} s")]
+    NoAnswer { secs: u64 },
+    #[error("the client declared roots but roots/list failed: {0}")]
+    Failed(#[source] rmcp::ServiceError),
+    #[error(
+        "the client's roots name no local directory that exists, so nothing may be read or started; open a folder in the client"
+    )]
+    NoLocalDirectory,
+}
+
 impl Server {
     pub fn new(shared: Arc<Shared>) -> Self {
         Server { shared }
@@ -75,7 +89,10 @@ impl Server {
         deprecated,
         reason = "roots are part of every revision served (2024-11-05 to 2025-11-25)"
     )]
-    async fn roots(&self, context: &RequestContext<RoleServer>) -> Result<Vec<PathBuf>, String> {
+    async fn roots(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Vec<PathBuf>, RootsError> {
         let offered = context
             .peer
             .peer_info()
@@ -85,13 +102,10 @@ impl Server {
         }
         let answer = tokio::time::timeout(ROOTS_TIMEOUT, context.peer.list_roots())
             .await
-            .map_err(|_| {
-                format!(
-                    "the client declared roots but did not answer roots/list within {} s",
-                    ROOTS_TIMEOUT.as_secs()
-                )
+            .map_err(|_| RootsError::NoAnswer {
+                secs: ROOTS_TIMEOUT.as_secs(),
             })?
-            .map_err(|e| format!("the client declared roots but roots/list failed: {e}"))?;
+            .map_err(RootsError::Failed)?;
         let roots: Vec<PathBuf> = answer
             .roots
             .iter()
@@ -101,10 +115,7 @@ impl Server {
             .filter_map(|p| std::fs::canonicalize(p).ok())
             .collect();
         if roots.is_empty() {
-            return Err(
-                "the client's roots name no local directory that exists, so nothing may be read or started; open a folder in the client"
-                    .into(),
-            );
+            return Err(RootsError::NoLocalDirectory);
         }
         Ok(roots)
     }

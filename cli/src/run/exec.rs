@@ -277,7 +277,7 @@ fn read_files(list: &[(String, String)]) -> Input {
             Ok(text) => {
                 files.insert(key.clone(), text);
             }
-            Err(why) => return Input::Unreadable(why),
+            Err(why) => return Input::Unreadable(why.to_string()),
         }
     }
     Input::Files(files)
@@ -292,7 +292,7 @@ fn read_trace(path: &str, suite_file: &str) -> Input {
             file: resolved.display().to_string(),
             text,
         },
-        Err(why) => Input::Unreadable(why),
+        Err(why) => Input::Unreadable(why.to_string()),
     }
 }
 
@@ -312,23 +312,16 @@ const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 /// read as one (absent, a directory, not permitted). A pipe, socket or
 /// device is an error instead of a read that may never end (a FIFO with no
 /// writer, `/dev/zero`), as is a file larger than 64 MiB.
-pub(crate) fn read_checked_file(path: &Path) -> Result<Option<String>, String> {
+pub(crate) fn read_checked_file(path: &Path) -> Result<Option<String>, CheckedFileError> {
     use std::io::Read;
     let Ok(meta) = std::fs::metadata(path) else {
         return Ok(None);
     };
     if !meta.is_file() && !meta.is_dir() {
-        return Err(format!(
-            "{} is not a regular file (a pipe, socket or device); file checks and audit logs read regular files only",
-            path.display()
-        ));
+        return Err(CheckedFileError::NotRegular(path.to_path_buf()));
     }
     if meta.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "{} is larger than {} MiB, the most a file check reads",
-            path.display(),
-            MAX_FILE_BYTES >> 20
-        ));
+        return Err(CheckedFileError::TooLarge(path.to_path_buf()));
     }
     let Ok(file) = std::fs::File::open(path) else {
         return Ok(None);
@@ -342,13 +335,28 @@ pub(crate) fn read_checked_file(path: &Path) -> Result<Option<String>, String> {
         return Ok(None);
     }
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(format!(
-            "{} grew past {} MiB while it was read",
-            path.display(),
-            MAX_FILE_BYTES >> 20
-        ));
+        return Err(CheckedFileError::Grew(path.to_path_buf()));
     }
     Ok(String::from_utf8(bytes).ok())
+}
+
+/// Why a file a check or a trajectory names is not read: a read that may
+/// never end, or more than [`MAX_FILE_BYTES`].
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CheckedFileError {
+    #[error(
+        "{} is not a regular file (a pipe, socket or device); file checks and audit logs read regular files only",
+        .0.display()
+    )]
+    NotRegular(PathBuf),
+    #[error(
+        "{} is larger than {} MiB, the most a file check reads",
+        .0.display(),
+        MAX_FILE_BYTES >> 20
+    )]
+    TooLarge(PathBuf),
+    #[error("{} grew past {} MiB while it was read", .0.display(), MAX_FILE_BYTES >> 20)]
+    Grew(PathBuf),
 }
 
 /// The server session and fixture copy that tests reuse, one test after
@@ -734,11 +742,12 @@ async fn start(
     };
     let deadline = Deadline::now() + timeout;
     let began = Instant::now();
-    let connected = Session::connect(endpoint, version, mocks, deadline).await;
-    if let (Ok(session), Some(k)) = (&connected, cost_key) {
+    let mut connected = Session::connect(endpoint, version, mocks, deadline).await;
+    if let (Ok(session), Some(k)) = (&mut connected, cost_key) {
         let wall = began.elapsed();
         let cpu = session.process_id().and_then(super::schedule::tree_cpu);
         super::schedule::note_start(k, wall, cpu);
+        session.learn_exit(k);
     }
     drop(slot);
     let connected = connected.map(|s| {
@@ -775,6 +784,9 @@ async fn release(
             });
         }
         _ => {
+            if log.is_some() {
+                session.keep_grace();
+            }
             session.close().await;
             if let (Some(log), Some((mark, tail))) = (log.as_mut(), stderr.as_ref()) {
                 tail.drained(STDERR_DRAIN).await;
@@ -921,4 +933,29 @@ fn timeout_hint(message: String, deadline: Deadline, timeout: Duration) -> Strin
         "{message}\n(the test's timeout of {} ran out: raise it with `timeout:` in the test or --timeout)",
         crate::output::duration_text(timeout)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checked_file_that_is_not_regular_is_refused_with_its_path() {
+        assert_eq!(
+            read_checked_file(Path::new("/no/such/file")).ok(),
+            Some(None)
+        );
+        #[cfg(unix)]
+        {
+            let err = read_checked_file(Path::new("/dev/null")).expect_err("a device");
+            assert_eq!(
+                err.to_string(),
+                "/dev/null is not a regular file (a pipe, socket or device); file checks and audit logs read regular files only"
+            );
+        }
+        assert_eq!(
+            CheckedFileError::TooLarge(PathBuf::from("big")).to_string(),
+            "big is larger than 64 MiB, the most a file check reads"
+        );
+    }
 }

@@ -16,6 +16,43 @@ use crate::error::{Error, Result};
 use crate::files::{display, read_text};
 use crate::output::{err, out};
 
+/// Why the surface could not be compared with the lock.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum LockGateError {
+    #[error(transparent)]
+    Fixture(#[from] fixture::FixtureError),
+    /// A test's server that cannot be reached as written.
+    #[error("{file}:{line}: test \"{test}\": {source}")]
+    Endpoint {
+        file: String,
+        line: u32,
+        test: String,
+        #[source]
+        source: exec::EndpointError,
+    },
+    #[error("no test that ran uses a server, so there is no surface to compare")]
+    NoServer,
+    /// Several servers, none the one the lock pins.
+    #[error(
+        "the suite reaches {n} servers ({labels}) and {lock} pins `{pinned}`; run with --server CMD, or check each with `mcpcheck lock --check`"
+    )]
+    Ambiguous {
+        n: usize,
+        labels: String,
+        lock: String,
+        pinned: String,
+    },
+    #[error("{label}: cannot list what it offers: {source}")]
+    Listing {
+        label: String,
+        #[source]
+        source: crate::client::listing::ListingError,
+    },
+    /// What was listed is not a listing.
+    #[error(transparent)]
+    Lock(#[from] mcpcheck_core::error::DocError),
+}
+
 /// The pinned surface a run is held to.
 pub(crate) struct LockGate {
     path: PathBuf,
@@ -95,9 +132,9 @@ impl LockGate {
         tests: impl Iterator<Item = (usize, &'a mcpcheck_core::suite::Test)>,
         suites: &[SuiteFile],
         settings: &RunSettings,
-    ) -> std::result::Result<LockOutcome, String> {
+    ) -> std::result::Result<LockOutcome, LockGateError> {
         let copy = match &settings.fixture {
-            Some(f) => Some(fixture::copy(f).map_err(|e| e.to_string())?),
+            Some(f) => Some(fixture::copy(f)?),
             None => None,
         };
         // Each server with the protocol version its tests speak to it.
@@ -105,8 +142,14 @@ impl LockGate {
         for (file, t) in tests.filter(|(_, t)| t.skip.is_none()) {
             let env = TestEnv::for_file(&suites[file].env);
             let path = copy.as_ref().map(|c| c.path.as_path());
-            let Some(endpoint) = exec::endpoint_of(t, settings, &env, path)
-                .map_err(|e| format!("{}:{}: test \"{}\": {e}", t.file, t.line, t.name))?
+            let Some(endpoint) = exec::endpoint_of(t, settings, &env, path).map_err(|source| {
+                LockGateError::Endpoint {
+                    file: t.file.clone(),
+                    line: t.line,
+                    test: t.name.clone(),
+                    source,
+                }
+            })?
             else {
                 continue;
             };
@@ -121,9 +164,7 @@ impl LockGate {
         }
         let (endpoint, version) = match endpoints.len() {
             0 => {
-                return Err(
-                    "no test that ran uses a server, so there is no surface to compare".into(),
-                );
+                return Err(LockGateError::NoServer);
             }
             1 => endpoints.remove(0),
             n => {
@@ -138,23 +179,49 @@ impl LockGate {
                     None => {
                         let labels: Vec<String> =
                             endpoints.iter().map(|(e, _)| e.label()).collect();
-                        return Err(format!(
-                            "the suite reaches {n} servers ({}) and {} pins `{}`; run with --server CMD, or check each with `mcpcheck lock --check`",
-                            labels.join(", "),
-                            self.file(),
-                            self.pinned.server
-                        ));
+                        return Err(LockGateError::Ambiguous {
+                            n,
+                            labels: labels.join(", "),
+                            lock: self.file(),
+                            pinned: self.pinned.server.clone(),
+                        });
                     }
                 }
             }
         };
         let listed = list_everything(&endpoint, &version, settings.default_timeout)
             .await
-            .map_err(|e| format!("{}: cannot list what it offers: {e}", endpoint.label()))?;
+            .map_err(|source| LockGateError::Listing {
+                label: endpoint.label(),
+                source,
+            })?;
         drop(copy);
         let now = listed.to_lock(&endpoint.label())?;
         let changes = lock::diff(&self.pinned, &now);
         let passed = lock::passed(&changes);
         Ok(LockOutcome { changes, passed })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gate_says_why_it_could_not_compare() {
+        assert_eq!(
+            LockGateError::NoServer.to_string(),
+            "no test that ran uses a server, so there is no surface to compare"
+        );
+        let several = LockGateError::Ambiguous {
+            n: 2,
+            labels: "a, b".into(),
+            lock: "mcp.lock".into(),
+            pinned: "c".into(),
+        };
+        assert_eq!(
+            several.to_string(),
+            "the suite reaches 2 servers (a, b) and mcp.lock pins `c`; run with --server CMD, or check each with `mcpcheck lock --check`"
+        );
     }
 }

@@ -704,15 +704,31 @@ async fn run_plan(
     (results.into_iter().flatten().collect(), logs, answers)
 }
 
-fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
+fn build_filter(globs: &[String]) -> Result<Option<globset::GlobSet>, FilterError> {
     if globs.is_empty() {
         return Ok(None);
     }
     let mut b = globset::GlobSetBuilder::new();
     for g in globs {
-        b.add(globset::Glob::new(g).map_err(|e| format!("--filter {g:?}: {e}"))?);
+        b.add(globset::Glob::new(g).map_err(|source| FilterError::Glob {
+            glob: g.clone(),
+            source,
+        })?);
     }
-    b.build().map(Some).map_err(|e| format!("--filter: {e}"))
+    b.build().map(Some).map_err(FilterError::Set)
+}
+
+/// Why the `--filter` globs were refused.
+#[derive(Debug, thiserror::Error)]
+pub enum FilterError {
+    #[error("--filter {glob:?}: {source}")]
+    Glob {
+        glob: String,
+        #[source]
+        source: globset::Error,
+    },
+    #[error("--filter: {0}")]
+    Set(#[source] globset::Error),
 }
 
 /// Which files share servers: composed files with `share_server` (their
@@ -1164,5 +1180,13 @@ mod tests {
         let name = sanitize(&long);
         assert_eq!(name.len(), 200);
         assert!(name.chars().all(|c| c == 'ü'));
+    }
+
+    #[test]
+    fn a_filter_that_is_not_a_glob_is_named() {
+        assert!(build_filter(&[]).expect("no globs").is_none());
+        let err = build_filter(&["ok*".into(), "a[".into()]).expect_err("not a glob");
+        assert!(matches!(&err, FilterError::Glob { glob, .. } if glob == "a["));
+        assert!(err.to_string().starts_with("--filter \"a[\": "), "{err}");
     }
 }

@@ -23,6 +23,15 @@
 //!   worth more than the start it costs ([`worth_another`]): two
 //!   interpreters started side by side to share a handful of quick tests
 //!   make the run slower, not faster.
+//!
+//! How a server ends is kept too: when a session closes, the server gets a
+//! grace period to exit on its own once its input is closed, then its
+//! process tree is killed. A server that let the grace run out at each of
+//! its last [`FUTILE_AFTER`] shutdowns is killed at once ([`exit_wait_futile`]):
+//! the wait never let it finish, so it only delayed the end of the run (an
+//! interpreter's own shutdown takes longer than the grace). Every
+//! [`RELEARN_EVERY`]th such shutdown waits again, so a server that learned
+//! to exit in time is noticed.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -50,6 +59,9 @@ pub struct Cost {
     pub test_ms: Option<f64>,
     pub starts: u32,
     pub tests: u32,
+    /// How many of its last shutdowns in a row ended with a kill: it did
+    /// not exit within the grace after its input closed (0 once it does).
+    pub killed: u32,
     /// The run that last used it (for forgetting the oldest).
     run: u64,
 }
@@ -128,6 +140,7 @@ impl Costs {
                     test_ms: num("test_ms"),
                     starts: count("starts"),
                     tests: count("tests"),
+                    killed: count("killed"),
                     run: v.get("run").and_then(Value::as_u64).unwrap_or(0),
                 },
             );
@@ -156,6 +169,9 @@ impl Costs {
                 }
                 if let Some(t) = c.test_ms {
                     v["test_ms"] = json!(round(t));
+                }
+                if c.killed > 0 {
+                    v["killed"] = json!(c.killed);
                 }
                 (k.clone(), v)
             })
@@ -193,6 +209,39 @@ impl Costs {
         c.test_ms = Some(c.test_ms.map_or(ms, |old| average(old, c.tests, ms)));
         c.tests = c.tests.saturating_add(1);
         c.run = run;
+        self.changed = true;
+    }
+}
+
+/// After this many shutdowns in a row that ended with a kill, the grace is
+/// not waited for.
+pub const FUTILE_AFTER: u32 = 3;
+
+/// Every this many shutdowns in a row that ended with a kill, the grace is
+/// waited for again.
+pub const RELEARN_EVERY: u32 = 8;
+
+impl Cost {
+    /// Whether waiting for this server to exit on its own is known to be
+    /// futile: it was killed at each of its last [`FUTILE_AFTER`] shutdowns
+    /// (and this is not one of the shutdowns that wait again to relearn).
+    pub fn exit_wait_futile(&self) -> bool {
+        self.killed >= FUTILE_AFTER && !self.killed.is_multiple_of(RELEARN_EVERY)
+    }
+}
+
+impl Costs {
+    /// A shutdown of `key` ended: the server `exited` on its own within the
+    /// grace, or was killed.
+    pub fn ended(&mut self, key: &str, exited: bool) {
+        let Some(c) = self.servers.get_mut(key) else {
+            return;
+        };
+        c.killed = if exited {
+            0
+        } else {
+            c.killed.saturating_add(1)
+        };
         self.changed = true;
     }
 }
@@ -240,6 +289,19 @@ pub fn note_start(key: &str, wall: Duration, cpu: Option<Duration>) {
 pub fn note_test(key: &str, wall: Duration) {
     if let Ok(mut c) = costs().lock() {
         c.tested(key, wall);
+    }
+}
+
+/// Whether the grace before killing `key`'s server can be skipped (see
+/// [`Cost::exit_wait_futile`]).
+pub fn exit_wait_futile(key: &str) -> bool {
+    cost_of(key).is_some_and(|c| c.exit_wait_futile())
+}
+
+/// Note how a shutdown of `key` ended.
+pub fn note_exit(key: &str, exited: bool) {
+    if let Ok(mut c) = costs().lock() {
+        c.ended(key, exited);
     }
 }
 
@@ -443,6 +505,7 @@ mod tests {
             test_ms,
             starts: 1,
             tests: 1,
+            killed: 0,
             run: 0,
         }
     }
@@ -526,6 +589,35 @@ mod tests {
         ] {
             assert!(Costs::from_json(bad).servers.is_empty(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_grace_is_skipped_after_kills_in_a_row_and_waited_for_again_to_relearn() {
+        let mut costs = Costs::default();
+        costs.started("k", Duration::from_millis(500), None);
+        let futile = |c: &Costs| c.get("k").is_some_and(Cost::exit_wait_futile);
+        let mut pattern = Vec::new();
+        for _ in 0..9 {
+            pattern.push(futile(&costs));
+            costs.ended("k", false);
+        }
+        // Waited three times, skipped, waited again at the eighth kill.
+        assert_eq!(
+            pattern,
+            [false, false, false, true, true, true, true, true, false]
+        );
+        // It is remembered across runs ...
+        let again = Costs::from_json(&costs.to_json());
+        assert_eq!(again.get("k").map(|c| c.killed), Some(9));
+        assert!(futile(&again));
+        // ... until the server exits on its own.
+        costs.ended("k", true);
+        assert!(!futile(&costs));
+        assert_eq!(costs.get("k").map(|c| c.killed), Some(0));
+        assert!(!costs.to_json().contains("killed"));
+        // A server never started is not learned about.
+        costs.ended("other", false);
+        assert!(costs.get("other").is_none());
     }
 
     #[test]

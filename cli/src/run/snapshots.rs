@@ -266,18 +266,22 @@ fn inline_of(
 }
 
 /// Write `edits` (test name, occurrence, answer) into the suite file.
-fn edit_file(file: &str, edits: &[(String, usize, snapshot::Recorded)]) -> Result<(), String> {
+fn edit_file(file: &str, edits: &[(String, usize, snapshot::Recorded)]) -> Result<(), EditError> {
     let path = Path::new(file);
     let mut text = crate::files::read_bounded(path, crate::files::MAX_INPUT_BYTES)
-        .map_err(|why| format!("cannot read it again: {why}"))?;
+        .map_err(EditError::Reread)?;
     for (name, occurrence, answer) in edits {
-        let found = inline_of(file, &text, name, *occurrence).ok_or_else(|| {
-            format!("the test {name:?} or its `snapshot:` is no longer in the file: its answer was not written")
-        })?;
+        let found = inline_of(file, &text, name, *occurrence)
+            .ok_or_else(|| EditError::Gone(name.clone()))?;
         let mut done = false;
         for block in [true, false] {
-            let (range, value) = snapshot::inline_edit(&text, &found, answer, block)
-                .map_err(|e| format!("the test {name:?}: {e}"))?;
+            let (range, value) =
+                snapshot::inline_edit(&text, &found, answer, block).map_err(|source| {
+                    EditError::Edit {
+                        test: name.clone(),
+                        source,
+                    }
+                })?;
             let mut candidate = text.clone();
             candidate.replace_range(range, &value);
             let back = inline_of(file, &candidate, name, *occurrence);
@@ -288,12 +292,35 @@ fn edit_file(file: &str, edits: &[(String, usize, snapshot::Recorded)]) -> Resul
             }
         }
         if !done {
-            return Err(format!(
-                "the answer of the test {name:?} could not be written so that it reads back the same: the file was left as it was"
-            ));
+            return Err(EditError::NotReadBack(name.clone()));
         }
     }
-    std::fs::write(path, text).map_err(|e| format!("cannot write it: {e}"))
+    std::fs::write(path, text).map_err(EditError::Write)
+}
+
+/// Why a suite file's inline snapshots were not written (said after the
+/// file's name).
+#[derive(Debug, thiserror::Error)]
+enum EditError {
+    #[error("cannot read it again: {0}")]
+    Reread(#[source] crate::files::Why),
+    /// The test (by name) is no longer there.
+    #[error(
+        "the test {0:?} or its `snapshot:` is no longer in the file: its answer was not written"
+    )]
+    Gone(String),
+    #[error("the test {test:?}: {source}")]
+    Edit {
+        test: String,
+        #[source]
+        source: snapshot::InlineEditError,
+    },
+    #[error(
+        "the answer of the test {0:?} could not be written so that it reads back the same: the file was left as it was"
+    )]
+    NotReadBack(String),
+    #[error("cannot write it: {0}")]
+    Write(#[source] std::io::Error),
 }
 
 impl Recorded {
@@ -352,5 +379,35 @@ mod tests {
     #[test]
     fn the_checksum_is_the_sha256_prefix() {
         assert_eq!(checksum("2"), "d4735e3a265e16ee");
+    }
+
+    #[test]
+    fn a_suite_file_that_cannot_take_its_snapshots_says_why() {
+        let dir = std::env::temp_dir().join(format!("mcpcheck-edit-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temp dir");
+        let file = dir.join("s.yaml");
+        std::fs::write(
+            &file,
+            "name: s\nservers: {ref: {command: x}}\ntests:\n  - {name: t, server: ref, tool: echo, snapshot: old}\n",
+        )
+        .expect("written");
+        let answer = snapshot::Recorded {
+            text: "new".into(),
+            is_error: false,
+        };
+        let file = file.display().to_string();
+        let gone = edit_file(&file, &[("u".into(), 0, answer.clone())]).expect_err("no test u");
+        assert_eq!(
+            gone.to_string(),
+            "the test \"u\" or its `snapshot:` is no longer in the file: its answer was not written"
+        );
+        let flow = edit_file(&file, &[("t".into(), 0, answer)]).expect_err("a flow mapping");
+        assert!(matches!(flow, EditError::Edit { .. }), "{flow:?}");
+        assert!(
+            flow.to_string()
+                .starts_with("the test \"t\": its `snapshot` is inside"),
+            "{flow}"
+        );
+        std::fs::remove_dir_all(&dir).expect("removed");
     }
 }

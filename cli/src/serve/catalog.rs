@@ -228,18 +228,24 @@ pub fn complete(reference: CompletionRef<'_>, argument: &str, prefix: &str) -> O
     )
 }
 
+/// A list request's cursor that names no page (not an index, past the end,
+/// or given when the lists are not paged); answered as invalid params.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("invalid cursor `{0}`")]
+pub struct InvalidCursor(pub String);
+
 /// One page of `items` for a list request. Cursors are the decimal index of
 /// the first item of the page; `page_size` `None` means one page with all.
 pub fn paginate<T>(
     items: Vec<T>,
     cursor: Option<&str>,
     page_size: Option<usize>,
-) -> Result<(Vec<T>, Option<String>), String> {
+) -> Result<(Vec<T>, Option<String>), InvalidCursor> {
     let start = match cursor {
         None => 0,
         Some(cursor) => match cursor.parse::<usize>() {
             Ok(start) if start <= items.len() && page_size.is_some() => start,
-            _ => return Err(format!("invalid cursor `{cursor}`")),
+            _ => return Err(InvalidCursor(cursor.to_string())),
         },
     };
     let Some(size) = page_size else {
@@ -321,7 +327,10 @@ mod tests {
         assert_eq!((page, next.as_deref()), (vec![0, 1], Some("2")));
         let (page, next) = paginate(items.clone(), Some("4"), Some(2)).expect("last page");
         assert_eq!((page, next), (vec![4], None));
-        assert!(paginate(items.clone(), Some("9"), Some(2)).is_err());
+        assert_eq!(
+            paginate(items.clone(), Some("9"), Some(2)).map_err(|e| e.to_string()),
+            Err("invalid cursor `9`".to_string())
+        );
         assert!(paginate(items, Some("x"), Some(2)).is_err());
     }
 }

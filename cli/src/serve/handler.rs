@@ -575,8 +575,8 @@ async fn roots(
     Ok(text(roots))
 }
 
-fn invalid_cursor(message: String) -> McpError {
-    McpError::invalid_params(message, None)
+fn invalid_cursor(e: catalog::InvalidCursor) -> McpError {
+    McpError::invalid_params(e.to_string(), None)
 }
 
 fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
@@ -855,7 +855,7 @@ impl ServerHandler for Session {
         let catalogue = super::skills::Catalogue::new(&self.shared.faults);
         let page = catalogue
             .list(cursor(request.as_ref()), self.shared.page_size)
-            .map_err(|why| invalid_cursor(why.to_string()))?;
+            .map_err(|why| McpError::invalid_params(why.to_string(), None))?;
         super::skills::typed(page).map_err(|e| McpError::internal_error(e.to_string(), None))
     }
 

@@ -408,8 +408,8 @@ pub enum SkillsRefusal {
     #[error("no directory `{0}`")]
     NoDirectory(String),
     /// The paging's own refusal, in its words.
-    #[error("{0}")]
-    Paging(String),
+    #[error(transparent)]
+    Paging(#[from] super::catalog::InvalidCursor),
 }
 
 /// An answer of the catalogue that rmcp's type does not take (an internal

@@ -11,10 +11,14 @@
 use jsonschema::{Draft, Registry};
 use serde_json::Value;
 
+/// Why a fast validator could not be built: the validator library's error
+/// (the `Value` validator, built from the same schema, reports it).
+pub(crate) type BuildError = jsonschema::ValidationError<'static>;
+
 #[cfg(not(target_family = "wasm"))]
 mod imp {
     use super::super::tape::{Tape, TapeBuffer, TapeJson};
-    use super::{Draft, Registry, Value};
+    use super::{BuildError, Draft, Registry, Value};
 
     /// Reusable storage for reading messages.
     pub(crate) type Buffer = TapeBuffer;
@@ -26,7 +30,7 @@ mod imp {
         schema: &Value,
         registry: Option<&Registry<'static>>,
         draft: Option<Draft>,
-    ) -> Result<Option<Fast>, String> {
+    ) -> Result<Option<Fast>, BuildError> {
         let mut options = jsonschema::options_for::<TapeJson>();
         if let Some(registry) = registry {
             options = options.with_registry(registry);
@@ -34,10 +38,7 @@ mod imp {
         if let Some(draft) = draft {
             options = options.with_draft(draft);
         }
-        options
-            .build(schema)
-            .map(|v| Some(Fast(v)))
-            .map_err(|e| e.to_string())
+        options.build(schema).map(|v| Some(Fast(v)))
     }
 
     pub(crate) fn is_valid(fast: &Fast, text: &str, buffer: &mut Buffer) -> Option<bool> {
@@ -47,7 +48,7 @@ mod imp {
 
 #[cfg(target_family = "wasm")]
 mod imp {
-    use super::{Draft, Registry, Value};
+    use super::{BuildError, Draft, Registry, Value};
 
     /// Nothing to reuse without a fast path (a field, not a unit struct, so that both
     /// targets create it the same way).
@@ -61,7 +62,7 @@ mod imp {
         _: &Value,
         _: Option<&Registry<'static>>,
         _: Option<Draft>,
-    ) -> Result<Option<Fast>, String> {
+    ) -> Result<Option<Fast>, BuildError> {
         Ok(None)
     }
 

@@ -106,7 +106,7 @@ struct Compiled {
     /// The type name findings quote.
     name: String,
     schema: Value,
-    fast: Option<Result<Option<fast::Fast>, String>>,
+    fast: Option<Result<Option<fast::Fast>, fast::BuildError>>,
     value: Option<Result<jsonschema::Validator, SchemaError>>,
 }
 
@@ -260,7 +260,7 @@ impl Compiled {
     fn fast(
         &mut self,
         registry: &jsonschema::Registry<'static>,
-    ) -> &Result<Option<fast::Fast>, String> {
+    ) -> &Result<Option<fast::Fast>, fast::BuildError> {
         let schema = &self.schema;
         self.fast
             .get_or_insert_with(|| fast::build(schema, Some(registry), None))
