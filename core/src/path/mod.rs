@@ -1,4 +1,4 @@
-//! Paths into JSON documents: RFC 9535 JSONPath (via `serde_json_path`), with
+//! Paths into JSON documents: RFC 9535 JSONPath (our engine, [`jsonpath`]), with
 //! a dotted sugar so suites can write `result.content[0].text` or
 //! `results[*].type` instead of `$['result']['content'][0]['text']`.
 //!
@@ -13,9 +13,10 @@
 //! mcp-assert's `json_path`, the JSON assertion vocabulary's `path` fields, and
 //! setup `capture` expressions.
 
+pub mod jsonpath;
+
+use jsonpath::{Query, Step, SyntaxError};
 use serde_json::Value;
-use serde_json_path::JsonPath;
-use serde_json_path::{NormalizedPath, PathElement};
 
 /// A compiled path, remembering how it was written.
 #[derive(Clone, Debug)]
@@ -24,7 +25,7 @@ pub struct Path {
     /// Number of leading elements of every located result that belong to the
     /// base the path was compiled under (e.g. `json`), hidden in messages.
     base_len: usize,
-    compiled: JsonPath,
+    compiled: Query,
     /// The member names and indices from the root, when that is all the path
     /// is (no wildcard, slice, filter or descendant): then it is followed
     /// directly, without the JSONPath engine (the common case, and the hot
@@ -73,7 +74,7 @@ enum Loc<'a> {
     /// A location from the JSONPath engine; `skip` leading elements hidden,
     /// then `prefix` (if any) shown in their place.
     Normalized {
-        path: NormalizedPath<'a>,
+        path: Vec<Step<'a>>,
         skip: usize,
         prefix: Option<&'static str>,
     },
@@ -261,8 +262,13 @@ pub enum PathError {
     TooDeep,
     /// More than [`MAX_FILTER_NESTING`] filters inside one another.
     TooManyFilters,
-    /// Not RFC 9535 JSONPath (nor its dotted sugar): the parser's reason.
-    Syntax(String),
+    /// Not RFC 9535 JSONPath (nor its dotted sugar): where the parser stopped
+    /// and why. The position is in the path as written when it starts with
+    /// `$`; otherwise in `read_as`, the JSONPath the sugar was read as.
+    Syntax {
+        error: SyntaxError,
+        read_as: Option<String>,
+    },
 }
 
 impl std::fmt::Display for PathError {
@@ -277,7 +283,14 @@ impl std::fmt::Display for PathError {
                 f,
                 "the path nests more than {MAX_FILTER_NESTING} filters inside one another"
             ),
-            Self::Syntax(why) => f.write_str(why),
+            Self::Syntax {
+                error,
+                read_as: None,
+            } => write!(f, "{error}"),
+            Self::Syntax {
+                error,
+                read_as: Some(text),
+            } => write!(f, "at position {} of {text}: {}", error.pos, error.why),
         }
     }
 }
@@ -357,7 +370,7 @@ impl Path {
         };
         let mut first_err = None;
         for c in &candidates {
-            match JsonPath::parse(c) {
+            match jsonpath::parse(c) {
                 Ok(compiled) => {
                     let simple = simple_segments(c);
                     let json_alias = json_alias_of(c, base.len()).map(Box::new);
@@ -372,16 +385,22 @@ impl Path {
                         json_alias,
                     });
                 }
-                Err(e) => {
+                Err(mut error) => {
                     if first_err.is_none() {
-                        first_err = Some(e.to_string());
+                        // Shown against what was written when the base's
+                        // prefix stands for its `$`.
+                        let read_as = if trimmed.starts_with('$') && error.pos >= prefix.len() {
+                            error.pos = error.pos + 1 - prefix.len();
+                            None
+                        } else {
+                            Some(c.clone())
+                        };
+                        first_err = Some(PathError::Syntax { error, read_as });
                     }
                 }
             }
         }
-        Err(PathError::Syntax(
-            first_err.unwrap_or_else(|| "invalid path".into()),
-        ))
+        Err(first_err.unwrap_or(PathError::Empty))
     }
 
     /// The root path `$` (the whole document).
@@ -389,7 +408,7 @@ impl Path {
         Path {
             written: "$".into(),
             base_len: 0,
-            compiled: JsonPath::default(),
+            compiled: Query::root(),
             simple: Some(Vec::new()),
             simple_loc: "$".into(),
             wild: None,
@@ -495,12 +514,12 @@ impl Path {
 
     fn find_with_engine<'a>(&self, doc: &'a Value, prefix: Option<&'static str>) -> Vec<Found<'a>> {
         self.compiled
-            .query_located(doc)
+            .located(doc)
             .into_iter()
-            .map(|n| Found {
-                value: n.node(),
+            .map(|(value, path)| Found {
+                value,
                 loc: Loc::Normalized {
-                    path: n.to_location(),
+                    path,
                     skip: self.base_len,
                     prefix,
                 },
@@ -534,7 +553,7 @@ impl Path {
     pub fn values<'a>(&self, doc: &'a Value) -> Vec<&'a Value> {
         match &self.simple {
             Some(segs) => follow(doc, segs).into_iter().collect(),
-            None => self.compiled.query(doc).all(),
+            None => self.compiled.all(doc),
         }
     }
 
@@ -542,7 +561,7 @@ impl Path {
     pub fn first<'a>(&self, doc: &'a Value) -> Option<&'a Value> {
         match &self.simple {
             Some(segs) => follow(doc, segs),
-            None => self.compiled.query(doc).first(),
+            None => self.compiled.first(doc),
         }
     }
 
@@ -565,7 +584,7 @@ fn json_alias_of(c: &str, base_len: usize) -> Option<Path> {
             .filter(|r| r.is_empty() || r.starts_with(['.', '[']))
     })?;
     let text = format!("$['result']['structuredContent']{rest}");
-    let compiled = JsonPath::parse(&text).ok()?;
+    let compiled = jsonpath::parse(&text).ok()?;
     let skip = if base_len == 0 { 2 } else { base_len + 1 };
     let simple = simple_segments(&text);
     Some(Path {
@@ -657,10 +676,10 @@ fn sugar(text: &str) -> Option<String> {
 }
 
 /// Render a normalized path as sugar: `results[1].type`.
-fn sugar_location(loc: &NormalizedPath<'_>, skip: usize) -> String {
+fn sugar_location(loc: &[Step<'_>], skip: usize) -> String {
     render_elements(loc.iter().skip(skip).map(|el| match el {
-        PathElement::Name(n) => Ok(*n),
-        PathElement::Index(i) => Err(i64::try_from(*i).unwrap_or(i64::MAX)),
+        Step::Name(n) => Ok(*n),
+        Step::Index(i) => Err(i64::try_from(*i).unwrap_or(i64::MAX)),
     }))
 }
 
@@ -738,6 +757,28 @@ mod tests {
             assert!(Path::parse(f).is_ok(), "{f}");
         }
         assert_eq!(Path::root().first(&json!(5)), Some(&json!(5)));
+    }
+
+    #[test]
+    fn syntax_errors_point_into_what_was_written() {
+        let at = |base: &[&str], p: &str| match Path::parse_under(base, p) {
+            Ok(_) => panic!("{p} parsed"),
+            Err(e) => e.to_string(),
+        };
+        // A `$` path: the position is in the text as written, whatever the base.
+        assert_eq!(
+            at(&["json"], "$.items[?@.n = 1]"),
+            "at position 13: expected ',' or ']' after a selector"
+        );
+        assert_eq!(
+            at(&[], "$.items[?@.n = 1]"),
+            at(&["json"], "$.items[?@.n = 1]")
+        );
+        // Sugar: the position is in the JSONPath it was read as, shown.
+        assert_eq!(
+            at(&[], "items[?@.n = 1]"),
+            "at position 16 of $['items'][?@.n = 1]: expected ',' or ']' after a selector"
+        );
     }
 
     #[test]
