@@ -41,20 +41,20 @@ pub struct SyntaxError {
 pub const MAX_DEPTH: usize = 64;
 
 /// A parsed query.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Query {
     /// `@` rather than `$`.
     rel: bool,
     segs: Vec<Seg>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Seg {
     desc: bool,
     sels: Vec<Sel>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Sel {
     Name(String),
     Wild,
@@ -63,7 +63,7 @@ enum Sel {
     Filter(Box<Expr>),
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Expr {
     Or(Vec<Expr>),
     And(Vec<Expr>),
@@ -84,7 +84,7 @@ enum Op {
 }
 
 /// A value-typed expression: a literal, a singular query or a function.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Val {
     Lit(Value),
     Sing(Query),
@@ -94,7 +94,7 @@ enum Val {
 }
 
 /// A nodes-typed function argument.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Nodes {
     /// Evaluated as a singular query (no negative indices).
     Sing(Query),
@@ -102,14 +102,14 @@ enum Nodes {
 }
 
 /// `match()` (whole string) or `search()` (any substring).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Re {
     search: bool,
     subject: Val,
     pat: Pat,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 enum Pat {
     /// Written in the query: compiled at parse time (`None`: never matches).
     Fixed(Option<Regex>),

@@ -25,7 +25,8 @@ pub struct Path {
     /// Number of leading elements of every located result that belong to the
     /// base the path was compiled under (e.g. `json`), hidden in messages.
     base_len: usize,
-    compiled: Query,
+    /// Shared by clones: the tree is read-only once parsed.
+    compiled: std::sync::Arc<Query>,
     /// The member names and indices from the root, when that is all the path
     /// is (no wildcard, slice, filter or descendant): then it is followed
     /// directly, without the JSONPath engine (the common case, and the hot
@@ -378,7 +379,7 @@ impl Path {
                     return Ok(Path {
                         written: trimmed.to_string(),
                         base_len: base.len(),
-                        compiled,
+                        compiled: compiled.into(),
                         simple,
                         simple_loc,
                         wild: wild_of(c, base.len()).map(Box::new),
@@ -408,7 +409,7 @@ impl Path {
         Path {
             written: "$".into(),
             base_len: 0,
-            compiled: Query::root(),
+            compiled: Query::root().into(),
             simple: Some(Vec::new()),
             simple_loc: "$".into(),
             wild: None,
@@ -592,7 +593,7 @@ fn json_alias_of(c: &str, base_len: usize) -> Option<Path> {
         wild: wild_of(&text, skip).map(Box::new),
         written: text,
         base_len: skip,
-        compiled,
+        compiled: compiled.into(),
         simple,
         json_alias: None,
     })
