@@ -16,6 +16,10 @@
 //!   (`\uD83D`, not `\ud83d`);
 //! - a function name has at least two characters.
 //!
+//! One limit is this engine's own: brackets, parentheses and function calls
+//! nested more than [`MAX_DEPTH`] deep are refused (`serde_json_path` recursed
+//! until the stack ran out; `Path` refuses far less deep nesting first).
+//!
 //! Regular expressions of `match()` and `search()` are built as
 //! `(?R)^(RE)$` and `(?R)(RE)`; an invalid one matches nothing. A pattern
 //! written in the query is compiled once, when the query is parsed; one read

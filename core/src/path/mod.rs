@@ -458,6 +458,7 @@ impl Path {
     /// a list: `Some(None)` when it is absent; `None` when the path is not
     /// simple and [`Path::find`] must be used. The same result as `find`,
     /// for loops over many elements.
+    #[inline]
     pub fn find_simple<'a>(&'a self, doc: &'a Value) -> Option<Option<Found<'a>>> {
         let segs = self.simple.as_ref()?;
         Some(follow(doc, segs).map(|value| Found {
