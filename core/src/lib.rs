@@ -54,6 +54,10 @@ mod value;
 mod yaml;
 
 pub use check::Facts;
+/// The JSONPath engine behind every path, public for the differential test
+/// that holds it to the reference implementation.
+#[doc(hidden)]
+pub use path::jsonpath;
 pub use read::parse_duration_ms;
 pub use value::{truncate, type_name};
 

@@ -1,4 +1,4 @@
-//! Paths into JSON documents: RFC 9535 JSONPath (via `serde_json_path`), with
+//! Paths into JSON documents: RFC 9535 JSONPath (our engine, [`jsonpath`]), with
 //! a dotted sugar so suites can write `result.content[0].text` or
 //! `results[*].type` instead of `$['result']['content'][0]['text']`.
 //!
@@ -13,9 +13,10 @@
 //! mcp-assert's `json_path`, the JSON assertion vocabulary's `path` fields, and
 //! setup `capture` expressions.
 
+pub mod jsonpath;
+
+use jsonpath::{Query, Step, SyntaxError};
 use serde_json::Value;
-use serde_json_path::JsonPath;
-use serde_json_path::{NormalizedPath, PathElement};
 
 /// A compiled path, remembering how it was written.
 #[derive(Clone, Debug)]
@@ -24,7 +25,8 @@ pub struct Path {
     /// Number of leading elements of every located result that belong to the
     /// base the path was compiled under (e.g. `json`), hidden in messages.
     base_len: usize,
-    compiled: JsonPath,
+    /// Shared by clones: the tree is read-only once parsed.
+    compiled: std::sync::Arc<Query>,
     /// The member names and indices from the root, when that is all the path
     /// is (no wildcard, slice, filter or descendant): then it is followed
     /// directly, without the JSONPath engine (the common case, and the hot
@@ -73,7 +75,7 @@ enum Loc<'a> {
     /// A location from the JSONPath engine; `skip` leading elements hidden,
     /// then `prefix` (if any) shown in their place.
     Normalized {
-        path: NormalizedPath<'a>,
+        path: Vec<Step<'a>>,
         skip: usize,
         prefix: Option<&'static str>,
     },
@@ -261,8 +263,13 @@ pub enum PathError {
     TooDeep,
     /// More than [`MAX_FILTER_NESTING`] filters inside one another.
     TooManyFilters,
-    /// Not RFC 9535 JSONPath (nor its dotted sugar): the parser's reason.
-    Syntax(String),
+    /// Not RFC 9535 JSONPath (nor its dotted sugar): where the parser stopped
+    /// and why. The position is in the path as written when it starts with
+    /// `$`; otherwise in `read_as`, the JSONPath the sugar was read as.
+    Syntax {
+        error: SyntaxError,
+        read_as: Option<String>,
+    },
 }
 
 impl std::fmt::Display for PathError {
@@ -277,7 +284,14 @@ impl std::fmt::Display for PathError {
                 f,
                 "the path nests more than {MAX_FILTER_NESTING} filters inside one another"
             ),
-            Self::Syntax(why) => f.write_str(why),
+            Self::Syntax {
+                error,
+                read_as: None,
+            } => write!(f, "{error}"),
+            Self::Syntax {
+                error,
+                read_as: Some(text),
+            } => write!(f, "at position {} of {text}: {}", error.pos, error.why),
         }
     }
 }
@@ -357,7 +371,7 @@ impl Path {
         };
         let mut first_err = None;
         for c in &candidates {
-            match JsonPath::parse(c) {
+            match jsonpath::parse(c) {
                 Ok(compiled) => {
                     let simple = simple_segments(c);
                     let json_alias = json_alias_of(c, base.len()).map(Box::new);
@@ -365,23 +379,29 @@ impl Path {
                     return Ok(Path {
                         written: trimmed.to_string(),
                         base_len: base.len(),
-                        compiled,
+                        compiled: compiled.into(),
                         simple,
                         simple_loc,
                         wild: wild_of(c, base.len()).map(Box::new),
                         json_alias,
                     });
                 }
-                Err(e) => {
+                Err(mut error) => {
                     if first_err.is_none() {
-                        first_err = Some(e.to_string());
+                        // Shown against what was written when the base's
+                        // prefix stands for its `$`.
+                        let read_as = if trimmed.starts_with('$') && error.pos >= prefix.len() {
+                            error.pos = error.pos + 1 - prefix.len();
+                            None
+                        } else {
+                            Some(c.clone())
+                        };
+                        first_err = Some(PathError::Syntax { error, read_as });
                     }
                 }
             }
         }
-        Err(PathError::Syntax(
-            first_err.unwrap_or_else(|| "invalid path".into()),
-        ))
+        Err(first_err.unwrap_or(PathError::Empty))
     }
 
     /// The root path `$` (the whole document).
@@ -389,7 +409,7 @@ impl Path {
         Path {
             written: "$".into(),
             base_len: 0,
-            compiled: JsonPath::default(),
+            compiled: Query::root().into(),
             simple: Some(Vec::new()),
             simple_loc: "$".into(),
             wild: None,
@@ -438,6 +458,7 @@ impl Path {
     /// a list: `Some(None)` when it is absent; `None` when the path is not
     /// simple and [`Path::find`] must be used. The same result as `find`,
     /// for loops over many elements.
+    #[inline]
     pub fn find_simple<'a>(&'a self, doc: &'a Value) -> Option<Option<Found<'a>>> {
         let segs = self.simple.as_ref()?;
         Some(follow(doc, segs).map(|value| Found {
@@ -495,12 +516,12 @@ impl Path {
 
     fn find_with_engine<'a>(&self, doc: &'a Value, prefix: Option<&'static str>) -> Vec<Found<'a>> {
         self.compiled
-            .query_located(doc)
+            .located(doc)
             .into_iter()
-            .map(|n| Found {
-                value: n.node(),
+            .map(|(value, path)| Found {
+                value,
                 loc: Loc::Normalized {
-                    path: n.to_location(),
+                    path,
                     skip: self.base_len,
                     prefix,
                 },
@@ -534,7 +555,7 @@ impl Path {
     pub fn values<'a>(&self, doc: &'a Value) -> Vec<&'a Value> {
         match &self.simple {
             Some(segs) => follow(doc, segs).into_iter().collect(),
-            None => self.compiled.query(doc).all(),
+            None => self.compiled.all(doc),
         }
     }
 
@@ -542,7 +563,7 @@ impl Path {
     pub fn first<'a>(&self, doc: &'a Value) -> Option<&'a Value> {
         match &self.simple {
             Some(segs) => follow(doc, segs),
-            None => self.compiled.query(doc).first(),
+            None => self.compiled.first(doc),
         }
     }
 
@@ -565,7 +586,7 @@ fn json_alias_of(c: &str, base_len: usize) -> Option<Path> {
             .filter(|r| r.is_empty() || r.starts_with(['.', '[']))
     })?;
     let text = format!("$['result']['structuredContent']{rest}");
-    let compiled = JsonPath::parse(&text).ok()?;
+    let compiled = jsonpath::parse(&text).ok()?;
     let skip = if base_len == 0 { 2 } else { base_len + 1 };
     let simple = simple_segments(&text);
     Some(Path {
@@ -573,7 +594,7 @@ fn json_alias_of(c: &str, base_len: usize) -> Option<Path> {
         wild: wild_of(&text, skip).map(Box::new),
         written: text,
         base_len: skip,
-        compiled,
+        compiled: compiled.into(),
         simple,
         json_alias: None,
     })
@@ -657,10 +678,10 @@ fn sugar(text: &str) -> Option<String> {
 }
 
 /// Render a normalized path as sugar: `results[1].type`.
-fn sugar_location(loc: &NormalizedPath<'_>, skip: usize) -> String {
+fn sugar_location(loc: &[Step<'_>], skip: usize) -> String {
     render_elements(loc.iter().skip(skip).map(|el| match el {
-        PathElement::Name(n) => Ok(*n),
-        PathElement::Index(i) => Err(i64::try_from(*i).unwrap_or(i64::MAX)),
+        Step::Name(n) => Ok(*n),
+        Step::Index(i) => Err(i64::try_from(*i).unwrap_or(i64::MAX)),
     }))
 }
 
@@ -738,6 +759,28 @@ mod tests {
             assert!(Path::parse(f).is_ok(), "{f}");
         }
         assert_eq!(Path::root().first(&json!(5)), Some(&json!(5)));
+    }
+
+    #[test]
+    fn syntax_errors_point_into_what_was_written() {
+        let at = |base: &[&str], p: &str| match Path::parse_under(base, p) {
+            Ok(_) => panic!("{p} parsed"),
+            Err(e) => e.to_string(),
+        };
+        // A `$` path: the position is in the text as written, whatever the base.
+        assert_eq!(
+            at(&["json"], "$.items[?@.n = 1]"),
+            "at position 13: expected ',' or ']' after a selector"
+        );
+        assert_eq!(
+            at(&[], "$.items[?@.n = 1]"),
+            at(&["json"], "$.items[?@.n = 1]")
+        );
+        // Sugar: the position is in the JSONPath it was read as, shown.
+        assert_eq!(
+            at(&[], "items[?@.n = 1]"),
+            "at position 16 of $['items'][?@.n = 1]: expected ',' or ']' after a selector"
+        );
     }
 
     #[test]
