@@ -16,6 +16,7 @@ mod client;
 mod commands;
 mod config;
 mod error;
+mod extensions;
 mod files;
 mod help;
 mod html;

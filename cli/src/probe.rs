@@ -185,6 +185,16 @@ impl Prober {
             .and_then(|r| r["protocolVersion"].as_str().map(str::to_string))
     }
 
+    /// The server's capabilities (of `server/discover` or `initialize`),
+    /// once connected; `null` before.
+    pub fn capabilities(&self) -> Value {
+        self.session
+            .as_ref()
+            .and_then(|s| s.discover_result().or_else(|| s.initialize_result()))
+            .and_then(|r| r.get("capabilities").cloned())
+            .unwrap_or(Value::Null)
+    }
+
     async fn session(&mut self) -> Result<&mut Session, ProberError> {
         if self.session.is_none() {
             let deadline = Deadline::now() + self.timeout.max(Duration::from_secs(10));

@@ -169,6 +169,10 @@ fn the_http_capture_records_each_header_and_status_and_stdio_none() {
         row("tools/list", v, v, "400", "-32020"),
         row("tools/call", v, v, "400", "-32020"),
         row("tools/call", v, v, "400", "-32020"),
+        // The extensions: a skill nobody serves, and tasks/get without the
+        // tasks extension.
+        row("skills/get", v, v, "200", "-32602"),
+        row("tasks/get", v, v, "400", "-32021"),
     ];
     assert_eq!(refusals(&capture), expected, "{capture:#}");
     // The MCP headers each request went out with are recorded, the wrong
@@ -273,9 +277,10 @@ fn refusals_with_http_200_are_findings_naming_the_status_and_the_section() {
         .collect();
     // Two -32602 refusals, the version mismatch, five removed methods and
     // the unknown one, the unsupported version, three routing headers and a
-    // Mcp-Param header, and two missing client capabilities: each with its
-    // code but HTTP 200.
-    assert_eq!(messages.len(), 16, "{messages:#?}");
+    // Mcp-Param header, and three missing client capabilities (the third
+    // a tasks/get without the tasks extension): each with its code but
+    // HTTP 200.
+    assert_eq!(messages.len(), 17, "{messages:#?}");
     for (rule, message) in &messages {
         if *rule == "INV-049" {
             assert!(

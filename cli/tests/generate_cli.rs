@@ -15,10 +15,11 @@ use mcpcheck_core::suite;
 use serde_json::Value;
 
 /// The built-in server's tools, prompts and resources, as it lists them:
-/// its own (15, 3, 3) and the official conformance suite's fixtures (14, 4, 3).
-const TOOLS: usize = 15 + 14;
+/// its own (15, 3, 3), the official conformance suite's fixtures (14, 4, 3)
+/// and the extensions' (the dashboard; two skills and the dashboard's view).
+const TOOLS: usize = 15 + 14 + 1;
 const PROMPTS: usize = 3 + 4;
-const RESOURCES: usize = 3 + 3;
+const RESOURCES: usize = 3 + 3 + 3;
 
 fn serve_cmd() -> String {
     format!("{BIN} serve")

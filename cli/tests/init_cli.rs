@@ -171,7 +171,7 @@ fn with_a_server_the_tests_and_their_snapshots_are_written() {
     // capabilities the starter tests do not declare: their answers are
     // tool errors, named, and the recording run does not pass.
     assert_eq!(code, Some(1), "{out}\n{err}");
-    assert!(out.contains("42 tests: 32 passed, 10 failed"), "{out}");
+    assert!(out.contains("46 tests: 36 passed, 10 failed"), "{out}");
     assert!(
         out.contains("10 answers are tool errors, recorded as what the test expects")
             && out.contains("  fail returns expected result: the answer is a tool error (isError: true): the fail tool always fails\n"),
@@ -179,16 +179,17 @@ fn with_a_server_the_tests_and_their_snapshots_are_written() {
     );
     let files = tree(&dir);
     // serve's own 15 tools, 3 prompts and 3 resources, the conformance
-    // fixtures' 14, 4 and 3, and the snapshots file.
-    assert_eq!(files.len(), 29 + 7 + 6 + 1, "{:?}", files.keys());
+    // fixtures' 14, 4 and 3, the extensions' 1 tool and 3 resources, and
+    // the snapshots file.
+    assert_eq!(files.len(), 30 + 7 + 9 + 1, "{:?}", files.keys());
     assert!(out.contains(&format!("wrote {shown}/echo.yaml\n")), "{out}");
     assert!(
-        out.contains("42 tests written (29 tools, 7 prompts, 6 resources)"),
+        out.contains("46 tests written (30 tools, 7 prompts, 9 resources)"),
         "{out}"
     );
     assert!(
         out.contains(&format!(
-            "snapshots: 29 new, 0 changed, 0 unchanged; written to {shown}/.snapshots.json"
+            "snapshots: 30 new, 0 changed, 0 unchanged; written to {shown}/.snapshots.json"
         )),
         "{out}"
     );
@@ -213,7 +214,7 @@ fn with_a_server_the_tests_and_their_snapshots_are_written() {
 
     let (code, json, err) = run_mcpcheck(&["run", "--suite", shown, "--snapshots", "--json"]);
     assert_eq!(code, Some(0), "{json}\n{err}");
-    assert_eq!(summary(&json)["passed"], 42, "{json}");
+    assert_eq!(summary(&json)["passed"], 46, "{json}");
 
     // A changed answer fails the test.
     let edited = files[".snapshots.json"].replacen("\"text\": \"2\"", "\"text\": \"3\"", 1);
@@ -340,7 +341,7 @@ fn over_http_the_answers_are_recorded_once_the_header_variable_is_set() {
     let (code, out, err) = init(true, Some("Bearer s3cret"));
     // 1: serve's tool errors, as on stdio; every answer is recorded.
     assert_eq!(code, Some(1), "{out}\n{err}");
-    assert!(out.contains("snapshots: 29 new"), "{out}");
+    assert!(out.contains("snapshots: 30 new"), "{out}");
     let snapshots = std::fs::read_to_string(dir.join(".snapshots.json")).unwrap();
     assert!(
         snapshots.contains("bearer#1") && !snapshots.contains("s3cret"),

@@ -247,13 +247,15 @@ fn list_prints_every_rule_with_its_citation() {
     assert!(out.contains("INV-033"), "{out}");
     assert!(out.contains("INV-046"), "{out}");
     assert!(out.contains("INV-057"), "{out}");
+    assert!(out.contains("INV-136"), "{out}");
     assert!(out.contains("tool-namespace-overlap"), "{out}");
 
     let json = mcpcheck(&["invariants", "--list", "--format", "json"]);
     assert_eq!(json.status.code(), Some(0));
     let list: Value = serde_json::from_str(&stdout(&json)).expect("JSON list");
     let rules = list["rules"].as_array().expect("rules");
-    assert_eq!(rules.len(), 44);
+    // 44 of the protocol, 24 of the extensions (tasks, skills, apps).
+    assert_eq!(rules.len(), 68);
     for rule in rules {
         for key in ["id", "category", "property", "citation"] {
             assert!(rule[key].as_str().is_some_and(|v| !v.is_empty()), "{rule}");

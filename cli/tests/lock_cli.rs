@@ -19,8 +19,9 @@ fn a_pinned_surface_checks_clean_and_changes_are_classified() {
     ]);
     assert_eq!(code, Some(0), "{err}");
     // serve's own 22 definitions (15 tools, 3 prompts, 3 resources, 1
-    // template) and the conformance fixtures' 22 (14, 4, 3, 1).
-    assert!(err.contains("pinned 44 definitions"), "{err}");
+    // template), the conformance fixtures' 22 (14, 4, 3, 1) and the
+    // extensions' 4 (the dashboard tool, two skills and the dashboard's view).
+    assert!(err.contains("pinned 48 definitions"), "{err}");
     let (code, out, _) = run_mcpcheck(&[
         "lock",
         "--server",

@@ -31,7 +31,8 @@ async fn initialize_reports_server_info_capabilities_and_instructions() {
             "completions": {},
             "prompts": {},
             "resources": {"subscribe": true, "listChanged": true},
-            "tools": {"listChanged": true}
+            "tools": {"listChanged": true},
+            "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}}
         })
     );
 }
@@ -182,7 +183,8 @@ async fn page_size_splits_lists_into_pages() {
             None => break,
         }
     }
-    // 29 tools (15 of serve's own, 14 conformance fixtures) in pages of 4.
+    // 30 tools (15 of serve's own, 14 conformance fixtures, the dashboard)
+    // in pages of 4.
     assert_eq!(pages, 8);
     assert_eq!(names, serve_support::TOOL_NAMES);
 

@@ -19,7 +19,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::results::{Results, TestStatus};
-use crate::suite::{Action, PromptOp, ResourceOp, Test};
+use crate::suite::{Action, AppSource, ExtensionOp, PromptOp, ResourceOp, SkillsOp, Test};
 
 /// What a server offers, read from its list results.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -344,6 +344,16 @@ fn uses(t: &Test) -> (Vec<(Kind, String)>, Vec<String>) {
             "ref/resource" => used.push((Kind::Template, ref_name.clone())),
             _ => {}
         },
+        Action::Extension(ExtensionOp::Task { tool, .. })
+        | Action::Extension(ExtensionOp::App(AppSource::Tool(tool))) => {
+            used.push((Kind::Tool, tool.clone()));
+        }
+        Action::Extension(ExtensionOp::App(AppSource::Read(uri)))
+        | Action::Extension(ExtensionOp::Skills {
+            op: SkillsOp::Get { uri },
+            ..
+        }) => used.push((Kind::Resource, uri.clone())),
+        Action::Extension(ExtensionOp::Skills { .. }) => {}
     }
     let setup = t.setup.iter().map(|s| s.tool.clone()).collect();
     (used, setup)

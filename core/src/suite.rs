@@ -118,11 +118,17 @@ pub struct ClientCaps {
     pub roots: Option<Vec<String>>,
     pub sampling: Option<SamplingMock>,
     pub elicitation: Option<ElicitationMock>,
+    /// The extensions declared (`capabilities.extensions`): identifier →
+    /// settings object.
+    pub extensions: Option<serde_json::Map<String, Value>>,
 }
 
 impl ClientCaps {
     pub fn is_empty(&self) -> bool {
-        self.roots.is_none() && self.sampling.is_none() && self.elicitation.is_none()
+        self.roots.is_none()
+            && self.sampling.is_none()
+            && self.elicitation.is_none()
+            && self.extensions.is_none()
     }
 }
 
@@ -264,6 +270,51 @@ pub enum ResourceOp {
     SubscribeOnly,
 }
 
+/// What an extension block does (docs/extensions.md).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExtensionOp {
+    /// `assert_task`: call a tool declaring the tasks extension; when the
+    /// answer is a task, poll it to its end, cancel it first, or stop.
+    Task {
+        tool: String,
+        args: Value,
+        then: TaskThen,
+    },
+    /// `assert_skills`: list or get skills; with `verify`, read every file
+    /// of their manifests and hold each to its digest and size.
+    Skills { op: SkillsOp, verify: bool },
+    /// `assert_app`: read a tool's UI resource (found in `tools/list`), or a
+    /// `ui://` resource by URI, and judge it as an app.
+    App(AppSource),
+}
+
+/// What `assert_task` does with a task once it has one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskThen {
+    /// `tasks/get` until the task ends, answering its input requests.
+    Poll,
+    /// `tasks/cancel`, then `tasks/get` until the task ends.
+    Cancel,
+    /// Nothing: the `CreateTaskResult` is what the checks see.
+    Stop,
+}
+
+/// The request of `assert_skills`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SkillsOp {
+    List { cursor: Option<String> },
+    Get { uri: String },
+}
+
+/// Where `assert_app` finds the app.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppSource {
+    /// The UI resource of this tool.
+    Tool(String),
+    /// This `ui://` resource.
+    Read(String),
+}
+
 /// Where a trajectory's trace comes from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum TraceSource {
@@ -307,6 +358,8 @@ pub enum Action {
         args: Value,
     },
     Trajectory(TraceSource),
+    /// A block of an extension: `assert_task`, `assert_skills`, `assert_app`.
+    Extension(ExtensionOp),
 }
 
 impl Action {
@@ -329,6 +382,12 @@ impl Action {
                 ResourceOp::SubscribeOnly => Method::Other("resources/subscribe".into()),
             },
             Action::Completion { .. } => Method::Other("completion/complete".into()),
+            Action::Extension(ExtensionOp::Task { .. }) => Method::ToolsCall,
+            Action::Extension(ExtensionOp::Skills { op, .. }) => match op {
+                SkillsOp::List { .. } => Method::Other("skills/list".into()),
+                SkillsOp::Get { .. } => Method::Other("skills/get".into()),
+            },
+            Action::Extension(ExtensionOp::App(_)) => Method::ResourcesRead,
             Action::Trajectory(_) => return None,
         })
     }
@@ -344,6 +403,9 @@ impl Action {
             Action::Logging { .. } => "assert_logging",
             Action::Notifications { .. } => "assert_notifications",
             Action::Trajectory(_) => "trajectory",
+            Action::Extension(ExtensionOp::Task { .. }) => "assert_task",
+            Action::Extension(ExtensionOp::Skills { .. }) => "assert_skills",
+            Action::Extension(ExtensionOp::App(_)) => "assert_app",
         }
     }
 }
@@ -463,10 +525,14 @@ const BLOCKS: &[&str] = &[
     "assert_logging",
     "assert_notifications",
     "trajectory",
+    "assert_task",
+    "assert_skills",
+    "assert_app",
 ];
 
 /// The order in which mcp-assert looks for a test file's block: the first
-/// one written wins.
+/// one written wins (the extensions' blocks, which mcp-assert does not
+/// have, come last).
 const MCP_ASSERT_DISPATCH: &[&str] = &[
     "trajectory",
     "assert_resources",
@@ -476,6 +542,9 @@ const MCP_ASSERT_DISPATCH: &[&str] = &[
     "assert_logging",
     "assert_notifications",
     "assert",
+    "assert_task",
+    "assert_skills",
+    "assert_app",
 ];
 
 const TEST_KEYS: &[&str] = &[
@@ -490,6 +559,9 @@ const TEST_KEYS: &[&str] = &[
     "assert_sampling",
     "assert_logging",
     "assert_notifications",
+    "assert_task",
+    "assert_skills",
+    "assert_app",
     "trace",
     "audit_log",
     "trajectory",
@@ -986,7 +1058,7 @@ fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
     for (k, _, v) in cx.struct_entries(
         node,
         "client_capabilities",
-        &["roots", "sampling", "elicitation"],
+        &["roots", "sampling", "elicitation", "extensions"],
     ) {
         match k {
             "roots" => {
@@ -1064,10 +1136,39 @@ fn load_client_caps(cx: &mut LoadCx, node: &Node) -> ClientCaps {
                     defaults: false,
                 });
             }
+            "extensions" => caps.extensions = load_extensions(cx, v),
             _ => {}
         }
     }
     caps
+}
+
+/// `client_capabilities.extensions`: extension identifiers (`vendor/name`)
+/// to settings mappings (`{}` for none).
+fn load_extensions(cx: &mut LoadCx, node: &Node) -> Option<serde_json::Map<String, Value>> {
+    let entries = cx.map(node, "extensions")?;
+    let mut declared = serde_json::Map::new();
+    for (k, v) in entries {
+        let Some(id) = k.scalar_text() else { continue };
+        if !id.contains('/') {
+            cx.error_hint(
+                k.span,
+                format!("`{id}` is not an extension identifier"),
+                "an identifier is a prefix and a name: `io.modelcontextprotocol/tasks`, `io.modelcontextprotocol/ui`",
+            );
+            continue;
+        }
+        if v.as_map().is_none() {
+            cx.error_hint(
+                v.span,
+                format!("the settings of `{id}` must be a mapping"),
+                "write `{}` for an extension without settings",
+            );
+            continue;
+        }
+        declared.insert(id.to_string(), v.to_json());
+    }
+    Some(declared)
 }
 
 fn load_hooks(cx: &mut LoadCx, node: &Node) -> Hooks {
@@ -1710,6 +1811,9 @@ fn load_block(cx: &mut LoadCx, name: &str, v: &Node) -> Option<BlockOut> {
         "assert_sampling" => block_sampling(cx, v),
         "assert_logging" => block_logging(cx, v),
         "assert_notifications" => block_notifications(cx, v),
+        "assert_task" => block_task(cx, v),
+        "assert_skills" => block_skills(cx, v),
+        "assert_app" => block_app(cx, v),
         _ => None,
     }
 }
@@ -2300,6 +2404,150 @@ fn find_var(node: &Node, name: &str) -> Option<Span> {
     }
 }
 
+/// The `assert_task` block: `tool`, `args`, `then` (`poll`, the default;
+/// `cancel`; `none`), `expect`.
+fn block_task(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.struct_entries(v, "assert_task", &["tool", "args", "then", "expect"]);
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    let tool = match get("tool") {
+        Some(t) => cx.name(t, "tool"),
+        None => {
+            if v.as_map().is_some() {
+                cx.error_hint(
+                    span,
+                    "`assert_task` needs `tool`",
+                    "name the tool to call as a task: `tool: slow_compute`",
+                );
+            }
+            None
+        }
+    };
+    let then = match get("then") {
+        None => Some(TaskThen::Poll),
+        Some(n) => match n.scalar_text() {
+            Some("poll") => Some(TaskThen::Poll),
+            Some("cancel") => Some(TaskThen::Cancel),
+            Some("none") => Some(TaskThen::Stop),
+            _ => {
+                cx.error_hint(
+                    n.span,
+                    "`then` must be `poll`, `cancel` or `none`",
+                    "`poll` waits for the task's end, `cancel` cancels it first, `none` checks the CreateTaskResult",
+                );
+                None
+            }
+        },
+    };
+    let args = args_value(cx, get("args"));
+    Some(BlockOut {
+        action: Action::Extension(ExtensionOp::Task {
+            tool: tool?,
+            args,
+            then: then?,
+        }),
+        expect_node: get("expect").cloned(),
+        block: Block::Tool,
+        implied: Vec::new(),
+    })
+}
+
+/// The `assert_skills` block: `list` (a mapping, or empty) or `get` (a
+/// skill's URI), `verify` (default true), `expect`.
+fn block_skills(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.struct_entries(v, "assert_skills", &["list", "get", "verify", "expect"]);
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    let op = match (get("list"), get("get")) {
+        (Some(_), Some(_)) => {
+            cx.error_hint(
+                span,
+                "`assert_skills` takes `list` or `get`, not both",
+                "split it into two tests",
+            );
+            None
+        }
+        (Some(l), None) => Some(SkillsOp::List {
+            cursor: opt_cursor(cx, l, "list"),
+        }),
+        (None, Some(g)) => cx.string(g, "get").map(|uri| SkillsOp::Get { uri }),
+        (None, None) => {
+            if v.as_map().is_some() {
+                cx.error_hint(
+                    span,
+                    "`assert_skills` needs `list` or `get`",
+                    "`list: {}` lists the skills; `get: skill://…/SKILL.md` gets one",
+                );
+            }
+            None
+        }
+    };
+    let verify = match get("verify") {
+        None => Some(true),
+        Some(n) => cx.bool(n, "verify"),
+    };
+    Some(BlockOut {
+        action: Action::Extension(ExtensionOp::Skills {
+            op: op?,
+            verify: verify?,
+        }),
+        expect_node: get("expect").cloned(),
+        block: Block::Other,
+        implied: Vec::new(),
+    })
+}
+
+/// The `assert_app` block: `tool` (its UI resource) or `read` (a `ui://`
+/// URI), `expect`.
+fn block_app(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
+    let span = v.span;
+    let entries = cx.struct_entries(v, "assert_app", &["tool", "read", "expect"]);
+    let get = |k: &str| {
+        entries
+            .iter()
+            .find(|(key, _, _)| *key == k)
+            .map(|(_, _, n)| *n)
+    };
+    let source = match (get("tool"), get("read")) {
+        (Some(_), Some(_)) => {
+            cx.error_hint(
+                span,
+                "`assert_app` takes `tool` or `read`, not both",
+                "`tool:` finds the tool's UI resource; `read:` reads a ui:// resource",
+            );
+            None
+        }
+        (Some(t), None) => cx.name(t, "tool").map(AppSource::Tool),
+        (None, Some(r)) => cx.string(r, "read").map(AppSource::Read),
+        (None, None) => {
+            if v.as_map().is_some() {
+                cx.error_hint(
+                    span,
+                    "`assert_app` needs `tool` or `read`",
+                    "`tool: dashboard` reads the UI resource its _meta.ui.resourceUri names; `read: ui://…` reads one",
+                );
+            }
+            None
+        }
+    };
+    Some(BlockOut {
+        action: Action::Extension(ExtensionOp::App(source?)),
+        expect_node: get("expect").cloned(),
+        block: Block::Other,
+        implied: Vec::new(),
+    })
+}
+
 impl Test {
     /// Whether the test looks at notifications: a check reads
     /// `notifications`, or it waits for a resource update. The runner then
@@ -2388,6 +2636,13 @@ fn action_vars(action: &Action, names: &mut Vec<String>) {
             }
         }
         Action::Trajectory(TraceSource::AuditLog(p)) => names.extend(vars_in(p)),
+        Action::Extension(ExtensionOp::Task { args, .. }) => vars_in_value(args, names),
+        Action::Extension(ExtensionOp::Skills {
+            op: SkillsOp::Get { uri },
+            ..
+        })
+        | Action::Extension(ExtensionOp::App(AppSource::Read(uri))) => names.extend(vars_in(uri)),
+        Action::Extension(_) => {}
         Action::Prompts(PromptOp::List { .. }) | Action::Trajectory(TraceSource::Inline(_)) => {}
     }
 }
@@ -2622,6 +2877,44 @@ mod tests {
             d.message.contains("a mapping or `defaults`"),
             "{}",
             d.message
+        );
+    }
+
+    #[test]
+    fn client_extensions_are_declared_by_identifier() {
+        let loaded = load(
+            "x.yaml",
+            "name: t\nserver:\n  command: x\n  client_capabilities:\n    extensions:\n      io.modelcontextprotocol/tasks: {}\n      io.modelcontextprotocol/ui: {mimeTypes: [text/html;profile=mcp-app]}\nassert: {tool: t}\n",
+        );
+        assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+        let declared = loaded.suite.tests[0]
+            .server
+            .as_ref()
+            .and_then(|s| s.client.extensions.clone())
+            .expect("extensions");
+        assert_eq!(
+            Value::Object(declared),
+            serde_json::json!({
+                "io.modelcontextprotocol/tasks": {},
+                "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]},
+            })
+        );
+        let bad = load(
+            "y.yaml",
+            "name: t\nserver:\n  command: x\n  client_capabilities:\n    extensions: {tasks: {}, io.modelcontextprotocol/ui: yes}\nassert: {tool: t}\n",
+        );
+        let errors: Vec<&str> = bad
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(
+            errors,
+            [
+                "`tasks` is not an extension identifier",
+                "the settings of `io.modelcontextprotocol/ui` must be a mapping"
+            ]
         );
     }
 

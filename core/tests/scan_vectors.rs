@@ -58,6 +58,32 @@ fn run(vector: &Value) -> Result<Vec<Finding>, String> {
         Some(o) => serde_json::from_value(o.clone()).map_err(|e| format!("bad options: {e}"))?,
         None => ScanOptions::default(),
     };
+    // A skill's files or an app's view in place of a listing.
+    if let Some(skill) = vector.get("skill") {
+        let files: Vec<(String, String)> = skill["files"]
+            .as_array()
+            .map(|l| {
+                l.iter()
+                    .map(|f| {
+                        let text = |k: &str| f[k].as_str().unwrap_or_default().to_string();
+                        (text("path"), text("text"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let label = skill["server"].as_str().unwrap_or("server");
+        return scan::scan_skill_files(label, &files, &options).map_err(|e| e.to_string());
+    }
+    if let Some(view) = vector.get("view") {
+        let text = |k: &str| view[k].as_str().unwrap_or_default();
+        return scan::scan_app_html(
+            view["server"].as_str().unwrap_or("server"),
+            text("uri"),
+            text("html"),
+            &options,
+        )
+        .map_err(|e| e.to_string());
+    }
     scan::scan_listings(&servers(vector), &options).map_err(|e| e.to_string())
 }
 
@@ -159,10 +185,31 @@ fn scan_findings_point_at_fields_and_spans_at_evidence() {
         let servers = servers(&vector);
         let Ok(findings) = run(&vector) else { continue };
         for f in findings {
-            let (_, listing) = servers
-                .iter()
-                .find(|(label, _)| *label == f.server())
-                .unwrap_or_else(|| panic!("{}: unknown server {}", path.display(), f.server()));
+            // A skill file's or a view's finding points into that text: the
+            // file named by its item, or the page.
+            let whole = match (vector.get("skill"), vector.get("view")) {
+                (Some(skill), _) => skill["files"]
+                    .as_array()
+                    .and_then(|l| l.iter().find(|file| file["path"] == f.item()))
+                    .map(|file| file["text"].clone()),
+                (_, Some(view)) => Some(view["html"].clone()),
+                _ => None,
+            };
+            let listing = match &whole {
+                Some(text) => {
+                    assert_eq!(f.field(), "", "{}: a file's finding", path.display());
+                    text
+                }
+                None => {
+                    &servers
+                        .iter()
+                        .find(|(label, _)| *label == f.server())
+                        .unwrap_or_else(|| {
+                            panic!("{}: unknown server {}", path.display(), f.server())
+                        })
+                        .1
+                }
+            };
             let target = listing.pointer(f.field()).unwrap_or_else(|| {
                 panic!(
                     "{}: {} points at {} outside the listing",

@@ -10,10 +10,20 @@ import { test } from 'node:test';
 import { scanListing } from '../lib/node.mjs';
 
 const dir = new URL('../../core/tests/vectors/scan/', import.meta.url);
-const cases = readdirSync(dir)
+const all = readdirSync(dir)
   .filter((f) => f.endsWith('.json'))
   .sort()
   .map((file) => ({ file, c: JSON.parse(readFileSync(new URL(file, dir), 'utf8')) }));
+// The vectors of a skill's files or an app's view are for the CLI's scan
+// (`--skill`, the live scan of a server's skills and views): scanListing
+// reads listings.
+const cases = all.filter(({ c }) => !c.skill && !c.view);
+
+test('the vectors left to the CLI are the skill and view ones, and each names its rule', () => {
+  const cli = all.filter(({ c }) => c.skill || c.view);
+  assert.ok(cli.length >= 7, `only ${cli.length} skill and view vectors`);
+  for (const { file, c } of cli) assert.ok(file.startsWith(`${c.rule}-`), file);
+});
 
 test('the scan vectors are there', () => {
   assert.ok(cases.length >= 60, `only ${cases.length} scan vectors`);

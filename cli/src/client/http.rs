@@ -465,7 +465,8 @@ impl Drop for ForgetStream {
 /// The Streamable HTTP headers of protocol 2026-07-28 that mirror the body
 /// of `text`: `Mcp-Method` for every message with a method, `Mcp-Name`
 /// (`params.name`, or `params.uri` for `resources/read`) for `tools/call`,
-/// `prompts/get` and `resources/read`.
+/// `prompts/get` and `resources/read`, and (`params.taskId`) for the tasks
+/// extension's `tasks/get`, `tasks/update` and `tasks/cancel`.
 fn routing_headers(text: &str) -> Vec<(&'static str, String)> {
     let Ok(v) = serde_json::from_str::<Value>(text) else {
         return Vec::new();
@@ -477,6 +478,8 @@ fn routing_headers(text: &str) -> Vec<(&'static str, String)> {
     let name = match method {
         "tools/call" | "prompts/get" => v.pointer("/params/name"),
         "resources/read" => v.pointer("/params/uri"),
+        // The tasks extension routes by task (SEP-2663).
+        "tasks/get" | "tasks/update" | "tasks/cancel" => v.pointer("/params/taskId"),
         _ => None,
     };
     if let Some(name) = name.and_then(Value::as_str) {

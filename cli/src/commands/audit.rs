@@ -1,6 +1,8 @@
 //! `mcpcheck audit`: zero configuration. List what a server offers, call
 //! each tool once with schema-valid arguments, get each prompt, read each
-//! resource, and classify every answer (`mcpcheck_core::probe`). A crashed
+//! resource, get each skill and read each app view its tools name (the
+//! extensions, `crate::extensions::audit_calls`), and classify every
+//! answer (`mcpcheck_core::probe`). A crashed
 //! or hung server is started again, so one bad tool never hides the rest.
 
 use std::process::ExitCode;
@@ -261,6 +263,7 @@ pub(crate) async fn audit(
         ));
         report(&results, &item);
     }
+    crate::extensions::audit_calls(prober, &listings, &mut results).await;
     Ok((
         AuditReport::new(&prober.label(), prober.transport(), results),
         listings,

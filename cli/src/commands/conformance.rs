@@ -50,6 +50,18 @@
 //!    with the first within its `ttlMs`. Over HTTP the capture records each
 //!    answer's status and each request's MCP headers, which the rules judge
 //!    too (400 for the refusals, 404 for the methods).
+//! 10. the extensions the server declares or uses ([`extension_steps`]): for
+//!     Skills, `skills/list` through its pages, `skills/get` of each skill
+//!     (at most 20), `resources/read` of the files its manifest names (at
+//!     most 20 per skill, none above 4 MiB), and `skills/get` of a URI no
+//!     server serves; for MCP Apps, `resources/read` of each `ui://`
+//!     resource a tool names; for Tasks (2026-07-28), `tasks/get` of each
+//!     task a read-only call created, until it ends and once more (at most
+//!     20 polls), a `subscriptions/listen` stream for the first one (closed
+//!     once a `notifications/tasks` came, or the step's time passed), that
+//!     tool call again without the extension (no task may come back), and a
+//!     `tasks/get` without the extension (a server must refuse it). The
+//!     client declares the tasks and apps extensions on every other request.
 //!
 //! A request the server is still working on when the wait runs out
 //! (progress kept coming, or its arguments asked for longer) is cancelled
@@ -565,7 +577,7 @@ fn revision_path(path: &Path, version: &str) -> PathBuf {
 async fn probe(endpoint: &Endpoint, version: &str, plan: &Plan) -> Probed {
     let step = plan.timeout;
     let connected =
-        Session::connect(endpoint, version, &Mocks::default(), Deadline::now() + step).await;
+        Session::connect(endpoint, version, &probe_mocks(), Deadline::now() + step).await;
     let mut session = match connected {
         Err(e) => {
             return Probed {
@@ -617,6 +629,7 @@ async fn probe(endpoint: &Endpoint, version: &str, plan: &Plan) -> Probed {
             why.replace("; the session was ended", "")
         ));
     }
+    extension_steps(&mut session, &listed.tools, stateless, step).await;
     let events = session.tap.all();
     session.close().await;
     Probed {
@@ -886,6 +899,243 @@ async fn negative_probes(
             .request_as_is("tools/call", params, Deadline::now() + step)
             .await;
     }
+}
+
+/// The extensions the probe's client declares: tasks (so a task-capable
+/// read-only tool may answer with a task) and MCP Apps (so a server that
+/// shows UI tools only to hosts that render them shows them).
+fn probe_mocks() -> Mocks {
+    let mut extensions = serde_json::Map::new();
+    extensions.insert(TASKS.into(), json!({}));
+    extensions.insert(APPS.into(), json!({"mimeTypes": [APP_MIME]}));
+    Mocks {
+        extensions: Some(extensions),
+        ..Mocks::default()
+    }
+}
+
+const TASKS: &str = "io.modelcontextprotocol/tasks";
+const SKILLS: &str = "io.modelcontextprotocol/skills";
+const APPS: &str = "io.modelcontextprotocol/ui";
+const APP_MIME: &str = "text/html;profile=mcp-app";
+/// A skill URI no server serves, for the unknown-URI probe.
+const NO_SKILL: &str = "skill://mcpcheck-probe/no-such-skill/SKILL.md";
+/// The largest skill file the probe reads.
+const MAX_SKILL_FILE: u64 = 4 * 1024 * 1024;
+/// How many times one task is polled.
+const MAX_POLLS: usize = 20;
+
+/// Step 10: the extensions' probes, for those the session's server declares
+/// (Skills, Tasks) or uses (MCP Apps, on its tools).
+async fn extension_steps(session: &mut Session, tools: &[Value], stateless: bool, step: Duration) {
+    let capabilities = session
+        .discover_result()
+        .or_else(|| session.initialize_result())
+        .and_then(|r| r.get("capabilities").cloned())
+        .unwrap_or(Value::Null);
+    let declares = |id: &str| {
+        capabilities
+            .get("extensions")
+            .and_then(|e| e.get(id))
+            .is_some_and(|v| !v.is_null())
+    };
+    if declares(SKILLS) {
+        skills_steps(session, step).await;
+    }
+    apps_steps(session, tools, step).await;
+    if stateless && declares(TASKS) {
+        tasks_steps(session, step).await;
+    }
+}
+
+/// `skills/list` through its pages, `skills/get` of each skill, the files
+/// of its manifest, and a URI that names no skill.
+async fn skills_steps(session: &mut Session, step: Duration) {
+    let skills = list_all(session, "skills/list", "skills", step, Need::Optional)
+        .await
+        .map(|l| l.items)
+        .unwrap_or_default();
+    let mut files: Vec<String> = Vec::new();
+    for skill in skills.iter().take(MAX_ITEMS) {
+        let Some(uri) = skill.get("uri").and_then(Value::as_str) else {
+            continue;
+        };
+        let reply = session
+            .request(
+                "skills/get",
+                Some(json!({"uri": uri})),
+                Deadline::now() + step,
+            )
+            .await;
+        let entry = reply
+            .result
+            .as_ref()
+            .and_then(|r| r.get("skill"))
+            .unwrap_or(skill);
+        let manifest = entry.get("resources").and_then(Value::as_array);
+        for file in manifest.into_iter().flatten().take(MAX_ITEMS) {
+            let small = file
+                .get("size")
+                .and_then(Value::as_u64)
+                .is_some_and(|s| s <= MAX_SKILL_FILE);
+            if let Some(uri) = file.get("uri").and_then(Value::as_str)
+                && small
+                && !files.iter().any(|f| f == uri)
+            {
+                files.push(uri.to_string());
+            }
+        }
+    }
+    for uri in files {
+        let _ = session
+            .request(
+                "resources/read",
+                Some(json!({"uri": uri})),
+                Deadline::now() + step,
+            )
+            .await;
+    }
+    let _ = session
+        .request(
+            "skills/get",
+            Some(json!({"uri": NO_SKILL})),
+            Deadline::now() + step,
+        )
+        .await;
+}
+
+/// `resources/read` of each `ui://` resource a listed tool names.
+async fn apps_steps(session: &mut Session, tools: &[Value], step: Duration) {
+    let mut named: Vec<&str> = tools
+        .iter()
+        .filter_map(mcpcheck_core::invariants::apps::resource_uri)
+        .filter(|uri| uri.starts_with("ui://"))
+        .collect();
+    named.dedup();
+    for uri in named.into_iter().take(MAX_ITEMS) {
+        let _ = session
+            .request(
+                "resources/read",
+                Some(json!({"uri": uri})),
+                Deadline::now() + step,
+            )
+            .await;
+    }
+}
+
+/// `tasks/get` of each task a read-only call created, until it ends and
+/// once more (a finished task stays finished); the first such call again
+/// without the extension, which must not get a task; and `tasks/get`
+/// without the extension, which a server must refuse.
+async fn tasks_steps(session: &mut Session, step: Duration) {
+    let events = session.tap.all();
+    // The tools/call requests that went out, by id, for the call to repeat.
+    let calls: Vec<(Value, Value)> = events
+        .iter()
+        .filter_map(|e| {
+            let json = e.json.as_ref()?;
+            (json.get("method").and_then(Value::as_str) == Some("tools/call"))
+                .then(|| Some((json.get("id")?.clone(), json.get("params")?.clone())))?
+        })
+        .collect();
+    let mut created: Vec<(String, u64, Option<Value>)> = Vec::new();
+    for e in &events {
+        let Some(json) = e.json.as_ref() else {
+            continue;
+        };
+        let Some(result) = json.get("result") else {
+            continue;
+        };
+        let handle = result.get("resultType").and_then(Value::as_str) == Some("task")
+            || result.get("status").is_some_and(Value::is_string);
+        let Some(id) = result
+            .get("taskId")
+            .and_then(Value::as_str)
+            .filter(|_| handle)
+        else {
+            continue;
+        };
+        let wait = result
+            .get("pollIntervalMs")
+            .and_then(Value::as_u64)
+            .unwrap_or(200)
+            .clamp(50, 1_000);
+        let call = calls
+            .iter()
+            .find(|(request, _)| Some(request) == json.get("id"))
+            .map(|(_, params)| params.clone());
+        created.push((id.to_string(), wait, call));
+    }
+    for (id, wait, _) in created.iter().take(MAX_ITEMS) {
+        let mut ended = false;
+        for _ in 0..MAX_POLLS {
+            let reply = session
+                .request(
+                    "tasks/get",
+                    Some(json!({"taskId": id})),
+                    Deadline::now() + step,
+                )
+                .await;
+            let status = reply
+                .result
+                .as_ref()
+                .and_then(|r| r.get("status"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            if reply.result.is_none() || ended {
+                break;
+            }
+            if matches!(status.as_str(), "completed" | "failed" | "cancelled") {
+                // Once more: a finished task must stay finished.
+                ended = true;
+                continue;
+            }
+            tokio::time::sleep(Duration::from_millis(*wait)).await;
+        }
+    }
+    let Some(version) = session.protocol_version() else {
+        return;
+    };
+    let undeclared_meta = json!({
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    if let Some(Value::Object(mut params)) = created.iter().find_map(|(_, _, call)| call.clone()) {
+        params.insert("_meta".into(), undeclared_meta.clone());
+        let _ = session
+            .request_as_is(
+                "tools/call",
+                Some(Value::Object(params)),
+                Deadline::now() + step,
+            )
+            .await;
+    }
+    // A stream for the first task: it carries notifications/tasks only.
+    if let Some((id, _, _)) = created.first() {
+        let key = format!("task:{id}");
+        let mark = session.tap.mark();
+        let acknowledged = session
+            .listen(&key, json!({"taskIds": [id]}), Deadline::now() + step)
+            .await;
+        if acknowledged.result.is_some() {
+            let _ = session
+                .wait_notification(mark, Deadline::now() + step, |n| {
+                    n.get("method").and_then(Value::as_str) == Some("notifications/tasks")
+                })
+                .await;
+            // What the server sends with it arrives in the same moment.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let _ = session.unlisten(&key).await;
+    }
+    let undeclared = json!({
+        "taskId": created.first().map_or("mcpcheck-probe-task", |(id, _, _)| id.as_str()),
+        "_meta": undeclared_meta,
+    });
+    let _ = session
+        .request_as_is("tasks/get", Some(undeclared), Deadline::now() + step)
+        .await;
 }
 
 #[cfg(test)]

@@ -2,7 +2,10 @@
 //! that needs no test file. For one server it lists what it offers, then
 //! runs, each in its own time bound:
 //!
-//! 1. `lint` and `scan` over the listing (offline rules, no call);
+//! 1. `lint` and `scan` over the listing (offline rules, no call), and
+//!    over what it serves of the extensions: its skills (`skills/list`,
+//!    `skills/get`, their files) and the `ui://` views its tools name
+//!    (`crate::extensions::read_server`);
 //! 2. `audit`: every tool, prompt and resource called once with valid
 //!    input — never a tool that may write;
 //! 3. `conformance` in each protocol era the server offers;
@@ -515,6 +518,24 @@ async fn bounded<F: std::future::Future<Output = Outcome>>(limit: Duration, part
         .unwrap_or(Outcome::Stopped(limit))
 }
 
+/// What lint and scan read: the lists, and the skills the server declares
+/// beside them.
+fn listing_document(
+    listings: &crate::client::listing::Listings,
+    surface: &crate::extensions::Surface,
+) -> serde_json::Value {
+    let mut document = json!({
+        "tools": listings.tools,
+        "prompts": listings.prompts,
+        "resources": listings.resources,
+        "resourceTemplates": listings.templates,
+    });
+    if !surface.skills.is_empty() {
+        document["skills"] = serde_json::Value::Array(surface.skills.clone());
+    }
+    document
+}
+
 async fn examine(
     args: &DoctorArgs,
     probe_args: &ProbeArgs,
@@ -561,12 +582,8 @@ async fn examine(
         }
     };
     progress.finish_item("listing", "listed");
-    let document = json!({
-        "tools": listings.tools,
-        "prompts": listings.prompts,
-        "resources": listings.resources,
-        "resourceTemplates": listings.templates,
-    });
+    let surface = extensions_part(prober, &listings, limit, &mut parts).await;
+    let document = listing_document(&listings, &surface);
 
     tell("lint");
     let started = Instant::now();
@@ -581,7 +598,7 @@ async fn examine(
     let started = Instant::now();
     progress.start("scan");
     let servers = [(label.clone(), document.clone())];
-    let scanned = match scan::scan_listings(&servers, &scan::ScanOptions::default()) {
+    let scanned = match scan_all(&servers, &surface) {
         Ok(findings) => Outcome::of(findings),
         Err(e) => Outcome::Failed(e.to_string()),
     };
@@ -677,6 +694,50 @@ async fn examine(
     }
     summarize(&mut parts.report);
     parts.report
+}
+
+/// What the server serves of the extensions (its skills with their files,
+/// the app views its tools name), read within `limit` for lint and scan;
+/// what could not be read is a failing note, never a clean pass.
+async fn extensions_part(
+    prober: &mut Prober,
+    listings: &crate::client::listing::Listings,
+    limit: Duration,
+    parts: &mut Parts,
+) -> crate::extensions::Surface {
+    let read = crate::extensions::read_server(prober, listings);
+    let surface = match tokio::time::timeout(limit, read).await {
+        Ok(surface) => surface,
+        Err(_) => crate::extensions::Surface {
+            notes: vec![format!(
+                "the skills and app views were not read within {}",
+                crate::output::duration_text(limit)
+            )],
+            ..crate::extensions::Surface::default()
+        },
+    };
+    for note in &surface.notes {
+        parts
+            .report
+            .notes
+            .push(Note::failing(format!("{note}; it was not scanned")));
+    }
+    surface
+}
+
+/// The scan part: the listing, the skill files and the app views.
+fn scan_all(
+    servers: &[(String, serde_json::Value)],
+    surface: &crate::extensions::Surface,
+) -> std::result::Result<Vec<Finding>, scan::ScanInputError> {
+    let options = scan::ScanOptions::default();
+    let mut findings = scan::scan_listings(servers, &options)?;
+    let label = servers.first().map_or("", |(l, _)| l.as_str());
+    findings.extend(scan::scan_skill_files(label, &surface.files, &options)?);
+    for (uri, html) in &surface.views {
+        findings.extend(scan::scan_app_html(label, uri, html, &options)?);
+    }
+    Ok(findings)
 }
 
 /// `findings` located at the server `label`.

@@ -210,7 +210,12 @@ async fn lint_live(
 ) -> std::result::Result<Vec<Finding>, LintError> {
     let listings = prober.list().await?;
     listings.print_notes("lint", &prober.label());
-    let doc = document(&listings);
+    let mut doc = document(&listings);
+    // The skills a server declares are judged beside its lists.
+    let skills = crate::extensions::lint_skills(prober).await;
+    if !skills.is_empty() {
+        doc["skills"] = Value::Array(skills);
+    }
     let mut findings = lint::lint_listing(&doc, options)?;
     if args.detect_nondeterminism {
         let again = document(&prober.list().await?);

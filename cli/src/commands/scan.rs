@@ -1,7 +1,9 @@
 //! `mcpcheck scan`: the offline tool-surface security scan of
 //! `mcpcheck_core::scan` over one or several servers: live ones (`--server`,
 //! `--url`, or a client's `mcpServers` config), or saved listings. Listing
-//! is all this command does with a server: no tool is called.
+//! is all this command does with a server: no tool is called. A live
+//! server's skills and app views are read too (`skills/list`,
+//! `resources/read`), and skills kept as folders are read with `--skill`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,7 +38,7 @@ enum FailOn {
 /// deterministic, without calling any tool.
 #[derive(Debug, Args)]
 #[command(
-    group(clap::ArgGroup::new("source").required(true).multiple(true).args(["servers", "urls", "listings", "config"])),
+    group(clap::ArgGroup::new("source").required(true).multiple(true).args(["servers", "urls", "listings", "config", "skills"])),
     group(clap::ArgGroup::new("live").multiple(true).args(["servers", "urls", "config"])),
     after_help = concat!("Exit status: 0 no finding at --fail-on or above; 1 one at least, or a \
 server could not be reached; 2 a usage error (an unreadable listing or config, an unknown \
@@ -66,6 +68,12 @@ pub struct ScanArgs {
     /// wrapping one, or a list of those for several servers.
     #[arg(long = "listing", value_name = "FILE")]
     listings: Vec<PathBuf>,
+
+    /// A skill to scan (repeatable): a SKILL.md or any file of a skill, or
+    /// a folder, whose skills (folders with a SKILL.md, at any depth) are
+    /// read with every text file beside and below their SKILL.md.
+    #[arg(long = "skill", value_name = "DIR_OR_FILE")]
+    skills: Vec<PathBuf>,
 
     /// A client config in the usual shape, `{"mcpServers": {NAME: {"command",
     /// "args", "env"} | {"url", "headers"}}}`: its own text (commands, args,
@@ -119,6 +127,18 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
     for path in &args.listings {
         servers.extend(read_listings(path)?);
     }
+    let mut skills_read: Vec<String> = Vec::new();
+    let mut extension_findings = Vec::new();
+    for path in &args.skills {
+        let label = display(path);
+        let files =
+            crate::extensions::read_folder(path).map_err(|e| Error::Usage(e.to_string()))?;
+        extension_findings.extend(
+            scan::scan_skill_files(&label, &files, &options)
+                .map_err(|e| Error::Usage(e.to_string()))?,
+        );
+        skills_read.push(label);
+    }
     let mut endpoints = endpoints(args)?;
     let mut findings = Vec::new();
     // Hides what `${VAR}` expanded to, in every line printed.
@@ -150,17 +170,33 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
         }
     }
     let mut failures = Vec::new();
+    let mut surfaces = Vec::new();
     if !endpoints.is_empty() {
-        let (listed, failed) = list_live(endpoints, args.timeout, &redactor)?;
+        let (listed, failed, read) = list_live(endpoints, args.timeout, &redactor)?;
         servers.extend(listed);
         failures = failed;
+        surfaces = read;
     }
     findings
         .extend(scan::scan_listings(&servers, &options).map_err(|e| Error::Usage(e.to_string()))?);
+    for (label, surface) in &surfaces {
+        extension_findings.extend(
+            scan::scan_skill_files(label, &surface.files, &options)
+                .map_err(|e| Error::Usage(e.to_string()))?,
+        );
+        for (uri, html) in &surface.views {
+            extension_findings.extend(
+                scan::scan_app_html(label, uri, html, &options)
+                    .map_err(|e| Error::Usage(e.to_string()))?,
+            );
+        }
+    }
+    findings.extend(extension_findings);
     // A report of nothing judged would read as a clean scan: when no
     // listing could be read (and no config was given), only the failures
     // are said.
-    if servers.is_empty() && args.config.is_none() && !failures.is_empty() {
+    if servers.is_empty() && args.config.is_none() && skills_read.is_empty() && !failures.is_empty()
+    {
         for failure in &failures {
             err(&redactor.redact_str(&format!(
                 "mcpcheck scan: {failure}; what it offers was not scanned\n"
@@ -169,11 +205,24 @@ pub fn main(args: &ScanArgs) -> Result<ExitCode> {
         return Ok(verdict(false));
     }
     let mut report = scan::report(findings, fail_on, &servers);
+    if !skills_read.is_empty() {
+        let mut subject: Vec<String> = servers.iter().map(|(l, _)| l.clone()).collect();
+        subject.extend(skills_read);
+        report.subject = subject.join(", ");
+    }
     report.artifact = args
         .listings
         .first()
         .or(args.config.as_ref())
+        .or(args.skills.first())
         .map(|p| display(p));
+    for (label, surface) in &surfaces {
+        for note in &surface.notes {
+            report.notes.push(Note::failing(format!(
+                "{label}: {note}; it was not scanned"
+            )));
+        }
+    }
     // What could not be listed was not scanned: never a clean pass. The
     // reasons go to stderr (with what `${VAR}` expanded to hidden); the
     // report says how many.
@@ -499,9 +548,14 @@ enum ExpandError {
     Unset(String),
 }
 
-/// The listings of the servers that could be listed (by label), and a
-/// message for each that could not (reached, or read).
-type Listed = (Vec<(String, Value)>, Vec<String>);
+/// The listings of the servers that could be listed (by label), a message
+/// for each that could not (reached, or read), and what each listed server
+/// serves of the extensions (its skills' files, its app views).
+type Listed = (
+    Vec<(String, Value)>,
+    Vec<String>,
+    Vec<(String, crate::extensions::Surface)>,
+);
 
 /// List every server; what is said of each (its failure, its notes) is
 /// passed through `redactor` first.
@@ -519,6 +573,7 @@ fn list_live(
         crate::signals::clean_up_on_interrupt();
         let mut listed = Vec::new();
         let mut failures = Vec::new();
+        let mut surfaces = Vec::new();
         for (label, prober) in &mut probers {
             match prober.list().await {
                 Ok(l) => {
@@ -526,6 +581,10 @@ fn list_live(
                         err(&redactor
                             .redact_str(&format!("mcpcheck scan: {label}: note: {note}\n")));
                     }
+                    surfaces.push((
+                        label.clone(),
+                        crate::extensions::read_server(prober, &l).await,
+                    ));
                     listed.push((
                         label.clone(),
                         json!({"tools": l.tools, "prompts": l.prompts, "resources": l.resources,
@@ -536,7 +595,7 @@ fn list_live(
             }
             prober.close().await;
         }
-        (listed, failures)
+        (listed, failures, surfaces)
     }))
 }
 

@@ -207,6 +207,74 @@ pub enum Fault {
     /// capture host, do not tell the user), as a poisoned page or record
     /// passed on by a tool would be.
     InjectedAnswers,
+    // The extensions (`tasks.rs`, `skills.rs`, `apps.rs`; docs/extensions.md):
+    // one fault per rule of the extension invariants.
+    /// 2026-07-28 tools/call of a task tool: a CreateTaskResult even when
+    /// the request did not declare the tasks extension.
+    TaskWithoutExtension,
+    /// 2026-07-28 tools/call of a task tool: the CreateTaskResult says
+    /// resultType "complete" instead of "task".
+    TaskResultType,
+    /// tasks/get of a completed task: every other answer says "working"
+    /// again, a terminal task leaving its terminal state.
+    TaskIllegalTransition,
+    /// tasks/get and notifications/tasks of a terminal task: a completed
+    /// task without its result, a failed one without its error.
+    TaskHiddenResult,
+    /// subscriptions/listen asking for taskIds: the stream also carries a
+    /// notifications/progress and a notifications/message per task update.
+    TaskStreamProgress,
+    /// Every task: pollIntervalMs is 0.
+    TaskPollInterval,
+    /// skills/get: answered -32601, though the skills extension is declared.
+    SkillsNoGet,
+    /// initialize and server/discover: the skills extension is declared
+    /// without the resources capability (resources are still served).
+    SkillsWithoutResources,
+    /// skills/list, with --page-size: each page repeats the last entry of
+    /// the page before it.
+    SkillsSplitEntry,
+    /// skills/list and skills/get: the code-review manifest leaves out its
+    /// own SKILL.md.
+    SkillsIncompleteManifest,
+    /// skills/list and skills/get: the digest of the code-review checklist
+    /// is that of other bytes.
+    SkillsWrongDigest,
+    /// skills/list and skills/get: the size of the code-review checklist is
+    /// one byte more than its bytes.
+    SkillsWrongSize,
+    /// skills/list and skills/get: the code-review manifest names a file
+    /// outside the skill's directory.
+    SkillsOutsideRoot,
+    /// skills/list and skills/get: one more skill, `bulk-data`, with 513
+    /// files and just over 16 MiB in all.
+    SkillsOversized,
+    /// skills/list and skills/get: the code-review frontmatter names the
+    /// skill `code-reviewer`, not its path segment.
+    SkillsNameMismatch,
+    /// skills/list and skills/get: the code-review frontmatter metadata
+    /// carries a key under the reserved io.modelcontextprotocol/ prefix.
+    SkillsReservedMetadata,
+    /// skills/get of a URI that names no skill: -32002 instead of -32602.
+    SkillsUnknownUri,
+    /// tools/list: the dashboard tool's resourceUri names a ui:// resource
+    /// that does not exist.
+    AppMissingResource,
+    /// resources/list and resources/read of the dashboard: mimeType
+    /// text/html, without the mcp-app profile.
+    AppWrongMime,
+    /// resources/read of the dashboard: a fragment, not an HTML5 document.
+    AppNotHtml,
+    /// resources/list and resources/read of the dashboard: a CSP
+    /// connectDomains entry with a path.
+    AppBadCsp,
+    /// tools/list: the dashboard tool's visibility lists "apps", not "app".
+    AppBadVisibility,
+    /// tools/list: the dashboard tool names its UI with the deprecated flat
+    /// _meta["ui/resourceUri"] instead of _meta.ui.resourceUri.
+    AppFlatMeta,
+    /// tools/call of the dashboard tool: an empty content array.
+    AppEmptyContent,
 }
 
 /// What `injected-answers` appends to every echo answer.

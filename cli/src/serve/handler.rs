@@ -123,6 +123,7 @@ impl Session {
 
     fn tools(&self) -> Vec<rmcp::model::Tool> {
         let mut tools = tools::builtin();
+        tools.extend(super::extensions::tools(&self.shared.faults));
         if self.fault(Fault::BuggyTools) {
             tools.extend(tools::buggy());
         }
@@ -235,6 +236,11 @@ impl Session {
             "roots" => roots(args, context).await,
             "add_tool" => self.add_tool(args, context).await,
             "whoami" => Args::new(args, &[]).map(|_| text(self.identity(context).as_str())),
+            super::apps::TOOL => {
+                let result = super::apps::App::new(&self.shared.faults).call();
+                return serde_json::from_value(result)
+                    .map_err(|e| McpError::internal_error(e.to_string(), None));
+            }
             super::faults::HIDDEN_TOOL if self.fault(Fault::HiddenTool) => {
                 Args::new(args, &["command"]).and_then(|a| {
                     let command = a.string("command", Some(""))?;
@@ -592,6 +598,7 @@ impl ServerHandler for Session {
         if self.fault(Fault::ToolsWithoutCapability) {
             capabilities.tools = None;
         }
+        super::extensions::declare(&mut capabilities, &self.shared.faults);
         ServerConfig::new(capabilities)
             .with_protocol_version(NEWEST_REVISION)
             .with_server_info(
@@ -746,12 +753,11 @@ impl ServerHandler for Session {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let (resources, next) = catalog::paginate(
-            catalog::resources(),
-            cursor(request.as_ref()),
-            self.shared.page_size,
-        )
-        .map_err(invalid_cursor)?;
+        let mut all = catalog::resources();
+        all.extend(super::extensions::resources(&self.shared.faults));
+        let (resources, next) =
+            catalog::paginate(all, cursor(request.as_ref()), self.shared.page_size)
+                .map_err(invalid_cursor)?;
         let mut result = ListResourcesResult::with_all_items(resources);
         result.next_cursor = next;
         Ok(result)
@@ -773,7 +779,9 @@ impl ServerHandler for Session {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let calls = self.state().calls;
-        match catalog::read(&request.uri, calls) {
+        let read = catalog::read(&request.uri, calls)
+            .or_else(|| super::extensions::read(&self.shared.faults, &request.uri));
+        match read {
             Some(contents) => Ok(ReadResourceResponse::Complete(ReadResourceResult::new(
                 vec![contents],
             ))),
@@ -786,7 +794,9 @@ impl ServerHandler for Session {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        if !catalog::resource_exists(&request.uri) {
+        if !catalog::resource_exists(&request.uri)
+            && !super::extensions::exists(&self.shared.faults, &request.uri)
+        {
             return Err(not_found(&request.uri));
         }
         self.state().subscriptions.insert(request.uri);
@@ -835,6 +845,53 @@ impl ServerHandler for Session {
         let completion = CompletionInfo::with_all_values(values)
             .map_err(|e| McpError::internal_error(e, None))?;
         Ok(CompleteResult::new(completion))
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListSkillsResult, McpError> {
+        let catalogue = super::skills::Catalogue::new(&self.shared.faults);
+        let page = catalogue
+            .list(cursor(request.as_ref()), self.shared.page_size)
+            .map_err(|why| McpError::invalid_params(why.to_string(), None))?;
+        super::skills::typed(page).map_err(|e| McpError::internal_error(e.to_string(), None))
+    }
+
+    async fn get_skill(
+        &self,
+        request: rmcp::model::GetSkillRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetSkillResult, McpError> {
+        let catalogue = super::skills::Catalogue::new(&self.shared.faults);
+        match catalogue.get(&request.uri) {
+            Ok(found) => super::skills::typed(found)
+                .map_err(|e| McpError::internal_error(e.to_string(), None)),
+            Err((code, message)) => Err(McpError::new(
+                rmcp::model::ErrorCode(code as i32),
+                message,
+                Some(json!({ "uri": request.uri })),
+            )),
+        }
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: rmcp::model::ReadResourceDirectoryRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceDirectoryResult, McpError> {
+        let catalogue = super::skills::Catalogue::new(&self.shared.faults);
+        let page = catalogue
+            .directory(
+                &request.uri,
+                request.cursor.as_deref(),
+                self.shared.page_size,
+            )
+            .map_err(|why| {
+                McpError::invalid_params(why.to_string(), Some(json!({ "uri": request.uri })))
+            })?;
+        super::skills::typed(page).map_err(|e| McpError::internal_error(e.to_string(), None))
     }
 
     async fn set_level(

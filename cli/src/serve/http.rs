@@ -746,7 +746,7 @@ impl<S: ServerHandler + Send + 'static> App<S> {
         };
         let mut reply = match done {
             Ok(modern::Outcome::Reply(reply)) => reply,
-            Ok(modern::Outcome::Listen(listen)) => return listen_stream(listen),
+            Ok(modern::Outcome::Listen(listen)) => return listen_stream(*listen),
             Err(_) => return plain(StatusCode::INTERNAL_SERVER_ERROR, "the request failed"),
         };
         // Notifications sent just before the task ended come first.

@@ -13,9 +13,13 @@
 //! handshake, `_meta` on every request) in front of the same handler; the
 //! transports pick the era per message.
 
+/// The extensions: MCP Apps (`apps`), Skills (`skills`), Tasks (`tasks`),
+/// and what the handler serves of them (`extensions`).
+pub mod apps;
 pub mod audit;
 pub mod auth;
 mod catalog;
+pub mod extensions;
 pub mod faults;
 /// The official conformance suite's fixture surface, beside the server's own
 /// catalogue: `fixtures` holds the data, `fixtures_calls` the tools that talk
@@ -28,5 +32,7 @@ mod legacy;
 pub mod modern;
 mod notes;
 pub mod oauth;
+pub mod skills;
 pub mod stdio;
+pub mod tasks;
 mod tools;

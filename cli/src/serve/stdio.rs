@@ -155,7 +155,7 @@ impl Front {
                         let _ = out.send(message.to_string());
                     }
                 }
-                modern::Outcome::Listen(listen) => stream_listen(listen, &out, &closed).await,
+                modern::Outcome::Listen(listen) => stream_listen(*listen, &out, &closed).await,
             }
         });
         self.running.retain(|_, task| !task.is_finished());

@@ -356,7 +356,7 @@ pub fn text(result: &CallToolResult) -> String {
 
 /// `tools/list` of a plain `mcpcheck serve`: its own tools, then the
 /// official conformance suite's fixtures.
-pub const TOOL_NAMES: [&str; 29] = [
+pub const TOOL_NAMES: [&str; 30] = [
     "echo",
     "add",
     "lorem",
@@ -386,6 +386,7 @@ pub const TOOL_NAMES: [&str; 29] = [
     "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums",
     "json_schema_2020_12_tool",
+    "dashboard",
 ];
 
 /// Walks through every tool, prompt, resource and completion of the server
@@ -667,7 +668,10 @@ async fn check_resources(connection: &mut Connection) {
             "mcpcheck://calls",
             "test://static-text",
             "test://static-binary",
-            "test://watched-resource"
+            "test://watched-resource",
+            "skill://mcpcheck/code-review/SKILL.md",
+            "skill://mcpcheck/release-notes/SKILL.md",
+            "ui://mcpcheck/dashboard.html"
         ]
     );
     let templates = within(

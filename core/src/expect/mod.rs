@@ -40,6 +40,7 @@
 pub(crate) mod args;
 mod derived;
 mod events;
+mod extensions;
 mod json;
 mod list;
 mod mcp_assert;

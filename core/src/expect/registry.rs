@@ -10,7 +10,7 @@
 //! from this table, so a key cannot be listed without a compile function, nor
 //! compiled without being documented.
 
-use super::{Input, events, json, list, mcp_assert, trajectory};
+use super::{Input, events, extensions, json, list, mcp_assert, trajectory};
 use crate::check::{Check, Matcher, Wording};
 use crate::read::LoadCx;
 
@@ -462,6 +462,30 @@ pub static VOCABULARY: &[KeyDef] = &[
         doc: r#"the same, when some `json.results[*].file` starts with `people/` or `documents/`"#,
         wording: Wording::Plain,
         compile: Compile::Map(json::if_sensitive_results),
+    },
+    KeyDef {
+        name: "task_status",
+        family: Family::Json,
+        value: r#"string"#,
+        doc: r#"`assert_task`: the task ended with this status (`completed`, `failed`, `cancelled`; with `then: none`, the one it began with)"#,
+        wording: Wording::Field("task status"),
+        compile: Compile::Map(extensions::task_status),
+    },
+    KeyDef {
+        name: "digests_match",
+        family: Family::Json,
+        value: r#"`true`"#,
+        doc: r#"`assert_skills`: every file of the manifests was read, with the digest and size the manifest gives"#,
+        wording: Wording::Field("manifest problems"),
+        compile: Compile::Map(extensions::digests_match),
+    },
+    KeyDef {
+        name: "app_valid",
+        family: Family::Json,
+        value: r#"`true`"#,
+        doc: r#"`assert_app`: the tool's UI metadata, the `ui://` resource and its HTML break no rule of MCP Apps"#,
+        wording: Wording::Field("app problems"),
+        compile: Compile::Map(extensions::app_valid),
     },
     KeyDef {
         name: "min_messages",

@@ -188,6 +188,8 @@ fn applies(rule: Rule, stateless: bool) -> bool {
         | Rule::CachingHints
         | Rule::TraceContext
         | Rule::ResourceNotFound => stateless,
+        // The tasks extension is negotiated per request, from 2026-07-28.
+        r if (Rule::TaskUndeclared..=Rule::TaskPollInterval).contains(&r) => stateless,
         _ => true,
     }
 }

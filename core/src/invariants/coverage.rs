@@ -105,7 +105,11 @@ pub fn exercised(session: &Session<'_>) -> Vec<Rule> {
         });
         seen.discover_compared = super::modern::discover_compared(&ctx);
     }
-    seen.rules(&ctx)
+    let mut rules = seen.rules(&ctx);
+    super::tasks::exercised(&ctx, &mut rules);
+    super::skills::exercised(&ctx, &mut rules);
+    super::apps::exercised(&ctx, &mut rules);
+    rules
 }
 
 /// What a session contained, as far as the rules care.

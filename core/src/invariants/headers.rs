@@ -36,6 +36,8 @@ pub(crate) fn named(method: &str, params: Option<&Value>) -> Option<Option<Strin
     let field = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        // The tasks extension routes by task (SEP-2663).
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
     Some(

@@ -13,6 +13,9 @@
 //! a findings report for the one set of renderers; the
 //! JSON form is versioned (`"version": 1`, see `docs/capture.md`).
 
+/// MCP Apps: the checks of one tool or `ui://` resource, shared with lint
+/// and the runner.
+pub mod apps;
 mod capability;
 mod composition;
 mod conformance;
@@ -30,8 +33,10 @@ pub(crate) mod rules;
 mod schema;
 mod schema_patch;
 mod session;
+pub(crate) mod skills;
 #[cfg(not(target_family = "wasm"))]
 mod tape;
+mod tasks;
 pub(crate) mod tools;
 
 pub use crate::findings::RuleInfo;
@@ -117,6 +122,18 @@ pub(crate) struct Sink {
 }
 
 impl Sink {
+    /// An empty sink, for a check run outside a session (lint's).
+    pub(crate) fn new() -> Sink {
+        Sink {
+            findings: Vec::new(),
+        }
+    }
+
+    /// What the rules found.
+    pub(crate) fn into_findings(self) -> Vec<Finding> {
+        self.findings
+    }
+
     pub(crate) fn push(&mut self, rule: Rule, exchange: Option<usize>, message: String) {
         let location = Location {
             exchange,
@@ -205,6 +222,10 @@ fn check_with(capture: &Capture<'_>, schemas: &mut schema::SchemaCache) -> Repor
         envelope::request_answered(&ctx, out);
         schema::schema_family(&ctx, schemas, out);
         modern::stateless_requests(&ctx, out);
+        // The extensions: tasks, skills, MCP Apps.
+        tasks::tasks(&ctx, out);
+        skills::skills(&ctx, out);
+        apps::apps(&ctx, out);
         let mut findings = sink.findings;
         // Stable: findings of one rule at one exchange keep the order the rule found
         // them in.

@@ -621,6 +621,12 @@ fn listen_filters(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
             .and_then(Value::as_array)
             .map(|l| l.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
+        // The tasks extension's filter: `notifications/tasks` of these tasks.
+        let task_ids: Vec<&str> = asked
+            .get("taskIds")
+            .and_then(Value::as_array)
+            .map(|l| l.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
         let tag = |note: &Message<'_>| {
             json::path(note.text(), &["params", "_meta", META_SUBSCRIPTION_ID])
                 .and_then(json::to_value)
@@ -641,13 +647,11 @@ fn listen_filters(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
                         more.push(key.to_string());
                     }
                 }
-                if let Some(list) = agreed
-                    .get("resourceSubscriptions")
-                    .and_then(Value::as_array)
-                {
-                    for uri in list.iter().filter_map(Value::as_str) {
-                        if !uris.contains(&uri) {
-                            more.push(format!("resourceSubscriptions {uri:?}"));
+                for (key, asked_for) in [("resourceSubscriptions", &uris), ("taskIds", &task_ids)] {
+                    let agreed_to = agreed.get(key).and_then(Value::as_array);
+                    for item in agreed_to.into_iter().flatten().filter_map(Value::as_str) {
+                        if !asked_for.contains(&item) {
+                            more.push(format!("{key} {item:?}"));
                         }
                     }
                 }
@@ -672,6 +676,11 @@ fn listen_filters(ctx: &SessionCtx<'_, '_>, out: &mut Sink) {
                 "notifications/resources/updated" => json::path(note.text(), &["params", "uri"])
                     .and_then(json::as_str)
                     .is_some_and(|u| uris.contains(&u.as_ref())),
+                "notifications/tasks" => json::path(note.text(), &["params", "taskId"])
+                    .and_then(json::as_str)
+                    .is_some_and(|t| task_ids.contains(&t.as_ref())),
+                // On a stream for tasks these are INV-104's to judge.
+                "notifications/progress" | "notifications/message" if !task_ids.is_empty() => true,
                 m => match FILTER.iter().find(|(_, n)| *n == m) {
                     Some((key, _)) => wants(key),
                     // Request-scoped notifications (progress, log messages) never

@@ -102,10 +102,60 @@ pub enum Rule {
     ResourceNotFound,
     /// INV-057: the recommended codes for an unknown prompt and (handshake era) resource.
     NotFoundCodes,
+    // The extensions (INV-1NN; `tasks.rs`, `skills.rs`, `apps.rs`): their rows
+    // come after the hazards' in INFOS.
+    /// INV-100: no CreateTaskResult or tasks/* answer without the declared extension.
+    TaskUndeclared,
+    /// INV-101: resultType task on task handles, complete on tasks/* answers.
+    TaskResultType,
+    /// INV-102: a legal task lifecycle.
+    TaskLifecycle,
+    /// INV-103: terminal states surfaced.
+    TaskTerminal,
+    /// INV-104: no progress or log messages on the task stream.
+    TaskStream,
+    /// INV-105: a sane pollIntervalMs.
+    TaskPollInterval,
+    /// INV-110: declaring skills commits to skills/list and skills/get.
+    SkillsMethods,
+    /// INV-111: skills require resources.
+    SkillsResources,
+    /// INV-112: entries atomic across pages.
+    SkillsAtomic,
+    /// INV-113: complete manifests.
+    SkillsManifest,
+    /// INV-114: digests that match the bytes.
+    SkillsDigest,
+    /// INV-115: sizes that match the bytes.
+    SkillsSize,
+    /// INV-116: URIs inside the skill root.
+    SkillsRoot,
+    /// INV-117: at most 512 entries and 16 MiB.
+    SkillsLimits,
+    /// INV-118: the frontmatter name equals the path segment.
+    SkillsName,
+    /// INV-119: the reserved io.modelcontextprotocol/ prefix.
+    SkillsReservedPrefix,
+    /// INV-120: an unknown URI gets -32602.
+    SkillsUnknownUri,
+    /// INV-130: resourceUri names an existing ui:// resource.
+    AppResource,
+    /// INV-131: mimeType text/html;profile=mcp-app.
+    AppMimeType,
+    /// INV-132: the payload is an HTML5 document.
+    AppHtml,
+    /// INV-133: CSP lists are origins.
+    AppCsp,
+    /// INV-134: visibility within {model, app}.
+    AppVisibility,
+    /// INV-135: the deprecated flat ui/resourceUri.
+    AppFlatMeta,
+    /// INV-136: a tool with a UI still returns content.
+    AppContent,
 }
 
 /// Every rule, in ID order.
-pub const ALL: [Rule; 44] = [
+pub const ALL: [Rule; 68] = [
     Rule::InitializeFirst,
     Rule::InitializedFollows,
     Rule::ListNeedsCapability,
@@ -150,13 +200,43 @@ pub const ALL: [Rule; 44] = [
     Rule::Deprecated,
     Rule::ResourceNotFound,
     Rule::NotFoundCodes,
+    Rule::TaskUndeclared,
+    Rule::TaskResultType,
+    Rule::TaskLifecycle,
+    Rule::TaskTerminal,
+    Rule::TaskStream,
+    Rule::TaskPollInterval,
+    Rule::SkillsMethods,
+    Rule::SkillsResources,
+    Rule::SkillsAtomic,
+    Rule::SkillsManifest,
+    Rule::SkillsDigest,
+    Rule::SkillsSize,
+    Rule::SkillsRoot,
+    Rule::SkillsLimits,
+    Rule::SkillsName,
+    Rule::SkillsReservedPrefix,
+    Rule::SkillsUnknownUri,
+    Rule::AppResource,
+    Rule::AppMimeType,
+    Rule::AppHtml,
+    Rule::AppCsp,
+    Rule::AppVisibility,
+    Rule::AppFlatMeta,
+    Rule::AppContent,
 ];
 
 impl Rule {
     /// The rule's published description.
     pub fn info(self) -> &'static RuleInfo {
-        // One row per variant, in declaration order (the test below holds them to it).
-        &INFOS[self as usize]
+        // One row per variant, in declaration order (the test below holds them to
+        // it); the extensions' rows follow the hazards'.
+        let index = self as usize;
+        if index >= Rule::FIRST_EXTENSION as usize {
+            &INFOS[index + HAZARDS.len()]
+        } else {
+            &INFOS[index]
+        }
     }
 
     /// `INV-NNN`.
@@ -168,13 +248,16 @@ impl Rule {
     pub fn category(self) -> &'static str {
         self.info().category
     }
+
+    /// The first rule of the extensions (tasks, skills, apps).
+    pub const FIRST_EXTENSION: Rule = Rule::TaskUndeclared;
 }
 
 /// What every invariant shares.
 const BASE: RuleInfo = RuleInfo::of(Family::Invariants);
 
 /// The rows, in the order of [`Rule`]'s variants.
-pub const INFOS: [RuleInfo; 46] = [
+pub const INFOS: [RuleInfo; 70] = [
     RuleInfo {
         code: "INV-001",
         level: Level::Error,
@@ -779,7 +862,7 @@ pub const INFOS: [RuleInfo; 46] = [
         level: Level::Error,
         severity: Severity::High,
         title: crate::findings::prose!(
-            "Over HTTP, a 2026-07-28 request whose Mcp-Method header is missing or differs from its method, or whose Mcp-Name header is missing or differs from params.name (params.uri for resources/read) on tools/call, prompts/get and resources/read, is refused with -32020 and status 400."
+            "Over HTTP, a 2026-07-28 request whose Mcp-Method header is missing or differs from its method, or whose Mcp-Name header is missing or differs from params.name (params.uri for resources/read, params.taskId for the tasks extension) on tools/call, prompts/get, resources/read and tasks/get, tasks/update and tasks/cancel, is refused with -32020 and status 400."
         ),
         rationale: crate::findings::prose!(
             "Gateways route and authorize on the mirrored headers while the server executes the body: a server that serves a request whose headers say something else lets a request be routed as one method or tool and run as another."
@@ -1011,6 +1094,463 @@ pub const INFOS: [RuleInfo; 46] = [
         aliases: &["shared-transport-id-collision"],
         ..BASE
     },
+    // The extensions, after the hazards (INV-1NN).
+    RuleInfo {
+        code: "INV-100",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A server returns a CreateTaskResult, and answers tasks/get, tasks/update and tasks/cancel, only to a request that declared the io.modelcontextprotocol/tasks extension."
+        ),
+        rationale: crate::findings::prose!(
+            "A server returns a CreateTaskResult, and answers tasks/get, tasks/update and tasks/cancel, only to a request that declared the io.modelcontextprotocol/tasks extension."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2663 (ext-tasks specification/2026-07-28/tasks) §Capability Negotiation; §Error Handling (-32021 for non-declaring clients)"
+        ),
+        fix: crate::findings::prose!(
+            "Check the request's clientCapabilities.extensions for io.modelcontextprotocol/tasks: without it, run the tool and return its result, or refuse with -32021 naming the extension in requiredCapabilities."
+        ),
+        category: "tasks",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-101",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A CreateTaskResult carries resultType \"task\", only a tools/call result does, and the answers to tasks/get, tasks/update and tasks/cancel carry resultType \"complete\" (the acks no task fields)."
+        ),
+        rationale: crate::findings::prose!(
+            "A CreateTaskResult carries resultType \"task\", only a tools/call result does, and the answers to tasks/get, tasks/update and tasks/cancel carry resultType \"complete\" (the acks no task fields)."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2663 (ext-tasks specification/2026-07-28/tasks) §Polymorphic Results; §Task Polling; §Task Update Requests; §Task Cancellation"
+        ),
+        fix: crate::findings::prose!(
+            "Set resultType to \"task\" on a CreateTaskResult and nowhere else; answer tasks/get with resultType \"complete\", and tasks/update and tasks/cancel with an empty {\"resultType\": \"complete\"}."
+        ),
+        category: "tasks",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-102",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A task's status is one of working, input_required, completed, failed and cancelled, and once terminal it never changes."
+        ),
+        rationale: crate::findings::prose!(
+            "A task's status is one of working, input_required, completed, failed and cancelled, and once terminal it never changes."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2663 (ext-tasks specification/2026-07-28/tasks) §Task Status (state diagram)"
+        ),
+        fix: crate::findings::prose!(
+            "Move a task only from working or input_required; once completed, failed or cancelled, report that status on every later tasks/get and notification."
+        ),
+        category: "tasks",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-103",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A completed task carries its result, a failed one its JSON-RPC error (and no result), an input_required one its inputRequests; a CreateTaskResult carries none of them."
+        ),
+        rationale: crate::findings::prose!(
+            "A completed task carries its result, a failed one its JSON-RPC error (and no result), an input_required one its inputRequests; a CreateTaskResult carries none of them."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2663 (ext-tasks specification/2026-07-28/tasks) §Task Polling (Response); §Error Handling (Task Execution Errors); §Task Creation"
+        ),
+        fix: crate::findings::prose!(
+            "Inline the tool result on a completed task, the error (code and message) on a failed one, the outstanding requests on an input_required one, and keep them off the CreateTaskResult."
+        ),
+        category: "tasks",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-104",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "No notifications/progress or notifications/message is sent on a subscriptions/listen stream for tasks."
+        ),
+        rationale: crate::findings::prose!(
+            "No notifications/progress or notifications/message is sent on a subscriptions/listen stream for tasks."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2663 (ext-tasks specification/2026-07-28/tasks) §Task Status Notifications"
+        ),
+        fix: crate::findings::prose!(
+            "Send only notifications/tasks on a stream that asked for taskIds; report progress in the task's statusMessage instead."
+        ),
+        category: "tasks",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-105",
+        level: Level::Error,
+        severity: Severity::Medium,
+        title: crate::findings::prose!(
+            "A task's ttlMs is null or a positive integer, and its pollIntervalMs, when given, a positive integer no greater than its ttlMs."
+        ),
+        rationale: crate::findings::prose!(
+            "A task's ttlMs is null or a positive integer, and its pollIntervalMs, when given, a positive integer no greater than its ttlMs."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2663 (ext-tasks specification/2026-07-28/tasks) §Tasks (ttlMs, pollIntervalMs: integer milliseconds)"
+        ),
+        fix: crate::findings::prose!(
+            "Give pollIntervalMs as a whole number of milliseconds above 0 and below the task's time to live, and ttlMs as a positive integer or null."
+        ),
+        category: "tasks",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-110",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A server that declares io.modelcontextprotocol/skills answers skills/list and skills/get."
+        ),
+        rationale: crate::findings::prose!(
+            "A server that declares io.modelcontextprotocol/skills answers skills/list and skills/get."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §Capability (declaring the extension commits the server to both methods)"
+        ),
+        fix: crate::findings::prose!(
+            "Serve skills/list and skills/get whenever the extension is declared, or stop declaring it."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-111",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A server that declares io.modelcontextprotocol/skills also declares the resources capability."
+        ),
+        rationale: crate::findings::prose!(
+            "A server that declares io.modelcontextprotocol/skills also declares the resources capability."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §Capability (skill files are served through resources/read)"
+        ),
+        fix: crate::findings::prose!(
+            "Declare the resources capability beside the skills extension, and serve the skill files through resources/read."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-112",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "No skill entry of a skills/list listing is split across pages: each skill URI appears on one page only."
+        ),
+        rationale: crate::findings::prose!(
+            "No skill entry of a skills/list listing is split across pages: each skill URI appears on one page only."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §skills/list (an entry is atomic)"
+        ),
+        fix: crate::findings::prose!(
+            "Put each skill entry, with its whole resources manifest, on exactly one page."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-113",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A skill entry carries its uri, a frontmatter with a name and a description, and resources: \"dynamic\" or a complete manifest of {uri, digest, size} that lists the SKILL.md and each file once."
+        ),
+        rationale: crate::findings::prose!(
+            "A skill entry carries its uri, a frontmatter with a name and a description, and resources: \"dynamic\" or a complete manifest of {uri, digest, size} that lists the SKILL.md and each file once."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §Skill entries; §resources (complete, SKILL.md included)"
+        ),
+        fix: crate::findings::prose!(
+            "Give every entry uri, frontmatter (name, description) and resources; list every file of the skill once, SKILL.md first among them, or say \"dynamic\"."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-114",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "Each digest of a skill manifest is sha256: and 64 lowercase hex digits, the SHA-256 of the file's bytes as resources/read serves them."
+        ),
+        rationale: crate::findings::prose!(
+            "Each digest of a skill manifest is sha256: and 64 lowercase hex digits, the SHA-256 of the file's bytes as resources/read serves them."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §resources (digest: SHA-256 of the raw bytes)"
+        ),
+        fix: crate::findings::prose!(
+            "Compute each digest from the bytes resources/read serves, formatted sha256:{64 lowercase hex}, and update it whenever the file changes."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-115",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "Each size of a skill manifest is a non-negative integer, the length in bytes of the file as resources/read serves it."
+        ),
+        rationale: crate::findings::prose!(
+            "Each size of a skill manifest is a non-negative integer, the length in bytes of the file as resources/read serves it."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §resources (size: the length of the raw bytes)"
+        ),
+        fix: crate::findings::prose!(
+            "Give each size as the byte length of the file resources/read serves (UTF-8 bytes for text)."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-116",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "Each URI of a skill manifest is the skill's SKILL.md or a file inside the skill's directory."
+        ),
+        rationale: crate::findings::prose!(
+            "Each URI of a skill manifest is the skill's SKILL.md or a file inside the skill's directory."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §resources (each uri is within the skill)"
+        ),
+        fix: crate::findings::prose!(
+            "List only the files under the directory of the skill's SKILL.md; serve shared files inside each skill that uses them."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-117",
+        level: Level::Warning,
+        severity: Severity::Medium,
+        title: crate::findings::prose!(
+            "A skill has at most 512 manifest entries and at most 16 MiB (16,777,216 bytes) of files in all."
+        ),
+        rationale: crate::findings::prose!(
+            "A skill has at most 512 manifest entries and at most 16 MiB (16,777,216 bytes) of files in all."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §Limits (servers SHOULD NOT serve larger skills)"
+        ),
+        fix: crate::findings::prose!(
+            "Split a skill that is larger into several, or leave bulky data out of the skill and fetch it when needed."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-118",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "The final path segment of a skill's URI (before /SKILL.md) equals its frontmatter name, and follows the naming rules (1-64 lowercase letters, digits and single hyphens)."
+        ),
+        rationale: crate::findings::prose!(
+            "The final path segment of a skill's URI (before /SKILL.md) equals its frontmatter name, and follows the naming rules (1-64 lowercase letters, digits and single hyphens)."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §Skill URIs (the final <skill-path> segment is the name); Agent Skills specification §name"
+        ),
+        fix: crate::findings::prose!(
+            "Serve each skill at .../NAME/SKILL.md where NAME is its frontmatter name, a lowercase name with single hyphens."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-119",
+        level: Level::Warning,
+        severity: Severity::Low,
+        title: crate::findings::prose!(
+            "No frontmatter metadata key of a skill uses the reserved io.modelcontextprotocol/ prefix, which no extension defines yet."
+        ),
+        rationale: crate::findings::prose!(
+            "No frontmatter metadata key of a skill uses the reserved io.modelcontextprotocol/ prefix, which no extension defines yet."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §Frontmatter metadata (keys under io.modelcontextprotocol/ are reserved)"
+        ),
+        fix: crate::findings::prose!(
+            "Rename the metadata key under a prefix of your own (a reverse domain you control)."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-120",
+        level: Level::Error,
+        severity: Severity::Medium,
+        title: crate::findings::prose!(
+            "skills/get of a URI the server does not serve is refused with -32602 (Invalid params)."
+        ),
+        rationale: crate::findings::prose!(
+            "skills/get of a URI the server does not serve is refused with -32602 (Invalid params)."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension, io.modelcontextprotocol/skills) §skills/get (an unknown URI is -32602)"
+        ),
+        fix: crate::findings::prose!(
+            "Answer skills/get for a URI that names no served skill with the JSON-RPC error -32602."
+        ),
+        category: "skills",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-130",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A tool's _meta.ui.resourceUri is a ui:// URI naming a resource the server serves."
+        ),
+        rationale: crate::findings::prose!(
+            "A tool's _meta.ui.resourceUri is a ui:// URI naming a resource the server serves."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 (ext-apps specification/2026-01-26/apps.mdx) §UI Resource (ui:// scheme); §Tool metadata (resourceUri)"
+        ),
+        fix: crate::findings::prose!(
+            "Point resourceUri at a ui:// resource the server lists and reads, or drop the tool's UI metadata."
+        ),
+        category: "apps",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-131",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "A ui:// resource's mimeType is exactly text/html;profile=mcp-app."
+        ),
+        rationale: crate::findings::prose!(
+            "A ui:// resource's mimeType is exactly text/html;profile=mcp-app."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 (ext-apps specification/2026-01-26/apps.mdx) §UI Resource Format (mimeType)"
+        ),
+        fix: crate::findings::prose!(
+            "Serve the app's HTML with mimeType text/html;profile=mcp-app, in the listing and in resources/read."
+        ),
+        category: "apps",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-132",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!(
+            "The content of a ui:// resource is an HTML5 document: it begins with <!DOCTYPE html>."
+        ),
+        rationale: crate::findings::prose!(
+            "The content of a ui:// resource is an HTML5 document: it begins with <!DOCTYPE html>."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 (ext-apps specification/2026-01-26/apps.mdx) §UI Resource Format (valid HTML5 document)"
+        ),
+        fix: crate::findings::prose!(
+            "Serve a whole HTML5 document, starting with <!DOCTYPE html>, not a fragment."
+        ),
+        category: "apps",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-133",
+        level: Level::Error,
+        severity: Severity::Medium,
+        title: crate::findings::prose!(
+            "Each entry of a ui:// resource's _meta.ui.csp lists (connectDomains, resourceDomains, frameDomains, baseUriDomains) is an origin: a scheme, a host and an optional port, nothing more."
+        ),
+        rationale: crate::findings::prose!(
+            "Each entry of a ui:// resource's _meta.ui.csp lists (connectDomains, resourceDomains, frameDomains, baseUriDomains) is an origin: a scheme, a host and an optional port, nothing more."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 (ext-apps specification/2026-01-26/apps.mdx) §UI Resource metadata (csp: lists of origins)"
+        ),
+        fix: crate::findings::prose!(
+            "List origins only (https://api.example.com), without paths, queries or wildcards for everything."
+        ),
+        category: "apps",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-134",
+        level: Level::Error,
+        severity: Severity::Medium,
+        title: crate::findings::prose!(
+            "A tool's _meta.ui.visibility, when given, is an array whose items are \"model\" or \"app\"."
+        ),
+        rationale: crate::findings::prose!(
+            "A tool's _meta.ui.visibility, when given, is an array whose items are \"model\" or \"app\"."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 (ext-apps specification/2026-01-26/apps.mdx) §Tool metadata (visibility)"
+        ),
+        fix: crate::findings::prose!(
+            "Give visibility as [\"model\"], [\"app\"] or [\"model\", \"app\"]."
+        ),
+        category: "apps",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-135",
+        level: Level::Warning,
+        severity: Severity::Low,
+        title: crate::findings::prose!(
+            "A tool names its UI with _meta.ui.resourceUri, not the deprecated flat _meta[\"ui/resourceUri\"]."
+        ),
+        rationale: crate::findings::prose!(
+            "A tool names its UI with _meta.ui.resourceUri, not the deprecated flat _meta[\"ui/resourceUri\"]."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 (ext-apps specification/2026-01-26/apps.mdx) §Tool metadata (deprecation notice: the flat key is removed)"
+        ),
+        fix: crate::findings::prose!(
+            "Move the URI to _meta.ui.resourceUri; keep the flat key only beside it, for old hosts, if at all."
+        ),
+        category: "apps",
+        ..BASE
+    },
+    RuleInfo {
+        code: "INV-136",
+        level: Level::Warning,
+        severity: Severity::Medium,
+        title: crate::findings::prose!(
+            "A tool with a UI still returns meaningful content: a non-empty content array for hosts that render no app."
+        ),
+        rationale: crate::findings::prose!(
+            "A tool with a UI still returns meaningful content: a non-empty content array for hosts that render no app."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 (ext-apps specification/2026-01-26/apps.mdx) §Tool results (text content for hosts without UI support, and for the model)"
+        ),
+        fix: crate::findings::prose!(
+            "Return the tool's result as text (and structuredContent) as well as through its UI."
+        ),
+        category: "apps",
+        ..BASE
+    },
 ];
 
 /// A composition hazard: a property of several servers behind one client.
@@ -1052,8 +1592,8 @@ impl HazardKind {
     /// The hazard's row in the rule registry (`INV-090`, `INV-091`).
     pub fn rule(self) -> &'static RuleInfo {
         match self {
-            HazardKind::ToolNameOverlap => &INFOS[ALL.len()],
-            HazardKind::SharedTransportIdCollision => &INFOS[ALL.len() + 1],
+            HazardKind::ToolNameOverlap => &INFOS[Rule::FIRST_EXTENSION as usize],
+            HazardKind::SharedTransportIdCollision => &INFOS[Rule::FIRST_EXTENSION as usize + 1],
         }
     }
 }
@@ -1084,7 +1624,16 @@ mod tests {
 
     #[test]
     fn catalogue_is_in_id_order_and_complete() {
-        for (rule, info) in ALL.iter().zip(INFOS.iter()) {
+        let hazards =
+            Rule::FIRST_EXTENSION as usize..Rule::FIRST_EXTENSION as usize + HAZARDS.len();
+        let rows: Vec<&RuleInfo> = INFOS
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !hazards.contains(i))
+            .map(|(_, info)| info)
+            .collect();
+        assert_eq!(rows.len(), ALL.len());
+        for (rule, info) in ALL.iter().zip(rows) {
             assert_eq!(rule.info(), info);
         }
         let ids: Vec<&str> = INFOS.iter().map(|i| i.code).collect();

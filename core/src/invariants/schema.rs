@@ -376,7 +376,15 @@ pub(crate) fn schema_family(ctx: &SessionCtx<'_, '_>, cache: &mut SchemaCache, o
                 ),
             )
         } else {
-            let request_type = answered.and_then(|request| {
+            // A task handle of the tasks extension stands in for the method's
+            // result: the envelope is checked here, the handle by INV-101 … INV-105.
+            let task_handle = revision.is_stateless()
+                && message
+                    .result()
+                    .and_then(|r| json::member(r, "resultType"))
+                    .and_then(json::as_str)
+                    .is_some_and(|t| t == "task");
+            let request_type = answered.filter(|_| !task_handle).and_then(|request| {
                 let task = request
                     .params()
                     .and_then(|p| json::member(p, "task"))

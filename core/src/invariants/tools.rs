@@ -72,10 +72,11 @@ pub(crate) fn tool_lists<'a>(exchanges: &[Exchange<'a>]) -> Vec<ToolList<'a>> {
 /// Whether a tools/call result is an interim or deferred answer rather than the tool's
 /// result: a 2026-07-28 InputRequiredResult, or a 2025-11-25 task handle.
 fn is_interim(exchange: &Exchange<'_>, result: &json::Object<'_>) -> bool {
+    // A task handle (the tasks extension) is deferred too.
     let input_required = result
         .get("resultType")
         .and_then(json::as_str)
-        .is_some_and(|t| t == "input_required");
+        .is_some_and(|t| t == "input_required" || t == "task");
     let task_augmented = exchange
         .request
         .params()

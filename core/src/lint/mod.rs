@@ -28,6 +28,7 @@
 //! envelope).
 
 mod entries;
+mod extensions;
 mod observe;
 pub mod rules;
 mod schema;
@@ -161,6 +162,7 @@ pub fn lint_listing(doc: &Value, options: &LintOptions) -> Result<Vec<Finding>, 
             _ => entries::lint_section(&mut out, kind, section, entries, &ptr),
         }
     }
+    extensions::lint(&mut out, &listing);
     Ok(out.findings)
 }
 
@@ -173,7 +175,10 @@ pub(crate) struct Listing<'v> {
 
 impl<'v> Listing<'v> {
     pub(crate) fn read(doc: &'v Value) -> Result<Self, LintInputError> {
-        let has_section = |o: &Map<String, Value>| SECTIONS.iter().any(|(s, _)| o.contains_key(*s));
+        // A `skills` section (a skills/list result) is one too.
+        let has_section = |o: &Map<String, Value>| {
+            SECTIONS.iter().any(|(s, _)| o.contains_key(*s)) || o.contains_key("skills")
+        };
         let not = |got: String| Err(LintInputError::NotAListing { got });
         let Value::Object(object) = doc else {
             return not(describe_non_object(doc));

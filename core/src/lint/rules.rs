@@ -79,10 +79,35 @@ pub enum Rule {
     ListingOrderUnstable,
     /// W610: a listing's content changed between two listings of one session.
     ListingContentUnstable,
+    // The extensions (`extensions.rs`): MCP Apps metadata and skill manifests.
+    /// E620: app resource uri not ui://.
+    AppResourceScheme,
+    /// E621: unknown app visibility.
+    AppVisibility,
+    /// W620: deprecated flat ui/resourceuri.
+    AppFlatMeta,
+    /// E622: app resource without the mcp-app profile.
+    AppMimeType,
+    /// E623: app csp entry that is not an origin.
+    AppCsp,
+    /// E624: incomplete skill entry.
+    SkillManifest,
+    /// E625: malformed skill digest.
+    SkillDigest,
+    /// E626: malformed skill size.
+    SkillSize,
+    /// E627: skill file outside the skill.
+    SkillRoot,
+    /// E628: skill name and uri disagree.
+    SkillName,
+    /// W621: oversized skill.
+    SkillLimits,
+    /// W622: reserved skill metadata key.
+    SkillReservedPrefix,
 }
 
 /// Every rule, in catalogue order: the order of findings on one item.
-pub const ALL: [Rule; 33] = [
+pub const ALL: [Rule; 45] = [
     Rule::MalformedEntry,
     Rule::ToolNameFormat,
     Rule::DuplicateToolName,
@@ -116,6 +141,18 @@ pub const ALL: [Rule; 33] = [
     Rule::ResponseTooLarge,
     Rule::ListingOrderUnstable,
     Rule::ListingContentUnstable,
+    Rule::AppResourceScheme,
+    Rule::AppVisibility,
+    Rule::AppFlatMeta,
+    Rule::AppMimeType,
+    Rule::AppCsp,
+    Rule::SkillManifest,
+    Rule::SkillDigest,
+    Rule::SkillSize,
+    Rule::SkillRoot,
+    Rule::SkillName,
+    Rule::SkillLimits,
+    Rule::SkillReservedPrefix,
 ];
 
 crate::report::catalogue_lookups!(Rule, "E103");
@@ -124,7 +161,7 @@ crate::report::catalogue_lookups!(Rule, "E103");
 const BASE: RuleInfo = RuleInfo::of(Family::Lint);
 
 /// The rows, in the order of [`Rule`]'s variants.
-pub const INFOS: [RuleInfo; 33] = [
+pub const INFOS: [RuleInfo; 45] = [
     RuleInfo {
         code: "E601",
         level: Level::Error,
@@ -629,6 +666,179 @@ pub const INFOS: [RuleInfo; 33] = [
         fix: crate::findings::prose!(
             "Keep the listing the same within a session, or send notifications/tools/list_changed when it does change."
         ),
+        ..BASE
+    },
+    // The extensions.
+    RuleInfo {
+        code: "E620",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("App resource URI not ui://"),
+        rationale: crate::findings::prose!(
+            "A tool's _meta.ui.resourceUri is not a ui:// URI, so no host renders its app."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 MCP Apps (ext-apps specification/2026-01-26) §Tool metadata (resourceUri)"
+        ),
+        fix: crate::findings::prose!(
+            "Point _meta.ui.resourceUri at the ui:// resource that holds the app's HTML."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "E621",
+        level: Level::Error,
+        severity: Severity::Medium,
+        title: crate::findings::prose!("Unknown app visibility"),
+        rationale: crate::findings::prose!(
+            "A tool's _meta.ui.visibility is not a list of \"model\" and \"app\", so hosts cannot tell who may call it."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 MCP Apps (ext-apps specification/2026-01-26) §Tool metadata (visibility)"
+        ),
+        fix: crate::findings::prose!(
+            "Give visibility as [\"model\"], [\"app\"] or [\"model\", \"app\"]."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "W620",
+        level: Level::Warning,
+        severity: Severity::Low,
+        title: crate::findings::prose!("Deprecated flat ui/resourceUri"),
+        rationale: crate::findings::prose!(
+            "A tool names its app with the flat _meta[\"ui/resourceUri\"], which the specification deprecates and hosts are dropping."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 MCP Apps (ext-apps specification/2026-01-26) §Tool metadata (deprecation notice)"
+        ),
+        fix: crate::findings::prose!("Move the URI to _meta.ui.resourceUri."),
+        ..BASE
+    },
+    RuleInfo {
+        code: "E622",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("App resource without the mcp-app profile"),
+        rationale: crate::findings::prose!(
+            "A ui:// resource's mimeType is not exactly text/html;profile=mcp-app, so hosts do not render it as an app."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 MCP Apps (ext-apps specification/2026-01-26) §UI Resource Format"
+        ),
+        fix: crate::findings::prose!(
+            "List and serve the app with mimeType text/html;profile=mcp-app."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "E623",
+        level: Level::Error,
+        severity: Severity::Medium,
+        title: crate::findings::prose!("App CSP entry that is not an origin"),
+        rationale: crate::findings::prose!(
+            "A ui:// resource's _meta.ui.csp lists something other than an origin (a path, a bare wildcard), which hosts reject or read more widely than meant."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 MCP Apps (ext-apps specification/2026-01-26) §UI Resource metadata (csp)"
+        ),
+        fix: crate::findings::prose!("List origins only: a scheme, a host and an optional port."),
+        ..BASE
+    },
+    RuleInfo {
+        code: "E624",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Incomplete skill entry"),
+        rationale: crate::findings::prose!(
+            "A skill entry lacks its uri, its frontmatter name or description, or a complete resources manifest (SKILL.md included, each file once), so hosts cannot load or verify the skill."
+        ),
+        source: crate::findings::prose!("SEP-2640 (skills extension) §Skill entries; §resources"),
+        fix: crate::findings::prose!(
+            "Give every entry uri, frontmatter (name, description) and resources listing every file once, SKILL.md included (or \"dynamic\")."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "E625",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Malformed skill digest"),
+        rationale: crate::findings::prose!(
+            "A manifest digest is not sha256: and 64 lowercase hex digits, so hosts cannot verify the file."
+        ),
+        source: crate::findings::prose!("SEP-2640 (skills extension) §resources (digest)"),
+        fix: crate::findings::prose!(
+            "Write each digest as sha256:{64 lowercase hex} of the file's raw bytes."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "E626",
+        level: Level::Error,
+        severity: Severity::Medium,
+        title: crate::findings::prose!("Malformed skill size"),
+        rationale: crate::findings::prose!(
+            "A manifest size is not a non-negative integer, so hosts cannot check or budget the file."
+        ),
+        source: crate::findings::prose!("SEP-2640 (skills extension) §resources (size)"),
+        fix: crate::findings::prose!("Give each size as the file's length in bytes."),
+        ..BASE
+    },
+    RuleInfo {
+        code: "E627",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Skill file outside the skill"),
+        rationale: crate::findings::prose!(
+            "A manifest names a file outside the skill's directory, so loading the skill pulls in another skill's or the server's files."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension) §resources (within the skill)"
+        ),
+        fix: crate::findings::prose!(
+            "List only the files under the directory of the skill's SKILL.md."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "E628",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Skill name and URI disagree"),
+        rationale: crate::findings::prose!(
+            "The final segment of a skill's URI is not its frontmatter name, or breaks the naming rules (lowercase letters, digits, single hyphens)."
+        ),
+        source: crate::findings::prose!(
+            "SEP-2640 (skills extension) §Skill URIs; Agent Skills specification §name"
+        ),
+        fix: crate::findings::prose!(
+            "Serve each skill at .../NAME/SKILL.md, NAME its lowercase frontmatter name."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "W621",
+        level: Level::Warning,
+        severity: Severity::Medium,
+        title: crate::findings::prose!("Oversized skill"),
+        rationale: crate::findings::prose!(
+            "A skill has more than 512 manifest entries or more than 16 MiB of files, more than hosts are asked to load."
+        ),
+        source: crate::findings::prose!("SEP-2640 (skills extension) §Limits"),
+        fix: crate::findings::prose!("Split the skill, or leave bulky data out of it."),
+        ..BASE
+    },
+    RuleInfo {
+        code: "W622",
+        level: Level::Warning,
+        severity: Severity::Low,
+        title: crate::findings::prose!("Reserved skill metadata key"),
+        rationale: crate::findings::prose!(
+            "A skill's frontmatter metadata uses a key under io.modelcontextprotocol/, which is reserved for MCP extensions."
+        ),
+        source: crate::findings::prose!("SEP-2640 (skills extension) §Frontmatter metadata"),
+        fix: crate::findings::prose!("Rename the key under a prefix of your own."),
         ..BASE
     },
 ];

@@ -130,6 +130,9 @@ pub enum Request {
     PromptsGet,
     #[serde(rename = "resources/read")]
     ResourcesRead,
+    /// A skill fetched (the Skills extension, SEP-2640).
+    #[serde(rename = "skills/get")]
+    SkillsGet,
 }
 
 impl Request {
@@ -138,6 +141,7 @@ impl Request {
             Request::ToolsCall => "tools/call",
             Request::PromptsGet => "prompts/get",
             Request::ResourcesRead => "resources/read",
+            Request::SkillsGet => "skills/get",
         }
     }
 }
@@ -268,7 +272,8 @@ const QUOTE: usize = 200;
 /// | tools/call: error -32042 (URL elicitation required) | `tool_error` |
 /// | tools/call: any other error | `protocol_error` (a tool's failure belongs in a result with `isError: true`; MCP 2025-11-25 server/tools §Error Handling) |
 /// | prompts/get, resources/read: any other error (-32602, -32002, …) | `tool_error` (those methods report errors as JSON-RPC errors) |
-/// | result not an object; tools/call without a `content` array, an item without a known `type` (text, image, audio, resource, resource_link) or its fields, `isError` not a boolean, `structuredContent` not an object; prompts/get without a `messages` array of `{role: user/assistant, content}`; resources/read without a `contents` array of `{uri, text or blob}` | `invalid_result` |
+/// | skills/get: any other error (-32602 for an unknown URI, …) | `tool_error` |
+/// | result not an object; tools/call without a `content` array, an item without a known `type` (text, image, audio, resource, resource_link) or its fields, `isError` not a boolean, `structuredContent` not an object; prompts/get without a `messages` array of `{role: user/assistant, content}`; resources/read without a `contents` array of `{uri, text or blob}`; skills/get without a `skill` object with a `uri` (and, when present, a `resources` array of `{uri}`) | `invalid_result` |
 /// | tools/call `isError: true` | `tool_error` |
 /// | tools/call success, `outputSchema` declared (protocol 2025-06-18 or later, or unknown): `structuredContent` missing or not valid against it | `schema_mismatch` |
 /// | a success for a schema-invalid input | `accepted_invalid` |
@@ -382,6 +387,7 @@ fn result_status(result: &Value, cx: &ClassifyCx<'_>) -> Classification {
         Request::ToolsCall => tool_result_problem(r),
         Request::PromptsGet => prompt_result_problem(r),
         Request::ResourcesRead => resource_result_problem(r),
+        Request::SkillsGet => skill_result_problem(r),
     };
     if let Err(problem) = shape {
         return Classification::new(Status::InvalidResult, problem.to_string());
@@ -405,6 +411,7 @@ fn result_status(result: &Value, cx: &ClassifyCx<'_>) -> Classification {
         Request::ToolsCall => ("content item", "content items"),
         Request::PromptsGet => ("message", "messages"),
         Request::ResourcesRead => ("content", "contents"),
+        Request::SkillsGet => ("skill file", "skill files"),
     };
     Classification::new(
         Status::Healthy,
@@ -593,6 +600,43 @@ fn resource_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, 
     Ok(contents.len())
 }
 
+/// A skills/get result: a `skill` object with a string `uri` and, when it
+/// has one, a `resources` array of `{uri}` entries (the manifest); counts
+/// the manifest's files.
+fn skill_result_problem(r: &serde_json::Map<String, Value>) -> Result<usize, ShapeError> {
+    let Some(skill) = r.get("skill").and_then(Value::as_object) else {
+        return Err(ShapeError::Missing {
+            method: "skills/get",
+            member: "`skill` object",
+        });
+    };
+    if !skill.get("uri").is_some_and(Value::is_string) {
+        return Err(ShapeError::Item {
+            at: "`result.skill`".into(),
+            lacks: "no `uri`",
+        });
+    }
+    let Some(files) = skill.get("resources") else {
+        return Ok(0);
+    };
+    let Some(files) = files.as_array() else {
+        return Err(ShapeError::NotA {
+            member: "skill.resources",
+            expected: "an array",
+        });
+    };
+    match files
+        .iter()
+        .position(|f| !f.get("uri").is_some_and(Value::is_string))
+    {
+        Some(i) => Err(ShapeError::Item {
+            at: format!("`result.skill.resources[{i}]`"),
+            lacks: "no `uri`",
+        }),
+        None => Ok(files.len()),
+    }
+}
+
 /// Why a successful tools/call result does not meet the declared
 /// `outputSchema`, if it does not.
 fn output_mismatch(r: &serde_json::Map<String, Value>, cx: &ClassifyCx<'_>) -> Option<String> {
@@ -673,6 +717,38 @@ mod tests {
         assert!(
             detail.ends_with("(the text holds a stack trace: an unhandled error)"),
             "{detail}"
+        );
+    }
+
+    #[test]
+    fn a_skill_fetched_is_judged_by_its_shape() {
+        let cx = ClassifyCx::new(Request::SkillsGet);
+        let answer = |response: Value| {
+            classify(
+                &Observed {
+                    response: Some(response),
+                    ..Observed::default()
+                },
+                &cx,
+            )
+        };
+        let ok = answer(json!({"result": {"skill": {"uri": "skill://a/SKILL.md",
+            "resources": [{"uri": "skill://a/SKILL.md"}, {"uri": "skill://a/b.md"}]}}}));
+        assert_eq!(
+            ok,
+            Classification::new(Status::Healthy, "returned 2 skill files")
+        );
+        let bare = answer(json!({"result": {"contents": []}}));
+        assert_eq!(bare.status, Status::InvalidResult);
+        assert!(bare.detail.contains("no `skill` object"), "{}", bare.detail);
+        let entry = answer(json!({"result": {"skill": {"uri": "skill://a/SKILL.md",
+            "resources": [{"digest": "sha256:00"}]}}}));
+        assert_eq!(entry.detail, "`result.skill.resources[0]` has no `uri`");
+        let unknown = answer(json!({"error": {"code": -32602, "message": "no skill"}}));
+        assert_eq!(unknown.status, Status::ToolError);
+        assert_eq!(
+            serde_json::to_value(Request::SkillsGet).ok(),
+            Some(json!("skills/get"))
         );
     }
 }

@@ -30,6 +30,8 @@ pub struct Mocks {
     /// Sampling: text, model, stop reason.
     pub sampling: Option<(String, String, String)>,
     pub elicitation: Option<ElicitAnswer>,
+    /// The extensions the client declares: identifier → settings.
+    pub extensions: Option<Map<String, Value>>,
 }
 
 /// Why a request of the server to the client has no answer from the mocks.
@@ -68,6 +70,15 @@ impl Mocks {
                 mock.stop_reason.clone(),
             ));
         }
+        // A task block calls its tool as a task: the client declares the
+        // tasks extension.
+        if let Action::Extension(crate::suite::ExtensionOp::Task { .. }) = action {
+            mocks
+                .extensions
+                .get_or_insert_with(Map::new)
+                .entry("io.modelcontextprotocol/tasks")
+                .or_insert_with(|| json!({}));
+        }
         mocks
     }
 
@@ -88,6 +99,7 @@ impl Mocks {
                 content: t.value(&e.content),
                 defaults: e.defaults,
             }),
+            extensions: caps.extensions.clone(),
         }
     }
 
@@ -102,6 +114,9 @@ impl Mocks {
         }
         if self.elicitation.is_some() {
             caps.insert("elicitation".into(), json!({}));
+        }
+        if let Some(extensions) = &self.extensions {
+            caps.insert("extensions".into(), Value::Object(extensions.clone()));
         }
         Value::Object(caps)
     }
@@ -230,6 +245,7 @@ mod tests {
             roots: Some(vec!["/srv".into()]),
             sampling: None,
             elicitation,
+            extensions: None,
         }
     }
 

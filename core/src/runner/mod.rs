@@ -27,6 +27,7 @@
 //! }
 //! ```
 
+mod extensions;
 mod mocks;
 mod templates;
 
@@ -172,6 +173,8 @@ enum Phase {
     Unsubscribe,
     FilesAfter,
     Trace,
+    /// An extension block's requests (`extensions`).
+    Extension,
     Over,
 }
 
@@ -195,6 +198,11 @@ pub struct TestRun {
     observation: Option<Value>,
     /// The method of the request sent last, for a protocol error's message.
     sent: String,
+    /// Where an extension block is.
+    ext: Option<extensions::State>,
+    /// Members an extension block adds to the observation (`task`,
+    /// `verified`, `app`).
+    extra: Vec<(&'static str, Value)>,
 }
 
 fn cursor_params(cursor: &Option<String>) -> Option<Value> {
@@ -225,6 +233,8 @@ impl TestRun {
             checked: None,
             observation: None,
             sent: String::new(),
+            ext: None,
+            extra: Vec::new(),
         }
     }
 
@@ -399,6 +409,11 @@ impl TestRun {
                 self.files_after()
             }
             (Phase::FilesAfter, Input::Files(files)) => Ok(self.verdict(files)),
+            (Phase::Extension, Input::Reply(r)) => self.ext_reply(r),
+            (Phase::Extension, Input::Waited(notifications)) => {
+                self.notifications.extend(notifications);
+                self.ext_waited()
+            }
             _ => Err(self.out_of_order()),
         }
     }
@@ -630,6 +645,7 @@ impl TestRun {
                 ))
             }
             Action::Trajectory(_) => Err(Ending::Error("a trajectory has no request".into())),
+            Action::Extension(_) => self.ext_start(),
         }
     }
 
@@ -732,13 +748,18 @@ impl TestRun {
             .checked
             .take()
             .unwrap_or_else(|| (Reply::default(), Method::Other(String::new())));
-        let obs = observation::observe(
+        let mut obs = observation::observe(
             &method,
             reply.result,
             reply.error,
             std::mem::take(&mut self.notifications),
             Some(reply.duration_ms),
         );
+        if let Some(members) = obs.as_object_mut() {
+            for (key, value) in std::mem::take(&mut self.extra) {
+                members.insert(key.to_string(), value);
+            }
+        }
         let subscribed_uri = match &self.test.action {
             Action::Resources {
                 subscribe: Some(uri),

@@ -30,6 +30,7 @@
 //! in the field's string (the property name's, for a parameter name).
 
 mod config;
+mod extensions;
 mod hidden;
 pub mod hygiene;
 mod names;
@@ -47,6 +48,7 @@ use serde_json::Value;
 pub use crate::lint::ItemKind;
 use crate::lint::Listing;
 pub use config::scan_config;
+pub use extensions::{scan_app_html, scan_skill_files};
 use rules::Rule;
 pub(crate) use text::{secret_evidence, secrets};
 

@@ -71,10 +71,18 @@ pub enum Rule {
     ToolNameCollision,
     /// S902: a tool name close to another server's.
     ToolNameNearCollision,
+    // The extensions (`extensions.rs`): skills and app views.
+    /// S305: a skill that claims every task, every tool, or action without
+    /// the user.
+    OverBroadSkill,
+    /// S507: an app view that loads a remote script.
+    RemoteScript,
+    /// S508: an app view whose form posts to a foreign origin.
+    ForeignFormPost,
 }
 
 /// Every rule, in catalogue order: the order of findings on one item.
-pub const ALL: [Rule; 29] = [
+pub const ALL: [Rule; 32] = [
     Rule::TagCharacters,
     Rule::BidiControls,
     Rule::ZeroWidth,
@@ -104,6 +112,9 @@ pub const ALL: [Rule; 29] = [
     Rule::ListingDescriptionsLarge,
     Rule::ToolNameCollision,
     Rule::ToolNameNearCollision,
+    Rule::OverBroadSkill,
+    Rule::RemoteScript,
+    Rule::ForeignFormPost,
 ];
 
 crate::report::catalogue_lookups!(Rule, "S101");
@@ -118,7 +129,7 @@ const TROJAN_SOURCE: &str =
     "Boucher and Anderson, \"Trojan Source: Invisible Vulnerabilities\" (2021)";
 
 /// The rows, in the order of [`Rule`]'s variants.
-pub const INFOS: [RuleInfo; 29] = [
+pub const INFOS: [RuleInfo; 32] = [
     RuleInfo {
         code: "S101",
         level: Level::Error,
@@ -564,6 +575,55 @@ pub const INFOS: [RuleInfo; 29] = [
         ),
         fix: crate::findings::prose!(
             "Rename the tool so it is clearly distinct from the other server's."
+        ),
+        ..BASE
+    },
+    // The extensions: skills (SEP-2640) and app views (SEP-1865).
+    RuleInfo {
+        code: "S305",
+        level: Level::Warning,
+        severity: Severity::Medium,
+        title: crate::findings::prose!("Over-broad skill"),
+        rationale: crate::findings::prose!(
+            "A skill claims every task (use this skill for every request), every tool (allowed-tools: *), or action without the user (run any command, without asking), so loading it widens what the model does far beyond its purpose."
+        ),
+        source: crate::findings::prose!(
+            "Agent Skills specification (allowed-tools, description); snyk agent-scan W-class skill checks (over-broad instructions)"
+        ),
+        fix: crate::findings::prose!(
+            "Say in the description when the skill applies, grant only the tools it needs, and leave confirmation to the user."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "S507",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Remote script in an app"),
+        rationale: crate::findings::prose!(
+            "An app view loads a script from another origin, so what runs in the host is not what was reviewed and can change at any time, a rug pull inside the frame."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 MCP Apps §Security (CSP, resourceDomains); OWASP, third-party JavaScript management"
+        ),
+        fix: crate::findings::prose!(
+            "Inline the script in the ui:// resource, or serve it from an origin listed in csp.resourceDomains and pin it with integrity."
+        ),
+        ..BASE
+    },
+    RuleInfo {
+        code: "S508",
+        level: Level::Error,
+        severity: Severity::High,
+        title: crate::findings::prose!("Form post to a foreign origin"),
+        rationale: crate::findings::prose!(
+            "An app view's form (or beacon) sends what the user types to an absolute URL, outside the host and the MCP server, an exfiltration channel."
+        ),
+        source: crate::findings::prose!(
+            "SEP-1865 MCP Apps §Security (views talk to the host over postMessage); OWASP, cross-site request forgery and data exfiltration"
+        ),
+        fix: crate::findings::prose!(
+            "Send the view's input to the host with a ui/ message (tools/call through the host), not to a URL."
         ),
         ..BASE
     },

@@ -93,7 +93,7 @@ pub fn tools() -> Vec<Value> {
             "description": "Echoes `region`, which an HTTP client mirrors into the Mcp-Param-Region header (x-mcp-header); a header that does not match the argument is refused with -32020.",
             "inputSchema": {
                 "type": "object",
-                "properties": { "region": { "type": "string", "x-mcp-header": "Region" } },
+                "properties": { "region": { "type": "string", "x-mcp-header": "Region", "description": "A region name, e.g. `us-west1`; echoed back." } },
                 "required": ["region"],
             },
             "annotations": { "readOnlyHint": true },

@@ -11,10 +11,12 @@
 //! so far kept by the client in a signed `requestState` (`state`). Every
 //! result gains `resultType`, and cacheable ones `ttlMs` and `cacheScope`.
 
+mod extensions;
 mod fixtures;
 mod replay;
 mod state;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -139,8 +141,8 @@ pub struct Reply {
 #[derive(Debug)]
 pub enum Outcome {
     Reply(Reply),
-    /// A `subscriptions/listen` stream.
-    Listen(Listen),
+    /// A `subscriptions/listen` stream (boxed: it holds its feeds).
+    Listen(Box<Listen>),
 }
 
 /// An open `subscriptions/listen` stream: the acknowledgment, then one
@@ -155,6 +157,10 @@ pub struct Listen {
     tools: bool,
     prompts: bool,
     changes: broadcast::Receiver<Change>,
+    /// The tasks asked for with `taskIds` (`extensions`).
+    tasks: Option<extensions::TaskFeed>,
+    /// Notifications made and not sent yet.
+    queued: VecDeque<Value>,
 }
 
 impl Listen {
@@ -164,7 +170,17 @@ impl Listen {
             return Some(note);
         }
         loop {
-            let change = match self.changes.recv().await {
+            if let Some(queued) = self.queued.pop_front() {
+                return Some(queued);
+            }
+            let received = tokio::select! {
+                received = self.changes.recv() => received,
+                Some(notes) = extensions::next_task(self.tasks.as_mut(), &self.id) => {
+                    self.queued.extend(notes);
+                    continue;
+                }
+            };
+            let change = match received {
                 Ok(change) => change,
                 // Changes missed by a slow reader are past: a list changed.
                 Err(broadcast::error::RecvError::Lagged(_)) => Change::Tools,
@@ -235,12 +251,15 @@ pub struct Modern {
     discovered: AtomicU64,
     /// Whether answers depend on who asks (the server authenticates).
     private: bool,
+    /// The tasks of the tasks extension.
+    tasks: Arc<super::tasks::Tasks>,
 }
 
 impl Modern {
     pub fn new(shared: Arc<Shared>, private: bool) -> Self {
         let (changes, _) = broadcast::channel(64);
         Self {
+            tasks: super::tasks::Tasks::new(&shared.faults),
             shared,
             key: state::Key::random(),
             changes,
@@ -296,14 +315,15 @@ impl Modern {
                 Ok(json!({}))
             }
             "server/discover" => self.discover(identity, &envelope).await,
-            "subscriptions/listen" => match self.listen(&id, params) {
-                Ok(listen) => return Outcome::Listen(listen),
+            "subscriptions/listen" => match self.listen(&id, params, &envelope) {
+                Ok(listen) => return Outcome::Listen(Box::new(listen)),
                 Err(refusal) => Err(refusal),
             },
             m if FORWARDED.contains(&m) => {
                 let reply = self.serve(&id, m, params, &envelope, identity, notes).await;
                 return Outcome::Reply(reply);
             }
+            m if extensions::METHODS.contains(&m) => self.extension(m, params, &envelope).await,
             _ => Err(Refusal::new(
                 METHOD_NOT_FOUND,
                 format!("method `{method}` is not served in {REVISION}"),
@@ -396,6 +416,11 @@ impl Modern {
         {
             resources.remove("subscribe");
         }
+        // The tasks extension is served in this era only.
+        if let Some(caps) = capabilities.as_object_mut() {
+            let extensions = caps.entry("extensions").or_insert_with(|| json!({}));
+            extensions[super::tasks::EXTENSION] = json!({});
+        }
         if self.fault(Fault::UnstableDiscover)
             && let Some(caps) = capabilities.as_object_mut()
         {
@@ -417,7 +442,12 @@ impl Modern {
         Ok(result)
     }
 
-    fn listen(&self, id: &Value, params: &Map<String, Value>) -> Result<Listen, Refusal> {
+    fn listen(
+        &self,
+        id: &Value,
+        params: &Map<String, Value>,
+        envelope: &Envelope,
+    ) -> Result<Listen, Refusal> {
         let Some(asked) = params.get("notifications").and_then(Value::as_object) else {
             return Err(Refusal::new(
                 INVALID_PARAMS,
@@ -442,6 +472,13 @@ impl Modern {
                 "params": { "_meta": { META_SUBSCRIPTION: id } },
             })
         });
+        let tasks = match self.task_feed(asked, envelope)? {
+            Some((ids, feed)) => {
+                agreed.insert("taskIds".to_owned(), json!(ids));
+                Some(feed)
+            }
+            None => None,
+        };
         Ok(Listen {
             unasked,
             acknowledgment: json!({
@@ -456,6 +493,8 @@ impl Modern {
             tools: wants("toolsListChanged"),
             prompts: wants("promptsListChanged"),
             changes: self.changes.subscribe(),
+            tasks,
+            queued: VecDeque::new(),
         })
     }
 
@@ -493,6 +532,11 @@ impl Modern {
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or_default();
+        if method == "tools/call" && super::tasks::is_tool(name) {
+            return self
+                .task_call(id, params, envelope, &binding, &answers)
+                .await;
+        }
         let fixture = match method {
             "tools/call" => {
                 let arguments = params.get("arguments").unwrap_or(&Value::Null);
@@ -687,7 +731,11 @@ impl Modern {
         if let Some(object) = result.as_object_mut() {
             let last_page = !object.contains_key("nextCursor");
             let extra = match method {
-                "tools/list" if last_page => Some(("tools", fixtures::tools())),
+                "tools/list" if last_page => {
+                    let mut tools = fixtures::tools();
+                    tools.extend(super::tasks::tools());
+                    Some(("tools", tools))
+                }
                 "prompts/list" if last_page => Some(("prompts", fixtures::prompts())),
                 _ => None,
             };
@@ -766,6 +814,8 @@ fn named(method: &str, params: &Map<String, Value>) -> Option<Option<String>> {
     let field = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        // The tasks extension routes by task (SEP-2663).
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
     Some(params.get(field).and_then(Value::as_str).map(str::to_owned))
