@@ -11,6 +11,14 @@ use crate::yaml::{Node, NodeKind, Scalar};
 /// A mapping's entries: (key text, key node, value node).
 pub type Entries<'n> = Vec<(&'n str, &'n Node, &'n Node)>;
 
+/// The value of the entry `key` among `entries`, if there is one.
+pub fn entry<'n>(entries: &[(&'n str, &'n Node, &'n Node)], key: &str) -> Option<&'n Node> {
+    entries
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map(|(_, _, n)| *n)
+}
+
 /// The reading context of one file.
 #[derive(Debug)]
 pub struct LoadCx {

@@ -738,12 +738,7 @@ struct Defaults<'n> {
 
 fn load_composed(cx: &mut LoadCx, root: &Node, suite: &mut SuiteFile) {
     let entries = cx.entries(root, "suite", SUITE_KEYS);
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, v)| *v)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     if get("tests").is_some()
         && get("tools").is_some()
         && let Some(t) = entries.iter().find(|(k, _, _)| *k == "tools")
@@ -1198,12 +1193,7 @@ fn load_hook_steps(cx: &mut LoadCx, node: &Node, phase: &str) -> Vec<HookStep> {
     for item in items {
         let (command, context, timeout_ms, span) = if item.as_map().is_some() {
             let entries = cx.entries(item, phase, &["command", "mode", "timeout"]);
-            let get = |k: &str| {
-                entries
-                    .iter()
-                    .find(|(key, _, _)| *key == k)
-                    .map(|(_, _, v)| *v)
-            };
+            let get = |k: &str| crate::read::entry(&entries, k);
             let command = get("command").and_then(|c| cx.name(c, "command"));
             let mode = get("mode").and_then(|m| cx.string(m, "mode"));
             let timeout = get("timeout").and_then(|t| cx.duration(t, "timeout"));
@@ -1304,10 +1294,7 @@ struct TestKeys<'n> {
 
 impl<'n> TestKeys<'n> {
     fn get(&self, k: &str) -> Option<&'n Node> {
-        self.entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, v)| *v)
+        crate::read::entry(&self.entries, k)
     }
 
     fn span(&self, k: &str) -> Option<Span> {
@@ -1822,12 +1809,7 @@ fn load_block(cx: &mut LoadCx, name: &str, v: &Node) -> Option<BlockOut> {
 fn block_tool(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.struct_entries(v, "assert", &["tool", "args", "expect", "capture_progress"]);
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     let tool = match get("tool") {
         Some(t) => cx.name(t, "tool"),
         None => {
@@ -1859,12 +1841,7 @@ fn block_tool(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 fn block_prompts(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.struct_entries(v, "assert_prompts", &["list", "get", "expect"]);
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     let op = match (get("list"), get("get")) {
         (Some(_), Some(_)) => {
             cx.error_hint(
@@ -1879,7 +1856,7 @@ fn block_prompts(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
         }),
         (None, Some(g)) => {
             let ge = cx.struct_entries(g, "get", &["name", "arguments"]);
-            let gget = |k: &str| ge.iter().find(|(key, _, _)| *key == k).map(|(_, _, n)| *n);
+            let gget = |k: &str| crate::read::entry(&ge, k);
             let pname = gget("name").and_then(|n| cx.name(n, "name"));
             if gget("name").is_none() && g.as_map().is_some() {
                 cx.error(g.span, "`get` needs the prompt's `name`");
@@ -1924,12 +1901,7 @@ fn block_resources(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
             "expect",
         ],
     );
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     let ops: Vec<&str> = ["list", "read", "templates"]
         .into_iter()
         .filter(|k| get(k).is_some())
@@ -2031,12 +2003,7 @@ fn block_completion(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
         "assert_completion",
         &["ref", "argument", "context", "expect"],
     );
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     let mut ref_type = None;
     let mut ref_name = None;
     match get("ref") {
@@ -2169,12 +2136,7 @@ fn block_sampling(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
             "expect",
         ],
     );
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     let tool = get("tool").and_then(|t| cx.name(t, "tool"));
     if get("tool").is_none() && v.as_map().is_some() {
         cx.error(span, "`assert_sampling` needs `tool`");
@@ -2211,12 +2173,7 @@ fn block_logging(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
         "assert_logging",
         &["set_level", "tool", "args", "expect"],
     );
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     const LEVELS: [&str; 8] = [
         "debug",
         "info",
@@ -2266,12 +2223,7 @@ fn block_logging(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 fn block_notifications(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.struct_entries(v, "assert_notifications", &["tool", "args", "expect"]);
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     let tool = get("tool").and_then(|t| cx.name(t, "tool"));
     if get("tool").is_none() && v.as_map().is_some() {
         cx.error(span, "`assert_notifications` needs `tool`");
@@ -2292,12 +2244,7 @@ fn load_setup(cx: &mut LoadCx, node: &Node) -> Vec<SetupCall> {
     let mut out = Vec::new();
     for item in items {
         let entries = cx.struct_entries(item, "setup step", &["tool", "args", "capture"]);
-        let get = |k: &str| {
-            entries
-                .iter()
-                .find(|(key, _, _)| *key == k)
-                .map(|(_, _, n)| *n)
-        };
+        let get = |k: &str| crate::read::entry(&entries, k);
         let tool = get("tool").and_then(|t| cx.name(t, "tool"));
         if get("tool").is_none() && item.as_map().is_some() {
             cx.error_hint(
@@ -2409,12 +2356,7 @@ fn find_var(node: &Node, name: &str) -> Option<Span> {
 fn block_task(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.struct_entries(v, "assert_task", &["tool", "args", "then", "expect"]);
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     let tool = match get("tool") {
         Some(t) => cx.name(t, "tool"),
         None => {
@@ -2462,12 +2404,7 @@ fn block_task(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 fn block_skills(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.struct_entries(v, "assert_skills", &["list", "get", "verify", "expect"]);
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     let op = match (get("list"), get("get")) {
         (Some(_), Some(_)) => {
             cx.error_hint(
@@ -2512,12 +2449,7 @@ fn block_skills(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
 fn block_app(cx: &mut LoadCx, v: &Node) -> Option<BlockOut> {
     let span = v.span;
     let entries = cx.struct_entries(v, "assert_app", &["tool", "read", "expect"]);
-    let get = |k: &str| {
-        entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, n)| *n)
-    };
+    let get = |k: &str| crate::read::entry(&entries, k);
     let source = match (get("tool"), get("read")) {
         (Some(_), Some(_)) => {
             cx.error_hint(

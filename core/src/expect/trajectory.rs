@@ -20,10 +20,7 @@ pub(crate) struct Assertion<'n> {
 
 impl<'n> Assertion<'n> {
     fn get(&self, k: &str) -> Option<&'n Node> {
-        self.entries
-            .iter()
-            .find(|(key, _, _)| *key == k)
-            .map(|(_, _, v)| *v)
+        crate::read::entry(&self.entries, k)
     }
 
     /// mcp-assert reads only some keys for each type and ignores the others:

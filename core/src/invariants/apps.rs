@@ -373,28 +373,10 @@ pub(crate) fn exercised(ctx: &SessionCtx<'_, '_>, rules: &mut Vec<Rule>) {
                 }
             }
             "resources/list" => {
-                ui_resource |= result
-                    .get("resources")
-                    .and_then(Value::as_array)
-                    .is_some_and(|r| {
-                        r.iter().any(|r| {
-                            r.get("uri")
-                                .and_then(Value::as_str)
-                                .is_some_and(|u| u.starts_with("ui://"))
-                        })
-                    });
+                ui_resource |= names_ui_uri(&result, "resources");
             }
             "resources/read" => {
-                ui_read |= result
-                    .get("contents")
-                    .and_then(Value::as_array)
-                    .is_some_and(|c| {
-                        c.iter().any(|c| {
-                            c.get("uri")
-                                .and_then(Value::as_str)
-                                .is_some_and(|u| u.starts_with("ui://"))
-                        })
-                    });
+                ui_read |= names_ui_uri(&result, "contents");
             }
             "tools/call" => {
                 ui_call |= exchange
@@ -419,6 +401,20 @@ pub(crate) fn exercised(ctx: &SessionCtx<'_, '_>, rules: &mut Vec<Rule>) {
     if ui_call {
         rules.push(Rule::AppContent);
     }
+}
+
+/// Whether an item of the array `key` of `result` has a `ui://` URI.
+fn names_ui_uri(result: &Value, key: &str) -> bool {
+    result
+        .get(key)
+        .and_then(Value::as_array)
+        .is_some_and(|items| {
+            items.iter().any(|i| {
+                i.get("uri")
+                    .and_then(Value::as_str)
+                    .is_some_and(|u| u.starts_with("ui://"))
+            })
+        })
 }
 
 #[cfg(test)]
