@@ -608,3 +608,74 @@ fn compliance_test_suite() {
     println!("failed by both:\n  {}", failed.join("\n  "));
     assert!(differ.is_empty(), "the engines differ on: {differ:?}");
 }
+
+/// Hostile text (multibyte characters, broken escapes, huge numbers and
+/// slices, any mix of the grammar's tokens) is refused or evaluated, never a
+/// panic; what parses selects the same nodes through every entry point.
+#[test]
+fn any_text_is_parsed_or_refused_without_a_panic() {
+    const TOKENS: &[&str] = &[
+        "$",
+        "@",
+        ".",
+        "..",
+        "[",
+        "]",
+        "(",
+        ")",
+        "?",
+        "*",
+        ":",
+        ",",
+        "'",
+        "\"",
+        "\\",
+        "\\u",
+        "\\uD83D",
+        "\\uDE00",
+        "D8",
+        "0",
+        "-",
+        "-0",
+        "1",
+        "9007199254740991",
+        "9007199254740992",
+        "-9007199254740991",
+        "1e400",
+        "a",
+        "é",
+        "😀",
+        "\u{2028}",
+        "\u{0}",
+        " ",
+        "\t",
+        "==",
+        "<",
+        "&&",
+        "||",
+        "!",
+        "length(",
+        "count(",
+        "match(",
+        "search(",
+        "value(",
+        "true",
+        "null",
+    ];
+    let (docs, _) = corpus();
+    let mut r = Rng(0x0BAD_F00D);
+    let mut parsed = 0;
+    for _ in 0..20_000 {
+        let n = 1 + r.below(12);
+        let q: String = (0..n).map(|_| r.pick(TOKENS)).collect();
+        for doc in &docs {
+            if ours(&q, doc).is_some() {
+                parsed += 1;
+            }
+        }
+    }
+    assert!(
+        parsed > 0,
+        "nothing parsed: the test exercises only refusals"
+    );
+}
