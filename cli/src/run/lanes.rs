@@ -172,6 +172,19 @@ impl Batch {
     }
 }
 
+/// Compile the answer scan's patterns on a thread of its own, once a run,
+/// while the first servers start: otherwise the first test that gets an
+/// answer compiles them after its answer arrives, on the run's critical
+/// path.
+fn warm_answer_scan() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let _ = std::thread::Builder::new()
+            .name("mcpcheck-warm".into())
+            .spawn(mcpcheck_core::scan::output::warm);
+    });
+}
+
 /// Run `items` (see the module's documentation); every test's final result,
 /// in no particular order.
 pub(super) async fn run_parallel(
@@ -182,6 +195,9 @@ pub(super) async fn run_parallel(
     record: bool,
     printer: Arc<Mutex<Printer>>,
 ) -> Vec<(usize, exec::Finished)> {
+    if settings.output_scan {
+        warm_answer_scan();
+    }
     let units = units_of(items, sharing, settings);
     let width = match jobs {
         Jobs::Given(n) => n.max(1),
