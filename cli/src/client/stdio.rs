@@ -291,9 +291,13 @@ impl ChildProc {
             tree.kill();
         }
         let _ = self.child.start_kill();
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+        // The search for tagged processes that left the group runs while
+        // the kernel takes the group down (a few milliseconds for an
+        // interpreter), not after it.
         let tag = std::mem::take(&mut self.tag);
-        let _ = tokio::task::spawn_blocking(move || kill_tagged(&tag, false)).await;
+        let search = tokio::task::spawn_blocking(move || kill_tagged(&tag, false));
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+        let _ = search.await;
     }
 }
 
