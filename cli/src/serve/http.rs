@@ -27,7 +27,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures::{StreamExt as _, stream};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
-use http_body_util::{BodyExt as _, Full, Limited, combinators::BoxBody};
+use http_body_util::{BodyExt as _, Full, combinators::BoxBody};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::ServerHandler;
@@ -891,38 +891,77 @@ pub async fn read_body(body: Incoming, timeout: Duration) -> Result<Bytes, Respo
     .await
 }
 
+/// How much more of a body past its limit is read and dropped before the
+/// 413 goes out: a client still writing its body then reads the answer
+/// instead of a broken pipe (a lingering close, as HTTP servers do). A body
+/// that declares more than its limit and this is refused at once.
+const DRAIN_PAST_LIMIT: usize = 8 << 20;
+
 /// Reads a whole request body of at most `limit` bytes, sent within
-/// `timeout`; a longer one is answered 413 with `too_large`.
+/// `timeout`; a longer one is answered 413 with `too_large`, once what the
+/// client sends of it (up to [`DRAIN_PAST_LIMIT`] more) is read.
 pub async fn read_body_at_most(
-    body: Incoming,
+    mut body: Incoming,
     timeout: Duration,
     limit: usize,
     too_large: &'static str,
 ) -> Result<Bytes, Response<Body>> {
-    let read = tokio::time::timeout(timeout, Limited::new(body, limit).collect()).await;
-    let Ok(read) = read else {
-        let mut response = plain(
-            StatusCode::REQUEST_TIMEOUT,
-            "Request Timeout: the request body was not sent in time",
-        );
+    use hyper::body::Body as _;
+    let refused = || {
+        let mut response = plain(StatusCode::PAYLOAD_TOO_LARGE, too_large);
         response
             .headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
-        return Err(response);
+        response
     };
-    match read {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(error) => {
-            if error.is::<http_body_util::LengthLimitError>() {
-                Err(plain(StatusCode::PAYLOAD_TOO_LARGE, too_large))
-            } else {
-                Err(plain(
+    let drained = limit.saturating_add(DRAIN_PAST_LIMIT);
+    if body.size_hint().exact().is_some_and(|n| n > drained as u64) {
+        return Err(refused());
+    }
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut kept: Vec<u8> = Vec::new();
+    let mut seen = 0usize;
+    loop {
+        let over = seen > limit;
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Err(_) if over => return Err(refused()),
+            Err(_) => {
+                let mut response = plain(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "Request Timeout: the request body was not sent in time",
+                );
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return Err(response);
+            }
+            Ok(None) => break,
+            Ok(Some(Err(_))) if over => return Err(refused()),
+            Ok(Some(Err(_))) => {
+                return Err(plain(
                     StatusCode::BAD_REQUEST,
                     "cannot read the request body",
-                ))
+                ));
             }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        seen = seen.saturating_add(data.len());
+        if seen > drained {
+            break;
+        }
+        if seen > limit {
+            kept = Vec::new();
+        } else {
+            kept.extend_from_slice(&data);
         }
     }
+    if seen > limit {
+        return Err(refused());
+    }
+    Ok(Bytes::from(kept))
 }
 
 /// Whether the client, per its `Accept` header, weighs `application/json`
