@@ -907,13 +907,15 @@ pub async fn read_body_at_most(
     too_large: &'static str,
 ) -> Result<Bytes, Response<Body>> {
     use hyper::body::Body as _;
-    let refused = || {
-        let mut response = plain(StatusCode::PAYLOAD_TOO_LARGE, too_large);
+    // Both answers end the connection: part of the body may be left unread.
+    let closing = |status, text| {
+        let mut response = plain(status, text);
         response
             .headers_mut()
             .insert(header::CONNECTION, HeaderValue::from_static("close"));
         response
     };
+    let refused = || closing(StatusCode::PAYLOAD_TOO_LARGE, too_large);
     let drained = limit.saturating_add(DRAIN_PAST_LIMIT);
     if body.size_hint().exact().is_some_and(|n| n > drained as u64) {
         return Err(refused());
@@ -926,14 +928,10 @@ pub async fn read_body_at_most(
         let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
             Err(_) if over => return Err(refused()),
             Err(_) => {
-                let mut response = plain(
+                return Err(closing(
                     StatusCode::REQUEST_TIMEOUT,
                     "Request Timeout: the request body was not sent in time",
-                );
-                response
-                    .headers_mut()
-                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
-                return Err(response);
+                ));
             }
             Ok(None) => break,
             Ok(Some(Err(_))) if over => return Err(refused()),
