@@ -629,3 +629,45 @@ fn fuzz_of_a_tool_the_server_does_not_list_says_which() {
         "{err}"
     );
 }
+
+/// A stdio server with two prompts: `pick` refuses any `kind` but `Text`
+/// with an internal error (as server-everything's `resource-prompt` does),
+/// and `broken`, which takes no arguments, fails with one.
+const PROMPTS: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"prompts":{}},"serverInfo":{"name":"prompts","version":"1"}}}\n' "$id";;
+    *'"method":"prompts/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"prompts":[{"name":"pick","description":"Shows a resource.","arguments":[{"name":"kind","description":"Text or Blob","required":true}]},{"name":"broken","description":"Always fails."}]}}\n' "$id";;
+    *'"method":"prompts/get"'*'"name":"pick"'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"Invalid kind. Must be Text or Blob."}}\n' "$id";;
+    *'"method":"prompts/get"'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"boom"}}\n' "$id";;
+    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id";;
+  esac
+done
+"#;
+
+#[test]
+fn a_prompt_refusing_the_audits_guessed_arguments_is_not_blamed() {
+    let d = scratch("audit-prompts");
+    let script = write(&d, "prompts.sh", PROMPTS);
+    let server = format!("sh {}", script.display());
+    let (code, out, err) = run_mcpcheck(&["audit", "--server", &server, "--format", "json"]);
+    let report = json_of(&out);
+    // `pick` was given a guess for `kind`, which a prompt may refuse; its
+    // -32603 is a note, not the server's failure.
+    assert_eq!(status_of(&report, "pick"), "tool_error", "{report:#}");
+    let pick = report["results"]
+        .as_array()
+        .and_then(|r| r.iter().find(|x| x["tool"] == "pick"))
+        .expect("pick");
+    assert!(
+        pick["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("mcpcheck's guesses")),
+        "{pick}"
+    );
+    // `broken` was sent nothing of mcpcheck's making: its internal error
+    // fails the audit.
+    assert_eq!(status_of(&report, "broken"), "protocol_error", "{report:#}");
+    assert_eq!(code, Some(1), "{out}{err}");
+}

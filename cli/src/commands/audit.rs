@@ -230,6 +230,7 @@ pub(crate) async fn audit(
             .await;
         let cx = ClassifyCx {
             timeout_ms,
+            guessed: arguments.as_object().is_some_and(|a| !a.is_empty()),
             ..ClassifyCx::new(Request::PromptsGet)
         };
         let outcome = probe::classify(&observed, &cx);

@@ -185,6 +185,10 @@ pub struct ClassifyCx<'a> {
     /// ([`input_valid`](super::input_valid), or [`FuzzCase::schema_valid`](super::FuzzCase));
     /// `None` (unknown) is read as valid.
     pub input_valid: Option<bool>,
+    /// The arguments are mcpcheck's guesses, with no schema to satisfy (an
+    /// audit's values for a prompt's arguments): the server may refuse them,
+    /// so a refusal is not blamed on it, even one sent as an internal error.
+    pub guessed: bool,
     /// The call's time limit, named in a timeout's detail.
     pub timeout_ms: Option<u64>,
 }
@@ -197,6 +201,7 @@ impl<'a> ClassifyCx<'a> {
             output_schema: None,
             protocol_version: None,
             input_valid: None,
+            guessed: false,
             timeout_ms: None,
         }
     }
@@ -267,6 +272,7 @@ const QUOTE: usize = 200;
 /// | no response (connection closed) | `crash` |
 /// | a response that is not an object, or has neither `result` nor `error` | `invalid_result` |
 /// | error without an integer `code` | `invalid_result` |
+/// | prompts/get with arguments mcpcheck guessed (`guessed`): error -32603 | `tool_error` (the prompt may refuse a guess; -32602 is the code for arguments it refuses) |
 /// | error -32700, -32600, -32601, -32603 (any request) | `protocol_error` |
 /// | tools/call: error -32602 for a schema-invalid input | `healthy` (a proper rejection) |
 /// | tools/call: error -32042 (URL elicitation required) | `tool_error` |
@@ -355,6 +361,14 @@ fn error_status(error: &Value, cx: &ClassifyCx<'_>) -> Classification {
         truncate(message, QUOTE)
     );
     let invalid_input = cx.input_valid == Some(false);
+    if code == -32603 && cx.guessed && cx.request == Request::PromptsGet {
+        return Classification::new(
+            Status::ToolError,
+            format!(
+                "{seen} (the arguments were mcpcheck's guesses, which a prompt may refuse; -32602 is the code for arguments it refuses)"
+            ),
+        );
+    }
     if ALWAYS_PROTOCOL.contains(&code) {
         return Classification::new(Status::ProtocolError, seen);
     }
@@ -718,6 +732,45 @@ mod tests {
             detail.ends_with("(the text holds a stack trace: an unhandled error)"),
             "{detail}"
         );
+    }
+
+    #[test]
+    fn a_prompt_may_refuse_guessed_arguments_with_an_internal_error() {
+        let refused = Observed {
+            response: Some(json!({"error": {"code": -32603,
+                "message": "Invalid resourceType: example. Must be Text or Blob."}})),
+            ..Observed::default()
+        };
+        let guessed = ClassifyCx {
+            guessed: true,
+            ..ClassifyCx::new(Request::PromptsGet)
+        };
+        let got = classify(&refused, &guessed);
+        assert_eq!(got.status, Status::ToolError);
+        assert!(
+            got.detail
+                .starts_with("JSON-RPC error -32603 (internal error): Invalid resourceType")
+                && got.detail.contains("mcpcheck's guesses"),
+            "{}",
+            got.detail
+        );
+        // Without guesses (a prompt that takes no arguments) an internal
+        // error is the server's failure.
+        let own = classify(&refused, &ClassifyCx::new(Request::PromptsGet));
+        assert_eq!(own.status, Status::ProtocolError);
+        // A guess does not excuse a method the server listed but cannot
+        // route, nor an internal error for a tool (whose input satisfied
+        // its schema).
+        let unrouted = Observed {
+            response: Some(json!({"error": {"code": -32601, "message": "no"}})),
+            ..Observed::default()
+        };
+        assert_eq!(classify(&unrouted, &guessed).status, Status::ProtocolError);
+        let tool = ClassifyCx {
+            guessed: true,
+            ..ClassifyCx::new(Request::ToolsCall)
+        };
+        assert_eq!(classify(&refused, &tool).status, Status::ProtocolError);
     }
 
     #[test]

@@ -122,7 +122,7 @@ pub const AUDIT: [RuleInfo; 9] = [
         severity: Severity::Info,
         title: crate::findings::prose!("Tool error"),
         rationale: crate::findings::prose!(
-            "A call with valid input was answered as a tool error (isError: true): the tool reported a failure the way MCP asks; worth a look when the input was a sensible example."
+            "A call with valid input was answered as a tool error (isError: true), or a prompt refused the arguments the audit guessed for it: the server reported a failure the way MCP asks; worth a look when the input was a sensible example."
         ),
         source: crate::findings::prose!(PROTOCOL_SOURCE),
         fix: crate::findings::prose!(
