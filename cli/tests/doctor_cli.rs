@@ -333,3 +333,41 @@ fn rule_explains_and_rules_lists() {
             .all(|r| r["fix"].as_str().is_some_and(|f| !f.is_empty()))
     );
 }
+
+#[test]
+fn a_server_that_cannot_start_gets_no_score_and_a_url_is_named_as_one() {
+    let d = scratch("doctor-unstartable");
+    // A URL where a command belongs: said so, with the flag it goes in.
+    let (code, report, _) = doctor_json(&d, &["--server", "http://127.0.0.1:9/mcp"]);
+    assert_eq!(code, Some(1), "{report:#}");
+    assert_eq!(report["passed"], false);
+    // Nothing was examined, so there is no score to give (100 would read
+    // as a clean server).
+    assert!(report.get("score").is_none(), "{report:#}");
+    let listing = &report["cases"][0];
+    assert_eq!(listing["name"], "listing");
+    assert_eq!(listing["status"], "error");
+    assert!(
+        listing["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("is a URL, not a command; give it with --url")),
+        "{listing}"
+    );
+    let (code, out, err) = outcome(
+        &mcpcheck()
+            .current_dir(&d)
+            .args(["doctor", "-q", "--server", "mcpcheck-no-such-program"])
+            .output()
+            .expect("start mcpcheck"),
+    );
+    assert_eq!(code, Some(1), "{out}{err}");
+    assert!(
+        out.contains("No score (listing could not run) · 0 errors"),
+        "{out}"
+    );
+    assert!(!out.contains("Score 100/100"), "{out}");
+    assert!(
+        out.contains("`mcpcheck-no-such-program` was not found (is it installed and on PATH?)"),
+        "{out}{err}"
+    );
+}

@@ -315,7 +315,7 @@ impl Drop for ChildProc {
 /// Why the server's process could not be started.
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
-    #[error("cannot start the server: `{0}` was not found (is it installed and on PATH?)")]
+    #[error("{}", not_found(.0))]
     NotFound(String),
     #[error("cannot start the server `{command}`: {source}")]
     Failed {
@@ -323,6 +323,19 @@ pub enum SpawnError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// Why `command` could not be started when no such program exists; a URL
+/// given where a command belongs is named as such, with where it goes.
+pub fn not_found(command: &str) -> String {
+    let lower = command.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        format!(
+            "cannot start the server: `{command}` is a URL, not a command; give it with --url (in a suite, as `url:` in the server block)"
+        )
+    } else {
+        format!("cannot start the server: `{command}` was not found (is it installed and on PATH?)")
+    }
 }
 
 /// Start the server and wire its stdout to `inbound` and `out` to its stdin.

@@ -111,10 +111,7 @@ pub async fn run(
         .kill_on_drop(true);
     let (mut child, tree) = crate::proctree::spawn(&mut cmd).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
-            format!(
-                "cannot start the server: `{}` was not found (is it installed and on PATH?)",
-                server.command
-            )
+            crate::client::stdio::not_found(&server.command)
         } else {
             format!("cannot start the server `{}`: {e}", server.command)
         }
