@@ -125,3 +125,44 @@ fn mcp_assert_files_are_read_and_bad_ones_named() {
         "{err}"
     );
 }
+
+/// A stdio server whose one tool answers with the tag mcpcheck put in its
+/// environment, as a tool that dumps its environment does.
+const ENV_SERVER: &str = r#"
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"env","version":"1"}}}\n' "$id";;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"HOME=/root MCPCHECK_PROCESS_TAG=%s"}]}}\n' "$id" "$MCPCHECK_PROCESS_TAG";;
+    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id";;
+  esac
+done
+"#;
+
+#[test]
+fn the_tag_mcpcheck_sets_on_a_server_does_not_break_its_snapshot() {
+    let d = scratch("snapshots-env");
+    let script = write(&d, "env.sh", ENV_SERVER);
+    write(
+        &d,
+        "suite/env.yaml",
+        &format!(
+            "name: env\nserver:\n  command: sh\n  args: [{}]\nassert:\n  tool: env\n  expect: {{not_error: true}}\n",
+            script.display()
+        ),
+    );
+    let suite = d.join("suite");
+    let suite = suite.to_str().unwrap();
+    let (code, out, err) = run_mcpcheck(&["run", "--suite", suite, "--update-snapshots"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    let file = std::fs::read_to_string(d.join("suite/.snapshots.json")).expect("recorded");
+    assert!(
+        file.contains("MCPCHECK_PROCESS_TAG=<mcpcheck-tag>"),
+        "{file}"
+    );
+    // Each run gives its server another tag; the answer still matches.
+    for _ in 0..2 {
+        let (code, out, err) = run_mcpcheck(&["run", "--suite", suite, "--snapshots"]);
+        assert_eq!(code, Some(0), "{out}{err}");
+    }
+}

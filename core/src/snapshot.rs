@@ -13,7 +13,12 @@
 //! and compared with every copy normalized the same way
 //! ([`crate::temp_copy`]), so an answer that names a file of the fixture
 //! matches its snapshot on the next run, and a snapshot recorded before
-//! (with the copy's own name) still matches.
+//! (with the copy's own name) still matches. The tag mcpcheck gives every
+//! server it starts ([`process_tag`], in its environment) is recorded as
+//! `<mcpcheck-tag>` the same way, so a server that echoes its environment
+//! is not blamed for a value mcpcheck made.
+
+use std::borrow::Cow;
 
 use serde_json::{Value, json};
 
@@ -128,9 +133,65 @@ impl Snapshots {
 }
 
 /// The text a snapshot records of an answer: temporary fixture copies
-/// normalized to [`crate::temp_copy::PLACEHOLDER`].
+/// normalized to [`crate::temp_copy::PLACEHOLDER`], mcpcheck's process tags
+/// to [`TAG_PLACEHOLDER`].
 pub fn recorded_text(text: &str) -> String {
-    crate::temp_copy::normalize(text).into_owned()
+    normalize(text).into_owned()
+}
+
+/// `text` as a snapshot compares it: equal for two runs that differ only in
+/// their fixture copies and in the tags mcpcheck gave their servers.
+pub fn normalize(text: &str) -> Cow<'_, str> {
+    match crate::temp_copy::normalize(text) {
+        Cow::Borrowed(t) => normalize_tags(t),
+        Cow::Owned(t) => Cow::Owned(normalize_tags(&t).into_owned()),
+    }
+}
+
+/// How every process tag starts.
+const TAG_PREFIX: &str = "mcpcheck-tag-";
+
+/// What a process tag is normalized to.
+pub const TAG_PLACEHOLDER: &str = "<mcpcheck-tag>";
+
+/// The tag mcpcheck puts in the environment of a server it starts, so it
+/// can find the server's descendants that leave its process group: this
+/// process's id and `which` (a counter, or a word). Every tag of one
+/// mcpcheck process starts with `process_tag(pid, "")`.
+pub fn process_tag(pid: u32, which: &str) -> String {
+    format!("{TAG_PREFIX}{pid}-{which}")
+}
+
+/// `text` with every process tag (`mcpcheck-tag-`, digits, `-`, then
+/// lower-case letters and digits) replaced by [`TAG_PLACEHOLDER`].
+fn normalize_tags(text: &str) -> Cow<'_, str> {
+    if !text.contains(TAG_PREFIX) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(TAG_PREFIX) {
+        let after = &rest[at + TAG_PREFIX.len()..];
+        let pid = after.bytes().take_while(u8::is_ascii_digit).count();
+        let which = after[pid..]
+            .strip_prefix('-')
+            .map(|w| {
+                w.bytes()
+                    .take_while(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+                    .count()
+            })
+            .unwrap_or(0);
+        if pid > 0 && which > 0 {
+            out.push_str(&rest[..at]);
+            out.push_str(TAG_PLACEHOLDER);
+            rest = &after[pid + 1 + which..];
+        } else {
+            out.push_str(&rest[..at + TAG_PREFIX.len()]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    Cow::Owned(out)
 }
 
 /// First words that make a line read as an error report (lower case).
@@ -692,6 +753,40 @@ mod tests {
         let none = score::score(&exp(None), &obs("hello"), &Facts::default());
         assert_eq!(none.verdict, score::Verdict::Fail);
         assert!(format!("{none:?}").contains("--update-snapshots"));
+    }
+
+    #[test]
+    fn the_tag_mcpcheck_gives_a_server_is_not_part_of_its_answer() {
+        let exp = |s: &Snapshot| Expectations {
+            items: checks(Some(s)),
+            ..Expectations::default()
+        };
+        let obs = |text: &str| json!({"result": {"isError": false}, "text": text});
+        let env =
+            |tag: &str| format!("{{\"HOME\": \"/root\", \"MCPCHECK_PROCESS_TAG\": \"{tag}\"}}");
+        let first = env(&process_tag(30690, "2"));
+        assert_eq!(
+            recorded_text(&first),
+            "{\"HOME\": \"/root\", \"MCPCHECK_PROCESS_TAG\": \"<mcpcheck-tag>\"}"
+        );
+        // Recorded raw or normalized, another run's tag matches.
+        for recorded in [first.clone(), recorded_text(&first)] {
+            let s = snap("env", &recorded);
+            for tag in [process_tag(41, "17"), process_tag(7, "intercept")] {
+                let got = score::score(&exp(&s), &obs(&env(&tag)), &Facts::default());
+                assert_eq!(got.verdict, score::Verdict::Pass, "{got:?}");
+            }
+            // What is not a tag still counts.
+            let home = env(&process_tag(41, "17")).replace("/root", "/home");
+            let got = score::score(&exp(&s), &obs(&home), &Facts::default());
+            assert_eq!(got.verdict, score::Verdict::Fail);
+        }
+        // Only a whole tag is one; the rest of the text is kept.
+        assert_eq!(
+            normalize("mcpcheck-tag- mcpcheck-tag-12- mcpcheck-tag-x-1 mcpcheck-tag-12-3a."),
+            "mcpcheck-tag- mcpcheck-tag-12- mcpcheck-tag-x-1 <mcpcheck-tag>."
+        );
+        assert!(matches!(normalize("no tag"), Cow::Borrowed("no tag")));
     }
 
     #[test]

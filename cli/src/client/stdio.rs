@@ -36,7 +36,7 @@ pub const TAG_VARIABLE: &str = "MCPCHECK_PROCESS_TAG";
 fn new_tag() -> String {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    format!("{}-{n}", std::process::id())
+    mcpcheck_core::snapshot::process_tag(std::process::id(), &n.to_string())
 }
 
 /// Kill every process whose environment holds `TAG_VARIABLE=<tag>` exactly,
@@ -116,7 +116,10 @@ pub async fn reap_all() {
 /// process that still carries one of its tags.
 pub fn kill_all_groups() {
     crate::proctree::kill_all();
-    kill_tagged(&format!("{}-", std::process::id()), true);
+    kill_tagged(
+        &mcpcheck_core::snapshot::process_tag(std::process::id(), ""),
+        true,
+    );
 }
 
 /// The last bytes a process wrote to stderr.

@@ -101,7 +101,7 @@ pub async fn run(
     recorder: Arc<Recorder>,
     faults: Arc<Faults>,
 ) -> crate::error::Result<String> {
-    let tag = format!("{}-intercept", std::process::id());
+    let tag = mcpcheck_core::snapshot::process_tag(std::process::id(), "intercept");
     let mut cmd = Command::new(&server.command);
     cmd.args(&server.args)
         .env(TAG_VARIABLE, &tag)

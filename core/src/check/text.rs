@@ -45,8 +45,8 @@ pub(super) fn eval(check: &Check, path: &Path, v: &Value, expected: String) -> O
         ),
         Matcher::Snapshot(want) => {
             let (want, got) = (
-                crate::temp_copy::normalize(want),
-                crate::temp_copy::normalize(text()),
+                crate::snapshot::normalize(want),
+                crate::snapshot::normalize(text()),
             );
             ok(
                 want == got,
