@@ -7,7 +7,7 @@
 
 mod cli_support;
 
-use cli_support::{BIN, run_mcpcheck, scratch, write};
+use cli_support::{BIN, run_mcpcheck, scratch, sh_server, write};
 use serde_json::Value;
 
 fn buggy() -> String {
@@ -95,23 +95,14 @@ fn audit_classifies_every_planted_defect_and_gates_ci() {
     }
 }
 
-/// A server that lists one tool and answers it properly.
-const CLEAN: &str = r#"while read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
-  case "$line" in
-    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"clean","version":"1"}}}\n' "$id";;
-    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"hello","description":"Says hello.","inputSchema":{"type":"object","properties":{"who":{"type":"string"}}}}]}}\n' "$id";;
-    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hello"}]}}\n' "$id";;
-    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id";;
-  esac
-done
-"#;
+/// What a server that lists one tool and answers it properly answers.
+const CLEAN: &str = r#"    *'"method":"tools/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"hello","description":"Says hello.","inputSchema":{"type":"object","properties":{"who":{"type":"string"}}}}]}}\n' "$id";;
+    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"hello"}]}}\n' "$id";;"#;
 
 #[test]
 fn a_clean_server_passes_the_audit() {
     let d = scratch("audit-clean");
-    let script = write(&d, "clean.sh", CLEAN);
-    let server = format!("sh {}", script.display());
+    let server = sh_server(&d, "clean.sh", r#"{"tools":{}}"#, CLEAN);
     let (code, out, err) = run_mcpcheck(&["audit", "--server", &server, "--format", "json"]);
     assert_eq!(code, Some(0), "{out}{err}");
     let report = json_of(&out);
@@ -630,27 +621,17 @@ fn fuzz_of_a_tool_the_server_does_not_list_says_which() {
     );
 }
 
-/// A stdio server with two prompts: `pick` refuses any `kind` but `Text`
-/// with an internal error (as server-everything's `resource-prompt` does),
-/// and `broken`, which takes no arguments, fails with one.
-const PROMPTS: &str = r#"
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
-  case "$line" in
-    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"prompts":{}},"serverInfo":{"name":"prompts","version":"1"}}}\n' "$id";;
-    *'"method":"prompts/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"prompts":[{"name":"pick","description":"Shows a resource.","arguments":[{"name":"kind","description":"Text or Blob","required":true}]},{"name":"broken","description":"Always fails."}]}}\n' "$id";;
+/// What a server with two prompts answers: `pick` refuses any `kind` but
+/// `Text` with an internal error (as server-everything's `resource-prompt`
+/// does), and `broken`, which takes no arguments, fails with one.
+const PROMPTS: &str = r#"    *'"method":"prompts/list"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"prompts":[{"name":"pick","description":"Shows a resource.","arguments":[{"name":"kind","description":"Text or Blob","required":true}]},{"name":"broken","description":"Always fails."}]}}\n' "$id";;
     *'"method":"prompts/get"'*'"name":"pick"'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"Invalid kind. Must be Text or Blob."}}\n' "$id";;
-    *'"method":"prompts/get"'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"boom"}}\n' "$id";;
-    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"Method not found"}}\n' "$id";;
-  esac
-done
-"#;
+    *'"method":"prompts/get"'*) printf '{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"boom"}}\n' "$id";;"#;
 
 #[test]
 fn a_prompt_refusing_the_audits_guessed_arguments_is_not_blamed() {
     let d = scratch("audit-prompts");
-    let script = write(&d, "prompts.sh", PROMPTS);
-    let server = format!("sh {}", script.display());
+    let server = sh_server(&d, "prompts.sh", r#"{"prompts":{}}"#, PROMPTS);
     let (code, out, err) = run_mcpcheck(&["audit", "--server", &server, "--format", "json"]);
     let report = json_of(&out);
     // `pick` was given a guess for `kind`, which a prompt may refuse; its

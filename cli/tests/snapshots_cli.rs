@@ -3,7 +3,7 @@
 
 mod cli_support;
 
-use cli_support::{BIN, run_mcpcheck, scratch, write};
+use cli_support::{BIN, run_mcpcheck, scratch, sh_server, write};
 
 fn suite(name: &str) -> std::path::PathBuf {
     let d = scratch(name);
@@ -126,29 +126,20 @@ fn mcp_assert_files_are_read_and_bad_ones_named() {
     );
 }
 
-/// A stdio server whose one tool answers with the tag mcpcheck put in its
-/// environment, as a tool that dumps its environment does.
-const ENV_SERVER: &str = r#"
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
-  case "$line" in
-    *'"method":"initialize"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"env","version":"1"}}}\n' "$id";;
-    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"HOME=/root MCPCHECK_PROCESS_TAG=%s"}]}}\n' "$id" "$MCPCHECK_PROCESS_TAG";;
-    *'"id":'*) printf '{"jsonrpc":"2.0","id":%s,"result":{}}\n' "$id";;
-  esac
-done
-"#;
+/// What a server whose one tool answers with the tag mcpcheck put in its
+/// environment answers, as a tool that dumps its environment does.
+const ENV_SERVER: &str = r#"    *'"method":"tools/call"'*) printf '{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"HOME=/root MCPCHECK_PROCESS_TAG=%s"}]}}\n' "$id" "$MCPCHECK_PROCESS_TAG";;"#;
 
 #[test]
 fn the_tag_mcpcheck_sets_on_a_server_does_not_break_its_snapshot() {
     let d = scratch("snapshots-env");
-    let script = write(&d, "env.sh", ENV_SERVER);
+    let server = sh_server(&d, "env.sh", r#"{"tools":{}}"#, ENV_SERVER);
+    let args = server.strip_prefix("sh ").expect("an sh command");
     write(
         &d,
         "suite/env.yaml",
         &format!(
-            "name: env\nserver:\n  command: sh\n  args: [{}]\nassert:\n  tool: env\n  expect: {{not_error: true}}\n",
-            script.display()
+            "name: env\nserver:\n  command: sh\n  args: [{args}]\nassert:\n  tool: env\n  expect: {{not_error: true}}\n"
         ),
     );
     let suite = d.join("suite");

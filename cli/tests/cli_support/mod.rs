@@ -54,6 +54,27 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// Writes a stdio MCP server in `sh` to `dir/name` and returns the command
+/// that starts it. It answers `initialize` with `capabilities` (a JSON
+/// object), each request a line of `cases` matches (`case` patterns and
+/// their `printf`, where `%s` is the request's id), and any other request
+/// with -32601.
+pub fn sh_server(dir: &Path, name: &str, capabilities: &str, cases: &str) -> String {
+    let script = format!(
+        r#"while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+  case "$line" in
+    *'"method":"initialize"'*) printf '{{"jsonrpc":"2.0","id":%s,"result":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"serverInfo":{{"name":"{name}","version":"1"}}}}}}\n' "$id";;
+{cases}
+    *'"id":'*) printf '{{"jsonrpc":"2.0","id":%s,"error":{{"code":-32601,"message":"Method not found"}}}}\n' "$id";;
+  esac
+done
+"#
+    );
+    let path = write(dir, name, &script);
+    format!("sh {}", path.display())
+}
+
 /// Writes `yaml` to `dir/file` and runs `mcpcheck run --suite` on it, then
 /// `extra` arguments: (exit code, stdout, stderr).
 pub fn run_suite(
