@@ -42,7 +42,8 @@ const MAX_VISITS: usize = 100_000;
 /// Arguments that satisfy `input_schema`, with every property the schema
 /// declares (required and optional) where a valid value can be built:
 ///
-/// * a value the schema gives ([`hinted`]): its `const`, an `enum` value,
+/// * a value the schema gives ([`hinted`]): its `const`, an `enum` value
+///   (one that asks for a failure, `error`, only when no other is allowed),
 ///   an `examples` item, its `default`, an example its `description` gives
 ///   (`e.g. 'America/New_York'`, `such as "asc"`, a quoted value) — the
 ///   first that satisfies the schema's own `const`, `enum`, type, lengths,
@@ -341,7 +342,13 @@ impl<'a> Gen<'a> {
             return self.charge(v.clone());
         }
         if let Some(choices) = obj.get("enum").and_then(Value::as_array) {
-            let usable: Vec<&Value> = choices.iter().filter(|v| usable(v)).collect();
+            // Those that ask for a failure last: a sensible call asks for the
+            // ordinary outcome.
+            let (failing, mut usable): (Vec<&Value>, Vec<&Value>) = choices
+                .iter()
+                .filter(|v| usable(v))
+                .partition(|v| asks_for_failure(v));
+            usable.extend(failing);
             let pick = if usable.is_empty() {
                 choices.first()
             } else {
@@ -552,7 +559,12 @@ pub(crate) fn hinted(obj: &Node<'_>) -> Option<Value> {
     };
     let mut candidates: Vec<Value> = Vec::new();
     candidates.extend(obj.get("const").cloned());
-    candidates.extend(listed("enum"));
+    // An enum's values in order, but those that ask for a failure last: a
+    // sensible call asks for the ordinary outcome.
+    let (failing, ordinary): (Vec<Value>, Vec<Value>) =
+        listed("enum").into_iter().partition(asks_for_failure);
+    candidates.extend(ordinary);
+    candidates.extend(failing);
     candidates.extend(listed("examples"));
     // OpenAPI's singular `example`, as some servers write it.
     candidates.extend(obj.get("example").cloned());
@@ -585,6 +597,22 @@ pub(crate) fn hinted(obj: &Node<'_>) -> Option<Value> {
     candidates
         .into_iter()
         .find(|v| usable(v) && admissible(obj, v))
+}
+
+/// Whether `v` is an enum value that asks a tool for a failure (`error`,
+/// `fail`, `invalid`, …, in any case): the answer to it reads as an error.
+fn asks_for_failure(v: &Value) -> bool {
+    const WORDS: [&str; 7] = [
+        "error",
+        "fail",
+        "failed",
+        "failure",
+        "invalid",
+        "exception",
+        "crash",
+    ];
+    v.as_str()
+        .is_some_and(|s| WORDS.iter().any(|w| s.eq_ignore_ascii_case(w)))
 }
 
 /// Whether `v` satisfies the keywords of `obj` that matter for one value:
@@ -1000,12 +1028,14 @@ mod tests {
                 "n": {"type": "integer", "description": "How many, e.g. 25", "maximum": 100},
                 "big": {"type": "integer", "description": "e.g. 500", "maximum": 100},
                 "pick": {"type": "string", "examples": ["x"], "default": "d", "enum": ["d", "e"]},
+                "kind": {"type": "string", "enum": ["error", "FAIL", "success", "debug"]},
+                "outcome": {"type": "string", "enum": ["error", "invalid"]},
                 "lang": {"type": "string", "default": "en"},
                 "said": {"type": "string", "example": "hello"},
                 "plain": {"type": "string", "description": "Don't use it"},
                 "when": {"type": "string", "format": "date", "description": "the 'start' date"}
             },
-            "required": ["timezone", "time", "order", "n", "big", "pick", "lang", "said", "plain", "when"]
+            "required": ["timezone", "time", "order", "n", "big", "pick", "kind", "outcome", "lang", "said", "plain", "when"]
         }));
         assert_eq!(v["timezone"], "America/New_York");
         assert_eq!(v["time"], "10:30");
@@ -1013,6 +1043,11 @@ mod tests {
         assert_eq!(v["n"], 25);
         assert_eq!(v["big"], 1, "500 is past the maximum");
         assert_eq!(v["pick"], "d", "the first enum value the schema allows");
+        assert_eq!(v["kind"], "success", "an ordinary outcome before a failure");
+        assert_eq!(
+            v["outcome"], "error",
+            "a failure when there is nothing else"
+        );
         assert_eq!(v["lang"], "en");
         assert_eq!(v["said"], "hello");
         assert_eq!(v["plain"], "example");
