@@ -467,7 +467,8 @@ fn answers_that_are_tool_errors_are_named_and_not_called_passes() {
         "{out}"
     );
     assert!(
-        err.contains("give the failing tests arguments the tool accepts"),
+        err.contains("a starter test fails when its answer is an error (a tool error, a prompt or resource refused)")
+            && err.contains("Give the failing tests arguments the server accepts"),
         "{err}"
     );
     // Recorded all the same: the next command passes, and says nothing new.

@@ -200,7 +200,7 @@ fn from_server(args: &InitArgs) -> Result<ExitCode> {
     };
     if !passed {
         err(&format!(
-            "mcpcheck init: the recording run did not pass: a tool test whose answer is a tool error fails it (the answer is recorded all the same, so `--snapshots` compares with it); give the failing tests arguments the tool accepts, then record again with `{again}`\n"
+            "mcpcheck init: the recording run did not pass (the tests marked FAIL or ERROR above): a starter test fails when its answer is an error (a tool error, a prompt or resource refused), which most often means its example arguments are wrong; a tool's answer is recorded all the same, so `--snapshots` compares with it. Give the failing tests arguments the server accepts, then record again with `{again}`\n"
         ));
     }
     out(&format!(
