@@ -142,10 +142,11 @@ pub fn recorded_text(text: &str) -> String {
 /// `text` as a snapshot compares it: equal for two runs that differ only in
 /// their fixture copies and in the tags mcpcheck gave their servers.
 pub fn normalize(text: &str) -> Cow<'_, str> {
-    match crate::temp_copy::normalize(text) {
-        Cow::Borrowed(t) => normalize_tags(t),
-        Cow::Owned(t) => Cow::Owned(normalize_tags(&t).into_owned()),
+    let copies = crate::temp_copy::normalize(text);
+    if !copies.contains(TAG_PREFIX) {
+        return copies;
     }
+    Cow::Owned(normalize_tags(&copies).into_owned())
 }
 
 /// How every process tag starts.

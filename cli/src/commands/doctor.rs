@@ -143,27 +143,6 @@ fn severity(s: &str) -> std::result::Result<Severity, crate::error::ValueError> 
 /// writes).
 const STATEFUL_SEQUENCES: usize = 10;
 
-/// The score: 100, minus 10 per error and 2 per warning, at least 0; none
-/// when a part could not run, since what it would have found is unknown (a
-/// server that cannot be started is not a server with no findings).
-pub fn score(report: &Report) -> Option<u32> {
-    if !unrun(report).is_empty() {
-        return None;
-    }
-    let cost = report.count(Level::Error) * 10 + report.count(Level::Warning) * 2;
-    Some(100u32.saturating_sub(u32::try_from(cost).unwrap_or(u32::MAX)))
-}
-
-/// The parts that could not run.
-fn unrun(report: &Report) -> Vec<&str> {
-    report
-        .cases
-        .iter()
-        .filter(|c| c.status == CaseStatus::Error)
-        .map(|c| c.name.as_str())
-        .collect()
-}
-
 pub fn main(args: &DoctorArgs) -> Result<ExitCode> {
     args.findings.selection()?;
     let config = args
@@ -234,7 +213,7 @@ pub(crate) async fn report(
     }
     report.summary.clear();
     summarize(&mut report);
-    report.score = score(&report);
+    report.score = report.health_score();
     // For whoever reads the JSON (an agent, a script): what each rule with a
     // finding means and how to fix it.
     let rules = mcpcheck_core::findings::render::json::rules_member(&report);
@@ -294,7 +273,7 @@ fn config_only(args: &DoctorArgs, config: &crate::commands::scan::Config) -> Res
     let mut redactor = mcpcheck_core::redact::Redactor::new();
     merge(&mut report, config_report(args, config, &mut redactor)?);
     summarize(&mut report);
-    report.score = score(&report);
+    report.score = report.health_score();
     let rules = mcpcheck_core::findings::render::json::rules_member(&report);
     report.set_extra("rules", rules);
     let mut judged = vec![Family::Scan, Family::Config];
@@ -896,9 +875,9 @@ async fn fuzz_part(
 
 /// The summary line: the score, the counts, a mark per part.
 fn summarize(report: &mut Report) {
-    let scored = match score(report) {
+    let scored = match report.health_score() {
         Some(s) => format!("Score {s}/100"),
-        None => format!("No score ({} could not run)", unrun(report).join(", ")),
+        None => format!("No score ({} could not run)", report.unrun().join(", ")),
     };
     let marks: Vec<String> = report
         .cases

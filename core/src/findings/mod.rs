@@ -650,6 +650,27 @@ impl Report {
             && !self.notes.iter().any(|n| n.fails)
     }
 
+    /// The parts (cases) that could not run, by name.
+    pub fn unrun(&self) -> Vec<&str> {
+        self.cases
+            .iter()
+            .filter(|c| c.status == CaseStatus::Error)
+            .map(|c| c.name.as_str())
+            .collect()
+    }
+
+    /// The health score of a report over parts (`doctor`): 100, minus 10
+    /// per error and 2 per warning, at least 0; none when a part could not
+    /// run, since what it would have found is unknown (a server that cannot
+    /// be started is not a server with no findings).
+    pub fn health_score(&self) -> Option<u32> {
+        if !self.unrun().is_empty() {
+            return None;
+        }
+        let cost = self.count(Level::Error) * 10 + self.count(Level::Warning) * 2;
+        Some(100u32.saturating_sub(u32::try_from(cost).unwrap_or(u32::MAX)))
+    }
+
     /// How many findings have `level`.
     pub fn count(&self, level: Level) -> usize {
         self.findings.iter().filter(|f| f.level() == level).count()
@@ -800,5 +821,48 @@ impl Report {
         let mut v: Vec<(usize, &Finding)> = self.findings.iter().enumerate().collect();
         crate::sort::by_key(&mut v, |(i, f)| (f.severity(), f.level(), *i));
         v.into_iter().map(|(_, f)| f).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_health_score_needs_every_part_to_have_run() {
+        let rule = |code: &str| {
+            crate::probe::rules::AUDIT
+                .iter()
+                .find(|r| r.code == code)
+                .expect("an audit rule")
+        };
+        let part = |name: &str, status: CaseStatus| Case {
+            suite: String::new(),
+            class: String::new(),
+            name: name.into(),
+            status,
+            label: String::new(),
+            detail: String::new(),
+            duration_ms: None,
+            findings: Vec::new(),
+        };
+        let mut report = Report::new("doctor", "s");
+        assert_eq!(report.health_score(), Some(100));
+        // A101 is an error (10), A302 a warning (2), A301 a note (0).
+        for code in ["A101", "A302", "A301"] {
+            report
+                .findings
+                .push(Finding::new(rule(code), Location::default(), "m"));
+        }
+        report.cases = vec![
+            part("lint", CaseStatus::Passed),
+            part("audit", CaseStatus::Failed),
+        ];
+        assert_eq!(report.health_score(), Some(88));
+        assert!(report.unrun().is_empty());
+        report.cases.push(part("conformance", CaseStatus::Error));
+        report.cases.insert(0, part("listing", CaseStatus::Error));
+        assert_eq!(report.health_score(), None);
+        assert_eq!(report.unrun(), ["listing", "conformance"]);
     }
 }
